@@ -1,0 +1,66 @@
+"""Thin command-line dispatcher: one subcommand per pipeline stage, each implemented in its own module."""
+
+import argparse
+import importlib
+import sys
+
+from littlegrid import __version__
+from littlegrid.usererror import UserError
+
+# subcommand -> module exposing HELP, EXAMPLES, add_arguments(parser) and main(args) -> int.
+# Imported lazily so `littlegrid --help` does not pay for pandas.
+COMMANDS = {
+    "run": "littlegrid.runner",
+    "analyze": "littlegrid.analyze",
+    "report": "littlegrid.render.report",
+    "compare": "littlegrid.render.compare",
+    "check": "littlegrid.check",
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="littlegrid",
+        description="JMeter grids in; steady-state statistics, queueing-law checks and HTML reports out.",
+        epilog="stages: run GRID -> RUN_DIR; analyze RUN_DIR -> summary.json; report RUN_DIR -> HTML; check RUN_DIR -> exit code",
+    )
+    parser.add_argument("--version", action="version", version=f"littlegrid {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=module.HELP,
+            epilog="examples:\n" + "\n".join("  " + e for e in module.EXAMPLES),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # Only the chosen subcommand's module is imported (fast start, and a broken stage cannot break the others).
+    chosen = next((a for a in argv if a in COMMANDS), None)
+    parser = build_parser(only=chosen) if chosen else build_parser(only="")
+    args = parser.parse_args(argv)
+    if not getattr(args, "_module", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._module.main(args) or 0)
+    except UserError as e:
+        print(f"littlegrid {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"littlegrid {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
