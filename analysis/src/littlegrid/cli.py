@@ -10,11 +10,11 @@ from littlegrid.usererror import UserError
 # subcommand -> module exposing HELP, EXAMPLES, add_arguments(parser) and main(args) -> int.
 # Imported lazily so `littlegrid --help` does not pay for pandas.
 COMMANDS = {
-    "run": "littlegrid.runner",
-    "analyze": "littlegrid.analyze",
-    "report": "littlegrid.render.report",
-    "compare": "littlegrid.render.compare",
-    "check": "littlegrid.check",
+    "run": ("littlegrid.runner", "run a grid file cell by cell into a run folder"),
+    "analyze": ("littlegrid.analyze", "steady-state statistics, queueing-law checks and models -> summary.json"),
+    "report": ("littlegrid.render.report", "render the HTML report of a run (or of JTL files)"),
+    "compare": ("littlegrid.render.compare", "compare two runs cell by cell, with confidence intervals"),
+    "check": ("littlegrid.check", "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
 }
 
 
@@ -26,9 +26,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"littlegrid {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
+    for name, (module_name, summary) in COMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name)
+            sub.add_parser(name, help=summary)
             continue
         module = importlib.import_module(module_name)
         p = sub.add_parser(

@@ -1,0 +1,65 @@
+"""The dispatcher: user mistakes become one line and exit 2; unknown commands show help."""
+
+import types
+
+import pytest
+
+from littlegrid import cli
+from littlegrid.usererror import UserError, at
+
+
+def _fake_stage(behaviour):
+    module = types.SimpleNamespace(
+        HELP="a fake stage", EXAMPLES=["littlegrid fake X"],
+        add_arguments=lambda p: p.add_argument("path"),
+        main=behaviour,
+    )
+    return module
+
+
+@pytest.fixture
+def fake_command(monkeypatch):
+    def install(behaviour):
+        monkeypatch.setitem(cli.COMMANDS, "fake", ("littlegrid_fake_stage", "a fake stage"))
+        monkeypatch.setattr(cli.importlib, "import_module", lambda name: _fake_stage(behaviour))
+    return install
+
+
+def test_a_user_error_is_one_line_on_stderr_and_exit_code_2(fake_command, capsys):
+    def main(args):
+        raise at(args.path, 7, "no timeStamp column\nin header")
+    fake_command(main)
+    assert cli.main(["fake", "results.jtl"]) == 2
+    err = capsys.readouterr().err
+    assert err == "littlegrid fake: results.jtl:7: no timeStamp column in header\n"
+
+
+def test_the_stage_exit_code_is_passed_through(fake_command):
+    fake_command(lambda args: 1)
+    assert cli.main(["fake", "x"]) == 1
+
+
+def test_a_bug_is_not_swallowed(fake_command):
+    def main(args):
+        raise ZeroDivisionError("bug")
+    fake_command(main)
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["fake", "x"])
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert cli.main([]) == 2
+    out = capsys.readouterr().out
+    for name in ("run", "analyze", "report", "compare", "check"):
+        assert name in out
+
+
+def test_usage_text_ends_with_runnable_examples(fake_command, capsys):
+    fake_command(lambda args: 0)
+    with pytest.raises(SystemExit):
+        cli.main(["fake", "--help"])
+    assert capsys.readouterr().out.rstrip().endswith("littlegrid fake X")
+
+
+def test_user_error_without_a_line_names_only_the_file():
+    assert str(at("grid.toml", None, "unknown key 'userz'")) == "grid.toml: unknown key 'userz'"
