@@ -1,0 +1,464 @@
+"""Pass/fail criteria: the grammar (`p90 < 300ms where users <= 40`), written once, parsed and evaluated here.
+
+Grammar (docs/criteria.md is the user-facing version)::
+
+    criterion  := metric op threshold scope*
+    metric     := p<q> (0 < q <= 100, one the summary carries) | mean | min | max | latency_mean
+                | connect_mean | error_rate | errors | throughput | goodput | closed_law_error
+    op         := "<" | "<=" | ">" | ">=" | "=="
+    threshold  := number unit        (unit by metric kind: time ms s us; fraction %; rate /s /min /h;
+                                      count: none)
+    scope      := "label" quoted-string | "where" condition ("and" condition)*
+    condition  := axis cmp value      (cmp adds "!="; value: number, quoted string or bare word)
+
+Thresholds are stored in canonical units: ms for times, a fraction for %, per second for rates.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from littlegrid.usererror import UserError
+
+# The percentiles summary.json carries per STATS (contract section 5): exact nearest-rank, so one
+# the summary lacks cannot be derived from the others; p100 is the maximum.
+PERCENTILE_KEYS = {
+    Fraction(50): "p50_ms",
+    Fraction(90): "p90_ms",
+    Fraction(95): "p95_ms",
+    Fraction(99): "p99_ms",
+    Fraction("99.9"): "p999_ms",
+    Fraction(100): "max_ms",
+}
+
+# kind -> unit as written (lower case) -> factor to the canonical unit
+UNITS = {
+    "time": {"us": Fraction(1, 1000), "µs": Fraction(1, 1000), "ms": Fraction(1), "s": Fraction(1000)},
+    "fraction": {"%": Fraction(1, 100)},
+    "rate": {"/s": Fraction(1), "/min": Fraction(1, 60), "/h": Fraction(1, 3600)},
+    "count": {"": Fraction(1)},
+}
+CANONICAL_UNIT = {"time": "ms", "fraction": "%", "rate": "/s", "count": ""}  # for messages
+ENTRY_UNIT = {"time": "ms", "fraction": "fraction", "rate": "per_s", "count": "count"}  # summary.json "unit"
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    kind: str  # "time" | "fraction" | "rate" | "count"
+    key: str  # STATS key, or the cell check's name for check metrics
+    per_label: bool  # False: only a whole cell has it (e.g. the closed-law check)
+    meaning: str
+
+
+METRICS = {
+    m.name: m
+    for m in (
+        Metric("mean", "time", "mean_ms", True, "mean elapsed time (R) in the steady window"),
+        Metric("min", "time", "min_ms", True, "smallest elapsed time"),
+        Metric("max", "time", "max_ms", True, "largest elapsed time"),
+        Metric("latency_mean", "time", "latency_mean_ms", True, "mean time to first byte"),
+        Metric("connect_mean", "time", "connect_mean_ms", True, "mean connection set-up time"),
+        Metric("error_rate", "fraction", "error_rate", True, "failed samples / all samples"),
+        Metric("errors", "count", "errors", True, "number of failed samples"),
+        Metric("throughput", "rate", "throughput_per_s", True, "samples completed per second, errors included (X)"),
+        Metric("goodput", "rate", "successes_per_s", True, "successful samples completed per second"),
+        Metric("closed_law_error", "fraction", "closed_law", False,
+               "|relative error| of the closed-system law N = X(R+Z) check"),
+    )
+}
+
+OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
+SCOPE_OPERATORS = {**OPERATORS, "!=": operator.ne}
+KEYWORDS = {"where", "label", "and", "or"}
+
+
+@dataclass(frozen=True)
+class Condition:
+    axis: str
+    op: str
+    value: float | str | bool
+
+    def __str__(self) -> str:
+        axis = self.axis if re.fullmatch(r"[A-Za-z_][\w.\-]*", self.axis) else _quote(self.axis)
+        value = _quote(self.value) if isinstance(self.value, str) else _number(self.value)
+        return f"{axis} {self.op} {value}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    label: str | None = None
+    where: tuple[Condition, ...] = ()
+
+    def __str__(self) -> str:
+        parts = []
+        if self.label is not None:
+            parts.append(f"label {_quote(self.label)}")
+        if self.where:
+            parts.append("where " + " and ".join(map(str, self.where)))
+        return " ".join(parts) or "all cells"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    metric: str  # canonical name: "p90", "p99.9", "mean", "error_rate", ...
+    op: str
+    threshold: float  # canonical units: ms, fraction, per second, count
+    scope: Scope = field(default_factory=Scope)
+    text: str = ""  # as written, whitespace collapsed
+    unit: str = ""  # as written ("ms", "s", "%", "/min"), for messages in the user's own unit
+
+    @property
+    def spec(self) -> Metric:
+        return _metric(self.metric)
+
+    def holds(self, value: float) -> bool:
+        return OPERATORS[self.op](value, self.threshold)
+
+
+# ---------------------------------------------------------------- parsing
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+      (?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)
+    | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+    | (?P<op><=|>=|==|!=|=<|=>|<|>|=)
+    | (?P<rate>/\s*[A-Za-z]+)
+    | (?P<percent>%)
+    | (?P<word>[A-Za-zµ_][\w.\-µ]*)
+    )""",
+    re.X,
+)
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str
+    text: str
+
+
+def _tokens(text: str, fail) -> list[_Tok]:
+    out, pos = [], 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        m = _TOKEN.match(text, pos)
+        if not m:
+            rest = text[pos:].lstrip()
+            if rest[0] in "\"'":
+                raise fail(f"unterminated quoted string {rest}")
+            raise fail(f"unexpected {rest[0]!r} at column {len(text) - len(rest) + 1}")
+        kind = m.lastgroup
+        tok = m.group(kind)
+        if kind == "string":
+            tok = re.sub(r"\\(.)", r"\1", tok[1:-1])
+        elif kind == "rate":
+            tok = "/" + tok[1:].strip()
+        out.append(_Tok(kind, tok))
+        pos = m.end()
+    return out
+
+
+def parse(text: str) -> Criterion:
+    """One criterion from its text; a `UserError` naming the criterion and the problem if it is malformed."""
+    if not isinstance(text, str):
+        raise UserError(f"criterion {text!r}: a criterion is a string such as \"p90 < 300ms\"")
+    shown = " ".join(text.split())
+
+    def fail(problem: str) -> UserError:
+        return UserError(f"criterion '{shown}': {problem}")
+
+    toks = _tokens(text, fail)
+    if not toks:
+        raise fail('empty criterion; write e.g. "p90 < 300ms"')
+    stream = _Stream(toks, fail)
+
+    first = stream.take()
+    if first.kind != "word" or first.text.lower() in KEYWORDS:
+        raise fail(f"expected a metric first, got {first.text!r}; metrics: {_metric_list()}")
+    metric = _resolve_metric(first.text, fail)
+    spec = _metric(metric)
+
+    op_tok = stream.take(f"missing operator after {metric}; use one of {' '.join(OPERATORS)}")
+    op = _operator(op_tok, OPERATORS, fail)
+
+    num = stream.peek()
+    if num is None or num.kind != "number":
+        got = "nothing" if num is None else repr(num.text)
+        raise fail(f"missing threshold after {op!r} (got {got}); e.g. {_example(spec)}")
+    stream.take()
+    unit_tok = stream.peek()
+    unit = ""
+    if unit_tok is not None and (
+        unit_tok.kind in ("rate", "percent") or (unit_tok.kind == "word" and unit_tok.text.lower() not in KEYWORDS)
+    ):
+        unit = stream.take().text
+    factor = UNITS[spec.kind].get(unit.lower())
+    if factor is None:
+        raise fail(_unit_problem(metric, spec, unit))
+    threshold = float(Fraction(num.text) * factor)
+
+    scope = _parse_scope(stream, spec, fail)
+    return Criterion(metric, op, threshold, scope, shown, unit)
+
+
+class _Stream:
+    def __init__(self, toks, fail):
+        self.toks, self.i, self.fail = toks, 0, fail
+
+    def peek(self) -> _Tok | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self, missing: str = "unexpected end") -> _Tok:
+        tok = self.peek()
+        if tok is None:
+            raise self.fail(missing)
+        self.i += 1
+        return tok
+
+
+def _parse_scope(stream: _Stream, spec: Metric, fail) -> Scope:
+    label, where = None, ()
+    while (tok := stream.peek()) is not None:
+        stream.take()
+        word = tok.text.lower() if tok.kind == "word" else None
+        if word == "label":
+            if label is not None:
+                raise fail("label given twice")
+            if not spec.per_label:
+                raise fail(f"{spec.name} is a whole-cell figure; it takes no label scope")
+            name = stream.peek()
+            if name is None or name.kind != "string":
+                raise fail('label needs a quoted name, e.g. label "Login"')
+            label = stream.take().text
+        elif word == "where":
+            if where:
+                raise fail("where given twice; join conditions with 'and'")
+            where = _parse_conditions(stream, fail)
+        else:
+            raise fail(f"unexpected {tok.text!r} after the threshold; a scope is where <axis> <op> <value> "
+                       f'or label "<name>"')
+    return Scope(label, where)
+
+
+def _parse_conditions(stream: _Stream, fail) -> tuple[Condition, ...]:
+    conditions = []
+    while True:
+        axis = stream.take("where needs a condition, e.g. where users <= 40")
+        if axis.kind not in ("word", "string") or (axis.kind == "word" and axis.text.lower() in KEYWORDS):
+            raise fail(f"expected an axis name after where/and, got {axis.text!r}")
+        op = _operator(stream.take(f"missing comparison after axis {axis.text!r}"), SCOPE_OPERATORS, fail)
+        value_tok = stream.take(f"missing value after {axis.text} {op}")
+        if value_tok.kind == "number":
+            value: float | str | bool = float(value_tok.text)
+        elif value_tok.kind == "string":
+            value = value_tok.text
+        elif value_tok.kind == "word" and value_tok.text.lower() not in KEYWORDS:
+            value = {"true": True, "false": False}.get(value_tok.text.lower(), value_tok.text)
+        else:
+            raise fail(f"expected a value after {axis.text} {op}, got {value_tok.text!r}")
+        if op not in ("==", "!=") and not isinstance(value, float):
+            raise fail(f"{axis.text} {op} needs a number, got {value_tok.text!r}")
+        conditions.append(Condition(axis.text, op, value))
+        nxt = stream.peek()
+        if nxt is None or nxt.kind != "word" or nxt.text.lower() not in ("and", "or"):
+            return tuple(conditions)
+        if nxt.text.lower() == "or":
+            raise fail("only 'and' joins conditions (write a second criterion for 'or')")
+        stream.take()
+
+
+def _operator(tok: _Tok, allowed: dict, fail) -> str:
+    if tok.kind == "op" and tok.text in allowed:
+        return tok.text
+    if tok.kind != "op":
+        raise fail(f"expected an operator ({' '.join(allowed)}), got {tok.text!r}")
+    hint = {"=": " (use ==)", "=<": " (use <=)", "=>": " (use >=)"}.get(tok.text, "")
+    raise fail(f"bad operator {tok.text!r}{hint}; use one of {' '.join(allowed)}")
+
+
+def _resolve_metric(word: str, fail) -> str:
+    name = word.lower()
+    if name in METRICS:
+        return name
+    m = re.fullmatch(r"p(\d+(?:\.\d+)?)", name)
+    if not m:
+        raise fail(f"unknown metric {word!r}; metrics: {_metric_list()}")
+    q = Fraction(m.group(1))
+    if q > 100:
+        hint = f" (did you mean p{_number(float(q / 10))}?)" if q / 10 in PERCENTILE_KEYS else ""
+        raise fail(f"percentile {word} is over 100{hint}")
+    if q <= 0:
+        raise fail(f"percentile {word} must be over 0")
+    if q not in PERCENTILE_KEYS:
+        raise fail(f"the summary carries no {word} (exact percentiles are not interpolated); "
+                   f"available: {', '.join(_percentile_names())}")
+    return f"p{_number(float(q))}"
+
+
+def _metric(name: str) -> Metric:
+    if name in METRICS:
+        return METRICS[name]
+    q = Fraction(name[1:])
+    return Metric(name, "time", PERCENTILE_KEYS[q], True, f"exact nearest-rank {name} of elapsed time")
+
+
+def _unit_problem(metric: str, spec: Metric, unit: str) -> str:
+    allowed = [u for u in UNITS[spec.kind] if u != "µs"]
+    if spec.kind == "count":
+        return f"{metric} is a count; write the threshold without a unit (got {unit!r})"
+    what = {"time": "a time unit", "fraction": "a percentage", "rate": "a rate unit"}[spec.kind]
+    got = f"got {unit!r}" if unit else "got none"
+    return f"{metric} needs {what} ({', '.join(allowed)}), {got}; e.g. {_example(spec)}"
+
+
+def _example(spec: Metric) -> str:
+    sample = {"time": "300ms", "fraction": "1%", "rate": "50/s", "count": "0"}[spec.kind]
+    op = "==" if spec.kind == "count" else (">" if spec.kind == "rate" else "<")
+    return f'"{spec.name} {op} {sample}"'
+
+
+def _percentile_names() -> list[str]:
+    return [f"p{_number(float(q))}" for q in PERCENTILE_KEYS]
+
+
+def _metric_list() -> str:
+    return ", ".join(["p50", "p90", "p95", "p99", "p99.9", "p100", *METRICS])
+
+
+def _number(x: float) -> str:
+    return f"{x:g}" if abs(x) < 1e15 else repr(x)
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---------------------------------------------------------------- evaluation
+
+def evaluate(criteria: list[str], summary: dict) -> list[dict]:
+    """One entry per criterion x cell in scope (contract section 5), in criterion then cell order.
+
+    A figure the summary lacks gives `passed: None` with a `reason`; a scope no cell matches gives one such
+    entry with `cell: None`. Malformed criteria and scopes naming an axis the grid lacks raise `UserError`.
+    """
+    cells = summary.get("cells") or []
+    axes = set(summary.get("axes") or {}) | {a for c in cells for a in (c.get("axes") or {})}
+    entries = []
+    for text in criteria:
+        crit = parse(text)
+        for cond in crit.scope.where:
+            if cond.axis not in axes:
+                raise UserError(f"criterion '{crit.text}': the grid has no axis {cond.axis!r} "
+                                f"(axes: {', '.join(sorted(axes)) or 'none'})")
+        in_scope = [c for c in cells if in_where(crit.scope, c, crit.text)]
+        if not in_scope:
+            entries.append(_entry(crit, None, None, f"no cell matches {crit.scope}"))
+        for cell in in_scope:
+            value, reason = measure(crit, cell)
+            entries.append(_entry(crit, cell.get("id"), value, reason))
+    return entries
+
+
+def in_where(scope: Scope, cell: dict, text: str = "") -> bool:
+    """Whether a cell's axes satisfy every `where` condition (a cell without the axis does not)."""
+    cell_axes = cell.get("axes") or {}
+    for cond in scope.where:
+        if cond.axis not in cell_axes:
+            return False
+        actual = cell_axes[cond.axis]
+        if isinstance(cond.value, float) and not _is_number(actual):
+            if cond.op not in ("==", "!="):
+                raise UserError(f"criterion '{text}': axis {cond.axis!r} has the value {actual!r}, "
+                                f"which {cond.op} cannot compare with a number")
+            actual = None  # a text value is never equal to a number
+        elif isinstance(cond.value, bool) and not isinstance(actual, bool):
+            actual = None  # TOML true is not 1
+        if not SCOPE_OPERATORS[cond.op](actual, cond.value):
+            return False
+    return True
+
+
+def measure(crit: Criterion, cell: dict) -> tuple[float | None, str | None]:
+    """The criterion's figure for one cell in canonical units, or (None, why it is missing)."""
+    spec = crit.spec
+    status = cell.get("status")
+    if spec.name == "closed_law_error":
+        checks = [c for c in cell.get("checks") or [] if c.get("name") == spec.key]
+        if not checks:
+            checks = [c for c in cell.get("checks") or [] if str(c.get("name", "")).startswith(spec.key)]
+        if not checks:
+            return None, f"the cell has no {spec.key} check" + _status_note(status)
+        rel = checks[0].get("rel_error")
+        if not _is_number(rel):
+            return None, f"the {spec.key} check could not be made: {checks[0].get('explanation') or 'no value'}"
+        return abs(float(rel)), None
+    if crit.scope.label is not None:
+        stats = (cell.get("labels") or {}).get(crit.scope.label)
+        where = f"label {_quote(crit.scope.label)}"
+        if stats is None:
+            return None, f"{where} has no samples in this cell" + _status_note(status)
+    else:
+        stats, where = cell.get("overall"), "the cell"
+        if stats is None:
+            return None, "the cell has no statistics" + _status_note(status)
+    value = stats.get(spec.key)
+    if not _is_number(value):
+        return None, f"{where} has no {spec.key} in the summary"
+    return (int(value) if spec.kind == "count" else float(value)), None
+
+
+def _entry(crit: Criterion, cell_id, value, reason) -> dict:
+    return {
+        "criterion": crit.text,
+        "scope": str(crit.scope),
+        "cell": cell_id,
+        "metric": crit.metric,
+        "value": value,
+        "threshold": crit.threshold,
+        "passed": None if value is None else bool(crit.holds(value)),
+        "reason": reason,
+        "unit": ENTRY_UNIT[crit.spec.kind],
+    }
+
+
+def _status_note(status) -> str:
+    return f" (cell status: {status})" if status not in (None, "complete") else ""
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
+
+
+# ---------------------------------------------------------------- messages
+
+def in_unit(value: float, crit: Criterion) -> str:
+    """A canonical figure shown in the unit the criterion was written in ("1.2 s", "0.8%", "48/min")."""
+    unit = crit.unit or CANONICAL_UNIT[crit.spec.kind]
+    factor = UNITS[crit.spec.kind].get(unit.lower(), Fraction(1))
+    shown = value / float(factor)
+    text = f"{shown:.0f}" if abs(shown) >= 10_000 else f"{shown:.4g}"
+    if unit in ("", "%") or unit.startswith("/"):
+        return text + unit
+    return f"{text} {unit}"
+
+
+def explain(entry: dict) -> str:
+    """One line for a criterion entry: `p90 < 300ms [users=20]: p90 is 412 ms, needs < 300 ms`."""
+    where = entry.get("cell") or "no cell"
+    head = f"{entry['criterion']} [{where}]"
+    try:
+        crit = parse(entry["criterion"])
+    except UserError:
+        crit = None
+    if entry.get("value") is None:
+        return f"{head}: not evaluated: {entry.get('reason') or 'no value'}"
+    if crit is None:
+        return f"{head}: {entry['metric']} is {entry['value']:.4g}, needs {entry['threshold']:.4g}"
+    verdict = "needs" if entry.get("passed") is False else "holds"
+    return (f"{head}: {crit.metric} is {in_unit(entry['value'], crit)}, "
+            f"{verdict} {crit.op} {in_unit(crit.threshold, crit)}")

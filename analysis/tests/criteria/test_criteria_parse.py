@@ -1,0 +1,161 @@
+"""The criteria grammar: what it accepts (in canonical units) and what it refuses, with one-line reasons."""
+
+import pytest
+
+from littlegrid.criteria import Condition, Criterion, Scope, in_unit, parse
+from littlegrid.usererror import UserError
+
+ACCEPTED = [
+    # text, metric, op, threshold in canonical units (ms, fraction, per second, count), scope as shown
+    ("p90 < 300ms", "p90", "<", 300.0, "all cells"),
+    ("p99 <= 1s", "p99", "<=", 1000.0, "all cells"),
+    ("p95 < 250 us", "p95", "<", 0.25, "all cells"),
+    ("p50 >= 1.5s", "p50", ">=", 1500.0, "all cells"),
+    ("p99.9 < 2s", "p99.9", "<", 2000.0, "all cells"),
+    ("p99.90 < 2s", "p99.9", "<", 2000.0, "all cells"),
+    ("p100 < 5s", "p100", "<", 5000.0, "all cells"),
+    ("mean < 120ms", "mean", "<", 120.0, "all cells"),
+    ("max <= 3 s", "max", "<=", 3000.0, "all cells"),
+    ("min > 1ms", "min", ">", 1.0, "all cells"),
+    ("latency_mean < 80ms", "latency_mean", "<", 80.0, "all cells"),
+    ("connect_mean < 5ms", "connect_mean", "<", 5.0, "all cells"),
+    ("error_rate < 1%", "error_rate", "<", 0.01, "all cells"),
+    ("error_rate == 0%", "error_rate", "==", 0.0, "all cells"),
+    ("errors == 0", "errors", "==", 0.0, "all cells"),
+    ("throughput > 50/s", "throughput", ">", 50.0, "all cells"),
+    ("throughput >= 3000 / min", "throughput", ">=", 50.0, "all cells"),
+    ("throughput > 360000/h", "throughput", ">", 100.0, "all cells"),
+    ("goodput > 45/s", "goodput", ">", 45.0, "all cells"),
+    ("closed_law_error < 3%", "closed_law_error", "<", 0.03, "all cells"),
+    ("closed_law_error < 3% where users <= 40", "closed_law_error", "<", 0.03, "where users <= 40"),
+    ('p90 < 300ms label "Login"', "p90", "<", 300.0, 'label "Login"'),
+    ("p90<300ms label 'Login'", "p90", "<", 300.0, 'label "Login"'),
+    ('P90 < 300MS WHERE users > 10 AND think_ms == 50', "p90", "<", 300.0, "where users > 10 and think_ms == 50"),
+    ('p99 < 1s where users <= 40 label "Login"', "p99", "<", 1000.0, 'label "Login" where users <= 40'),
+    ('mean < 1s where "server.tomcat.threads.max" == 10', "mean", "<", 1000.0,
+     "where server.tomcat.threads.max == 10"),
+    ("mean < 1s where think_dist == poisson", "mean", "<", 1000.0, 'where think_dist == "poisson"'),
+    ("mean < 1s where users != 1", "mean", "<", 1000.0, "where users != 1"),
+    ('p90 < 300ms label "say \\"hi\\""', "p90", "<", 300.0, 'label "say \\"hi\\""'),
+]
+
+
+@pytest.mark.parametrize("text, metric, op, threshold, scope", ACCEPTED, ids=[
+    "p90_under_300ms", "p99_at_most_1s_is_1000ms", "microseconds_are_thousandths_of_a_ms",
+    "decimal_seconds", "p99_9_is_a_carried_percentile", "p99_90_is_the_same_percentile", "p100_is_the_max",
+    "mean", "max_with_a_space_before_the_unit", "min", "latency_mean", "connect_mean",
+    "percent_is_a_fraction", "zero_percent", "errors_is_a_bare_count", "throughput_per_second",
+    "per_minute_is_divided_by_60", "per_hour_is_divided_by_3600", "goodput_counts_successes",
+    "closed_law_error_in_percent", "scope_where_users_at_most_40", "scope_label_in_double_quotes",
+    "scope_label_in_single_quotes_without_spaces", "keywords_metrics_and_units_ignore_case",
+    "label_and_where_in_either_order", "quoted_axis_name_with_dots", "bare_word_axis_value_is_text",
+    "not_equal_in_a_scope", "escaped_quote_inside_a_label",
+])
+def test_accepted(text, metric, op, threshold, scope):
+    crit = parse(text)
+    assert (crit.metric, crit.op, crit.scope.__str__()) == (metric, op, scope)
+    assert crit.threshold == pytest.approx(threshold, rel=1e-12)
+
+
+def test_a_scope_is_plain_data_with_typed_values():
+    crit = parse('p90 < 300ms label "Login" where users <= 40 and think_dist == "poisson" and warm == true')
+    assert crit == Criterion("p90", "<", 300.0, Scope("Login", (
+        Condition("users", "<=", 40.0), Condition("think_dist", "==", "poisson"), Condition("warm", "==", True),
+    )), text=crit.text, unit="ms")
+
+
+def test_the_text_is_kept_with_whitespace_collapsed_and_the_unit_as_written():
+    crit = parse("  p99   <=\t1s  ")
+    assert (crit.text, crit.unit) == ("p99 <= 1s", "s")
+
+
+def test_one_percent_is_exactly_the_fraction_0_01_so_a_measured_0_01_is_not_below_it():
+    assert parse("error_rate < 1%").threshold == 0.01
+    assert parse("closed_law_error < 3%").threshold == 0.03
+    assert not parse("error_rate < 1%").holds(1 / 100)
+
+
+@pytest.mark.parametrize("text, value_ms, shown", [
+    ("p99 <= 1s", 1234.0, "1.234 s"),
+    ("p90 < 300ms", 412.0, "412 ms"),
+    ("error_rate < 1%", 0.0125, "1.25%"),
+    ("throughput > 3000/min", 48.5, "2910/min"),
+    ("errors == 0", 3, "3"),
+], ids=["seconds", "milliseconds", "percent", "per_minute", "count"])
+def test_figures_are_shown_in_the_unit_the_criterion_was_written_in(text, value_ms, shown):
+    assert in_unit(value_ms, parse(text)) == shown
+
+
+REFUSED = [
+    # text, words the one-line message must contain
+    ("p101 < 300ms", "percentile p101 is over 100"),
+    ("p999 < 300ms", "did you mean p99.9?"),
+    ("p0 < 1ms", "percentile p0 must be over 0"),
+    ("p0.0 < 1ms", "must be over 0"),
+    ("p97 < 300ms", "available: p50, p90, p95, p99, p99.9, p100"),
+    ("latency < 300ms", "unknown metric 'latency'; metrics: p50"),
+    ("rps > 5/s", "unknown metric 'rps'"),
+    ("p90 < 5%", "p90 needs a time unit (us, ms, s), got '%'"),
+    ("p90 < 300", "p90 needs a time unit (us, ms, s), got none"),
+    ("p90 < 300m", "got 'm'"),
+    ("error_rate < 1", "error_rate needs a percentage (%), got none"),
+    ("error_rate < 1ms", "error_rate needs a percentage"),
+    ("throughput > 50", "throughput needs a rate unit (/s, /min, /h), got none"),
+    ("throughput > 50/day", "got '/day'"),
+    ("errors < 1%", "errors is a count; write the threshold without a unit"),
+    ("p90 <", "missing threshold after '<'"),
+    ("p90 < ms", "missing threshold after '<' (got 'ms')"),
+    ("p90", "missing operator after p90"),
+    ("p90 300ms", "expected an operator (< <= > >= ==), got '300'"),
+    ("p90 = 300ms", "bad operator '=' (use ==)"),
+    ("p90 =< 300ms", "bad operator '=<' (use <=)"),
+    ("p90 != 300ms", "bad operator '!='"),
+    ("", "empty criterion"),
+    ("   ", "empty criterion"),
+    ("< 300ms", "expected a metric first"),
+    ("p90 < 300ms users <= 40", "unexpected 'users' after the threshold"),
+    ("p90 < 300ms where", "where needs a condition"),
+    ("p90 < 300ms where users", "missing comparison after axis 'users'"),
+    ("p90 < 300ms where users <=", "missing value after users <="),
+    ("p90 < 300ms where users <= 40 and", "where needs a condition"),
+    ("p90 < 300ms where users <= 40 or users > 80", "only 'and' joins conditions"),
+    ("p90 < 300ms where users = 40", "bad operator '=' (use ==)"),
+    ('p90 < 300ms where think_dist < "poisson"', "think_dist < needs a number"),
+    ("p90 < 300ms where users <= 40 where think_ms == 0", "where given twice"),
+    ("p90 < 300ms label Login", 'label needs a quoted name, e.g. label "Login"'),
+    ('p90 < 300ms label "Login" label "Home"', "label given twice"),
+    ('p90 < 300ms label "Login', "unterminated quoted string"),
+    ('closed_law_error < 3% label "Login"', "closed_law_error is a whole-cell figure; it takes no label scope"),
+    ("p90 < 300ms; p99 < 1s", "unexpected ';' at column 12"),
+]
+
+
+@pytest.mark.parametrize("text, problem", REFUSED, ids=[
+    "percentile_over_100_is_refused", "p999_is_refused_with_a_hint_to_p99_9", "percentile_zero_is_refused",
+    "percentile_zero_point_zero_is_refused", "percentile_the_summary_lacks_is_refused_with_the_available_ones",
+    "unknown_metric_is_refused_with_the_list", "rps_is_not_a_metric_name",
+    "percent_on_a_time_metric_is_refused", "time_threshold_without_unit_is_refused",
+    "unknown_time_unit_is_refused", "error_rate_without_percent_is_refused", "time_unit_on_a_fraction_is_refused",
+    "throughput_without_rate_unit_is_refused", "unknown_rate_unit_is_refused", "unit_on_a_count_is_refused",
+    "missing_threshold_is_refused", "unit_without_number_is_refused", "missing_operator_is_refused",
+    "number_instead_of_operator_is_refused", "single_equals_is_refused_with_a_hint",
+    "reversed_less_equal_is_refused_with_a_hint", "not_equal_is_only_for_scopes", "empty_text_is_refused",
+    "blank_text_is_refused", "operator_first_is_refused", "scope_without_where_is_refused",
+    "where_without_condition_is_refused", "condition_without_comparison_is_refused",
+    "condition_without_value_is_refused", "dangling_and_is_refused", "or_is_refused",
+    "single_equals_in_scope_is_refused", "ordering_against_text_is_refused", "where_twice_is_refused",
+    "unquoted_label_is_refused", "label_twice_is_refused", "unterminated_label_is_refused",
+    "label_scope_on_a_whole_cell_metric_is_refused", "two_criteria_in_one_string_are_refused",
+])
+def test_refused(text, problem):
+    with pytest.raises(UserError) as refused:
+        parse(text)
+    message = str(refused.value)
+    assert problem in message
+    assert message.startswith(f"criterion '{' '.join(text.split())}': ")
+    assert "\n" not in message
+
+
+def test_a_criterion_that_is_not_a_string_is_refused():
+    with pytest.raises(UserError, match="a criterion is a string"):
+        parse(300)
