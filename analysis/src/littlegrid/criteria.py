@@ -4,7 +4,8 @@ Grammar (docs/criteria.md is the user-facing version)::
 
     criterion  := metric op threshold scope*
     metric     := p<q> (0 < q <= 100, one the summary carries) | mean | min | max | latency_mean
-                | connect_mean | error_rate | errors | throughput | goodput | closed_law_error
+                | connect_mean | error_rate | errors | throughput | goodput
+                | closed_law_error | workload_error | server_little_error
     op         := "<" | "<=" | ">" | ">=" | "=="
     threshold  := number unit        (unit by metric kind: time ms s us; fraction %; rate /s /min /h;
                                       count: none)
@@ -50,8 +51,8 @@ ENTRY_UNIT = {"time": "ms", "fraction": "fraction", "rate": "per_s", "count": "c
 class Metric:
     name: str
     kind: str  # "time" | "fraction" | "rate" | "count"
-    key: str  # STATS key, or the cell check's name for check metrics
-    per_label: bool  # False: only a whole cell has it (e.g. the closed-law check)
+    key: str  # STATS key, or the name of the cell's check (laws.py) for a check's relative error
+    per_label: bool  # False: a whole-cell check's figure, which no label has
     meaning: str
 
 
@@ -68,7 +69,11 @@ METRICS = {
         Metric("throughput", "rate", "throughput_per_s", True, "samples completed per second, errors included (X)"),
         Metric("goodput", "rate", "successes_per_s", True, "successful samples completed per second"),
         Metric("closed_law_error", "fraction", "closed_law", False,
-               "|relative error| of the closed-system law N = X(R+Z) check"),
+               "|relative error| of the closed-system law N = X(R+Z), realised think time"),
+        Metric("workload_error", "fraction", "workload", False,
+               "|relative error| of N = X(R+Z) with the intended think time: did the generator deliver the load?"),
+        Metric("server_little_error", "fraction", "server_little", False,
+               "|relative error| of Little's law at the server, L = X R"),
     )
 }
 
@@ -327,7 +332,7 @@ def _percentile_names() -> list[str]:
 
 
 def _metric_list() -> str:
-    return ", ".join(["p50", "p90", "p95", "p99", "p99.9", "p100", *METRICS])
+    return ", ".join([*_percentile_names(), *METRICS])
 
 
 def _number(x: float) -> str:
@@ -387,10 +392,8 @@ def measure(crit: Criterion, cell: dict) -> tuple[float | None, str | None]:
     """The criterion's figure for one cell in canonical units, or (None, why it is missing)."""
     spec = crit.spec
     status = cell.get("status")
-    if spec.name == "closed_law_error":
+    if not spec.per_label:
         checks = [c for c in cell.get("checks") or [] if c.get("name") == spec.key]
-        if not checks:
-            checks = [c for c in cell.get("checks") or [] if str(c.get("name", "")).startswith(spec.key)]
         if not checks:
             return None, f"the cell has no {spec.key} check" + _status_note(status)
         rel = checks[0].get("rel_error")
@@ -436,15 +439,20 @@ def _is_number(x) -> bool:
 
 # ---------------------------------------------------------------- messages
 
-def in_unit(value: float, crit: Criterion) -> str:
-    """A canonical figure shown in the unit the criterion was written in ("1.2 s", "0.8%", "48/min")."""
+def in_unit(value: float, crit: Criterion, near: float | None = None) -> str:
+    """A canonical figure shown in the unit the criterion was written in ("1.2 s", "0.8%", "48/min").
+
+    With `near`, digits are added until the two figures read differently, so a failure never reads
+    "is 1%, needs < 1%" unless the two are equal.
+    """
     unit = crit.unit or CANONICAL_UNIT[crit.spec.kind]
-    factor = UNITS[crit.spec.kind].get(unit.lower(), Fraction(1))
-    shown = value / float(factor)
-    text = f"{shown:.0f}" if abs(shown) >= 10_000 else f"{shown:.4g}"
-    if unit in ("", "%") or unit.startswith("/"):
-        return text + unit
-    return f"{text} {unit}"
+    factor = float(UNITS[crit.spec.kind].get(unit.lower(), Fraction(1)))
+    shown, other = value / factor, None if near is None else near / factor
+    digits = 4
+    while other is not None and digits < 17 and shown != other and f"{shown:.{digits}g}" == f"{other:.{digits}g}":
+        digits += 1
+    text = f"{shown:.0f}" if abs(shown) >= 10_000 and digits == 4 else f"{shown:.{digits}g}"
+    return text + unit if unit in ("", "%") or unit.startswith("/") else f"{text} {unit}"
 
 
 def explain(entry: dict) -> str:
@@ -460,5 +468,5 @@ def explain(entry: dict) -> str:
     if crit is None:
         return f"{head}: {entry['metric']} is {entry['value']:.4g}, needs {entry['threshold']:.4g}"
     verdict = "needs" if entry.get("passed") is False else "holds"
-    return (f"{head}: {crit.metric} is {in_unit(entry['value'], crit)}, "
+    return (f"{head}: {crit.metric} is {in_unit(entry['value'], crit, near=crit.threshold)}, "
             f"{verdict} {crit.op} {in_unit(crit.threshold, crit)}")

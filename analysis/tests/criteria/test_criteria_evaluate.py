@@ -110,6 +110,14 @@ def test_closed_law_error_is_the_absolute_relative_error_of_the_cells_closed_law
     assert [(e["value"], e["passed"]) for e in entries] == [(pytest.approx(0.045), False), (pytest.approx(0.012), True)]
 
 
+def test_check_errors_read_their_own_check_not_another_cells_or_anothers_name():
+    workload = {**closed_law(0.07), "name": "workload"}
+    grid = summary(cell(10, checks=[closed_law(0.01), workload]))
+    [closed, load] = evaluate(["closed_law_error < 3%", "workload_error < 5%"], grid)
+    assert (closed["value"], closed["passed"]) == (pytest.approx(0.01), True)
+    assert (load["value"], load["passed"]) == (pytest.approx(0.07), False)
+
+
 def test_closed_law_error_without_the_check_is_not_evaluated_and_says_why():
     grid = summary(cell(10), cell(40, checks=[closed_law(None)]))
     first, second = evaluate(["closed_law_error < 3%"], grid)

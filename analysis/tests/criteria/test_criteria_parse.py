@@ -1,8 +1,10 @@
 """The criteria grammar: what it accepts (in canonical units) and what it refuses, with one-line reasons."""
 
+from fractions import Fraction
+
 import pytest
 
-from littlegrid.criteria import Condition, Criterion, Scope, in_unit, parse
+from littlegrid.criteria import PERCENTILE_KEYS, Condition, Criterion, Scope, in_unit, parse
 from littlegrid.usererror import UserError
 
 ACCEPTED = [
@@ -28,6 +30,8 @@ ACCEPTED = [
     ("goodput > 45/s", "goodput", ">", 45.0, "all cells"),
     ("closed_law_error < 3%", "closed_law_error", "<", 0.03, "all cells"),
     ("closed_law_error < 3% where users <= 40", "closed_law_error", "<", 0.03, "where users <= 40"),
+    ("workload_error < 5%", "workload_error", "<", 0.05, "all cells"),
+    ("server_little_error <= 2.5%", "server_little_error", "<=", 0.025, "all cells"),
     ('p90 < 300ms label "Login"', "p90", "<", 300.0, 'label "Login"'),
     ("p90<300ms label 'Login'", "p90", "<", 300.0, 'label "Login"'),
     ('P90 < 300MS WHERE users > 10 AND think_ms == 50', "p90", "<", 300.0, "where users > 10 and think_ms == 50"),
@@ -46,7 +50,8 @@ ACCEPTED = [
     "mean", "max_with_a_space_before_the_unit", "min", "latency_mean", "connect_mean",
     "percent_is_a_fraction", "zero_percent", "errors_is_a_bare_count", "throughput_per_second",
     "per_minute_is_divided_by_60", "per_hour_is_divided_by_3600", "goodput_counts_successes",
-    "closed_law_error_in_percent", "scope_where_users_at_most_40", "scope_label_in_double_quotes",
+    "closed_law_error_in_percent", "scope_where_users_at_most_40", "workload_error_in_percent",
+    "server_little_error_in_percent", "scope_label_in_double_quotes",
     "scope_label_in_single_quotes_without_spaces", "keywords_metrics_and_units_ignore_case",
     "label_and_where_in_either_order", "quoted_axis_name_with_dots", "bare_word_axis_value_is_text",
     "not_equal_in_a_scope", "escaped_quote_inside_a_label",
@@ -154,6 +159,13 @@ def test_refused(text, problem):
     assert problem in message
     assert message.startswith(f"criterion '{' '.join(text.split())}': ")
     assert "\n" not in message
+
+
+def test_the_percentiles_criteria_accept_are_exactly_those_stats_computes_plus_the_max():
+    stats = pytest.importorskip("littlegrid.stats")
+
+    assert set(PERCENTILE_KEYS.values()) == {key for key, _ in stats.PERCENTILES} | {"max_ms"}
+    assert {Fraction(p) for _, p in stats.PERCENTILES} | {Fraction(100)} == set(PERCENTILE_KEYS)
 
 
 def test_a_criterion_that_is_not_a_string_is_refused():

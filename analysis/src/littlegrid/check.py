@@ -1,0 +1,201 @@
+"""`littlegrid check`: judge a run by its summary.json (criteria and failed checks), exit 0/1, write JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from littlegrid import criteria
+from littlegrid.usererror import UserError
+
+HELP = "evaluate the criteria and checks of an analysed run: exit 0 when all hold, 1 when one fails"
+EXAMPLES = [
+    "littlegrid check reports/ci-20260101T120000Z",
+    "littlegrid check reports/ci-20260101T120000Z --junit target/surefire-reports/TEST-littlegrid.xml",
+    "littlegrid check reports/ci-20260101T120000Z --criterion 'p99 <= 1s where users <= 40' --criteria-only",
+]
+SCHEMA = "littlegrid.summary/"
+PREFIX = {"passed": "pass", "failed": "FAIL", "error": "FAIL", "skipped": "skip"}  # a criterion not evaluated fails
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One JUnit testcase: a criterion on one cell, or one analysis check."""
+
+    kind: str  # "criterion" | "check"
+    name: str  # e.g. "p90 < 300ms [users=20]" or "closed_law [users=20]"
+    status: str  # "passed" | "failed" | "error" (could not be evaluated) | "skipped"
+    message: str  # one line: the figure against its threshold, or why there is none
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding summary.json (or the file itself)")
+    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML here (one testcase per criterion x cell)")
+    parser.add_argument("--criterion", metavar="TEXT", action="append", default=[],
+                        help="an extra criterion, same grammar as the grid file (repeatable)")
+    parser.add_argument("--criteria-only", action="store_true",
+                        help="judge the criteria only; failed analysis checks do not fail the run")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print what passed")
+
+
+def main(args) -> int:
+    _, summary = load_summary(args.run_dir)
+    outcomes = judge(summary, extra=args.criterion, criteria_only=args.criteria_only)
+    for o in outcomes:
+        if o.status in ("failed", "error") or args.verbose:
+            print(f"{PREFIX[o.status]} {o.message}")
+    if args.junit:
+        write_junit(args.junit, outcomes, summary)
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
+    failed = counts["failed"] + counts["error"]
+    closing = f"{counts['passed']} passed, {failed} failed"
+    if counts["skipped"]:
+        closing += f", {counts['skipped']} check{'s' * (counts['skipped'] != 1)} could not be made"
+    if not outcomes:
+        closing += " (nothing to judge: the grid has no criteria" + ("" if args.criteria_only else
+                                                                       " and the summary no checks") + ")"
+    print(closing)
+    return 1 if failed else 0
+
+
+def load_summary(run_dir: str) -> tuple[Path, dict]:
+    """The summary dict of a run folder (or of a summary.json path); a one-line `UserError` if it is unusable."""
+    given = Path(run_dir)
+    path = given if given.suffix == ".json" and given.is_file() else given / "summary.json"
+    if not given.exists():
+        raise UserError(f"{given}: no such run folder")
+    if not path.is_file():
+        raise UserError(f"{path}: no summary.json; run `littlegrid analyze {given}` first")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise UserError(f"{path}:{e.lineno}: not valid JSON ({e.msg}); run `littlegrid analyze` again") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"{path}: cannot read it ({e})") from None
+    schema = summary.get("schema") if isinstance(summary, dict) else None
+    if not isinstance(schema, str) or not schema.startswith(SCHEMA):
+        raise UserError(f"{path}: schema {schema!r} is not {SCHEMA}1; is this a littlegrid summary?")
+    return path, summary
+
+
+def criteria_texts(summary: dict) -> list[str]:
+    """The grid's criteria strings, wherever this summary keeps them (run.grid.criteria, run.criteria)."""
+    run = summary.get("run") or {}
+    for found in ((run.get("grid") or {}).get("criteria"), run.get("criteria")):
+        if found:
+            return list(found)
+    return []
+
+
+def criterion_entries(summary: dict, extra: list[str] = ()) -> list[dict]:
+    """Entries as analyze stored them, else evaluated from the grid's criteria; plus the extra ones."""
+    stored = summary.get("criteria")
+    if isinstance(stored, list) and stored and all(isinstance(e, dict) for e in stored):
+        entries = list(stored)
+    elif isinstance(stored, list) and stored and all(isinstance(e, str) for e in stored):
+        entries = criteria.evaluate(stored, summary)
+    else:
+        entries = criteria.evaluate(criteria_texts(summary), summary)
+    return entries + criteria.evaluate(list(extra), summary)
+
+
+def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:
+    """Every criterion x cell, then (unless criteria_only) every analysis check, grid-level first."""
+    outcomes = []
+    for e in criterion_entries(summary, extra):
+        status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
+        name = f"{e.get('criterion')} [{e.get('cell') or 'no cell'}]"
+        outcomes.append(Outcome("criterion", name, status, criteria.explain(e)))
+    if not criteria_only:
+        checks = list(summary.get("checks") or [])
+        for cell in summary.get("cells") or []:
+            checks += [{**c, "cell": c.get("cell") or cell.get("id")} for c in cell.get("checks") or []]
+        outcomes += [_check_outcome(c) for c in checks]
+    return outcomes
+
+
+def _check_outcome(check: dict) -> Outcome:
+    name = f"{check.get('name', 'check')} [{check.get('cell') or 'grid'}]"
+    status = {True: "passed", False: "failed"}.get(check.get("passed"), "skipped")
+    figures = [f"value {_fmt(check.get('value'))}", f"expected {_fmt(check.get('expected'))}"]
+    if check.get("rel_error") is not None:
+        figures.append(f"relative error {_pct(check['rel_error'])}")
+    if check.get("tolerance") is not None:
+        figures.append(f"tolerance {_pct(check['tolerance'])}")
+    explanation = check.get("explanation")
+    message = f"check {name}: " + ", ".join(figures) + (f"; {explanation}" if explanation else "")
+    return Outcome("check", name, status, " ".join(message.split()))
+
+
+def _fmt(x) -> str:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return "none" if x is None else str(x)
+    return f"{x:.4g}"
+
+
+def _pct(x) -> str:
+    return f"{abs(x) * 100:.3g}%" if isinstance(x, (int, float)) and not isinstance(x, bool) else _fmt(x)
+
+
+# XML 1.0 forbids most control characters; a label may contain them, the report must still parse.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    return _XML_ILLEGAL.sub("\ufffd", str(text))
+
+
+def junit_xml(outcomes: list[Outcome], summary: dict) -> bytes:
+    """One <testsuite> (the shape Maven Surefire writes and Jenkins reads), one <testcase> per outcome."""
+    run = summary.get("run") or {}
+    suite = ET.Element("testsuite", {
+        "name": _xml(f"littlegrid.{run.get('grid_name') or 'run'}"),
+        "tests": str(len(outcomes)),
+        "failures": str(sum(o.status == "failed" for o in outcomes)),
+        "errors": str(sum(o.status == "error" for o in outcomes)),
+        "skipped": str(sum(o.status == "skipped" for o in outcomes)),
+        "time": "0",
+        "timestamp": _xml(str(run.get("ended") or run.get("started") or ""))[:19] or "1970-01-01T00:00:00",
+        "hostname": _xml((run.get("host") or {}).get("hostname") or "localhost"),
+    })
+    props = ET.SubElement(suite, "properties")
+    for key in ("id", "grid_name", "plan", "started", "ended"):
+        if run.get(key) is not None:
+            ET.SubElement(props, "property", {"name": f"run.{key}", "value": _xml(run[key])})
+    for o in outcomes:
+        case = ET.SubElement(suite, "testcase", {
+            "name": _xml(o.name), "classname": f"littlegrid.{o.kind}", "time": "0"})
+        if o.status == "failed":
+            ET.SubElement(case, "failure", {"message": _xml(o.message), "type": o.kind}).text = _xml(o.message)
+        elif o.status == "error":
+            ET.SubElement(case, "error", {"message": _xml(o.message), "type": "not_evaluated"}).text = _xml(o.message)
+        elif o.status == "skipped":
+            ET.SubElement(case, "skipped", {"message": _xml(o.message)})
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="UTF-8", xml_declaration=True) + b"\n"
+
+
+def write_junit(path: str, outcomes: list[Outcome], summary: dict) -> None:
+    """Write atomically (temp file + rename), so CI never picks up half a report."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:
+        raise UserError(f"{target}: cannot write the JUnit report ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(junit_xml(outcomes, summary))
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; CI tools running as another user must read it
+        os.replace(tmp, target)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise UserError(f"{target}: cannot write the JUnit report ({e.strerror or e})") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
