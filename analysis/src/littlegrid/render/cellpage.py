@@ -1,0 +1,79 @@
+"""One cell's page content: time series within a point budget, percentile table per label, errors, checks."""
+
+from __future__ import annotations
+
+from littlegrid.render import charts, fmt
+
+PERCENTILE_COLUMNS = [("count", "samples", fmt.num), ("errors", "errors", fmt.num), ("error_rate", "error rate", fmt.pct),
+                      ("throughput_per_s", "X", fmt.rate), ("mean_ms", "mean", fmt.ms), ("min_ms", "min", fmt.ms),
+                      ("p50_ms", "p50", fmt.ms), ("p90_ms", "p90", fmt.ms), ("p95_ms", "p95", fmt.ms),
+                      ("p99_ms", "p99", fmt.ms), ("p999_ms", "p99.9", fmt.ms), ("max_ms", "max", fmt.ms),
+                      ("latency_mean_ms", "latency", fmt.ms), ("connect_mean_ms", "connect", fmt.ms)]
+
+# (chart id, title, y label, [(series key, legend label)])
+TIME_SERIES = [
+    ("throughput", "Throughput and errors", "per second", [("throughput", "samples/s"), ("errors", "errors/s")]),
+    ("percentiles", "Response-time percentiles per second", "ms", [("p50_ms", "p50"), ("p90_ms", "p90"), ("p99_ms", "p99")]),
+    ("threads", "Active threads, server in-flight and busy threads", "count",
+     [("active_threads", "active threads (JMeter)"), ("in_flight", "in flight (server)"), ("busy_threads", "busy threads (Tomcat)")]),
+    ("load", "Load average (1 min)", "load", [("load1", "load1")]),
+]
+PEAK_COLUMNS = ("p50_ms", "p90_ms", "p99_ms")
+
+
+def time_series_charts(cell: dict, budget: int = charts.POINT_BUDGET) -> list[dict]:
+    """The cell's series, downsampled to `budget` points; a chart whose series are all empty is left out."""
+    s = cell.get("series") or {}
+    t = s.get("t_s") or []
+    if not t:
+        return []
+    wanted = {k: s.get(k) or [] for _, _, _, cols in TIME_SERIES for k, _ in cols}
+    wanted = {k: v for k, v in wanted.items() if len(v) == len(t) and any(x is not None for x in v)}
+    x, cols = charts.downsample(t, wanted, budget, peak=PEAK_COLUMNS)
+    out = []
+    for chart_id, title, y_label, keys in TIME_SERIES:
+        lines = [charts.series(label, cols[k], group=i) for i, (k, label) in enumerate(keys) if k in cols]
+        if lines:
+            out.append(charts.chart(f"ts-{chart_id}", title, "time (s)", y_label, x, lines, x_time=True,
+                                    note="" if len(x) == len(t) else
+                                    f"{len(t)} points shown as {len(x)}: bucket means, percentiles as bucket maxima."))
+    return out
+
+
+def stats_rows(cell: dict) -> list[dict]:
+    """Overall first, then one row per label, each with the formatted percentile columns."""
+    rows = [("all samples", cell.get("overall") or {})]
+    rows += sorted((cell.get("labels") or {}).items(), key=lambda kv: str(kv[0]))
+    return [{"label": str(label), "values": [f(st.get(key)) for key, _, f in PERCENTILE_COLUMNS]} for label, st in rows]
+
+
+def error_rows(cell: dict) -> list[dict]:
+    """Errors by class, overall and per label, largest first."""
+    out = []
+    for scope, st in [("all samples", cell.get("overall") or {})] + sorted((cell.get("labels") or {}).items()):
+        total = st.get("errors") or 0
+        for cls, n in sorted((st.get("errors_by_class") or {}).items(), key=lambda kv: -kv[1]):
+            out.append({"scope": str(scope), "error_class": str(cls), "count": n,
+                        "share": None if not total else n / total})
+    return out
+
+
+def facts(cell: dict) -> list[tuple[str, str]]:
+    w, u, i = cell.get("window") or {}, cell.get("users") or {}, cell.get("intended") or {}
+    srv, host = cell.get("server") or {}, cell.get("host") or {}
+    rows = [("status", f"{cell.get('status')}" + (f": {cell.get('reason')}" if cell.get("reason") else "")),
+            ("axes", ", ".join(f"{k} = {v}" for k, v in (cell.get("axes") or {}).items())),
+            ("users N", f"{u.get('n')} ({u.get('plan_users')} per engine × {u.get('engines')} engines; "
+                        f"most threads seen {u.get('all_threads_max')})"),
+            ("intended think time", f"{fmt.ms(i.get('think_ms'))} {i.get('think_dist') or ''}".strip()
+             + (f", rate {fmt.rate(i.get('rate_per_s'))}" if i.get("rate_per_s") is not None else "")),
+            ("steady window", f"{fmt.seconds(w.get('length_s'))} after trimming {fmt.seconds(w.get('warmup_s'))} warm-up "
+                              f"({w.get('samples_trimmed_before')} samples) and {fmt.seconds(w.get('cooldown_s'))} cool-down "
+                              f"({w.get('samples_trimmed_after')} samples)")]
+    if srv:
+        rows.append(("server", f"in flight L {fmt.num(srv.get('in_flight_mean'))}, busy threads {fmt.num(srv.get('busy_threads_mean'))}, "
+                               f"service time {fmt.ms(srv.get('service_mean_ms'))}, X {fmt.rate(srv.get('throughput_per_s'))}"))
+    if host:
+        rows.append(("host", f"load1 {fmt.num(host.get('load1_mean'))}, run queue {fmt.num(host.get('run_queue_mean'))}, "
+                             f"CPU {fmt.pct(host.get('cpu_util_mean'))}"))
+    return rows

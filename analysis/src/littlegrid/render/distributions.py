@@ -1,0 +1,101 @@
+"""The distribution page's content: latency PDFs and CCDFs overlaid across the grid, realised think-time histograms."""
+
+from __future__ import annotations
+
+import math
+
+from littlegrid.render import charts, fmt, layout
+
+
+def _pdf_curve(stats: dict):
+    pdf = (stats or {}).get("pdf") or {}
+    edges, dens = pdf.get("edges_ms") or [], pdf.get("density") or []
+    return (charts.centres(edges), dens) if len(edges) == len(dens) + 1 else ([], [])
+
+
+def _ccdf_curve(stats: dict):
+    ccdf = (stats or {}).get("ccdf") or {}
+    return ccdf.get("x_ms") or [], ccdf.get("p") or []
+
+
+def _tail_text(stats: dict) -> str:
+    tail = (stats or {}).get("tail") or {}
+    a = tail.get("hill_alpha")
+    return "" if a is None else f" (α = {fmt.num(a)})"
+
+
+def _overlay(chart_id, title, cells, label, kind) -> dict:
+    """PDFs (linear) or CCDFs (log-log) of several cells on one shared x."""
+    if kind == "pdf":
+        x, ys = charts.align([_pdf_curve(c.get("overall")) for c in cells])
+        return charts.chart(chart_id, title, "response time (ms)", "density (1/ms)", x,
+                            [charts.series(label(c), y, group=i) for i, (c, y) in enumerate(zip(cells, ys))])
+    x, ys = charts.align([_ccdf_curve(c.get("overall")) for c in cells], positive=True)
+    return charts.chart(chart_id, title, "response time (ms)", "P(R > x)", x,
+                        [charts.series(label(c) + _tail_text(c.get("overall")), y, group=i)
+                         for i, (c, y) in enumerate(zip(cells, ys))], log_x=True, log_y=True)
+
+
+def overlay_charts(cells: list[dict], kind: str) -> dict:
+    """Overlays per think time at each fixed N, and per N at each fixed think time (facets kept apart)."""
+    by_n: dict[tuple, list[dict]] = {}
+    by_z: dict[tuple, list[dict]] = {}
+    for c in cells:
+        if (c.get("overall") or {}).get("count"):
+            by_n.setdefault((layout.users_of(c), layout.facet_of(c)), []).append(c)
+            by_z.setdefault((layout.think_of(c), layout.facet_of(c)), []).append(c)
+    fixed_n = [_overlay(f"{kind}-n-{i}", f"N = {n}" + (f", {facet}" if facet else "") + ": one line per think time",
+                        sorted(cs, key=lambda c: layout._sort_key(layout.think_of(c))),
+                        lambda c: layout.think_label(layout.think_of(c)), kind)
+               for i, ((n, facet), cs) in enumerate(by_n.items()) if len(cs) > 1]
+    fixed_z = [_overlay(f"{kind}-z-{i}", layout.curve_label(z, facet) + ": one line per N",
+                        sorted(cs, key=layout.users_of), lambda c: f"N = {layout.users_of(c)}", kind)
+               for i, ((z, facet), cs) in enumerate(by_z.items())]
+    return {"fixed_n": fixed_n, "fixed_z": fixed_z}
+
+
+def tail_rows(cells: list[dict]) -> list[dict]:
+    return [{"cell": c["id"], **((c.get("overall") or {}).get("tail") or {})} for c in cells]
+
+
+def _expected_counts(edges, gaps, mean_ms, dist) -> list[float] | None:
+    """Counts per bin a fitted distribution with the realised mean predicts: exponential, or Poisson (integer ms)."""
+    if not gaps or not mean_ms or mean_ms <= 0:
+        return None
+    if dist == "exponential":
+        return [gaps * (math.exp(-a / mean_ms) - math.exp(-b / mean_ms)) for a, b in zip(edges[:-1], edges[1:])]
+    from scipy.stats import poisson  # only when a Poisson timer was used
+
+    # JMeter's Poisson timer pauses an integer number of ms; a bin [a, b) holds the integers ceil(a)..ceil(b)-1.
+    cdf = poisson.cdf([math.ceil(e) - 1 for e in edges], mean_ms)
+    return [gaps * float(hi - lo) for lo, hi in zip(cdf[:-1], cdf[1:])]
+
+
+def think_charts(cells: list[dict]) -> list[dict]:
+    """Per cell with think time: realised histogram, with exponential and (Poisson timer) Poisson overlays."""
+    out = []
+    for i, c in enumerate(cells):
+        tt = c.get("think_time") or {}
+        hist = tt.get("histogram") or {}
+        edges, counts = hist.get("edges_ms") or [], hist.get("counts") or []
+        if len(edges) != len(counts) + 1 or not counts:
+            continue
+        x = charts.centres(edges)
+        lines = [charts.series("realised", counts, style="bars", group=0)]
+        expo = _expected_counts(edges, tt.get("gaps"), tt.get("mean_ms"), "exponential")
+        if expo:
+            lines.append(charts.series("exponential, same mean", expo, style="line", group=1))
+        dist = str((c.get("intended") or {}).get("think_dist") or "").lower()
+        if "poisson" in dist:
+            pois = _expected_counts(edges, tt.get("gaps"), tt.get("mean_ms"), "poisson")
+            if pois:
+                lines.append(charts.series("Poisson, same mean (JMeter Poisson timer)", pois, style="line", group=2))
+        ks = tt.get("ks_exponential") or {}
+        note = (f"{tt.get('gaps')} gaps, mean {fmt.ms(tt.get('mean_ms'))}, CV {fmt.num(tt.get('cv'))}, "
+                f"KS vs exponential D = {fmt.num(ks.get('d'))}, p = {fmt.num(ks.get('p'))}")
+        kp = tt.get("ks_poisson")
+        if kp:
+            note += f"; KS vs Poisson D = {fmt.num(kp.get('d'))}, p = {fmt.num(kp.get('p'))}"
+        out.append(charts.chart(f"think-{i}", f"{c['id']}: realised think time (intended {fmt.ms((c.get('intended') or {}).get('think_ms'))}, {dist or 'unknown'})",
+                                "think time (ms)", "gaps per bin", x, lines, note=note))
+    return out

@@ -1,0 +1,108 @@
+"""Where each cell sits in the grid: users, think time, the other axes (facets), page file names, heatmap tables."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+USERS, THINK = "users", "think_ms"
+COLOUR_STEPS = 10  # heatmap colour classes q0..q9 (classes, not inline styles: the CSP allows no style attributes)
+
+
+def users_of(cell: dict):
+    """N as the analysis counted it (threads × engines), else the axis value."""
+    n = (cell.get("users") or {}).get("n")
+    return n if n is not None else (cell.get("axes") or {}).get(USERS)
+
+
+def think_of(cell: dict):
+    """The think-time axis value, else the intended think time."""
+    axes = cell.get("axes") or {}
+    return axes[THINK] if THINK in axes else (cell.get("intended") or {}).get("think_ms")
+
+
+def facet_of(cell: dict) -> str:
+    """The cell's axes other than users and think time ("" when there are none), e.g. "threads.max=10"."""
+    return ",".join(f"{k}={v}" for k, v in (cell.get("axes") or {}).items() if k not in (USERS, THINK))
+
+
+def think_label(think) -> str:
+    return "think ?" if think is None else f"Z = {think:g} ms" if isinstance(think, (int, float)) else f"Z = {think}"
+
+
+def curve_label(think, facet: str) -> str:
+    return think_label(think) + (f", {facet}" if facet else "")
+
+
+def curves(cells: list[dict]) -> list[tuple[object, str, list[dict]]]:
+    """Group cells into lines over users: (think, facet, cells sorted by users), in axis order of appearance."""
+    groups: dict[tuple, list[dict]] = {}
+    for c in cells:
+        if users_of(c) is not None:
+            groups.setdefault((think_of(c), facet_of(c)), []).append(c)
+    return [(k[0], k[1], sorted(v, key=users_of)) for k, v in groups.items()]
+
+
+def page_names(cells: list[dict]) -> dict[str, str]:
+    """Cell id -> file name under cells/: only safe characters, unique even when two ids slug alike."""
+    names, used = {}, set()
+    for c in cells:
+        base = re.sub(r"[^A-Za-z0-9._=,-]", "_", str(c["id"]))[:120].lstrip(".") or "cell"
+        name, i = base, 2
+        while name.lower() in used:
+            name, i = f"{base}~{i}", i + 1
+        used.add(name.lower())
+        names[c["id"]] = name + ".html"
+    return names
+
+
+def check_named(cell: dict, prefix: str) -> dict | None:
+    """The cell's first check whose normalised name starts with `prefix` (e.g. "closed_law")."""
+    for chk in cell.get("checks") or []:
+        if re.sub(r"[^a-z0-9]+", "_", str(chk.get("name", "")).lower()).startswith(prefix):
+            return chk
+    return None
+
+
+def _colour_class(value, lo: float, hi: float) -> str:
+    if value is None:
+        return "qna"
+    if hi <= lo:
+        return "q0"
+    step = int((value - lo) / (hi - lo) * COLOUR_STEPS)
+    return f"q{min(COLOUR_STEPS - 1, max(0, step))}"
+
+
+def heatmaps(cells: list[dict], metric: Callable[[dict], float | None], fmt: Callable[[float], str],
+             pages: dict[str, str], *, from_zero: bool = False) -> list[dict]:
+    """One table per facet: rows = think times, columns = users, each cell coloured by `metric`.
+
+    The colour scale spans the whole grid (all facets) so that tables compare; `from_zero` anchors it at 0
+    (error rates: 0 must look clean whatever the minimum is).
+    """
+    values = [v for v in (metric(c) for c in cells) if v is not None]
+    lo = 0.0 if from_zero or not values else min(values)
+    hi = max(values) if values else 0.0
+    tables: dict[str, dict] = {}
+    for c in cells:
+        t = tables.setdefault(facet_of(c), {"facet": facet_of(c), "users": [], "thinks": [], "at": {}})
+        u, z = users_of(c), think_of(c)
+        if u not in t["users"]:
+            t["users"].append(u)
+        if z not in t["thinks"]:
+            t["thinks"].append(z)
+        v = metric(c)
+        t["at"].setdefault((z, u), []).append({"text": "—" if v is None else fmt(v), "cls": _colour_class(v, lo, hi),
+                                              "href": "cells/" + pages[c["id"]], "cell": str(c["id"]),
+                                              "status": c.get("status")})
+    out = []
+    for t in tables.values():
+        users = sorted(t["users"], key=_sort_key)
+        thinks = sorted(t["thinks"], key=_sort_key)
+        out.append({"facet": t["facet"], "users": users, "rows": [
+            {"think": think_label(z), "cells": [t["at"].get((z, u), []) for u in users]} for z in thinks]})
+    return out
+
+
+def _sort_key(v):
+    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))

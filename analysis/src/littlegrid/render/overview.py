@@ -1,0 +1,190 @@
+"""The overview page's content: what was run, every criterion and check, heatmaps, curves over users, SLO capacity."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from littlegrid.render import charts, fmt, layout
+
+USL_POINTS = 60  # points of the fitted USL curve between the smallest and largest N
+
+
+def run_facts(summary: dict) -> list[tuple[str, str]]:
+    """(what, value) rows describing the run, in reading order."""
+    run, trim = summary.get("run") or {}, summary.get("trim") or {}
+    cells = summary.get("cells") or []
+    status: dict[str, int] = {}
+    for c in cells:
+        status[str(c.get("status"))] = status.get(str(c.get("status")), 0) + 1
+    rows = [("run", run.get("id")), ("grid", run.get("grid_name")), ("plan", run.get("plan")),
+            ("description", run.get("description")), ("started", run.get("started")), ("ended", run.get("ended")),
+            ("duration", fmt.seconds(_duration_s(run.get("started"), run.get("ended")))),
+            ("axes", "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in (summary.get("axes") or {}).items())),
+            ("cells", ", ".join(f"{n} {s}" for s, n in status.items())),
+            ("trimmed", f"warm-up {fmt.seconds(trim.get('warmup_s'))} and cool-down {fmt.seconds(trim.get('cooldown_s'))} "
+                        f"of every cell, counted from the {trim.get('basis') or 'first sample'}"),
+            ("server knobs", ", ".join(f"{k} = {v}" for k, v in (run.get("server_knobs") or {}).items()) or "none"),
+            ("versions", ", ".join(f"{k} {v}" for k, v in (run.get("versions") or {}).items())),
+            ("host", ", ".join(f"{k} {_host_value(k, v)}" for k, v in (run.get("host") or {}).items())),
+            ("source", str(run.get("source") or "")), ("inputs", ", ".join(map(str, run.get("inputs") or [])))]
+    return [(k, "" if v is None else str(v)) for k, v in rows if v not in (None, "", [])]
+
+
+def _host_value(key, v):
+    return f"{v / 2**30:.1f} GiB" if key == "memory_bytes" and isinstance(v, (int, float)) else v
+
+
+def _duration_s(started, ended):
+    try:
+        return (datetime.fromisoformat(str(ended).replace("Z", "+00:00"))
+                - datetime.fromisoformat(str(started).replace("Z", "+00:00"))).total_seconds()
+    except ValueError:
+        return None
+
+
+def outcomes(summary: dict) -> dict:
+    """Criteria and checks, failures first, with counts for the banner at the top of the page."""
+    order = {False: 0, None: 1, True: 2}
+    criteria = sorted((normalise(c, CRITERION_KEYS) for c in summary.get("criteria") or []),
+                      key=lambda c: order.get(c["passed"], 1))
+    checks = [normalise(c, CHECK_KEYS) for c in summary.get("checks") or []]
+    for cell in summary.get("cells") or []:
+        checks += [dict(normalise(chk, CHECK_KEYS), cell=chk.get("cell") or cell["id"]) for chk in cell.get("checks") or []]
+    checks.sort(key=lambda c: order.get(c.get("passed"), 1))
+
+    def count(rows, v):
+        return sum(1 for r in rows if r.get("passed") is v)
+
+    return {"criteria": criteria, "checks": checks,
+            "criteria_failed": count(criteria, False), "criteria_passed": count(criteria, True),
+            "checks_failed": count(checks, False), "checks_passed": count(checks, True),
+            "checks_unknown": sum(1 for r in checks if r.get("passed") not in (True, False)),
+            "criteria_unknown": sum(1 for r in criteria if r.get("passed") not in (True, False)),
+            "verdict": "fail" if count(criteria, False) else "pass" if criteria else "none"}
+
+
+def _overall(name):
+    return lambda c: (c.get("overall") or {}).get(name)
+
+
+def _closed_law_error(c):
+    chk = layout.check_named(c, "closed_law")
+    return None if chk is None else chk.get("rel_error")
+
+
+HEATMAPS = [  # (title, metric, format, anchored at zero)
+    ("throughput X", _overall("throughput_per_s"), fmt.rate, False),
+    ("p90 response time", _overall("p90_ms"), fmt.ms, False),
+    ("p99 response time", _overall("p99_ms"), fmt.ms, False),
+    ("error rate", _overall("error_rate"), fmt.pct, True),
+    ("closed-law error |N − X·(R+Z)| / N", _closed_law_error, fmt.pct, True),
+]
+
+
+def heatmap_sections(cells: list[dict], pages: dict[str, str]) -> list[dict]:
+    return [{"title": title, "tables": layout.heatmaps(cells, metric, f, pages, from_zero=zero)}
+            for title, metric, f, zero in HEATMAPS]
+
+
+def _usl(n: float, fit: dict) -> float | None:
+    try:
+        return fit["lambda"] * n / (1 + fit["sigma"] * (n - 1) + fit["kappa"] * n * (n - 1))
+    except (TypeError, KeyError):
+        return None
+
+
+def throughput_chart(summary: dict) -> dict | None:
+    """X vs N: measured lines per think time, the asymptotic upper bound and the USL fit (dashed)."""
+    groups = layout.curves(summary.get("cells") or [])
+    if not groups:
+        return None
+    models = summary.get("models") or {}
+    thinks = _think_groups(groups)
+    curves, lines = [], []
+    for think, facet, cs in groups:
+        curves.append(([layout.users_of(c) for c in cs], [_overall("throughput_per_s")(c) for c in cs]))
+        lines.append((layout.curve_label(think, facet) + " measured", "points", thinks[think]))
+    all_n = [layout.users_of(c) for _, _, cs in groups for c in cs]
+    lo, hi = min(all_n), max(all_n)
+    for b in models.get("bounds") or []:
+        pts = b.get("points") or []
+        curves.append(([p.get("users") for p in pts], [p.get("x_upper") for p in pts]))
+        lines.append((layout.think_label(b.get("think_ms")) + " bound min(N/(D+Z), 1/Dmax)", "dash", thinks.get(b.get("think_ms"))))
+    for fit in models.get("usl") or []:
+        if not fit.get("ok"):
+            continue
+        ns = [lo + (hi - lo) * i / (USL_POINTS - 1) for i in range(USL_POINTS)] if hi > lo else [lo]
+        curves.append((ns, [_usl(n, fit) for n in ns]))
+        lines.append((layout.think_label(fit.get("think_ms")) + f" USL σ={fmt.num(fit.get('sigma'))} κ={fmt.num(fit.get('kappa'))}",
+                      "dot", thinks.get(fit.get("think_ms"))))
+    x, ys = charts.align(curves)
+    return charts.chart("throughput-vs-users", "Throughput X vs users N", "users N", "X (req/s)", x,
+                        [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(lines, ys)],
+                        note="Dots joined by lines: measured in the steady window. Dashed: asymptotic bound. "
+                             "Dotted: USL fit.")
+
+
+def _think_groups(groups) -> dict:
+    thinks: dict = {}
+    for think, _, _ in groups:
+        thinks.setdefault(think, len(thinks))
+    return thinks
+
+
+def latency_charts(summary: dict) -> list[dict]:
+    """Mean R (with its lower bound) and p50, p90, p99 vs N, one line per think time."""
+    groups = layout.curves(summary.get("cells") or [])
+    if not groups:
+        return []
+    thinks = _think_groups(groups)
+    out = []
+    for key, title in [("mean_ms", "Mean response time R"), ("p50_ms", "p50"), ("p90_ms", "p90"), ("p99_ms", "p99")]:
+        curves = [([layout.users_of(c) for c in cs], [_overall(key)(c) for c in cs]) for _, _, cs in groups]
+        labels = [(layout.curve_label(t, f), "points", thinks[t]) for t, f, _ in groups]
+        if key == "mean_ms":
+            for b in (summary.get("models") or {}).get("bounds") or []:
+                pts = b.get("points") or []
+                curves.append(([p.get("users") for p in pts], [p.get("r_lower_ms") for p in pts]))
+                labels.append((layout.think_label(b.get("think_ms")) + " bound max(D, N·Dmax − Z)", "dash",
+                               thinks.get(b.get("think_ms"))))
+        x, ys = charts.align(curves)
+        out.append(charts.chart(f"latency-{key}", f"{title} vs users N", "users N", "ms", x,
+                                [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(labels, ys)]))
+    return out
+
+
+CHECK_KEYS = ("name", "cell", "value", "expected", "rel_error", "tolerance", "passed", "explanation")
+CRITERION_KEYS = ("criterion", "scope", "cell", "metric", "value", "threshold", "passed")
+
+
+def normalise(row: dict, keys) -> dict:
+    """Every field the templates read, present (None when the summary left it out)."""
+    return {k: row.get(k) for k in keys}
+
+
+def model_rows(summary: dict) -> list[dict]:
+    """Bounds, knee and USL fit of each think time on one row (the numbers behind the dashed curves)."""
+    m = summary.get("models") or {}
+    rows: dict = {}
+    for b in m.get("bounds") or []:
+        rows.setdefault(b.get("think_ms"), {}).update(d_ms=b.get("d_ms"), d_max_ms=b.get("d_max_ms"), n_star=b.get("n_star"))
+    for k in m.get("knee") or []:
+        rows.setdefault(k.get("think_ms"), {})["knee"] = k.get("users")
+    for u in m.get("usl") or []:
+        rows.setdefault(u.get("think_ms"), {}).update(
+            sigma=u.get("sigma"), kappa=u.get("kappa"), r2=u.get("r2"), n_peak=u.get("n_peak"),
+            usl_note="" if u.get("ok") else str(u.get("reason") or "no fit"), **{"lambda": u.get("lambda")})
+    keys = ("d_ms", "d_max_ms", "n_star", "knee", "sigma", "kappa", "lambda", "r2", "n_peak", "usl_note")
+    return [{"think_ms": z, **{k: r.get(k) for k in keys}} for z, r in rows.items()]
+
+
+def cell_rows(cells: list[dict], pages: dict[str, str]) -> list[dict]:
+    out = []
+    for c in cells:
+        o = c.get("overall") or {}
+        out.append({"id": str(c["id"]), "href": "cells/" + pages[c["id"]], "status": c.get("status"),
+                    "reason": c.get("reason"), "n": layout.users_of(c), "x": o.get("throughput_per_s"),
+                    "mean": o.get("mean_ms"), "p90": o.get("p90_ms"), "p99": o.get("p99_ms"),
+                    "error_rate": o.get("error_rate"), "window_s": (c.get("window") or {}).get("length_s"),
+                    "checks_failed": sum(1 for k in c.get("checks") or [] if k.get("passed") is False)})
+    return out

@@ -1,0 +1,79 @@
+"""`littlegrid report`: summary.json -> self-contained HTML (index.html, distributions.html, cells/<cell>.html)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from littlegrid.render import cellpage, distributions, html, layout, load, overview
+from littlegrid.usererror import UserError
+
+HELP = "render the HTML report of a run folder (or of JTL files) from its summary.json"
+EXAMPLES = [
+    "littlegrid report reports/ci-20260101T120000Z",
+    "littlegrid report reports/ci-20260101T120000Z -o /tmp/ci-report",
+    "littlegrid report results.jtl --warmup 10 --cooldown 5 -o /tmp/report",
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="RUN_DIR|JTL",
+                        help="a run folder (its summary.json is used, or made) or one or more JTL files")
+    parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_DIR/report, or report/ beside the first JTL)")
+    parser.add_argument("--warmup", type=float, metavar="S", help="re-analyse with this warm-up trim (seconds)")
+    parser.add_argument("--cooldown", type=float, metavar="S", help="re-analyse with this cool-down trim (seconds)")
+    parser.add_argument("--by-label", action="store_true", help="when analysing JTL files, one cell per label")
+
+
+def run_title(summary: dict) -> str:
+    run = summary.get("run") or {}
+    return str(run.get("grid_name") or run.get("id") or "littlegrid run") + (f" · {run['id']}" if run.get("id") and run.get("grid_name") else "")
+
+
+def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) -> Path:
+    """Write every page of the report into `out_dir`; returns the path of index.html."""
+    cells = summary.get("cells") or []
+    pages = layout.page_names(cells)
+    title = run_title(summary)
+    stamp = {"generated": generated} if generated else {}
+    common = {"run_title": title, **stamp}
+
+    def cell_href(prefix):
+        return {c["id"]: prefix + pages[c["id"]] for c in cells}
+
+    curve_charts = [c for c in [overview.throughput_chart(summary)] if c] + overview.latency_charts(summary)
+    index = html.render(
+        "overview.html.j2", root="", chart_data=curve_charts, curve_charts=curve_charts,
+        outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
+        heatmaps=overview.heatmap_sections(cells, pages), models={"slo": (summary.get("models") or {}).get("slo_capacity") or []},
+        model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
+        cell_href=cell_href("cells/"), **common)
+    html.write(out_dir / "index.html", index)
+
+    pdf, ccdf = distributions.overlay_charts(cells, "pdf"), distributions.overlay_charts(cells, "ccdf")
+    think = distributions.think_charts(cells)
+    html.write(out_dir / "distributions.html", html.render(
+        "distributions.html.j2", root="", pdf=pdf, ccdf=ccdf, think=think, tails=distributions.tail_rows(cells),
+        chart_data=pdf["fixed_n"] + pdf["fixed_z"] + ccdf["fixed_z"] + think, **common))
+
+    for i, c in enumerate(cells):
+        ts = cellpage.time_series_charts(c)
+        html.write(out_dir / "cells" / pages[c["id"]], html.render(
+            "cell.html.j2", root="../", cell_id=str(c["id"]), chart_data=ts, facts=cellpage.facts(c),
+            checks=[overview.normalise(k, overview.CHECK_KEYS) for k in c.get("checks") or []],
+            stats_header=[h for _, h, _ in cellpage.PERCENTILE_COLUMNS], stats=cellpage.stats_rows(c),
+            errors=cellpage.error_rows(c),
+            prev_href=pages[cells[i - 1]["id"]] if i > 0 else None,
+            next_href=pages[cells[i + 1]["id"]] if i + 1 < len(cells) else None, **common))
+    return out_dir / "index.html"
+
+
+def main(args: argparse.Namespace) -> int:
+    summary, base = load.load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
+                                         by_label=args.by_label)
+    out_dir = args.output or base / "report"
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"{out_dir}: exists and is not a folder")
+    index = build_report(summary, out_dir)
+    print(index)
+    return 0

@@ -1,0 +1,172 @@
+"""Seeded synthetic summary.json documents shaped like `littlegrid analyze` output (contract §5), for tests, benchmarks and demos."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# Hostile strings a server under test may put into labels and messages: the report must show them as text.
+HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "javascript:alert(1)"]
+
+
+def _nearest_rank(sorted_ms: np.ndarray, q: float) -> float:
+    """Exact nearest-rank percentile (the definition the glossary uses)."""
+    n = len(sorted_ms)
+    return float(sorted_ms[max(0, math.ceil(q * n) - 1)])
+
+
+def _stats(elapsed: np.ndarray, ok: np.ndarray, classes: np.ndarray, window_s: float) -> dict:
+    """STATS for one set of samples (contract §5); percentiles nearest-rank, PDF/CCDF compact."""
+    s = np.sort(elapsed)
+    n = len(s)
+    errors = int((~ok).sum())
+    by_class: dict[str, int] = {}
+    for c in classes[~ok]:
+        by_class[str(c)] = by_class.get(str(c), 0) + 1
+    hi = max(float(s[max(0, math.ceil(0.999 * n) - 1)]), 1.0)
+    density, edges = np.histogram(s, bins=60, range=(0.0, hi), density=True)
+    xs = np.unique(np.round(np.geomspace(max(float(s[0]), 1.0), float(s[-1]), 80)))
+    p = 1.0 - np.searchsorted(s, xs, side="right") / n
+    k = max(10, n // 100)  # Hill estimator over the top 1 %
+    top = s[-k:].astype(float)
+    alpha = float(1.0 / np.mean(np.log(np.maximum(top, 1.0) / max(float(s[-k - 1]), 1.0)) + 1e-12)) if n > k else None
+    verdict = None if alpha is None else ("heavy (alpha <= 2: variance unbounded)" if alpha <= 2 else "light")
+    return {
+        "count": n, "successes": n - errors, "errors": errors, "error_rate": errors / n,
+        "errors_by_class": by_class, "throughput_per_s": n / window_s,
+        "mean_ms": float(s.mean()), "min_ms": float(s[0]),
+        "p50_ms": _nearest_rank(s, 0.5), "p90_ms": _nearest_rank(s, 0.9), "p95_ms": _nearest_rank(s, 0.95),
+        "p99_ms": _nearest_rank(s, 0.99), "p999_ms": _nearest_rank(s, 0.999), "max_ms": float(s[-1]),
+        "latency_mean_ms": float(s.mean() * 0.8), "connect_mean_ms": 0.3,
+        "pdf": {"edges_ms": [round(float(e), 3) for e in edges], "density": [float(d) for d in density]},
+        "ccdf": {"x_ms": [float(x) for x in xs[p > 0]], "p": [float(v) for v in p[p > 0]]},
+        "tail": {"hill_alpha": alpha, "k": k, "verdict": verdict},
+    }
+
+
+def _check(name, cell, value, expected, tolerance, explanation) -> dict:
+    rel = None if value is None or not expected else abs(value - expected) / abs(expected)
+    return {"name": name, "cell": cell, "value": value, "expected": expected, "rel_error": rel,
+            "tolerance": tolerance, "passed": None if rel is None else bool(rel <= tolerance),
+            "explanation": explanation}
+
+
+def _think_time(rng, think_ms: float, dist: str, n: int) -> dict | None:
+    if think_ms <= 0:
+        return None
+    z = rng.poisson(think_ms, n) + rng.exponential(0.3, n) if dist == "poisson" else rng.exponential(think_ms, n)
+    counts, edges = np.histogram(z, bins=40, range=(0.0, float(np.quantile(z, 0.995))))
+    return {"gaps": n, "mean_ms": float(z.mean()), "cv": float(z.std() / z.mean()),
+            "ks_exponential": {"d": 0.4 if dist == "poisson" else 0.01, "p": 1e-120 if dist == "poisson" else 0.3},
+            "ks_poisson": {"d": 0.02, "p": 0.2} if dist == "poisson" else None,
+            "histogram": {"edges_ms": [float(e) for e in edges], "counts": [int(c) for c in counts]}}
+
+
+def _series(rng, seconds: int, x: float, r_ms: float, n: int, servers: int, error_rate: float) -> dict:
+    t = np.arange(seconds)
+    ramp = np.minimum(1.0, (t + 1) / 3.0)  # a short ramp-up, as a real cell has before the window
+    tput = rng.poisson(x * ramp).astype(float)
+    p50 = r_ms * 0.8 * (1 + 0.1 * rng.standard_normal(seconds))
+    busy = np.minimum(servers, x * r_ms / 1000.0) * ramp
+    return {
+        "t_s": [float(v) for v in t], "throughput": tput.tolist(),
+        "errors": rng.binomial(tput.astype(int), error_rate).astype(float).tolist(),
+        "p50_ms": np.round(np.abs(p50), 2).tolist(), "p90_ms": np.round(np.abs(p50) * 2.1, 2).tolist(),
+        "p99_ms": np.round(np.abs(p50) * 4.3, 2).tolist(), "active_threads": np.round(n * ramp).tolist(),
+        "in_flight": np.round(busy + 0.2 * rng.standard_normal(seconds), 3).tolist(),
+        "busy_threads": np.round(busy, 3).tolist(), "load1": np.round(1.2 + 0.1 * t / max(seconds, 1), 3).tolist(),
+    }
+
+
+def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_total=24_000, seed=1,
+                      service_ms=10.0, servers=4, think_dist="exponential", labels=("GET /", "POST /order"),
+                      hostile=False, series_seconds=None, run_id="synthetic-1") -> dict:
+    """A whole summary for a users × think_ms grid served by `servers` parallel servers of mean `service_ms`.
+
+    Throughput follows the closed-system asymptotes (X = min(N/(S+Z), c/S), smoothed), response times
+    R = N/X − Z, so the laws the report shows hold on the numbers.
+    """
+    rng = np.random.default_rng(seed)
+    labels = list(labels) + (HOSTILE if hostile else [])
+    grid = [(n, z) for z in think_ms for n in users]
+    per_cell = max(200, samples_total // len(grid))
+    d_max = service_ms / servers
+    cells = []
+    for index, (n, z) in enumerate(grid):
+        x_bound = min(n / (service_ms + z), 1.0 / d_max)
+        x = 1000.0 * x_bound / (1 + 0.15 * x_bound * d_max)  # below the asymptote near the knee, as queues are
+        r = max(service_ms, 1000.0 * n / x - z)
+        elapsed = np.maximum(1, np.round(rng.gamma(2.0, r / 2.0, per_cell) + rng.pareto(2.5, per_cell) * 0.05 * r))
+        ok = rng.random(per_cell) > (0.002 + 0.02 * (n >= 40))
+        classes = rng.choice(["500", "Non HTTP response code: java.net.SocketTimeoutException"]
+                             + ([HOSTILE[0]] if hostile else []), per_cell)
+        window_s = per_cell / x
+        label_of = rng.integers(0, len(labels), per_cell)
+        cell_id = f"users={n},think_ms={z}"
+        overall = _stats(elapsed, ok, classes, window_s)
+        r_mean, x_meas = overall["mean_ms"], overall["throughput_per_s"]
+        seconds = int(series_seconds or max(10, math.ceil(window_s) + 7))
+        cells.append({
+            "id": cell_id, "axes": {"users": n, "think_ms": z}, "status": "complete", "reason": None,
+            "window": {"start_ms": 1_700_000_000_000 + index * 60_000, "end_ms": 1_700_000_000_000 + index * 60_000
+                       + int(window_s * 1000), "length_s": window_s, "warmup_s": 5.0, "cooldown_s": 2.0,
+                       "samples_trimmed_before": int(5 * x), "samples_trimmed_after": int(2 * x)},
+            "users": {"n": n, "plan_users": n, "engines": 1, "all_threads_max": n},
+            "intended": {"think_ms": z, "think_dist": think_dist, "rate_per_s": None},
+            "overall": overall,
+            "labels": {lab: _stats(elapsed[label_of == i], ok[label_of == i], classes[label_of == i], window_s)
+                       for i, lab in enumerate(labels) if (label_of == i).sum() > 0},
+            "think_time": _think_time(rng, z, think_dist, min(per_cell, 5000)),
+            "server": {"in_flight_mean": x_meas * r_mean / 1000.0 * 0.97, "busy_threads_mean": min(servers, x_meas * service_ms / 1000),
+                       "service_mean_ms": r_mean * 0.97, "throughput_per_s": x_meas},
+            "host": {"load1_mean": 1.3, "run_queue_mean": 1.1, "cpu_util_mean": min(0.95, x_meas * d_max / 1000 + 0.1)},
+            "series": _series(rng, seconds, x_meas, r_mean, n, servers, overall["error_rate"]),
+            "checks": [
+                _check("closed_law", cell_id, x_meas * (r_mean + z) / 1000.0, n, 0.03,
+                       "N = X·(R+Z) with the realised think time: a failure means threads were not all active, N is miscounted or the window is too short."),
+                _check("little_server", cell_id, x_meas * r_mean * 0.97 / 1000.0, x_meas * r_mean * 0.97 / 1000.0 * (1 + 0.01 * rng.standard_normal()), 0.05,
+                       "L_server = X·R_server at the server."),
+                _check("workload_fidelity", cell_id, x_meas * (r_mean + z) / 1000.0, n * (1 + 0.02 * (n >= 20)), 0.03,
+                       "N = X·(R+Z) with the intended think time: a failure means the generator did not deliver the load asked for."
+                       + (" " + HOSTILE[1] if hostile else "")),
+            ],
+        })
+    bounds, usl, knee, slo = [], [], [], []
+    for z in think_ms:
+        n_star = (service_ms + z) / d_max
+        bounds.append({"think_ms": z, "d_ms": service_ms, "d_max_ms": d_max, "n_star": n_star,
+                       "points": [{"users": n, "x_upper": 1000.0 * min(n / (service_ms + z), 1 / d_max),
+                                   "r_lower_ms": max(service_ms, n * d_max - z)} for n in users]})
+        lam = 1000.0 / (service_ms + z)
+        usl.append({"think_ms": z, "ok": True, "reason": None, "sigma": 0.03, "kappa": 0.0004, "lambda": lam,
+                    "r2": 0.991, "n_peak": math.sqrt((1 - 0.03) / 0.0004)})
+        knee.append({"think_ms": z, "users": int(round(n_star))})
+        ok_users = [c["users"]["n"] for c in cells if c["axes"]["think_ms"] == z and c["overall"]["p90_ms"] < 100]
+        slo.append({"criterion": "p90 < 100ms", "think_ms": z, "max_users": max(ok_users) if ok_users else None,
+                    "how": "measured" if ok_users else "none"})
+    criteria = [{"criterion": "p90 < 100ms", "scope": "cell", "cell": c["id"], "metric": "p90_ms",
+                 "value": c["overall"]["p90_ms"], "threshold": 100.0, "passed": c["overall"]["p90_ms"] < 100}
+                for c in cells]
+    criteria.append({"criterion": "error_rate < 1%", "scope": "grid", "cell": None, "metric": "error_rate",
+                     "value": max(c["overall"]["error_rate"] for c in cells), "threshold": 0.01,
+                     "passed": max(c["overall"]["error_rate"] for c in cells) < 0.01})
+    return {
+        "schema": "littlegrid.summary/1", "littlegrid_version": "0.1.0",
+        "run": {"id": run_id, "grid_name": "synthetic", "plan": "plans/closed.jmx",
+                "description": "Synthetic grid: " + (" ".join(HOSTILE) if hostile else "closed system, c servers"),
+                "started": "2026-01-01T00:00:00Z", "ended": "2026-01-01T00:30:00Z",
+                "versions": {"jmeter": "5.6.3", "java": "17.0.9", "python": "3.11.2", "littlegrid": "0.1.0"},
+                "host": {"hostname": "ci-host", "cpus": 2, "memory_bytes": 8 << 30, "os": "Linux"},
+                "server_knobs": {"server.tomcat.threads.max": servers} | ({HOSTILE[1]: HOSTILE[2]} if hostile else {}),
+                "source": "run", "inputs": []},
+        "trim": {"warmup_s": 5.0, "cooldown_s": 2.0, "basis": "first sample"},
+        "axes": {"users": list(users), "think_ms": list(think_ms)},
+        "cells": cells,
+        "models": {"bounds": bounds, "usl": usl, "knee": knee, "slo_capacity": slo,
+                   "mmcn": [{"think_ms": z, "users": n, "predicted_x": 1000.0 * min(n / (service_ms + z), 1 / d_max),
+                             "measured_x": next(c["overall"]["throughput_per_s"] for c in cells if c["axes"] == {"users": n, "think_ms": z}),
+                             "rel_error": None} for (n, z) in grid]},
+        "checks": [_check("usl_fit", None, 0.991, 1.0, 0.05, "The USL fits the measured throughput (R² near 1).")],
+        "criteria": criteria,
+    }
