@@ -36,8 +36,12 @@ class JMeter:
         remote_hosts: list[str] | None = None,
         heap: str = "1g",
         extra: list[str] | None = None,
+        remote_exit: bool = True,
     ) -> list[str]:
-        """A non-GUI run of `plan`: `-J` properties, results to `jtl` with `-l`, JMeter's own log to `log`."""
+        """A non-GUI run of `plan`: `-J` properties, results to `jtl` with `-l`, JMeter's own log to `log`.
+
+        `remote_exit=False` leaves the remote engines running at the end (a grid runs JMeter once per cell).
+        """
         cmd = ["java", f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC", "-jar", str(self.jar), "-n", "-t", str(plan)]
         if jtl is not None:
             cmd += ["-l", str(jtl)]
@@ -49,7 +53,7 @@ class JMeter:
             if remote_hosts:
                 cmd.append(f"-G{name}={value}")
         if remote_hosts:
-            cmd += ["-R", ",".join(remote_hosts), "-X"]
+            cmd += ["-R", ",".join(remote_hosts)] + (["-X"] if remote_exit else [])
         return cmd + list(extra or [])
 
 

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from littlegrid.jmeter import repo_root
+from littlegrid.processes import spawn
 from littlegrid.usererror import UserError
 
 JAR_RELATIVE = Path("server/target/littlegrid-server.jar")
@@ -86,8 +87,8 @@ class SampleServer:
         if self.log is not None:
             self._log_file = open(self.log, "ab")
             out = self._log_file
-        # Own process group, so that stopping it never signals the caller's group.
-        self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        # Own process group, so that stopping it never signals the caller's group; it dies with its starter.
+        self.process = spawn(self.command(), stdout=out, stderr=subprocess.STDOUT)
         self.wait_ready()
         return self
 
