@@ -1,0 +1,91 @@
+"""JTL reader: CSV and XML JMeter result files -> one fixed-schema samples table (docs/jtl.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from littlegrid.jtl.assemble import assemble
+from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, read_csv
+from littlegrid.jtl.reading import Reading, Skip, SkipLog
+from littlegrid.jtl.schema import CATEGORY_COLUMNS, COLUMNS, SAMPLES_SCHEMA
+from littlegrid.jtl.sniff import sniff
+from littlegrid.jtl.xml_reader import read_xml
+from littlegrid.usererror import UserError, at
+
+__all__ = ["read_jtl", "Reading", "Skip", "SAMPLES_SCHEMA", "COLUMNS", "UserError"]
+
+
+def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: bool = True, columns=None,
+             timestamp_format: str | None = None, block_size: int = DEFAULT_BLOCK_SIZE) -> Reading:
+    """Read one JTL or several (a distributed run, runs to combine) into the samples table.
+
+    include_subsamples: keep sub-results (XML nested samples, CSV `label-N` rows inside their parent).
+    timestamp_is_start: False when the run had sampleresult.timestamp.start=false (timeStamp = end).
+    columns: JMeter column names of a header-less CSV (list or "a,b,c"); default: JMeter's 17, or inferred.
+    timestamp_format: jmeter.save.saveservice.timestamp_format when timeStamp is a date (default: detected).
+    block_size: bytes parsed at a time (the reader's working memory beside the table it returns).
+    Raises UserError("file[:line]: problem") for input that is not a readable JTL.
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not paths:
+        raise UserError("read_jtl: no files given")
+    if block_size < 1 << 16:
+        raise UserError(f"block_size {block_size}: at least 65536 bytes")
+    parts, skips, warnings, absent, formats, transactions = [], SkipLog(""), [], None, [], set()
+    for path in paths:
+        part = _read_one(Path(path), include_subsamples, timestamp_is_start, columns, timestamp_format,
+                         block_size)
+        samples, file_skips, file_warnings, file_absent, file_format, file_transactions = part
+        parts.append(samples)
+        skips.merge(file_skips)
+        warnings.extend(file_warnings)
+        absent = set(file_absent) if absent is None else absent & set(file_absent)
+        formats.append(file_format)
+        transactions |= file_transactions
+    samples = _concat(parts)
+    return Reading(samples=samples, rows_read=len(samples) + skips.total, rows_skipped=skips.skips(),
+                   warnings=warnings, absent_columns=[c for c in COLUMNS if c in absent],
+                   format="; ".join(dict.fromkeys(formats)), transaction_labels=frozenset(transactions))
+
+
+def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, timestamp_format, block_size):
+    source = str(path)
+    if not path.exists():
+        raise at(source, None, "no such file")
+    if path.is_dir():
+        raise at(source, None, "is a directory, not a JTL file")
+    sniffed = sniff(path, columns, timestamp_format)
+    skips = SkipLog(source)
+    warnings = [f"{source}: {note}" for note in sniffed.notes]
+    if sniffed.kind == "xml":
+        raw, xml_warnings, present = read_xml(path, sniffed, skips, include_subsamples)
+        warnings += xml_warnings
+        raw = raw[[c for c in raw.columns if c in present or c.startswith("_")]]
+        exact, detect_subresults, fmt = True, False, sniffed.describe()
+    else:
+        result = read_csv(path, sniffed, skips, block_size)
+        raw = result.frame
+        warnings += [f"{source}: {w}" for w in result.warnings]
+        exact, detect_subresults = result.exact_lines, True
+        fmt = sniffed.describe()
+    if len(raw) == 0 and skips.total == 0:
+        raise at(source, None, "no samples: the file has a header but no rows")
+    done = assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
+                    timestamp_is_start=timestamp_is_start, include_subsamples=include_subsamples,
+                    detect_subresults=detect_subresults, exact_lines=exact)
+    warnings += done.warnings
+    if len(done.samples) == 0:
+        warnings.append(f"{source}: no usable samples ({skips.total} rows skipped)")
+    return done.samples, skips, warnings, done.absent, fmt, done.transaction_labels
+
+
+def _concat(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Stack per-file tables keeping categorical columns categorical (plain concat would make them object)."""
+    if len(parts) == 1:
+        return parts[0]
+    union = {name: pd.api.types.union_categoricals([p[name] for p in parts]).categories
+             for name in CATEGORY_COLUMNS}
+    aligned = [p.assign(**{n: p[n].cat.set_categories(union[n]) for n in CATEGORY_COLUMNS}) for p in parts]
+    return pd.concat(aligned, ignore_index=True)

@@ -1,0 +1,198 @@
+"""Turns raw columns of one file into the fixed samples table: times, success, skips, sub-results, transactions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from littlegrid.jtl import timeformat
+from littlegrid.jtl.reading import SkipLog
+from littlegrid.jtl.schema import (CATEGORY_COLUMNS, COLUMNS, TRANSACTION_MESSAGE_PREFIX, empty_column,
+                                   pandas_dtype)
+
+SUBRESULT_REASON = "sub-result row of a parent sample (written because subresults=true; include_subsamples keeps it)"
+
+
+@dataclass
+class Assembled:
+    samples: pd.DataFrame
+    absent: list[str]
+    warnings: list[str]
+    transaction_labels: set[str]
+
+
+def assemble(raw: pd.DataFrame, source: str, skips: SkipLog, *, timestamp_format: str | None,
+             timestamp_is_start: bool, include_subsamples: bool, detect_subresults: bool,
+             exact_lines: bool = True) -> Assembled:
+    """`raw` has table column names (a subset), `_line` and optionally `error_count` / `_depth`."""
+    warnings: list[str] = []
+    where = (lambda lines: lines) if exact_lines else (lambda lines: [f"record {n}" for n in lines])
+    keep = np.ones(len(raw), dtype=bool)
+
+    def drop(mask: np.ndarray, reason: str) -> None:
+        mask = mask & keep
+        if mask.any():
+            skips.add_many(reason, where(raw["_line"].to_numpy()[mask][:5]), count=int(mask.sum()))
+            keep[mask] = False
+
+    start = raw["start_ms"]
+    if timestamp_format:
+        epoch, ok = timeformat.to_epoch_ms(start, timestamp_format)
+        drop(~ok & start.notna().to_numpy(), f"timeStamp not in the format '{timestamp_format}'")
+        start = pd.Series(pd.array(np.where(ok, epoch, 0), dtype="Int64")).mask(~ok)
+    elapsed = raw["elapsed_ms"]
+    drop(_isna(start) | _isna(elapsed), "no timeStamp or elapsed")
+    start_values = _ints(start)
+    elapsed_values = _ints(elapsed)
+    drop(elapsed_values < 0, "negative elapsed")
+    drop(start_values <= 0, "timeStamp 0: the sample never started (e.g. MalformedURLException)")
+
+    notes: list[str] = []
+    success, problem_rows = _success(raw, notes)
+    warnings += [f"{source}: {note}" for note in notes]
+    if problem_rows is not None:
+        drop(problem_rows, "success is neither true nor false")
+
+    if not timestamp_is_start:  # sampleresult.timestamp.start=false: timeStamp is the end
+        start_values = start_values - elapsed_values
+
+    columns: dict[str, pd.Series] = {}
+    absent: list[str] = []
+    for name in COLUMNS:
+        if name == "start_ms":
+            columns[name] = pd.Series(start_values, dtype="int64")
+        elif name == "end_ms":
+            columns[name] = pd.Series(start_values + elapsed_values, dtype="int64")
+        elif name == "elapsed_ms":
+            columns[name] = pd.Series(elapsed_values, dtype="int64")
+        elif name == "success":
+            columns[name] = success if success is not None else empty_column(name, len(raw))
+            if success is None:
+                absent.append(name)
+        elif name == "source":
+            columns[name] = pd.Series(pd.Categorical.from_codes(np.zeros(len(raw), dtype="int8"), [source]))
+        elif name in raw:
+            columns[name] = _as_dtype(raw[name].reset_index(drop=True), name)
+            if name == "host":  # an empty Hostname field means the host was not recorded
+                columns[name] = columns[name].cat.remove_categories([""]) \
+                    if "" in columns[name].cat.categories else columns[name]
+        else:
+            columns[name] = empty_column(name, len(raw))
+            absent.append(name)
+    table = pd.DataFrame(columns)
+
+    transactions = _transaction_labels(table)
+    if detect_subresults:
+        sub = _subresult_rows(table, keep, transactions)
+        if sub.any():
+            if include_subsamples:
+                warnings.append(f"{source}: {int(sub.sum())} sub-result rows (label-N of a parent in the same "
+                                "thread) kept as asked: requests are counted twice")
+            else:
+                drop(sub, SUBRESULT_REASON)
+                warnings.append(f"{source}: {int(sub.sum())} sub-result rows (label-N inside a parent sample "
+                                "of the same thread) dropped so that requests are not counted twice")
+    if "_depth" in raw and not include_subsamples:
+        keep &= raw["_depth"].to_numpy() == 0
+    if transactions:
+        count = int(table["label"].isin(transactions).to_numpy()[keep].sum())
+        warnings.append(f"{source}: {count} Transaction Controller rows kept (labels: "
+                        f"{_short(sorted(transactions))}); they are in Reading.transaction_labels")
+    if not keep.all():
+        table = table[keep].reset_index(drop=True)
+        for name in CATEGORY_COLUMNS:
+            table[name] = table[name].cat.remove_unused_categories()
+    return Assembled(table, absent, warnings, transactions)
+
+
+def _isna(series: pd.Series) -> np.ndarray:
+    return series.isna().to_numpy()
+
+
+def _ints(series: pd.Series) -> np.ndarray:
+    """int64 values, nulls as 0 (their rows are dropped already)."""
+    if series.dtype == "int64":
+        return series.to_numpy()
+    return series.astype("Int64").fillna(0).to_numpy(dtype="int64")
+
+
+def _as_dtype(series: pd.Series, name: str) -> pd.Series:
+    dtype = pandas_dtype(name)
+    if dtype == "category":
+        return series if series.dtype == "category" else series.astype("string").astype("category")
+    if str(series.dtype) == str(dtype) and dtype != "category":
+        return series
+    return series.astype(dtype)
+
+
+def _success(raw: pd.DataFrame, warnings: list[str]):
+    """(success boolean series, rows whose value is not a boolean) from text in any case; a missing
+    success column is derived from ErrorCount (JMeter writes 0 for a successful sample)."""
+    if "success" not in raw:
+        if "error_count" in raw:
+            warnings.append("no success column: success taken from ErrorCount == 0")  # prefixed below
+            errors = raw["error_count"]
+            return pd.Series(pd.array(errors.eq(0).to_numpy(), dtype="boolean")).mask(_isna(errors)), None
+        return None, None
+    text = raw["success"]
+    if text.dtype != "category":
+        text = text.astype("category")
+    lowered = text.cat.categories.astype(str).str.strip().str.lower()
+    mapping = np.where(lowered == "true", 1, np.where(lowered == "false", 0, -1))
+    codes = text.cat.codes.to_numpy()
+    value = np.where(codes >= 0, mapping[np.maximum(codes, 0)], -2)  # -2: empty field
+    result = pd.Series(pd.array(value == 1, dtype="boolean")).mask(value < 0)
+    return result, (value == -1)
+
+
+def _transaction_labels(table: pd.DataFrame) -> set[str]:
+    messages = table["response_message"]
+    if messages.isna().all():
+        return set()
+    is_tx = messages.str.startswith(TRANSACTION_MESSAGE_PREFIX).fillna(False).to_numpy(dtype=bool)
+    return set(table["label"][is_tx].astype(str).unique()) if is_tx.any() else set()
+
+
+def _subresult_rows(table: pd.DataFrame, keep: np.ndarray, transactions: set[str]) -> np.ndarray:
+    """Rows that are sub-results of another row: label = parent label + "-N", same thread, inside the
+    parent's time span, and the parent is not a Transaction Controller (its children are real samples)."""
+    labels = table["label"]
+    categories = pd.Series(labels.cat.categories.astype(str))
+    parts = categories.str.extract(r"^(.*)-\d+$")[0]
+    known = set(categories) - transactions
+    parent_of = {child: parent for child, parent in zip(categories, parts) if isinstance(parent, str)
+                 and parent in known}
+    result = np.zeros(len(table), dtype=bool)
+    if not parent_of:
+        return result
+    is_child = labels.isin(parent_of.keys()).to_numpy() & keep
+    children = pd.DataFrame({
+        "row": np.flatnonzero(is_child),
+        "parent": labels[is_child].astype(str).map(parent_of).to_numpy(),
+        "thread": table["thread"][is_child].astype(str).to_numpy(),
+        "start": table["start_ms"].to_numpy()[is_child],
+        "end": table["end_ms"].to_numpy()[is_child],
+    })
+    is_parent = labels.isin(set(parent_of.values())).to_numpy() & keep
+    parents = pd.DataFrame({
+        "parent": labels[is_parent].astype(str).to_numpy(),
+        "thread": table["thread"][is_parent].astype(str).to_numpy(),
+        "start": table["start_ms"].to_numpy()[is_parent],
+        "parent_end": table["end_ms"].to_numpy()[is_parent],
+    })
+    if parents.empty:
+        return result
+    # The latest parent of the same label and thread starting at or before the child must also end after it.
+    matched = pd.merge_asof(children.sort_values("start"), parents.sort_values("start"), on="start",
+                            by=["parent", "thread"], direction="backward")
+    inside = matched["parent_end"].notna().to_numpy() & (matched["end"].to_numpy() <= matched["parent_end"]
+                                                         .fillna(-1).to_numpy())
+    result[matched["row"].to_numpy()[inside]] = True
+    return result
+
+
+def _short(items: list[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")

@@ -1,0 +1,119 @@
+"""The fixed samples-table schema and how JMeter's CSV headers and XML attributes map onto it."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+# The samples table (docs/contracts.md §2): name -> (pandas dtype, unit / meaning). Order is the contract.
+SAMPLES_SCHEMA: dict[str, tuple[str, str]] = {
+    "start_ms": ("int64", "sample start, epoch ms"),
+    "end_ms": ("int64", "start_ms + elapsed_ms, epoch ms"),
+    "elapsed_ms": ("int64", "JMeter elapsed: just before sending to last byte received, ms"),
+    "latency_ms": ("Int64", "time to first byte, ms"),
+    "connect_ms": ("Int64", "connection set-up time, ms"),
+    "idle_ms": ("Int64", "JMeter IdleTime, ms"),
+    "label": ("category", "sampler label"),
+    "success": ("boolean", "JMeter success flag"),
+    "response_code": ("category", "as written (may be 'Non HTTP response code: ...')"),
+    "response_message": ("string", "responseMessage"),
+    "failure_message": ("string", "first failing assertion message"),
+    "thread": ("category", "threadName as written"),
+    "group_threads": ("Int32", "grpThreads: threads alive in the group"),
+    "all_threads": ("Int32", "allThreads: threads alive in this engine"),
+    "bytes": ("Int64", "received bytes"),
+    "sent_bytes": ("Int64", "sent bytes"),
+    "url": ("string", "URL"),
+    "host": ("category", "Hostname column (XML: hn), or null"),
+    "source": ("category", "file the row came from"),
+}
+COLUMNS: tuple[str, ...] = tuple(SAMPLES_SCHEMA)
+
+# Every column JMeter's CSVSaveService can write, in the order it writes them (each behind its own
+# jmeter.save.saveservice.* flag); sample_variables follow at the end.
+JMETER_CSV_ORDER: tuple[str, ...] = (
+    "timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType",
+    "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Filename",
+    "Latency", "Encoding", "SampleCount", "ErrorCount", "Hostname", "IdleTime", "Connect",
+)
+
+# JMeter 3.x-5.x default save configuration: the 17 columns of a header-less default file.
+JMETER_DEFAULT_COLUMNS: tuple[str, ...] = (
+    "timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType",
+    "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Latency",
+    "IdleTime", "Connect",
+)
+
+# JMeter CSV header name -> samples-table column fed by it (timeStamp feeds start_ms after conversion).
+CSV_TO_COLUMN: dict[str, str] = {
+    "timeStamp": "start_ms",
+    "elapsed": "elapsed_ms",
+    "Latency": "latency_ms",
+    "Connect": "connect_ms",
+    "IdleTime": "idle_ms",
+    "label": "label",
+    "success": "success",
+    "responseCode": "response_code",
+    "responseMessage": "response_message",
+    "failureMessage": "failure_message",
+    "threadName": "thread",
+    "grpThreads": "group_threads",
+    "allThreads": "all_threads",
+    "bytes": "bytes",
+    "sentBytes": "sent_bytes",
+    "URL": "url",
+    "Hostname": "host",
+}
+# Read although not in the table: ErrorCount stands in for a missing success column.
+EXTRA_CSV_INPUTS: tuple[str, ...] = ("ErrorCount",)
+
+# Case-insensitive lookup of JMeter's header names (hand-edited files change case).
+CANONICAL_HEADER: dict[str, str] = {name.lower(): name for name in JMETER_CSV_ORDER}
+
+# XML attribute -> samples-table column (SampleSaveConfiguration / XStream aliases of SampleResult).
+XML_ATTRIBUTES: dict[str, str] = {
+    "ts": "start_ms",
+    "t": "elapsed_ms",
+    "lt": "latency_ms",
+    "ct": "connect_ms",
+    "it": "idle_ms",
+    "lb": "label",
+    "s": "success",
+    "rc": "response_code",
+    "rm": "response_message",
+    "tn": "thread",
+    "ng": "group_threads",
+    "na": "all_threads",
+    "by": "bytes",
+    "sby": "sent_bytes",
+    "hn": "host",
+}
+
+# Columns a file may lack without the reader refusing it.
+REQUIRED_CSV = ("timeStamp", "elapsed")
+
+INTEGER_COLUMNS = ("start_ms", "elapsed_ms", "latency_ms", "connect_ms", "idle_ms", "group_threads",
+                   "all_threads", "bytes", "sent_bytes")
+CATEGORY_COLUMNS = ("label", "response_code", "thread", "host", "source")
+STRING_COLUMNS = ("response_message", "failure_message", "url")
+
+# responseMessage of a Transaction Controller parent sample (TransactionController/TransactionSampler).
+TRANSACTION_MESSAGE_PREFIX = "Number of samples in transaction"
+
+# Pandas dtype objects: "string" is stored in Arrow, so millions of URLs do not become Python objects.
+STRING_DTYPE = pd.StringDtype("pyarrow")
+
+
+def pandas_dtype(column: str):
+    """The pandas dtype the contract gives `column`."""
+    dtype = SAMPLES_SCHEMA[column][0]
+    return STRING_DTYPE if dtype == "string" else dtype
+
+
+def empty_column(column: str, length: int) -> pd.Series:
+    """An all-null column of the contract's dtype (for a column the file does not have)."""
+    dtype = pandas_dtype(column)
+    if dtype in ("int64",):
+        raise ValueError(f"{column} cannot be absent")
+    if dtype == "category":
+        return pd.Series(pd.Categorical([None] * length, categories=[]), dtype="category")
+    return pd.Series(pd.array([None] * length, dtype=dtype))

@@ -1,0 +1,153 @@
+"""Streams an XML JTL (<testResults>) with expat: sample attributes kept, response bodies never held."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.parsers import expat
+
+import numpy as np
+import pandas as pd
+
+from littlegrid.jtl.reading import SkipLog
+from littlegrid.jtl.schema import STRING_DTYPE, XML_ATTRIBUTES
+from littlegrid.jtl.sniff import Sniffed, open_binary
+from littlegrid.usererror import at
+
+SAMPLE_ELEMENTS = ("httpSample", "sample")
+CHUNK = 1 << 20
+_INT_COLUMNS = ("start_ms", "elapsed_ms", "latency_ms", "connect_ms", "idle_ms", "group_threads",
+                "all_threads", "bytes", "sent_bytes")
+_TEXT_COLUMNS = ("label", "success", "response_code", "response_message", "thread", "host")
+# Character data is kept only inside these elements; everything else (responseData, samplerData,
+# cookies, headers) streams past without being stored.
+_CAPTURED = ("java.net.URL", "failure", "error", "failureMessage")
+
+
+class _Collector:
+    """expat callbacks: one row per sample element (nested ones marked by depth)."""
+
+    def __init__(self, parser, include_subsamples: bool, skips: SkipLog):
+        self.parser = parser
+        self.include_subsamples = include_subsamples
+        self.skips = skips
+        self.columns = {name: [] for name in (*_INT_COLUMNS, *_TEXT_COLUMNS, "url", "failure_message",
+                                              "_line", "_depth")}
+        self.stack: list[int | None] = []  # row index of each open sample (None: not stored)
+        self.element: list[str] = []
+        self.text: list[str] = []
+        self.assertion: dict[str, str] | None = None
+        self.seen_root = False
+
+    def start(self, name, attrs):
+        if not self.seen_root:
+            self.seen_root = True
+            if name != "testResults":
+                raise at(self.source, self.parser.CurrentLineNumber, f"root element <{name}> is not <testResults>")
+        self.element.append(name)
+        self.text = []
+        if name in SAMPLE_ELEMENTS:
+            depth = len(self.stack)
+            self.stack.append(self._row(attrs, depth) if depth == 0 or self.include_subsamples else None)
+        elif name == "assertionResult":
+            self.assertion = {}
+
+    def end(self, name):
+        self.element.pop()
+        if name in SAMPLE_ELEMENTS:
+            self.stack.pop()
+            return
+        row = self.stack[-1] if self.stack else None
+        value = "".join(self.text)
+        if name == "java.net.URL" and row is not None:
+            self.columns["url"][row] = value
+        elif self.assertion is not None and name in ("failure", "error", "failureMessage"):
+            self.assertion[name] = value
+        elif name == "assertionResult" and self.assertion is not None:
+            failed = self.assertion.get("failure") == "true" or self.assertion.get("error") == "true"
+            if failed and row is not None and not self.columns["failure_message"][row]:
+                self.columns["failure_message"][row] = self.assertion.get("failureMessage", "")
+            self.assertion = None
+
+    def data(self, text):
+        if self.element and self.element[-1] in _CAPTURED:
+            self.text.append(text)
+
+    def _row(self, attrs, depth) -> int | None:
+        line = self.parser.CurrentLineNumber
+        ints = {}
+        for attribute, column in XML_ATTRIBUTES.items():
+            if column in _INT_COLUMNS and attribute in attrs:
+                try:
+                    ints[column] = int(attrs[attribute])
+                except ValueError:
+                    self.skips.add(f"malformed sample ({attribute}={attrs[attribute][:20]!r} is not an integer)", line)
+                    return None
+        row = len(self.columns["_line"])
+        for attribute, column in XML_ATTRIBUTES.items():
+            self.columns[column].append(ints.get(column) if column in _INT_COLUMNS else attrs.get(attribute))
+        self.columns["url"].append(None)
+        self.columns["failure_message"].append("")  # as in CSV: empty = no failing assertion
+        self.columns["_line"].append(line)
+        self.columns["_depth"].append(depth)
+        return row
+
+
+def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: bool):
+    """(raw frame with table column names + _line + _depth, warnings, attributes never seen)."""
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    collector = _Collector(parser, include_subsamples, skips)
+    collector.source = path
+    parser.StartElementHandler = collector.start
+    parser.EndElementHandler = collector.end
+    parser.CharacterDataHandler = collector.data
+    warnings = []
+    with open_binary(path, sniffed.gzip) as stream:
+        while True:
+            try:
+                chunk = stream.read(CHUNK)
+            except (OSError, EOFError) as error:
+                raise at(path, None, f"cannot read: {error}") from None
+            try:
+                parser.Parse(chunk, not chunk)
+            except expat.ExpatError as error:
+                if chunk:  # broken in the middle: the rest cannot be placed in the tree
+                    raise at(path, error.lineno, f"not well-formed XML ({expat.errors.messages[error.code]})") \
+                        from None
+                warnings.append(_truncated(path, collector))
+            if not chunk:
+                break
+    if not collector.seen_root:
+        raise at(path, None, "XML without a <testResults> element")
+    frame = _frame(collector.columns)
+    present = {column for column in XML_ATTRIBUTES.values() if frame[column].notna().any()}
+    if frame["url"].notna().any():
+        present.add("url")
+    present.add("failure_message")
+    return frame, warnings, present
+
+
+def _truncated(path, collector: _Collector) -> str:
+    """The file ends inside the document (run killed mid-write): drop samples whose end tag is missing."""
+    unfinished = [row for row in collector.stack if row is not None]
+    if unfinished:
+        keep = unfinished[0]
+        for column in collector.columns.values():
+            del column[keep:]
+    collector.stack.clear()
+    return (f"{path}: the XML ends before </testResults> (the run was probably killed mid-write); "
+            f"{len(unfinished)} unfinished sample(s) dropped")
+
+
+def _frame(columns: dict[str, list]) -> pd.DataFrame:
+    data = {}
+    for name, values in columns.items():
+        if name in ("_line", "_depth"):
+            data[name] = np.asarray(values, dtype="int64")
+        elif name in _INT_COLUMNS:
+            data[name] = pd.array(values, dtype="Int64")
+        elif name in ("label", "response_code", "thread", "host", "success"):
+            data[name] = pd.Series(values, dtype="category")
+        else:
+            data[name] = pd.Series(values, dtype=STRING_DTYPE)
+    return pd.DataFrame(data)
