@@ -30,13 +30,15 @@ def time_series_charts(cell: dict, budget: int = charts.POINT_BUDGET) -> list[di
     wanted = {k: s.get(k) or [] for _, _, _, cols in TIME_SERIES for k, _ in cols}
     wanted = {k: v for k, v in wanted.items() if len(v) == len(t) and any(x is not None for x in v)}
     x, cols = charts.downsample(t, wanted, budget, peak=PEAK_COLUMNS)
+    window = (s["window_start_s"], s["window_end_s"]) if s.get("window_start_s") is not None and s.get("window_end_s") is not None else None
     out = []
     for chart_id, title, y_label, keys in TIME_SERIES:
         lines = [charts.series(label, cols[k], group=i) for i, (k, label) in enumerate(keys) if k in cols]
         if lines:
-            out.append(charts.chart(f"ts-{chart_id}", title, "time (s)", y_label, x, lines, x_time=True,
-                                    note="" if len(x) == len(t) else
-                                    f"{len(t)} points shown as {len(x)}: bucket means, percentiles as bucket maxima."))
+            out.append(charts.chart(f"ts-{chart_id}", title, "time (s)", y_label, x, lines, x_time=True, window=window,
+                                    note=("Shaded: trimmed warm-up and cool-down. " if window else "")
+                                    + ("" if len(x) == len(t) else
+                                       f"{len(t)} points shown as {len(x)}: bucket means, percentiles as bucket maxima.")))
     return out
 
 

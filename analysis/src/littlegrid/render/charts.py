@@ -35,14 +35,18 @@ def series(label: str, values: Iterable, *, style: str = "line", group: int | No
 
 
 def chart(chart_id: str, title: str, x_label: str, y_label: str, x: Sequence, lines: list[dict], *,
-          log_x: bool = False, log_y: bool = False, x_time: bool = False, note: str = "") -> dict:
-    """A chart-data dict; every series has as many values as x (None marks a gap)."""
+          log_x: bool = False, log_y: bool = False, x_time: bool = False, note: str = "",
+          window: tuple[float, float] | None = None) -> dict:
+    """A chart-data dict; every series has as many values as x (None marks a gap).
+
+    `window` (x from, x to) is the steady window: the page shades what lies outside it (what was trimmed).
+    """
     for s in lines:
         if len(s["values"]) != len(x):
             raise ValueError(f"chart {chart_id}: series {s['label']!r} has {len(s['values'])} values for {len(x)} x")
     return {"id": chart_id, "title": title, "x_label": x_label, "y_label": y_label,
             "x": [sig(v, 6) for v in x], "series": lines, "log_x": log_x, "log_y": log_y, "x_time": x_time,
-            "note": note}
+            "note": note, "window": None if window is None else [sig(window[0], 6), sig(window[1], 6)]}
 
 
 def align(curves: Sequence[tuple[Sequence, Sequence]], *, positive: bool = False) -> tuple[list, list[list]]:

@@ -45,27 +45,28 @@ def resolve_inputs(inputs: list[str]) -> tuple[Path | None, list[Path]]:
 
 
 def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_label=False,
-                    reanalyze=False) -> tuple[dict, Path]:
-    """The summary for a run folder or JTL files, and the folder the report goes into by default.
+                    reanalyze=False) -> tuple[dict, Path, bool]:
+    """(summary, folder the report goes into by default, whether the summary was just produced).
 
-    A run folder with summary.json is read as is (unless `reanalyze`); otherwise `littlegrid.analyze`
-    produces the summary, which is written beside the inputs so `check` and `compare` can reuse it.
+    A run folder with summary.json is read as is (unless `reanalyze` or a trim is given); otherwise
+    `littlegrid.analyze` produces the summary. For a run folder it is written there, so `check` and
+    `compare` reuse it; for JTL files the caller writes it beside the report.
     """
     run_dir, jtls = resolve_inputs(inputs)
     base = run_dir if run_dir is not None else jtls[0].parent
     existing = base / SUMMARY
     if run_dir is not None and existing.is_file() and not reanalyze and warmup_s is None and cooldown_s is None:
-        return read_summary(existing), base
+        return read_summary(existing), base, False
     from littlegrid.analyze import analyze  # imported only when needed: it pulls in the JTL reader
 
     summary = analyze([str(run_dir)] if run_dir is not None else [str(p) for p in jtls],
                       warmup_s=warmup_s, cooldown_s=cooldown_s, by_label=by_label)
     if run_dir is not None:
-        _write_json(existing, summary)
-    return summary, base
+        write_json(existing, summary)
+    return summary, base, True
 
 
-def _write_json(path: Path, data: dict) -> None:
+def write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=1, allow_nan=False), encoding="utf-8")
     tmp.replace(path)

@@ -69,11 +69,13 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
 
 
 def main(args: argparse.Namespace) -> int:
-    summary, base = load.load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
-                                         by_label=args.by_label)
+    summary, base, fresh = load.load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
+                                                by_label=args.by_label)
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")
     index = build_report(summary, out_dir)
+    if fresh and not Path(args.inputs[0]).is_dir():
+        load.write_json(out_dir / load.SUMMARY, summary)  # so `check` and `compare` can use this analysis
     print(index)
     return 0

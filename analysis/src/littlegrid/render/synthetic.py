@@ -70,6 +70,7 @@ def _series(rng, seconds: int, x: float, r_ms: float, n: int, servers: int, erro
     p50 = r_ms * 0.8 * (1 + 0.1 * rng.standard_normal(seconds))
     busy = np.minimum(servers, x * r_ms / 1000.0) * ramp
     return {
+        "t0_ms": 1_700_000_000_000, "bucket_s": 1, "window_start_s": 5.0, "window_end_s": float(max(seconds - 2, 5)),
         "t_s": [float(v) for v in t], "throughput": tput.tolist(),
         "errors": rng.binomial(tput.astype(int), error_rate).astype(float).tolist(),
         "p50_ms": np.round(np.abs(p50), 2).tolist(), "p90_ms": np.round(np.abs(p50) * 2.1, 2).tolist(),
@@ -77,6 +78,20 @@ def _series(rng, seconds: int, x: float, r_ms: float, n: int, servers: int, erro
         "in_flight": np.round(busy + 0.2 * rng.standard_normal(seconds), 3).tolist(),
         "busy_threads": np.round(busy, 3).tolist(), "load1": np.round(1.2 + 0.1 * t / max(seconds, 1), 3).tolist(),
     }
+
+
+def _usl_fit(cells: list[dict], think_ms) -> dict:
+    """USL by its linearisation λN/X − 1 = σ(N−1) + κN(N−1), λ = X(1) (good enough for a fixture)."""
+    n = np.array([c["users"]["n"] for c in cells], float)
+    x = np.array([c["overall"]["throughput_per_s"] for c in cells], float)
+    lam = float(x[np.argmin(n)] / n.min())
+    a = np.column_stack([n - 1, n * (n - 1)])
+    (sigma, kappa), *_ = np.linalg.lstsq(a, lam * n / x - 1, rcond=None)
+    sigma, kappa = float(max(sigma, 0.0)), float(max(kappa, 1e-9))
+    pred = lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+    r2 = float(1 - ((x - pred) ** 2).sum() / max(((x - x.mean()) ** 2).sum(), 1e-12))
+    return {"think_ms": think_ms, "ok": True, "reason": None, "sigma": sigma, "kappa": kappa, "lambda": lam,
+            "r2": r2, "n_peak": math.sqrt(max(1 - sigma, 0) / kappa)}
 
 
 def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_total=24_000, seed=1,
@@ -138,9 +153,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
         bounds.append({"think_ms": z, "d_ms": service_ms, "d_max_ms": d_max, "n_star": n_star,
                        "points": [{"users": n, "x_upper": 1000.0 * min(n / (service_ms + z), 1 / d_max),
                                    "r_lower_ms": max(service_ms, n * d_max - z)} for n in users]})
-        lam = 1000.0 / (service_ms + z)
-        usl.append({"think_ms": z, "ok": True, "reason": None, "sigma": 0.03, "kappa": 0.0004, "lambda": lam,
-                    "r2": 0.991, "n_peak": math.sqrt((1 - 0.03) / 0.0004)})
+        usl.append(_usl_fit([c for c in cells if c["axes"]["think_ms"] == z], z))
         knee.append({"think_ms": z, "users": int(round(n_star))})
         ok_users = [c["users"]["n"] for c in cells if c["axes"]["think_ms"] == z and c["overall"]["p90_ms"] < 100]
         slo.append({"criterion": "p90 < 100ms", "think_ms": z, "max_users": max(ok_users) if ok_users else None,
@@ -165,8 +178,9 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
         "cells": cells,
         "models": {"bounds": bounds, "usl": usl, "knee": knee, "slo_capacity": slo,
                    "mmcn": [{"think_ms": z, "users": n, "predicted_x": 1000.0 * min(n / (service_ms + z), 1 / d_max),
-                             "measured_x": next(c["overall"]["throughput_per_s"] for c in cells if c["axes"] == {"users": n, "think_ms": z}),
-                             "rel_error": None} for (n, z) in grid]},
+                             "measured_x": c["overall"]["throughput_per_s"],
+                             "rel_error": abs(c["overall"]["throughput_per_s"] / (1000.0 * min(n / (service_ms + z), 1 / d_max)) - 1)}
+                            for (n, z), c in zip(grid, cells)]},
         "checks": [_check("usl_fit", None, 0.991, 1.0, 0.05, "The USL fits the measured throughput (R² near 1).")],
         "criteria": criteria,
     }

@@ -27,6 +27,16 @@
     return o;
   }
 
+  // Grey out what lies outside the steady window (the trimmed warm-up and cool-down).
+  function shadeOutside(u, from, to) {
+    var ctx = u.ctx, b = u.bbox, left = u.valToPos(from, "x", true), right = u.valToPos(to, "x", true);
+    ctx.save();
+    ctx.fillStyle = "rgba(120,120,120,0.13)";
+    if (left > b.left) ctx.fillRect(b.left, b.top, Math.min(left, b.left + b.width) - b.left, b.height);
+    if (right < b.left + b.width) ctx.fillRect(Math.max(right, b.left), b.top, b.left + b.width - Math.max(right, b.left), b.height);
+    ctx.restore();
+  }
+
   function draw(c, host) {
     var series = [{ label: c.x_label, value: function (u, v) { return fmt(v); } }];
     c.series.forEach(function (s, i) { series.push(seriesOptions(s, i)); });
@@ -39,7 +49,10 @@
       axes: [{ label: c.x_label, stroke: "#333" }, { label: c.y_label, stroke: "#333", size: 60 }],
       legend: { live: true },
       cursor: { drag: { x: true, y: false, setScale: true } },
-      hooks: { draw: [function () { entry.drawn += 1; host.setAttribute("data-drawn", String(entry.drawn)); }] }
+      hooks: {
+        drawClear: [function (u) { if (c.window) shadeOutside(u, c.window[0], c.window[1]); }],
+        draw: [function () { entry.drawn += 1; host.setAttribute("data-drawn", String(entry.drawn)); }]
+      }
     };
     var data = [c.x].concat(c.series.map(function (s) { return s.values; }));
     var plot = new uPlot(opts, data, host);

@@ -1,0 +1,37 @@
+"""Fixtures for the report tests: a committed summary (golden input), synthetic grids, a rendered report."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from littlegrid.render.report import build_report
+from littlegrid.render.synthetic import synthetic_summary
+
+HERE = Path(__file__).parent
+GOLDEN = HERE / "golden"
+FIXED_CLOCK = "2026-01-01 00:00:00 UTC"
+
+
+@pytest.fixture(scope="session")
+def golden_summary_dict() -> dict:
+    """A 3 × 2 grid with hostile labels and messages, committed so the golden pages never drift with numpy."""
+    return json.loads((GOLDEN / "summary.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def golden_summary(golden_summary_dict) -> dict:
+    return copy.deepcopy(golden_summary_dict)
+
+
+@pytest.fixture(scope="session")
+def hostile_summary() -> dict:
+    return synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=3, hostile=True)
+
+
+@pytest.fixture(scope="session")
+def hostile_report(tmp_path_factory, hostile_summary) -> Path:
+    out = tmp_path_factory.mktemp("hostile-report")
+    build_report(hostile_summary, out, generated=FIXED_CLOCK)
+    return out

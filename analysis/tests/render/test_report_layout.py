@@ -1,0 +1,53 @@
+"""Grid layout: page names are safe and unique, heatmaps place cells by think time and users, curves group them."""
+
+from littlegrid.render import layout
+from littlegrid.render.synthetic import HOSTILE
+
+
+def _cell(cid, users, think, p90=None, **axes):
+    return {"id": cid, "axes": {"users": users, "think_ms": think, **axes}, "users": {"n": users},
+            "status": "complete", "overall": {"p90_ms": p90}}
+
+
+def test_page_names_keep_readable_ids_and_make_hostile_ones_inert_and_unique():
+    cells = [_cell("users=20,think_ms=50", 20, 50), _cell(HOSTILE[0], 1, 0), _cell(HOSTILE[0] + "?", 2, 0),
+             _cell("../../etc/passwd", 3, 0), _cell(HOSTILE[2], 4, 0)]
+    names = layout.page_names(cells)
+    assert names["users=20,think_ms=50"] == "users=20,think_ms=50.html"
+    assert len(set(v.lower() for v in names.values())) == len(cells)
+    for name in names.values():
+        assert "/" not in name and "<" not in name and ":" not in name and not name.startswith(".")
+
+
+def test_heatmap_rows_are_think_times_columns_users_and_the_colour_scale_spans_the_grid():
+    cells = [_cell("a", 1, 0, 10.0), _cell("b", 10, 0, 110.0), _cell("c", 1, 50, 12.0), _cell("d", 10, 50, 60.0)]
+    pages = layout.page_names(cells)
+    (table,) = layout.heatmaps(cells, lambda c: c["overall"]["p90_ms"], str, pages)
+    assert table["users"] == [1, 10]
+    assert [r["think"] for r in table["rows"]] == ["Z = 0 ms", "Z = 50 ms"]
+    classes = [[e[0]["cls"] for e in r["cells"]] for r in table["rows"]]
+    assert classes == [["q0", "q9"], ["q0", "q5"]]  # 60 ms is half-way between 10 and 110
+    assert table["rows"][1]["cells"][1][0]["href"] == "cells/d.html"
+
+
+def test_heatmap_anchored_at_zero_shows_a_uniform_small_error_rate_as_low():
+    cells = [_cell("a", 1, 0), _cell("b", 2, 0)]
+    cells[0]["overall"]["error_rate"] = cells[1]["overall"]["error_rate"] = 0.001
+    (t,) = layout.heatmaps(cells, lambda c: c["overall"]["error_rate"], str, layout.page_names(cells), from_zero=True)
+    assert [e[0]["cls"] for e in t["rows"][0]["cells"]] == ["q9", "q9"]
+    (t,) = layout.heatmaps(cells, lambda c: None, str, layout.page_names(cells))
+    assert [e[0]["cls"] for e in t["rows"][0]["cells"]] == ["qna", "qna"]
+
+
+def test_other_axes_make_separate_heatmaps_and_separate_curves():
+    cells = [_cell("a", 1, 0, 1.0, threads=10), _cell("b", 2, 0, 2.0, threads=10), _cell("c", 1, 0, 3.0, threads=100)]
+    tables = layout.heatmaps(cells, lambda c: c["overall"]["p90_ms"], str, layout.page_names(cells))
+    assert [t["facet"] for t in tables] == ["threads=10", "threads=100"]
+    groups = layout.curves(cells)
+    assert [(z, f, [c["id"] for c in cs]) for z, f, cs in groups] == [(0, "threads=10", ["a", "b"]), (0, "threads=100", ["c"])]
+
+
+def test_check_named_finds_the_closed_law_check_whatever_its_spelling():
+    cell = {"checks": [{"name": "users"}, {"name": "Closed-Law (realised Z)", "rel_error": 0.01}]}
+    assert layout.check_named(cell, "closed_law")["rel_error"] == 0.01
+    assert layout.check_named({"checks": []}, "closed_law") is None

@@ -1,0 +1,136 @@
+"""Report pages: complete content, working links, hostile text kept as text, and a CSP that admits only our assets."""
+
+import base64
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from littlegrid.render import load
+from littlegrid.render.report import build_report
+from littlegrid.render.synthetic import HOSTILE
+from littlegrid.usererror import UserError
+
+
+class Page(HTMLParser):
+    """The parts of a page the assertions need: tags with attributes, inline script/style bodies, text."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.scripts, self.styles, self.text, self._in = [], [], [], [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in = tag if tag in ("script", "style") else None
+        if self._in:
+            (self.scripts if tag == "script" else self.styles).append([dict(attrs), ""])
+
+    def handle_endtag(self, tag):
+        self._in = None
+
+    def handle_data(self, data):
+        if self._in == "script":
+            self.scripts[-1][1] += data
+        elif self._in == "style":
+            self.styles[-1][1] += data
+        else:
+            self.text.append(data)
+
+
+def _pages(root: Path):
+    return sorted(root.rglob("*.html"))
+
+
+def _sha(text):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_report_has_an_overview_a_distribution_page_and_one_page_per_cell(hostile_report, hostile_summary):
+    assert (hostile_report / "index.html").is_file() and (hostile_report / "distributions.html").is_file()
+    assert len(list((hostile_report / "cells").glob("*.html"))) == len(hostile_summary["cells"])
+
+
+def test_every_link_points_to_a_page_of_the_report(hostile_report):
+    for page in _pages(hostile_report):
+        for tag, attrs in Page(page.read_text()).tags:
+            if tag == "a":
+                target = (page.parent / attrs["href"].split("#")[0]).resolve()
+                assert target.is_file(), f"{page.name}: broken link {attrs['href']}"
+
+
+def test_nothing_is_loaded_from_anywhere_and_the_csp_admits_exactly_the_inline_assets(hostile_report):
+    for page in _pages(hostile_report):
+        p = Page(page.read_text())
+        assert not [t for t, a in p.tags if t in ("link", "img", "iframe", "object", "embed")]
+        assert not [a for t, a in p.tags if t == "script" and "src" in a]
+        (csp,) = [a["content"] for t, a in p.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+        assert csp.startswith("default-src 'none';") and "unsafe-inline" not in csp and "http" not in csp
+        code = [body for attrs, body in p.scripts if attrs.get("type") != "application/json"]
+        assert len(code) == 2 and all(_sha(body) in csp for body in code)
+        assert p.styles and all(_sha(body) in csp for _, body in p.styles)
+        assert not [a for t, a in p.tags if "style" in a or any(k.startswith("on") for k in a)]
+
+
+def test_hostile_labels_and_messages_appear_as_text_never_as_markup(hostile_report):
+    for page in _pages(hostile_report):
+        raw = page.read_text()
+        assert "<script>alert(1)" not in raw and "<img src=x" not in raw
+        assert not re.search(r"""(href|src)\s*=\s*["']?\s*javascript:""", raw, re.I)
+        p = Page(raw)
+        assert [t for t, _ in p.tags].count("script") == 3  # chart data + uPlot + littlegrid.js, nothing injected
+        assert not [t for t, _ in p.tags if t == "img"]
+    overview = Page((hostile_report / "index.html").read_text())
+    assert any(HOSTILE[0] in t for t in overview.text) and any(HOSTILE[1] in t for t in overview.text)
+
+
+def test_hostile_labels_reach_the_chart_data_as_json_strings(hostile_report):
+    cell = next((hostile_report / "cells").glob("*.html"))
+    page = Page(cell.read_text())
+    (data,) = [body for attrs, body in page.scripts if attrs.get("type") == "application/json"]
+    assert "<" not in data  # tojson escapes <, > and & so the block cannot be closed from inside
+    assert json.loads(data)[0]["series"]
+
+
+def test_overview_lists_every_criterion_and_check_with_failures_first(golden_summary, tmp_path):
+    build_report(golden_summary, tmp_path, generated="x")
+    text = (tmp_path / "index.html").read_text()
+    n_checks = len(golden_summary["checks"]) + sum(len(c["checks"]) for c in golden_summary["cells"])
+    assert text.count('<td class="outcome">') == len(golden_summary["criteria"]) + n_checks
+    failed = sum(1 for c in golden_summary["criteria"] if c["passed"] is False)
+    assert f"{failed} of {len(golden_summary['criteria'])} criteria FAIL" in text
+    criteria = text[text.index('id="criteria"'):text.index('id="checks"')]
+    outcomes = re.findall(r'<td class="outcome">(\w+)', criteria)
+    assert outcomes == sorted(outcomes, key=lambda o: o != "FAIL")
+
+
+def test_overview_says_what_was_trimmed_and_what_every_number_means(golden_summary, tmp_path):
+    build_report(golden_summary, tmp_path, generated="x")
+    text = (tmp_path / "index.html").read_text()
+    assert "warm-up 5 s and cool-down 2 s of every cell, counted from the first sample" in text
+    for word in ["steady window", "closed-system law", "Little's law at the server", "nearest-rank", "USL",
+                 "asymptotic bounds", "Poisson Random Timer"]:
+        assert word in text
+
+
+def test_a_cell_without_series_models_or_think_time_still_renders(golden_summary, tmp_path):
+    for c in golden_summary["cells"]:
+        c.update(series={}, think_time=None, server=None, host=None, labels={}, checks=[])
+    golden_summary["models"] = {}
+    golden_summary["criteria"] = []
+    build_report(golden_summary, tmp_path, generated="x")
+    assert "no criteria were given" in (tmp_path / "index.html").read_text()
+    assert "no time series" in next((tmp_path / "cells").glob("*.html")).read_text()
+
+
+def test_a_wrong_summary_is_refused_in_one_line_naming_the_file(tmp_path):
+    bad = tmp_path / "summary.json"
+    bad.write_text('{"schema": "something/else"}')
+    with pytest.raises(UserError, match=r"summary.json: not a littlegrid summary"):
+        load.read_summary(bad)
+    bad.write_text('{"schema": "littlegrid.summary/1",\n "cells": [}')
+    with pytest.raises(UserError, match=r"summary.json:2: not valid JSON"):
+        load.read_summary(bad)
