@@ -1,0 +1,250 @@
+"""`littlegrid analyze`: a run folder or JTL files in, summary.json (statistics, law checks, models) out."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from littlegrid import cells as cells_mod
+from littlegrid import laws, models, server_metrics, summary
+from littlegrid.error_classes import classify, failed_mask
+from littlegrid.series import time_series
+from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
+from littlegrid.think_time import realised_gaps, think_time_stats, thread_keys
+from littlegrid.usererror import UserError
+from littlegrid.window import EmptyWindow, in_window, steady_window
+
+HELP = "steady-state statistics, queueing-law checks and capacity models of a run folder or JTL files -> summary.json"
+EXAMPLES = [
+    "littlegrid analyze reports/<run-id>",
+    "littlegrid analyze results.jtl --warmup 5 --cooldown 2 --json results.summary.json",
+    "littlegrid analyze engine1.jtl engine2.jtl --by-label --json -",
+]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="RUN_DIR|JTL", help="a run folder, or JTL files forming one cell")
+    parser.add_argument("--json", metavar="FILE", help="where to write (default RUN_DIR/summary.json, or "
+                        "<first JTL>.summary.json); '-' prints to stdout")
+    parser.add_argument("--warmup", type=float, metavar="S", help="seconds trimmed after the first sample's start "
+                        "(default: the cell's warmup_s, else 0)")
+    parser.add_argument("--cooldown", type=float, metavar="S", help="seconds trimmed before the last sample's end "
+                        "(default: the cell's cooldown_s, else 0)")
+    parser.add_argument("--by-label", action="store_true", help="also compute the statistics per label")
+    parser.add_argument("--force", action="store_true", help="overwrite FILE even if it is not a littlegrid summary")
+
+
+def _threads_of_open_plan(cell, n):
+    return cell.properties.get("threads") or n
+
+
+def _percentile_lookup(sorted_elapsed: dict):
+    def percentile_of(cell_id, percentile):
+        values = sorted_elapsed.get(cell_id)
+        return nearest_rank(values, percentile) if values is not None and len(values) else None
+    return percentile_of
+
+
+def _interarrival_cv(window_samples: pd.DataFrame):
+    """CV of the merged inter-arrival times (sample starts) in the window, and the number of arrivals."""
+    starts = np.sort(window_samples["start_ms"].to_numpy(dtype=np.int64))
+    if len(starts) < 3:
+        return None, len(starts)
+    gaps = np.diff(starts).astype(float)
+    return (float(gaps.std(ddof=1) / gaps.mean()) if gaps.mean() > 0 else None), len(starts)
+
+
+def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl):
+    """One cell's summary entry (contract §5) and its sorted elapsed times (for grid-level percentiles)."""
+    entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
+             "reading": None, "window": None, "users": None,
+             "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
+                          "think_offset_ms": cell.think_offset_ms if cell.think_dist == "poisson" else None,
+                          "rate_per_s": cell.rate_per_s},
+             "overall": None, "labels": {}, "think_time": None, "server": None, "host": None, "series": None,
+             "checks": []}
+    if not cell.jtl_paths:
+        return entry, None
+    reading = read_jtl([str(p) for p in cell.jtl_paths])
+    everything = reading.samples
+    # Transaction Controller parents sit beside their samplers in a CSV JTL: counting them would count each
+    # request twice and break every per-thread cycle; they keep their own per-label statistics.
+    transactions = frozenset(getattr(reading, "transaction_labels", ()) or ())
+    samples = everything[~everything["label"].isin(transactions)] if transactions else everything
+    entry["reading"] = {"rows_read": reading.rows_read,
+                        "rows_skipped": int(getattr(reading, "skipped_total", 0)),
+                        "transaction_rows_excluded": int(len(everything) - len(samples)),
+                        "absent_columns": list(reading.absent_columns), "format": reading.format}
+    entry["warnings"].extend(reading.warnings)
+    warmup = warmup_s if warmup_s is not None else (cell.warmup_s or 0.0)
+    cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
+    try:
+        window = steady_window(samples, warmup, cooldown)
+    except EmptyWindow as e:
+        if cell.status == "complete" and not cell.axes:  # bare JTL: the user's input cannot be analysed
+            raise UserError(f"{cell.jtl_paths[0]}: {e}") from None
+        entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
+        return entry, None
+    entry["window"] = window.as_dict()
+    steady = in_window(samples, window)
+    classes = classify(steady)
+    T = window.length_s
+    entry["overall"] = sample_stats(steady, classes, T)
+    if by_label:
+        labelled = in_window(everything, window)
+        entry["labels"] = stats_by_label(labelled, classify(labelled), T)
+
+    threads_seen = int(thread_keys(steady).nunique())
+    all_threads = samples["all_threads"].dropna()
+    all_threads_max = int(all_threads.max()) if len(all_threads) else None
+    n = cell.plan_users * (cell.engines or 1) if cell.plan_users is not None else threads_seen
+    entry["users"] = {"n": n, "plan_users": cell.plan_users, "engines": cell.engines,
+                      "all_threads_max": all_threads_max, "threads_seen": threads_seen,
+                      "basis": "plan users × engines" if cell.plan_users is not None else "threads seen in the window"}
+
+    gaps = realised_gaps(samples, window)
+    think = think_time_stats(gaps, cell.think_dist, cell.think_offset_ms)
+    entry["think_time"] = think
+
+    server_frame = server_metrics.read_metrics(cell.server_metrics)
+    host_frame = server_metrics.read_metrics(cell.host_metrics)
+    entry["server"] = server_metrics.server_figures(server_frame, window)
+    entry["host"] = server_metrics.host_figures(host_frame, window)
+    entry["series"] = time_series(samples, failed_mask(samples), window, cell.engines, server_frame, host_frame)
+
+    o = entry["overall"]
+    x, r = o["throughput_per_s"], o["mean_ms"]
+    checks = [laws.closed_law(cell.id, n, x, r, think["mean_ms"], T, tol["closed_law"])]
+    if cell.plan_users is not None:
+        checks.append(laws.users_count(cell.id, n, all_threads_max, cell.engines, threads_seen))
+    if cell.rate_per_s:
+        cv, arrivals = _interarrival_cv(steady)
+        checks += [laws.open_rate(cell.id, x, cell.rate_per_s, T, tol["open_rate"]),
+                   laws.interarrival_cv(cell.id, cv, arrivals, tol["interarrival_cv"]),
+                   laws.generator_sizing(cell.id, cell.rate_per_s, r, _threads_of_open_plan(cell, n),
+                                         tol["generator_sizing"])]
+    elif cell.intended_think_ms is not None:
+        checks += [laws.think_time_fidelity(cell.id, think["mean_ms"], cell.intended_think_ms, r, think["sd_ms"],
+                                            think["gaps"], tol["think_time"]),
+                   laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"])]
+    srv = entry["server"]
+    if srv is not None:
+        srv["client_minus_server_ms"] = r - srv["service_mean_ms"] if srv["service_mean_ms"] is not None else None
+        checks.append(laws.server_little(cell.id, srv["in_flight_mean"], srv["in_flight_se"],
+                                         srv["throughput_per_s"], srv["service_mean_ms"], srv["in_flight_source"],
+                                         tol["server_little"]))
+    entry["checks"] = [c.as_dict() for c in checks]
+    return entry, np.sort(steady["elapsed_ms"].to_numpy(dtype=np.int64))
+
+
+def _bound_checks(entries: list, services: dict, tol: dict) -> None:
+    """X ≤ min(N/(D+Z), c/S) per cell: D = S from the grid, else R of the lightest cell of the same curve."""
+    for members in models.curves(entries).values():
+        lightest = members[0]
+        for c in members:
+            service = services.get(c["id"])
+            z = models._think_ms(c)
+            o = c["overall"]
+            if service is not None:
+                check = laws.throughput_bound(c["id"], o["throughput_per_s"], c["users"]["n"], z, service.service_ms,
+                                              service.servers, service.service_ms, tol["throughput_bound"],
+                                              f"D = S = {service.service_ms:g} ms, c = {service.servers} from the grid")
+            elif c is lightest:
+                check = laws.not_made("throughput_bound", c["id"], "the grid does not give c and S, and D is "
+                                      "estimated from this cell (the lightest of its curve)")
+            else:
+                d = lightest["overall"]["mean_ms"]
+                check = laws.throughput_bound(c["id"], o["throughput_per_s"], c["users"]["n"], z, d, None, None,
+                                              tol["throughput_bound"], f"D = {d:.1f} ms, R of the lightest cell")
+            c["checks"].append(check.as_dict())
+
+
+def _trim(entries, warmup_s, cooldown_s) -> dict:
+    def one(flag, key):
+        if flag is not None:
+            return flag
+        values = {e["window"][key] for e in entries if e["window"]}
+        return values.pop() if len(values) == 1 else None  # None: differs per cell, see each cell's window
+    return {"warmup_s": one(warmup_s, "warmup_s"), "cooldown_s": one(cooldown_s, "cooldown_s"),
+            "basis": "first sample"}
+
+
+def _evaluate_criteria(criteria, result: dict) -> list:
+    if not criteria or importlib.util.find_spec("littlegrid.criteria") is None:
+        return []
+    from littlegrid.criteria import evaluate
+    return evaluate(list(criteria), result)
+
+
+def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, tolerances=None, read_jtl=None) -> dict:
+    """The summary (contract §5) of a run folder or JTL files; nothing is written.
+
+    slo: latency objectives for the capacity table, as (percentile, ms) pairs or criterion strings; default:
+    the grid's unscoped latency criteria. tolerances: overrides on top of the grid's [tolerances].
+    """
+    if read_jtl is None:
+        from littlegrid.jtl import read_jtl
+    for name, value in (("--warmup", warmup_s), ("--cooldown", cooldown_s)):
+        if value is not None and value < 0:
+            raise UserError(f"{name} {value:g}: must be 0 or more seconds")
+    found = cells_mod.discover(list(inputs))
+    # a label-scoped criterion needs per-label statistics whatever the flag says
+    by_label = by_label or any(" label " in f" {c} " for c in found.criteria)
+    overrides = dict(found.tolerances) | dict(tolerances or {})
+    unknown = sorted(set(overrides) - set(laws.DEFAULT_TOLERANCES))
+    if unknown:
+        raise UserError(f"[tolerances]: unknown name {unknown[0]!r} (known: {', '.join(laws.DEFAULT_TOLERANCES)})")
+    tol = laws.tolerances(overrides)
+    entries, sorted_elapsed = [], {}
+    for cell in sorted(found.cells, key=lambda c: c.index):
+        entry, elapsed = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl)
+        entries.append(entry)
+        if elapsed is not None:
+            sorted_elapsed[cell.id] = elapsed
+    services = {c.id: c.service for c in found.cells if c.service is not None}
+    _bound_checks(entries, services, tol)
+    slos = models.latency_slos(slo if slo is not None else found.criteria)
+    grid_models, grid_checks = models.grid_models(entries, services, slos, _percentile_lookup(sorted_elapsed), tol)
+    result = summary.skeleton(found.run, _trim(entries, warmup_s, cooldown_s), found.axes)
+    result["tolerances"] = tol
+    result["cells"] = entries
+    result["models"] = grid_models
+    result["checks"] = [c.as_dict() for c in grid_checks]
+    result = summary.plain(result)
+    result["criteria"] = summary.plain(_evaluate_criteria(found.criteria, result))
+    return result
+
+
+def _default_output(inputs: list) -> Path:
+    first = Path(inputs[0])
+    return first / "summary.json" if first.is_dir() else first.with_name(first.name + ".summary.json")
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Only a littlegrid summary is overwritten without --force (a mistyped --json must not eat a JTL)."""
+    if not path.exists():
+        return
+    try:
+        summary.read(path)
+    except UserError:
+        raise UserError(f"{path}: exists and is not a littlegrid summary; use --force to overwrite it") from None
+
+
+def main(args) -> int:
+    result = analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown, by_label=args.by_label)
+    failed = [c for e in result["cells"] for c in e["checks"] if c["passed"] is False] + \
+             [c for c in result["checks"] if c["passed"] is False]
+    if args.json == "-":
+        import json
+        json.dump(result, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    out = Path(args.json) if args.json else _default_output(args.inputs)
+    if not args.force:
+        _refuse_foreign(out)
+    summary.write(result, out)
+    print(f"wrote {out}: {len(result['cells'])} cells, {len(failed)} checks failed"
+          + "".join(f"\n  {c['cell'] or 'grid'}: {c['name']}: {c['explanation']}" for c in failed[:20]))
+    return 0

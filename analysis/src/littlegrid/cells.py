@@ -1,0 +1,208 @@
+"""Cells of an analysis: from a run folder's manifests (contract §4), or bare JTL files forming one cell."""
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from littlegrid.usererror import UserError
+
+# The sample server's endpoints whose service time is known from the request (server/README.md):
+# GET / sleeps 100 ms; GET /io?ms=N&dist=D holds the thread for a mean of N ms drawn from D.
+HOME_SERVICE_MS = 100.0
+TOMCAT_DEFAULT_THREADS = 200
+
+
+@dataclass(frozen=True)
+class Service:
+    """What the grid says about the server: c request threads and a per-request service time S."""
+
+    servers: int
+    service_ms: float
+    dist: str  # "const" | "exp" | "lognormal"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid (one JMeter run) and everything analyze needs to know about it."""
+
+    id: str
+    index: int
+    axes: dict
+    jtl_paths: tuple
+    status: str = "complete"
+    reason: str | None = None
+    plan_users: int | None = None  # threads of the plan per engine
+    engines: int | None = None
+    think_ms: float | None = None
+    think_dist: str | None = None
+    think_offset_ms: float = 0.0
+    rate_per_s: float | None = None  # open workload: intended arrival rate
+    warmup_s: float | None = None
+    cooldown_s: float | None = None
+    server_knobs: dict | None = None
+    service: Service | None = None
+    server_metrics: Path | None = None
+    host_metrics: Path | None = None
+    properties: dict = field(default_factory=dict)
+
+    @property
+    def intended_think_ms(self) -> float | None:
+        """Mean think time asked for: think_ms, plus the offset for JMeter's Poisson timer (offset + Poisson(λ))."""
+        if self.think_ms is None:
+            return None
+        return self.think_ms + (self.think_offset_ms if self.think_dist == "poisson" else 0.0)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The run around the cells: what summary.json's "run", "axes", tolerances and criteria come from."""
+
+    run: dict
+    axes: dict
+    cells: tuple
+    tolerances: dict
+    criteria: tuple
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise UserError(f"{path}:{e.lineno}: not valid JSON: {e.msg}") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _number(value):
+    if value is None or value == "":
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def service_of(knobs: dict | None, properties: dict, target_path: str | None) -> Service | None:
+    """The sample server's c and S for this cell, when the grid started it and the path names a known endpoint."""
+    if knobs is None:
+        return None
+    servers = int(_number(knobs.get("server.tomcat.threads.max")) or TOMCAT_DEFAULT_THREADS)
+    throttle = _number(knobs.get("littlegrid.throttle.max-concurrent"))
+    if throttle and throttle > 0:
+        servers = min(servers, int(throttle))  # the throttle, not Tomcat, then bounds concurrency in service
+    path = properties.get("path", target_path)
+    if not path:
+        return None
+    url = urlsplit(str(path))
+    query = parse_qs(url.query)
+    if url.path in ("", "/"):
+        return Service(servers, HOME_SERVICE_MS, "const")
+    if url.path == "/io" and "ms" in query:
+        ms = _number(query["ms"][0])
+        if ms is None or ms <= 0:
+            return None
+        return Service(servers, ms, query.get("dist", ["const"])[0])
+    return None
+
+
+def from_run_folder(run_dir: Path) -> Inputs:
+    """Read manifest.json and cells/<id>/manifest.json of a run folder written by `littlegrid run`."""
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.is_file():
+        raise UserError(f"{run_dir}: not a run folder (no manifest.json); give JTL files to analyze them as one cell")
+    manifest = _load_json(manifest_path)
+    grid = manifest.get("grid") or {}
+    target = grid.get("target") or {}
+    cell_defaults = grid.get("cell") or {}
+    cells = []
+    for index, cell_id in enumerate(manifest.get("cells") or []):
+        folder = run_dir / "cells" / cell_id
+        cm_path = folder / "manifest.json"
+        if not cm_path.is_file():
+            cells.append(Cell(id=cell_id, index=index, axes={}, jtl_paths=(), status="incomplete",
+                              reason=f"{cm_path}: missing"))
+            continue
+        cm = _load_json(cm_path)
+        props = cm.get("properties") or {}
+        jtl = folder / "results.jtl"
+        status, reason = cm.get("status", "complete"), cm.get("reason")
+        if status == "complete" and not jtl.is_file():
+            status, reason = "failed", f"{jtl}: missing"
+        knobs = cm.get("server")
+        cells.append(Cell(
+            id=cm.get("id", cell_id),
+            index=int(cm.get("index", index)),
+            axes=cm.get("axes") or {},
+            jtl_paths=(jtl,) if jtl.is_file() else (),
+            status=status,
+            reason=reason,
+            plan_users=int(cm["users"]) if _number(cm.get("users")) is not None else None,
+            engines=int(_number(cm.get("engines")) or 1),
+            think_ms=_number(cm.get("think_ms", props.get("think_ms"))),
+            think_dist=cm.get("think_dist", props.get("think_dist")),
+            think_offset_ms=_number(props.get("think_offset_ms")) or 0.0,
+            rate_per_s=_number(cm.get("rate_per_s", props.get("rate_per_s"))),
+            warmup_s=_number(cm.get("warmup_s", cell_defaults.get("warmup_s"))),
+            cooldown_s=_number(cm.get("cooldown_s", cell_defaults.get("cooldown_s"))),
+            server_knobs=knobs,
+            service=service_of(knobs, props, target.get("path")),
+            server_metrics=_existing(folder / "server-metrics.csv"),
+            host_metrics=_existing(folder / "host-metrics.csv"),
+            properties=props,
+        ))
+    run = {
+        "id": manifest.get("run_id", run_dir.name),
+        "grid_name": manifest.get("grid_name", grid.get("name")),
+        "plan": manifest.get("plan", grid.get("plan")),
+        "description": grid.get("description"),
+        "started": manifest.get("started"),
+        "ended": manifest.get("ended"),
+        "versions": manifest.get("versions") or {},
+        "host": manifest.get("host") or {},
+        "server_knobs": (grid.get("server") or {}).get("knobs"),
+        "source": "run",
+        "inputs": [str(run_dir)],
+    }
+    axes = {k: list(v) for k, v in (grid.get("axes") or {}).items()}
+    if not axes:  # fall back to the values the cells carry, in first-seen order
+        for c in cells:
+            for k, v in c.axes.items():
+                axes.setdefault(k, [])
+                if v not in axes[k]:
+                    axes[k].append(v)
+    return Inputs(run=run, axes=axes, cells=tuple(cells), tolerances=dict(grid.get("tolerances") or {}),
+                  criteria=tuple(grid.get("criteria") or ()))
+
+
+def _existing(path: Path) -> Path | None:
+    return path if path.is_file() and path.stat().st_size > 0 else None
+
+
+def from_jtl_files(paths: list[Path]) -> Inputs:
+    """Bare JTL files: one cell with no grid facts (N is then counted from the threads seen)."""
+    for p in paths:
+        if not p.is_file():
+            raise UserError(f"{p}: no such file")
+    cell_id = paths[0].name if len(paths) == 1 else f"{paths[0].name} (+{len(paths) - 1} files)"
+    cell = Cell(id=cell_id, index=0, axes={}, jtl_paths=tuple(paths))
+    run = {"id": paths[0].stem, "grid_name": None, "plan": None, "description": None, "started": None,
+           "ended": None, "versions": {}, "host": {}, "server_knobs": None, "source": "jtl",
+           "inputs": [str(p) for p in paths]}
+    return Inputs(run=run, axes={}, cells=(cell,), tolerances={}, criteria=())
+
+
+def discover(inputs: list) -> Inputs:
+    """One run folder, or one or more JTL files."""
+    paths = [Path(p) for p in inputs]
+    if not paths:
+        raise UserError("analyze: give a run folder or JTL files")
+    if len(paths) == 1 and paths[0].is_dir():
+        return from_run_folder(paths[0])
+    dirs = [p for p in paths if p.is_dir()]
+    if dirs:
+        raise UserError(f"{dirs[0]}: give either one run folder or JTL files, not both")
+    return from_jtl_files(paths)

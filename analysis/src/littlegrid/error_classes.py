@@ -1,0 +1,84 @@
+"""Classify failed samples from responseCode, responseMessage and failureMessage as JMeter writes them."""
+
+import re
+
+import pandas as pd
+
+# The classes, in the order reports list them. HTTP families are open-ended ("http_2xx" is a 2xx response
+# failed by an assertion), so a report must not assume this tuple is exhaustive for them.
+CONNECTION_REFUSED = "connection_refused"
+CONNECT_TIMEOUT = "connect_timeout"
+READ_TIMEOUT = "read_timeout"
+CONNECTION_RESET = "connection_reset"
+OTHER = "other"
+NON_HTTP_CLASSES = (CONNECTION_REFUSED, CONNECT_TIMEOUT, READ_TIMEOUT, CONNECTION_RESET, OTHER)
+
+_HTTP_STATUS = re.compile(r"^\s*([1-5])\d\d\s*$")
+
+# Ordered rules over the text "responseCode | responseMessage | failureMessage" of a non-HTTP failure.
+# Timeouts come first: a connect timeout from HttpClient4 is a ConnectTimeoutException whose message also
+# names the host ("Connect to h:p [...] failed: connect timed out"), and must not read as refused.
+_RULES = (
+    (CONNECT_TIMEOUT, re.compile(r"ConnectTimeoutException|connect timed out", re.I)),
+    (READ_TIMEOUT, re.compile(r"SocketTimeoutException|Read timed out", re.I)),
+    # java.net.ConnectException and HttpClient4's HttpHostConnectException (a subclass) mean the TCP connect
+    # failed: refused by the peer in the common case ("Connection refused"), also "network unreachable".
+    (CONNECTION_REFUSED, re.compile(r"java\.net\.ConnectException|HttpHostConnectException|Connection refused", re.I)),
+    # The peer dropped an established connection: RST ("Connection reset"), or closed it before answering
+    # (HttpClient4's NoHttpResponseException "h:p failed to respond"), or a write into a closed socket.
+    (CONNECTION_RESET, re.compile(r"Connection reset|NoHttpResponseException|failed to respond|Broken pipe", re.I)),
+)
+
+
+def classify_one(response_code, response_message=None, failure_message=None) -> str:
+    """The class of one failed sample (the caller knows it failed)."""
+    code = "" if response_code is None or pd.isna(response_code) else str(response_code)
+    m = _HTTP_STATUS.match(code)
+    if m:
+        return f"http_{m.group(1)}xx"
+    text = " | ".join(
+        "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+        for v in (code, response_message, failure_message)
+    )
+    for name, pattern in _RULES:
+        if pattern.search(text):
+            return name
+    return OTHER
+
+
+_OK_STATUS = re.compile(r"^\s*[23]\d\d\s*$")
+
+
+def failed_mask(samples: pd.DataFrame):
+    """True for failed samples: success is false, or (success column absent/null) the code is not 2xx/3xx."""
+    success = samples["success"]
+    unknown = success.isna().to_numpy()
+    failed = ~success.fillna(True).astype(bool).to_numpy()
+    if unknown.any():
+        codes = samples.loc[unknown, "response_code"].astype("string").fillna("")
+        failed[unknown] = ~codes.str.match(_OK_STATUS).fillna(False).to_numpy(dtype=bool)
+    return failed
+
+
+def classify(samples: pd.DataFrame) -> pd.Series:
+    """Error class per sample (None for successes), aligned with `samples.index`.
+
+    Classification runs once per distinct (code, message, failure) triple, so millions of identical
+    "Connection refused" rows cost one regex pass.
+    """
+    cols = ["response_code", "response_message", "failure_message"]
+    failed = samples.loc[failed_mask(samples), cols]
+    out = pd.Series(None, index=samples.index, dtype="object")
+    if failed.empty:
+        return out
+    keys = failed.astype("string").fillna("")
+    distinct = keys.drop_duplicates()
+    names = {tuple(row): classify_one(*row) for row in distinct.itertuples(index=False, name=None)}
+    out.loc[failed.index] = [names[t] for t in keys.itertuples(index=False, name=None)]
+    return out
+
+
+def count_by_class(classes: pd.Series) -> dict:
+    """{class: count} over the failed samples, largest first (ties by name, for stable output)."""
+    counts = classes.dropna().value_counts()
+    return {str(k): int(v) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}

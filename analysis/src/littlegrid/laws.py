@@ -1,0 +1,196 @@
+"""Queueing-law checks of one cell: closed law, workload fidelity, Little's law at the server, open workload, throughput bound."""
+
+import math
+from dataclasses import asdict, dataclass
+
+# Defaults, overridable per grid in [tolerances]. Where a check's noise can be derived from the window,
+# the tolerance is max(default, 3 × expected error) and the default acts as the floor.
+DEFAULT_TOLERANCES = {
+    "closed_law": 0.02,        # |X·(R+Z_realised) − N| / N
+    "workload": 0.02,          # |X·(R+Z_intended) − N| / N
+    "think_time": 0.03,        # |Z_realised − Z_intended| / (R + Z_intended): the share of the cycle that drifted
+    "users": 0.0,              # allThreads × engines must equal N exactly
+    "server_little": 0.05,     # |L_server − X_server·R_server| / (X_server·R_server)
+    "open_rate": 0.02,         # |X − λ| / λ
+    "interarrival_cv": 0.10,   # |CV − 1|
+    "generator_sizing": 0.80,  # λ·W / threads must stay below this
+    "throughput_bound": 0.02,  # X may exceed min(N/(D+Z), c/S) by this much
+    "mmcn": 0.05,              # |X − X_M/M/c//N| / X_M/M/c//N
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verdict: value vs expected, relative error vs tolerance; passed is None when it could not be made."""
+
+    name: str
+    cell: str | None
+    value: float | None
+    expected: float | None
+    rel_error: float | None
+    tolerance: float | None
+    passed: bool | None
+    explanation: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def tolerances(overrides: dict | None) -> dict:
+    """The defaults with the grid's [tolerances] applied; unknown names are refused by the caller."""
+    merged = dict(DEFAULT_TOLERANCES)
+    merged.update({k: float(v) for k, v in (overrides or {}).items()})
+    return merged
+
+
+def not_made(name: str, cell: str | None, why: str) -> Check:
+    return Check(name, cell, None, None, None, None, None, f"not checked: {why}")
+
+
+def window_error(cycle_s: float, window_s: float, users: float) -> float:
+    """Relative error of X·(R+Z) expected from the window alone: each thread's partial cycles at the two
+    window edges count ±1 cycle in T/(R+Z), independent across threads, ≈ 2·(R+Z)/(T·√N)."""
+    return 2.0 * cycle_s / (window_s * math.sqrt(users))
+
+
+def _rel(value: float, expected: float) -> float:
+    return abs(value - expected) / abs(expected)
+
+
+def closed_law(cell, n, x, r_ms, z_ms, window_s, floor) -> Check:
+    """N = X·(R+Z_realised): a consistency check of the data itself."""
+    if None in (n, x, r_ms, z_ms) or not n:
+        return not_made("closed_law", cell, "needs N, X, R and a realised think time (no gaps in the window)")
+    cycle = (r_ms + z_ms) / 1000.0
+    value = x * cycle
+    err = window_error(cycle, window_s, n)
+    tol = max(floor, 3 * err)
+    rel = _rel(value, n)
+    if rel <= tol:
+        why = (f"N = X·(R+Z) holds with the realised think time (window error expected {err:.1%}): every "
+               f"thread was active through the steady window and N is counted right.")
+    else:
+        why = (f"X·(R+Z_realised) = {value:.2f} but N = {n:g}: threads were not all active through the window "
+               f"(ramp-up or early exits inside it), N is miscounted (engines?), or the window is too short "
+               f"(expected error {err:.1%}).")
+    return Check("closed_law", cell, value, float(n), rel, tol, rel <= tol, why)
+
+
+def think_time_fidelity(cell, z_real_ms, z_int_ms, r_ms, sd_ms, gaps, floor) -> Check:
+    """Realised vs intended think time, relative to the intended cycle R+Z (what sets the offered load)."""
+    if None in (z_real_ms, z_int_ms, r_ms) or not gaps:
+        return not_made("think_time", cell, "needs the intended think time and realised gaps")
+    cycle = r_ms + z_int_ms
+    if cycle <= 0:
+        return not_made("think_time", cell, "R + Z_intended is 0")
+    rel = abs(z_real_ms - z_int_ms) / cycle
+    stat = 3 * (sd_ms or 0.0) / math.sqrt(gaps) / cycle  # 3 standard errors of the mean gap
+    tol = max(floor, stat)
+    if rel <= tol:
+        why = (f"Threads thought {z_real_ms:.1f} ms on average for {z_int_ms:g} ms asked "
+               f"({rel:.1%} of the {cycle:.0f} ms cycle): the generator delivered the think time.")
+    else:
+        why = (f"Threads thought {z_real_ms:.1f} ms on average but {z_int_ms:g} ms was asked ({rel:.1%} of the "
+               f"cycle): the generator did not deliver the workload (saturated CPU, timer overhead or drift).")
+    return Check("think_time", cell, z_real_ms, z_int_ms, rel, tol, rel <= tol, why)
+
+
+def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor) -> Check:
+    """N vs X·(R+Z_intended): did the test put on the load it claims?"""
+    if None in (n, x, r_ms, z_int_ms) or not n:
+        return not_made("workload", cell, "needs N, X, R and the intended think time")
+    cycle = (r_ms + z_int_ms) / 1000.0
+    value = x * cycle
+    err = window_error(cycle, window_s, n)
+    tol = max(floor, 3 * err)
+    rel = _rel(value, n)
+    if rel <= tol:
+        why = f"X·(R+Z_intended) = {value:.2f} matches N = {n:g}: the load asked for was delivered."
+    else:
+        why = (f"X·(R+Z_intended) = {value:.2f} but N = {n:g}: the generator delivered "
+               f"{'less' if value < n else 'more'} load than intended, so the cell measures another workload.")
+    return Check("workload", cell, value, float(n), rel, tol, rel <= tol, why)
+
+
+def users_count(cell, n, all_threads_max, engines, threads_seen) -> Check:
+    """N = plan users × engines against JMeter's own allThreads (alive threads per engine) and the distinct
+    threads that completed samples in the window (more threads than N means engines were not counted)."""
+    if n is None or (all_threads_max is None and not threads_seen):
+        return not_made("users", cell, "needs N from the run manifest and the allThreads column or thread names")
+    value = float(all_threads_max * (engines or 1)) if all_threads_max is not None else float(threads_seen)
+    ok = value == n and (threads_seen or 0) <= n
+    rel = abs(max(value, threads_seen or 0) - n) / n
+    if ok:
+        why = f"allThreads × engines = {value:g} and {threads_seen} threads seen agree with N = {n:g}."
+    else:
+        why = (f"N = {n:g}, but allThreads × engines = {value:g} ({all_threads_max} per engine × {engines or 1}) and "
+               f"{threads_seen} distinct threads completed samples: engines or thread groups are miscounted.")
+    return Check("users", cell, value, float(n), rel, 0.0, ok, why)
+
+
+def server_little(cell, l_server, l_se, x_server, r_server_ms, source, floor) -> Check:
+    """Little's law inside the server: L_server = X_server·R_server (same boundary: the service's entry and exit)."""
+    if None in (l_server, x_server, r_server_ms):
+        return not_made("server_little", cell, "the server metrics lack in-flight, request or service-time counters")
+    expected = x_server * r_server_ms / 1000.0
+    if expected <= 0:
+        return not_made("server_little", cell, "no request completed at the server in the window")
+    tol = max(floor, 3 * (l_se or 0.0) / expected)
+    rel = _rel(l_server, expected)
+    how = "the in-flight integral" if source == "integral" else "1 Hz samples of in-flight"
+    if rel <= tol:
+        why = f"L_server from {how} = {l_server:.2f} matches X·R_server = {expected:.2f}."
+    else:
+        why = (f"L_server from {how} = {l_server:.2f} but X·R_server = {expected:.2f}: the server's metrics "
+               f"disagree (sampling too coarse for the load, a counter reset, or a clock offset).")
+    return Check("server_little", cell, l_server, expected, rel, tol, rel <= tol, why)
+
+
+def open_rate(cell, x, rate, window_s, floor) -> Check:
+    """Achieved vs intended arrival rate of an open workload (Poisson count noise: 1/√(λT))."""
+    if None in (x, rate) or rate <= 0:
+        return not_made("open_rate", cell, "no intended arrival rate")
+    tol = max(floor, 3 / math.sqrt(rate * window_s))
+    rel = _rel(x, rate)
+    why = (f"Achieved {x:.2f}/s for {rate:g}/s intended." if rel <= tol else
+           f"Achieved {x:.2f}/s but {rate:g}/s was intended: the generator could not keep the arrival rate "
+           f"(too few threads, saturated CPU) or the server refused work.")
+    return Check("open_rate", cell, x, rate, rel, tol, rel <= tol, why)
+
+
+def interarrival_cv(cell, cv, arrivals, floor) -> Check:
+    """Merged inter-arrival times of Poisson arrivals have CV 1 (standard error about 1/√n)."""
+    if cv is None or arrivals < 3:
+        return not_made("interarrival_cv", cell, "fewer than 3 arrivals in the window")
+    tol = max(floor, 3 / math.sqrt(arrivals))
+    rel = abs(cv - 1.0)
+    why = (f"Inter-arrival CV {cv:.3f}: arrivals look Poisson." if rel <= tol else
+           f"Inter-arrival CV {cv:.3f}, not 1: arrivals are {'burstier' if cv > 1 else 'more regular'} than "
+           f"Poisson (batching, a saturated generator, or a pacing timer).")
+    return Check("interarrival_cv", cell, cv, 1.0, rel, tol, rel <= tol, why)
+
+
+def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
+    """λ·W (threads busy by Little's law) against the thread pool of an open plan."""
+    if None in (rate, r_ms, threads) or not threads:
+        return not_made("generator_sizing", cell, "needs the arrival rate, R and the thread count")
+    busy = rate * r_ms / 1000.0
+    share = busy / threads
+    why = (f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%})." if share <= threshold else
+           f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%} > {threshold:.0%}): arrivals wait for a free "
+           f"thread, so the test coordinates with the server and omits the slow cases (coordinated omission).")
+    return Check("generator_sizing", cell, busy, float(threads), share, threshold, share <= threshold, why)
+
+
+def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) -> Check:
+    """X ≤ min(N/(D+Z), c/S); rel_error is the excess over the bound (0 when below)."""
+    if None in (x, n, z_ms, d_ms) or d_ms + z_ms <= 0:
+        return not_made("throughput_bound", cell, "needs X, N, Z and a demand D")
+    bound = n / ((d_ms + z_ms) / 1000.0)
+    if servers and service_ms:
+        bound = min(bound, servers / (service_ms / 1000.0))
+    excess = max(0.0, x / bound - 1.0)
+    why = (f"X = {x:.2f}/s is within the bound {bound:.2f}/s ({basis})." if excess <= floor else
+           f"X = {x:.2f}/s exceeds the bound {bound:.2f}/s ({basis}): the demand or server count assumed is wrong, "
+           f"or the samples are not what the grid says.")
+    return Check("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)

@@ -1,0 +1,183 @@
+"""Grid-level capacity models: asymptotic bounds, USL, knee, SLO capacity table and the exact M/M/c//N prediction."""
+
+import importlib.util
+import math
+import re
+
+from littlegrid import mmcn, usl
+from littlegrid.laws import Check
+
+KNEE_EFFICIENCY = 0.9
+KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFICIENCY:.0%} of the contention-free "
+             f"line N/(D+Z); beyond it queueing costs more than {1 - KNEE_EFFICIENCY:.0%} of the throughput")
+EXPONENTIAL_THINK = ("exponential", "exp")
+
+
+def latency_slos(criteria) -> list[tuple[str, str, float, bool]]:
+    """(criterion text, percentile, threshold ms, strict) for the unscoped "pNN < / <= T" criteria of a grid.
+
+    Criteria are parsed by littlegrid.criteria (the one grammar); scoped ones ("where users <= 40", a label)
+    are left to `check`, since a capacity table needs the criterion to hold in every cell. Entries may also be
+    (percentile, ms) pairs, which is all that is accepted when the criteria module is absent.
+    """
+    out, texts = [], []
+    for c in criteria or ():
+        if isinstance(c, (tuple, list)) and len(c) == 2:
+            out.append((f"p{c[0]} <= {float(c[1]):g}ms", str(c[0]), float(c[1]), False))
+        else:
+            texts.append(str(c))
+    if texts and importlib.util.find_spec("littlegrid.criteria") is not None:
+        from littlegrid.criteria import parse
+        for text in texts:
+            crit = parse(text)
+            if (re.fullmatch(r"p\d+(\.\d+)?", crit.metric) and crit.op in ("<", "<=")
+                    and crit.scope.label is None and not crit.scope.where):
+                out.append((crit.text or text, crit.metric[1:], float(crit.threshold), crit.op == "<"))
+    return out
+
+
+def group_key(axes: dict) -> tuple:
+    """Cells that differ only in users (and repetition) form one curve X(N)."""
+    return tuple((k, v) for k, v in axes.items() if k not in ("users", "rep", "repetition"))
+
+
+def curves(cells: list[dict]) -> dict:
+    """{group key: [cell summary, ...] sorted by N} over complete cells with samples in the window."""
+    out = {}
+    for c in cells:
+        if c.get("overall") is None or not c["overall"].get("count") or c["users"].get("n") is None:
+            continue
+        out.setdefault(group_key(c["axes"]), []).append(c)
+    for members in out.values():
+        members.sort(key=lambda c: c["users"]["n"])
+    return out
+
+
+def _think_ms(c: dict) -> float:
+    intended = c["intended"].get("think_ms")
+    if intended is not None:
+        return intended
+    return (c.get("think_time") or {}).get("mean_ms") or 0.0
+
+
+def _entry(key: tuple, members: list) -> dict:
+    return {"think_ms": _think_ms(members[0]), "group": dict(key)}
+
+
+def bounds(key: tuple, members: list, service) -> dict:
+    """X(N) ≤ min(N/(D+Z), 1/D_max), R(N) ≥ max(D, N·D_max − Z), N* = (D+Z)/D_max.
+
+    D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise D is
+    R at the lightest cell and D_max = 1/(highest X measured): estimates, marked as such in "basis".
+    """
+    z = _think_ms(members[0])
+    if service is not None:
+        d, d_max, basis = service.service_ms, service.service_ms / service.servers, "grid: S and c of the server"
+    else:
+        d = members[0]["overall"]["mean_ms"]
+        d_max = 1000.0 / max(c["overall"]["throughput_per_s"] for c in members)
+        basis = "estimated: D = R at the lightest cell, D_max = 1/max X"
+    points = [{"users": c["users"]["n"],
+               "x_upper": min(c["users"]["n"] / ((d + z) / 1000.0) if d + z > 0 else math.inf, 1000.0 / d_max),
+               "r_lower_ms": max(d, c["users"]["n"] * d_max - z)} for c in members]
+    return _entry(key, members) | {"d_ms": d, "d_max_ms": d_max, "n_star": (d + z) / d_max, "basis": basis,
+                                   "points": points}
+
+
+def usl_fit(key: tuple, members: list) -> dict:
+    result = usl.fit([c["users"]["n"] for c in members], [c["overall"]["throughput_per_s"] for c in members])
+    return _entry(key, members) | result
+
+
+def knee(key: tuple, members: list, bound: dict) -> dict:
+    """The knee by KNEE_RULE (None when even the lightest cell is below it)."""
+    z, d = _think_ms(members[0]), bound["d_ms"]
+    users = None
+    for c in members:
+        line = c["users"]["n"] / ((d + z) / 1000.0) if d + z > 0 else math.inf
+        if c["overall"]["throughput_per_s"] >= KNEE_EFFICIENCY * line:
+            users = c["users"]["n"]
+        else:
+            break
+    return _entry(key, members) | {"users": users, "n_star": bound["n_star"], "rule": KNEE_RULE}
+
+
+def slo_capacity(key: tuple, members: list, slos, percentile_of) -> list[dict]:
+    """For each latency criterion, the largest N meeting it at this think time.
+
+    Walks N upwards while the criterion holds; at the first failure, interpolates the percentile linearly
+    between the last passing and the first failing N ("interpolated"; "measured" when that lands on the
+    passing N). If every N passes, the largest tested N is reported as measured (capacity may be higher);
+    if the lightest fails, "none".
+    """
+    out = []
+    for text, percentile, limit, strict in slos:
+        last = None
+        entry = _entry(key, members) | {"criterion": text, "max_users": None, "how": "none", "note": None}
+        for c in members:
+            value = percentile_of(c["id"], percentile)
+            if value is not None and (value < limit if strict else value <= limit):
+                last = (c["users"]["n"], value)
+                continue
+            if last is not None and value is not None:
+                n_a, v_a = last
+                n_b = c["users"]["n"]
+                n_cross = n_a + (limit - v_a) * (n_b - n_a) / (value - v_a)
+                users = max(n_a, math.floor(n_cross))
+                entry |= {"max_users": users, "how": "interpolated" if users > n_a else "measured",
+                          "note": f"p{percentile} crosses {limit:g} ms between N = {n_a} and N = {n_b}"}
+            break
+        else:
+            if last is not None:
+                entry |= {"max_users": last[0], "how": "measured", "note": "every tested N meets it"}
+        out.append(entry)
+    return out
+
+
+def mmcn_prediction(cell: dict, service) -> dict | None:
+    """Exact M/M/c//N throughput beside the measurement, for exponential think and service times only."""
+    think = cell["intended"]
+    if service is None or service.dist != "exp" or think.get("think_dist") not in EXPONENTIAL_THINK:
+        return None
+    if think.get("think_ms") is None or cell["overall"] is None or not cell["overall"]["count"]:
+        return None
+    n = int(cell["users"]["n"])
+    predicted = mmcn.throughput_per_s(n, service.servers, service.service_ms, think["think_ms"])
+    measured = cell["overall"]["throughput_per_s"]
+    return {"think_ms": think["think_ms"], "users": n, "servers": service.servers, "service_ms": service.service_ms,
+            "predicted_x": predicted, "measured_x": measured, "rel_error": abs(measured - predicted) / predicted,
+            "predicted_r_ms": mmcn.response_ms(n, service.servers, service.service_ms, think["think_ms"]),
+            "measured_r_ms": cell["overall"]["mean_ms"], "cell": cell["id"]}
+
+
+def mmcn_check(row: dict, window_s: float, floor: float) -> Check:
+    """Measured X against the exact model; noise from the window as in the closed law, 2·(R+Z)/(T·√N)."""
+    cycle = (row["measured_r_ms"] + row["think_ms"]) / 1000.0
+    tol = max(floor, 3 * 2 * cycle / (window_s * math.sqrt(row["users"])))
+    ok = row["rel_error"] <= tol
+    why = (f"X = {row['measured_x']:.2f}/s vs M/M/{row['servers']}//{row['users']} {row['predicted_x']:.2f}/s: "
+           + ("the server behaves as the exact model predicts." if ok else
+              "the system is not the M/M/c//N the grid describes (service or think time not exponential, "
+              "extra servers or overhead)."))
+    return Check("mmcn", row["cell"], row["measured_x"], row["predicted_x"], row["rel_error"], tol, ok, why)
+
+
+def grid_models(cells: list[dict], services: dict, slos, percentile_of, tolerances: dict) -> tuple[dict, list]:
+    """The contract's "models" block and the grid-level checks (M/M/c//N agreement)."""
+    models = {"bounds": [], "usl": [], "knee": [], "slo_capacity": [], "mmcn": []}
+    for key, members in curves(cells).items():
+        service = services.get(members[0]["id"])
+        bound = bounds(key, members, service)
+        models["bounds"].append(bound)
+        models["usl"].append(usl_fit(key, members))
+        models["knee"].append(knee(key, members, bound))
+        models["slo_capacity"].extend(slo_capacity(key, members, slos, percentile_of))
+    checks = []
+    for c in cells:
+        if c.get("overall") is None:
+            continue
+        row = mmcn_prediction(c, services.get(c["id"]))
+        if row is not None:
+            models["mmcn"].append(row)
+            checks.append(mmcn_check(row, c["window"]["length_s"], tolerances["mmcn"]))
+    return models, checks

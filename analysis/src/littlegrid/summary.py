@@ -1,0 +1,74 @@
+"""summary.json: the versioned schema's constants, JSON-safe conversion, and an atomic write that never loses the old file."""
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from littlegrid import __version__
+from littlegrid.usererror import UserError
+
+SCHEMA = "littlegrid.summary/1"
+
+
+def skeleton(run: dict, trim: dict, axes: dict) -> dict:
+    """The top level in contract order; cells, models, checks and criteria are filled in by analyze."""
+    return {"schema": SCHEMA, "littlegrid_version": __version__, "run": run, "trim": trim, "axes": axes,
+            "cells": [], "models": {}, "checks": [], "criteria": []}
+
+
+def plain(value):
+    """Plain JSON data: numpy scalars to Python, NaN/±inf to null (JSON has neither), tuples to lists."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [plain(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        x = float(value)
+        return x if math.isfinite(x) else None
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def write(summary: dict, path: Path) -> Path:
+    """Write to a temporary file beside `path`, then rename over it: a failure leaves the previous file intact."""
+    path = Path(path)
+    text = json.dumps(plain(summary), indent=1, ensure_ascii=False, allow_nan=False)
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise UserError(f"{path}: cannot write: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read(path: Path) -> dict:
+    """Load a summary.json, refusing another schema by name."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except json.JSONDecodeError as e:
+        raise UserError(f"{path}:{e.lineno}: not valid JSON: {e.msg}") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise UserError(f"{path}: not a {SCHEMA} file (schema: {data.get('schema') if isinstance(data, dict) else None})")
+    return data

@@ -1,0 +1,161 @@
+"""Realised think time per thread (next start − (start + elapsed)) and how its distribution compares with the intended one."""
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from littlegrid.window import SteadyWindow
+
+HISTOGRAM_MAX_BINS = 80
+CHI2_MIN_EXPECTED = 5.0
+
+
+def thread_keys(samples: pd.DataFrame) -> pd.Series:
+    """Thread identity: engine host + thread name (distributed engines reuse thread names; remote mode's
+    name prefix tells engines apart on one host, the Hostname column across hosts)."""
+    thread = samples["thread"].astype("string").fillna("")
+    host = samples["host"].astype("string").fillna("")
+    return host + "\x1f" + thread
+
+
+def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
+    """One row per gap: thread key, the gap in ms, and the elapsed time of the sample it follows.
+
+    The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
+    window (the same samples as throughput and R, so X·(R+Z) sums whole cycles), whatever the next start.
+    """
+    df = pd.DataFrame({
+        "key": thread_keys(samples).to_numpy(),
+        "start": samples["start_ms"].to_numpy(dtype=np.int64),
+        "end": samples["end_ms"].to_numpy(dtype=np.int64),
+    })
+    df = df.sort_values(["key", "start", "end"], kind="stable")
+    same_thread = df["key"].to_numpy()[1:] == df["key"].to_numpy()[:-1]
+    gap = df["start"].to_numpy()[1:] - df["end"].to_numpy()[:-1]
+    prev_end = df["end"].to_numpy()[:-1]
+    keep = same_thread & (prev_end >= window.start_ms) & (prev_end <= window.end_ms)
+    return pd.DataFrame({"key": df["key"].to_numpy()[:-1][keep], "gap_ms": gap[keep]})
+
+
+def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
+    """P(G ≤ k) for G = floor(g + f): a continuous exponential gap g measured between ms-truncated timestamps.
+
+    The previous sample's end has a uniform fractional millisecond f, so the measured gap is floor(g + f) and
+    P(G ≤ k) = ∫_k^{k+1} F(t) dt = 1 − μ·e^{−k/μ}·(1 − e^{−1/μ}) for k ≥ 0. Comparing integer gaps with the
+    continuous F directly would reject a true exponential at large n from the truncation alone.
+    """
+    k = np.asarray(k, dtype=float)
+    mu = mean_ms
+    out = 1.0 - mu * np.exp(-k / mu) * (1.0 - math.exp(-1.0 / mu))
+    return np.where(k < 0, 0.0, np.clip(out, 0.0, 1.0))
+
+
+def _discrete_ks(gaps_sorted: np.ndarray, cdf) -> float:
+    """sup |F_n − F| for integer data against a CDF that jumps only at integers: attained at the integers."""
+    ks = np.arange(int(gaps_sorted[0]) - 1, int(gaps_sorted[-1]) + 1)
+    f_n = np.searchsorted(gaps_sorted, ks, side="right") / len(gaps_sorted)
+    return float(np.max(np.abs(f_n - cdf(ks))))
+
+
+def ks_exponential(gaps_sorted: np.ndarray) -> dict:
+    """KS distance and p-value against an exponential of the same mean, as measured in whole milliseconds.
+
+    The mean of floor(g + f) is E[g] + 1/2, so μ = mean − 0.5. The p-value is the Kolmogorov distribution's
+    (scipy kstwo): with the mean estimated from the data and a discrete null it is conservative (the true p
+    is smaller), so a rejection (p < 0.05) stands.
+    """
+    n = len(gaps_sorted)
+    mu = float(gaps_sorted.mean()) - 0.5
+    if n < 2 or mu <= 0 or gaps_sorted[0] < 0:
+        return {"d": None, "p": None, "mean_ms": mu if n else None}
+    d = _discrete_ks(gaps_sorted, lambda k: exponential_cdf_measured(k, mu))
+    return {"d": d, "p": float(sps.kstwo.sf(d, n)), "mean_ms": mu}
+
+
+def poisson_fit(gaps_sorted: np.ndarray, offset_ms: float) -> dict:
+    """Gaps against offset + Poisson(λ) with λ = mean − offset (JMeter's Poisson Random Timer).
+
+    d is the KS distance on the discrete CDF; p comes from a chi-square goodness-of-fit test on integer
+    bins pooled from both ends until each expects ≥ 5 gaps (dof = bins − 2, one parameter fitted), the
+    textbook test for a discrete null (KS p-values are not valid there).
+    """
+    n = len(gaps_sorted)
+    offset = int(round(offset_ms))
+    lam = float(gaps_sorted.mean()) - offset
+    none = {"d": None, "p": None, "lambda_ms": lam if n else None, "offset_ms": offset,
+            "test": "chi-square", "chi2": None, "dof": None}
+    if n < 2 or lam <= 0:
+        return none
+    dist = sps.poisson(lam, loc=offset)
+    d = _discrete_ks(gaps_sorted, dist.cdf)
+    lo, hi = int(dist.ppf(1e-9)), int(dist.isf(1e-9)) + 1
+    lo, hi = min(lo, int(gaps_sorted[0])), max(hi, int(gaps_sorted[-1]))
+    support = np.arange(lo, hi + 1)
+    observed = np.diff(np.searchsorted(gaps_sorted, np.append(support, hi + 1), side="left")).astype(float)
+    expected = n * dist.pmf(support)
+    expected[0] += n * dist.cdf(lo - 1)  # the tails beyond the range go into the end bins
+    expected[-1] += n * dist.sf(hi)
+    obs_bins, exp_bins = _pool(observed, expected)
+    dof = len(obs_bins) - 2
+    if dof < 1:
+        return none | {"d": d}
+    chi2 = float(((obs_bins - exp_bins) ** 2 / exp_bins).sum())
+    return none | {"d": d, "p": float(sps.chi2.sf(chi2, dof)), "chi2": chi2, "dof": dof}
+
+
+def _pool(observed: np.ndarray, expected: np.ndarray):
+    """Merge adjacent bins until each expects at least CHI2_MIN_EXPECTED."""
+    obs, exp = [], []
+    o_acc = e_acc = 0.0
+    for o, e in zip(observed, expected):
+        o_acc += o
+        e_acc += e
+        if e_acc >= CHI2_MIN_EXPECTED:
+            obs.append(o_acc)
+            exp.append(e_acc)
+            o_acc = e_acc = 0.0
+    if e_acc > 0 or o_acc > 0:
+        if exp:
+            obs[-1] += o_acc
+            exp[-1] += e_acc
+        else:
+            obs.append(o_acc)
+            exp.append(e_acc)
+    return np.array(obs), np.array(exp)
+
+
+def histogram(gaps_sorted: np.ndarray) -> dict:
+    """Counts on integer-ms bins from the minimum to the 99.9th percentile; gaps beyond it are counted in `overflow`."""
+    n = len(gaps_sorted)
+    if n == 0:
+        return {"edges_ms": [], "counts": [], "overflow": 0}
+    lo = int(gaps_sorted[0])
+    hi = int(gaps_sorted[min(n - 1, math.ceil(0.999 * n) - 1)]) + 1
+    width = max(1, math.ceil((hi - lo) / HISTOGRAM_MAX_BINS))
+    edges = np.arange(lo, hi + width, width)
+    counts = np.diff(np.searchsorted(gaps_sorted, edges, side="left"))
+    return {"edges_ms": edges.astype(float).tolist(), "counts": counts.astype(int).tolist(),
+            "overflow": int(n - np.searchsorted(gaps_sorted, edges[-1], side="left"))}
+
+
+def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_ms: float = 0.0) -> dict:
+    """The contract's "think_time" block: gaps, mean, CV, KS vs exponential, Poisson fit (Poisson timer only), histogram."""
+    values = np.sort(gaps["gap_ms"].to_numpy(dtype=np.int64))
+    n = len(values)
+    mean = float(values.mean()) if n else None
+    sd = float(values.std(ddof=1)) if n > 1 else None
+    per_thread = gaps.groupby("key")["gap_ms"].mean() if n else pd.Series(dtype=float)
+    return {
+        "gaps": n,
+        "threads": int(per_thread.size),
+        "mean_ms": mean,
+        "sd_ms": sd,
+        "cv": sd / mean if sd is not None and mean else None,
+        "negative_gaps": int(np.count_nonzero(values < 0)),
+        "thread_mean_ms": {"min": float(per_thread.min()), "max": float(per_thread.max())} if n else None,
+        "ks_exponential": ks_exponential(values) if n else {"d": None, "p": None, "mean_ms": None},
+        "ks_poisson": poisson_fit(values, offset_ms) if (n and think_dist == "poisson") else None,
+        "histogram": histogram(values),
+    }

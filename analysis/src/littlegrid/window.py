@@ -1,0 +1,81 @@
+"""The steady window of a cell: warm-up trimmed from the first sample's start, cool-down from the last sample's end."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class SteadyWindow:
+    """Interval [start_ms, end_ms] of epoch milliseconds over which steady-state figures are computed.
+
+    A sample belongs to the window when it *completes* inside it (start_ms <= end_ms <= window end), so that
+    throughput, mean response time and percentiles all count the same samples.
+    """
+
+    start_ms: int
+    end_ms: int
+    warmup_s: float
+    cooldown_s: float
+    first_start_ms: int  # start of the cell's first sample: the trim basis (not JMeter's test start)
+    last_end_ms: int
+    samples_trimmed_before: int  # completed before start_ms (warm-up)
+    samples_trimmed_after: int  # completed after end_ms (cool-down)
+
+    @property
+    def length_s(self) -> float:
+        return (self.end_ms - self.start_ms) / 1000.0
+
+    def as_dict(self) -> dict:
+        return {
+            "start_ms": self.start_ms,
+            "end_ms": self.end_ms,
+            "length_s": self.length_s,
+            "warmup_s": self.warmup_s,
+            "cooldown_s": self.cooldown_s,
+            "samples_trimmed_before": self.samples_trimmed_before,
+            "samples_trimmed_after": self.samples_trimmed_after,
+        }
+
+
+class EmptyWindow(ValueError):
+    """Trimming left nothing (the cell is shorter than warm-up + cool-down, or has no samples)."""
+
+
+def steady_window(samples: pd.DataFrame, warmup_s: float, cooldown_s: float) -> SteadyWindow:
+    """Trim `warmup_s` after the first sample's start and `cooldown_s` before the last sample's end.
+
+    The first sample, not the test start, is the basis: JMeter's start-up (a Groovy timer's first
+    compile, thread ramp) delays it by up to a few seconds, and that delay is not load.
+    """
+    if warmup_s < 0 or cooldown_s < 0:
+        raise ValueError("warm-up and cool-down must be >= 0 s")
+    if len(samples) == 0:
+        raise EmptyWindow("no samples")
+    first = int(samples["start_ms"].min())
+    last = int(samples["end_ms"].max())
+    start = first + int(round(warmup_s * 1000))
+    end = last - int(round(cooldown_s * 1000))
+    if end <= start:
+        raise EmptyWindow(
+            f"the samples span {(last - first) / 1000:.3f} s, not more than warm-up {warmup_s:g} s"
+            f" + cool-down {cooldown_s:g} s: no steady window is left"
+        )
+    ends = samples["end_ms"].to_numpy()
+    return SteadyWindow(
+        start_ms=start,
+        end_ms=end,
+        warmup_s=float(warmup_s),
+        cooldown_s=float(cooldown_s),
+        first_start_ms=first,
+        last_end_ms=last,
+        samples_trimmed_before=int(np.count_nonzero(ends < start)),
+        samples_trimmed_after=int(np.count_nonzero(ends > end)),
+    )
+
+
+def in_window(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
+    """The samples that completed inside the window."""
+    ends = samples["end_ms"].to_numpy()
+    return samples[(ends >= window.start_ms) & (ends <= window.end_ms)]

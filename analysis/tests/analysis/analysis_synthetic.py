@@ -1,0 +1,118 @@
+"""Samples tables whose answers are known on paper: N closed-loop threads with fixed elapsed S and gaps Z."""
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+T0 = 1_700_000_000_000  # epoch ms of the first sample
+
+JMETER_COLUMNS = ["timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType",
+                  "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL",
+                  "Latency", "IdleTime", "Connect"]
+
+
+def closed_loop(users, service_ms, gap_ms, duration_s, stop_s=None, label="GET /", engines=1, start_ms=T0):
+    """Each thread loops: request of `service_ms`, then a gap of `gap_ms` (an int, or a callable(rng) -> int).
+
+    Thread i starts at start_ms + i·(S+Z)/N so phases are uniform. `stop_s` maps a thread index to the
+    second (after start_ms) at which it stops starting samples. Engines multiply the threads, each engine
+    naming its threads with a "engine-k-" prefix as JMeter's remote mode does.
+    """
+    rng = np.random.default_rng(7)
+    rows = []
+    cycle = service_ms + (gap_ms if isinstance(gap_ms, (int, float)) else 0)
+    for e in range(engines):
+        for i in range(users):
+            t = start_ms + (i * cycle) // max(users, 1) + e
+            stop = start_ms + int(1000 * (stop_s(i) if stop_s else duration_s))
+            name = (f"engine-{e + 1}-" if engines > 1 else "") + f"Thread Group 1-{i + 1}"
+            while t + service_ms <= stop:
+                rows.append((t, service_ms, name))
+                gap = gap_ms(rng) if callable(gap_ms) else gap_ms
+                t = t + service_ms + int(gap)
+    return table(rows, users, label)
+
+
+def table(rows, all_threads, label="GET /", success=None, codes=None) -> pd.DataFrame:
+    """A samples table (contract §2) from (start_ms, elapsed_ms, thread) rows."""
+    n = len(rows)
+    start = np.array([r[0] for r in rows], dtype=np.int64)
+    elapsed = np.array([r[1] for r in rows], dtype=np.int64)
+    ok = np.ones(n, dtype=bool) if success is None else np.asarray(success, dtype=bool)
+    return pd.DataFrame({
+        "start_ms": start, "end_ms": start + elapsed, "elapsed_ms": elapsed,
+        "latency_ms": pd.array(elapsed, dtype="Int64"), "connect_ms": pd.array(np.zeros(n, dtype=np.int64), dtype="Int64"),
+        "idle_ms": pd.array(np.zeros(n, dtype=np.int64), dtype="Int64"),
+        "label": pd.Categorical([label] * n), "success": pd.array(ok, dtype="boolean"),
+        "response_code": pd.Categorical(codes if codes is not None else ["200" if s else "500" for s in ok]),
+        "response_message": pd.array(["OK" if s else "Internal Server Error" for s in ok], dtype="string"),
+        "failure_message": pd.array([None] * n, dtype="string"),
+        "thread": pd.Categorical([r[2] for r in rows]),
+        "group_threads": pd.array([all_threads] * n, dtype="Int32"),
+        "all_threads": pd.array([all_threads] * n, dtype="Int32"),
+        "bytes": pd.array([100] * n, dtype="Int64"), "sent_bytes": pd.array([50] * n, dtype="Int64"),
+        "url": pd.array(["http://127.0.0.1/"] * n, dtype="string"),
+        "host": pd.Categorical([None] * n), "source": pd.Categorical(["synthetic"] * n),
+    }).sort_values("start_ms", kind="stable").reset_index(drop=True)
+
+
+def write_jtl(samples: pd.DataFrame, path: Path) -> Path:
+    """The table as a CSV JTL with JMeter 5.x's default columns (what the plans write)."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(JMETER_COLUMNS)
+        for r in samples.itertuples(index=False):
+            w.writerow([r.start_ms, r.elapsed_ms, r.label, r.response_code, r.response_message, r.thread, "text",
+                        "true" if r.success else "false", "" if pd.isna(r.failure_message) else r.failure_message,
+                        r.bytes, r.sent_bytes, r.group_threads, r.all_threads, r.url, r.latency_ms, 0, 0])
+    return path
+
+
+class Reading:
+    """What `read_jtl` returns, for tests that hand analyze a table directly."""
+
+    def __init__(self, samples):
+        self.samples = samples
+        self.rows_read = len(samples)
+        self.rows_skipped = ()
+        self.skipped_total = 0
+        self.warnings = []
+        self.absent_columns = []
+        self.format = "synthetic"
+        self.transaction_labels = frozenset()
+
+
+def make_run(root: Path, cells: list[dict], grid_extra: dict | None = None) -> Path:
+    """A run folder (contract §4). Each cell dict: id, axes, samples, and cell-manifest fields; optional
+    server_metrics / host_metrics DataFrames."""
+    root.mkdir(parents=True, exist_ok=True)
+    axes = {}
+    for c in cells:
+        for k, v in c["axes"].items():
+            axes.setdefault(k, [])
+            if v not in axes[k]:
+                axes[k].append(v)
+    grid = {"name": "synthetic", "plan": "plans/closed.jmx", "description": "known answers",
+            "cell": {"duration_s": 30, "warmup_s": 2, "cooldown_s": 1}, "axes": axes} | (grid_extra or {})
+    (root / "manifest.json").write_text(json.dumps({
+        "schema": "littlegrid.run/1", "run_id": root.name, "grid_name": "synthetic", "grid": grid,
+        "plan": "plans/closed.jmx", "started": "2026-11-22T12:00:00Z", "ended": "2026-11-22T12:10:00Z",
+        "versions": {"jmeter": "5.6.3"}, "host": {"cpus": 2}, "cells": [c["id"] for c in cells]}))
+    for index, c in enumerate(cells):
+        folder = root / "cells" / c["id"]
+        folder.mkdir(parents=True)
+        write_jtl(c["samples"], folder / "results.jtl")
+        for name in ("server_metrics", "host_metrics"):
+            if c.get(name) is not None:
+                c[name].to_csv(folder / f"{name.replace('_', '-')}.csv", index=False)
+        manifest = {"schema": "littlegrid.cell/1", "id": c["id"], "index": index, "axes": c["axes"],
+                    "properties": c.get("properties", {}), "plan": "plans/closed.jmx", "users": c["users"],
+                    "engines": c.get("engines", 1), "think_ms": c.get("think_ms"), "think_dist": c.get("think_dist"),
+                    "duration_s": 30, "warmup_s": c.get("warmup_s", 2), "cooldown_s": c.get("cooldown_s", 1),
+                    "rampup_s": 0, "repetition": 1, "server": c.get("server"), "status": "complete",
+                    "reason": None, "exit_code": 0, "samples": len(c["samples"])}
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    return root
