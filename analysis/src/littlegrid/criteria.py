@@ -22,19 +22,14 @@ import operator
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from littlegrid.usererror import UserError
 
 # The percentiles summary.json carries per STATS (contract section 5): exact nearest-rank, so one
 # the summary lacks cannot be derived from the others; p100 is the maximum.
-PERCENTILE_KEYS = {
-    Fraction(50): "p50_ms",
-    Fraction(90): "p90_ms",
-    Fraction(95): "p95_ms",
-    Fraction(99): "p99_ms",
-    Fraction("99.9"): "p999_ms",
-    Fraction(100): "max_ms",
-}
+PERCENTILE_KEYS = {Fraction(q): key for q, key in (
+    ("50", "p50_ms"), ("90", "p90_ms"), ("95", "p95_ms"), ("99", "p99_ms"), ("99.9", "p999_ms"), ("100", "max_ms"))}
 
 # kind -> unit as written (lower case) -> factor to the canonical unit
 UNITS = {
@@ -140,25 +135,21 @@ _TOKEN = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class _Tok:
-    kind: str
+class _Tok(NamedTuple):
+    kind: str  # a group name of _TOKEN
     text: str
 
 
 def _tokens(text: str, fail) -> list[_Tok]:
     out, pos = [], 0
-    while pos < len(text):
-        if text[pos:].strip() == "":
-            break
+    while text[pos:].strip():
         m = _TOKEN.match(text, pos)
         if not m:
             rest = text[pos:].lstrip()
             if rest[0] in "\"'":
                 raise fail(f"unterminated quoted string {rest}")
             raise fail(f"unexpected {rest[0]!r} at column {len(text) - len(rest) + 1}")
-        kind = m.lastgroup
-        tok = m.group(kind)
+        kind, tok = m.lastgroup, m.group(m.lastgroup)
         if kind == "string":
             tok = re.sub(r"\\(.)", r"\1", tok[1:-1])
         elif kind == "rate":
@@ -172,7 +163,8 @@ def parse(text: str) -> Criterion:
     """One criterion from its text; a `UserError` naming the criterion and the problem if it is malformed."""
     if not isinstance(text, str):
         raise UserError(f"criterion {text!r}: a criterion is a string such as \"p90 < 300ms\"")
-    shown = " ".join(text.split())
+    # whitespace collapsed for messages and entries, except inside quotes: a label "a  b" stays itself
+    shown = re.sub(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|\s+""", lambda m: m.group(1) or " ", text.strip())
 
     def fail(problem: str) -> UserError:
         return UserError(f"criterion '{shown}': {problem}")

@@ -1,8 +1,11 @@
 """The criteria grammar: what it accepts (in canonical units) and what it refuses, with one-line reasons."""
 
+import os
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from littlegrid.criteria import PERCENTILE_KEYS, Condition, Criterion, Scope, in_unit, parse
 from littlegrid.usererror import UserError
@@ -72,6 +75,12 @@ def test_a_scope_is_plain_data_with_typed_values():
 def test_the_text_is_kept_with_whitespace_collapsed_and_the_unit_as_written():
     crit = parse("  p99   <=\t1s  ")
     assert (crit.text, crit.unit) == ("p99 <= 1s", "s")
+
+
+def test_whitespace_inside_a_quoted_label_is_kept():
+    crit = parse('p90  <  300ms   label "Log  in"')
+    assert (crit.text, crit.scope.label) == ('p90 < 300ms label "Log  in"', "Log  in")
+    assert parse(crit.text) == crit
 
 
 def test_one_percent_is_exactly_the_fraction_0_01_so_a_measured_0_01_is_not_below_it():
@@ -171,3 +180,63 @@ def test_the_percentiles_criteria_accept_are_exactly_those_stats_computes_plus_t
 def test_a_criterion_that_is_not_a_string_is_refused():
     with pytest.raises(UserError, match="a criterion is a string"):
         parse(300)
+
+
+# Any text at all gives a Criterion or one UserError line, never another exception (design habit 5).
+# LITTLEGRID_EXAMPLES=5000 searches longer (about 2 minutes); the default keeps the suite fast.
+_PIECES = ["p90", "p99.9", "p101", "p0", "mean", "error_rate", "throughput", "closed_law_error", "errors", "<", "<=",
+           ">", "==", "=", "!=", "300", "1.5", "-2", "1e3", "ms", "s", "us", "%", "/s", "/min", "where", "label",
+           "and", "or", "users", '"Login"', "'x", "40", "think_ms", "poisson", " ", "\t", ";", "\\", '"', '"a  b"', "'a\\' b'"]
+
+
+@given(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(_PIECES), max_size=12).map(" ".join)))
+@settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 400)), deadline=None)
+def test_any_text_parses_or_is_refused_in_one_line(text):
+    try:
+        crit = parse(text)
+    except UserError as e:
+        assert "\n" not in str(e) and str(e).startswith("criterion '")
+        return
+    assert parse(crit.text) == crit  # the collapsed text reads back the same
+    if crit.scope.label is not None or crit.scope.where:  # and the scope as shown is valid grammar for itself
+        assert parse(f"p90 < 1ms {crit.scope}").scope == crit.scope
+
+
+_UNIT_OF = {"time": {"ms": 1, "s": 1000, "us": 0.001}, "fraction": {"%": 0.01}, "rate": {"/s": 1, "/min": 1 / 60},
+            "count": {"": 1}}
+_KIND = {**{m: "time" for m in ("p50", "p90", "p95", "p99", "p99.9", "p100", "mean", "max", "latency_mean")},
+         "error_rate": "fraction", "closed_law_error": "fraction", "throughput": "rate", "goodput": "rate",
+         "errors": "count"}
+
+
+@st.composite
+def _criteria(draw):
+    metric = draw(st.sampled_from(sorted(_KIND)))
+    unit = draw(st.sampled_from(sorted(_UNIT_OF[_KIND[metric]])))
+    number = draw(st.integers(0, 10**6)) / draw(st.sampled_from([1, 10, 100]))
+    gap = draw(st.sampled_from(["", " ", "  "]))
+    conditions = draw(st.lists(st.tuples(st.sampled_from(["users", "think_ms", '"a.b"']),
+                                         st.sampled_from(["<", "<=", ">", ">=", "==", "!="]),
+                                         st.integers(-5, 500)), max_size=3))
+    label = draw(st.one_of(st.none(), st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)))
+    if metric.endswith("_error"):
+        label = None
+    text = f"{metric} {draw(st.sampled_from(['<', '<=', '>', '>=', '==']))} {number:g}{gap}{unit}"
+    if conditions:
+        text += " where " + " and ".join(f"{a} {op} {v}" for a, op, v in conditions)
+    if label is not None:
+        text += ' label "' + label.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return text, metric, number * _UNIT_OF[_KIND[metric]][unit], label, len(conditions)
+
+
+@given(_criteria())
+@settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 300)), deadline=None)
+def test_any_well_formed_criterion_parses_to_its_canonical_threshold_and_scope(case):
+    text, metric, threshold, label, n_conditions = case
+    crit = parse(text)
+    assert crit.metric == metric
+    assert crit.threshold == pytest.approx(threshold, rel=1e-12, abs=1e-15)
+    assert (crit.scope.label, len(crit.scope.where)) == (label, n_conditions)
+    assert parse(crit.text) == crit
+    if crit.scope.label is not None or crit.scope.where:
+        assert parse(f"p90 < 1ms {crit.scope}").scope == crit.scope
