@@ -1,0 +1,84 @@
+"""Error classes from responseCode, responseMessage and failureMessage, on the messages JMeter really writes."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis_synthetic import table
+from littlegrid.error_classes import classify, classify_one, count_by_class, failed_mask
+from littlegrid.jtl import read_jtl
+
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "jtl"
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus/jtl")
+
+
+@pytest.mark.parametrize("code, message, failure, expected", [
+    ("404", "Not Found", None, "http_4xx"),
+    ("503", "Service Unavailable", None, "http_5xx"),
+    ("200", "OK", "Test failed: text expected to contain /x/", "http_2xx"),  # an assertion failed a 200
+    ("Non HTTP response code: java.net.ConnectException", "Non HTTP response message: Connection refused", None,
+     "connection_refused"),
+    ("Non HTTP response code: org.apache.http.conn.HttpHostConnectException",
+     "Non HTTP response message: Connect to 127.0.0.1:8080 [/127.0.0.1] failed: Connection refused", None,
+     "connection_refused"),
+    ("Non HTTP response code: org.apache.http.conn.ConnectTimeoutException",
+     "Non HTTP response message: Connect to 10.0.0.1:80 [/10.0.0.1] failed: connect timed out", None,
+     "connect_timeout"),
+    ("Non HTTP response code: java.net.SocketTimeoutException", "Non HTTP response message: connect timed out",
+     None, "connect_timeout"),
+    ("Non HTTP response code: java.net.SocketTimeoutException", "Non HTTP response message: Read timed out", None,
+     "read_timeout"),
+    ("Non HTTP response code: java.net.SocketException", "Non HTTP response message: Connection reset", None,
+     "connection_reset"),
+    ("Non HTTP response code: org.apache.http.NoHttpResponseException",
+     "Non HTTP response message: localhost:9090 failed to respond", None, "connection_reset"),
+    ("Non HTTP response code: java.net.UnknownHostException", "Non HTTP response message: google.com", None, "other"),
+    ("", "Number of samples in transaction : 4, number of failing samples : 3", None, "other"),
+    (None, None, None, "other"),
+])
+def test_a_failed_sample_is_classified_by_what_jmeter_wrote(code, message, failure, expected):
+    assert classify_one(code, message, failure) == expected
+
+
+def test_successes_have_no_class_and_a_missing_success_column_falls_back_on_the_status_code():
+    samples = table([(0, 1, "t"), (1, 1, "t"), (2, 1, "t")], 1, success=[True, False, True], codes=["200", "500", "302"])
+    classes = classify(samples)
+    assert classes.isna().tolist() == [True, False, True] and classes[1] == "http_5xx"
+    samples["success"] = pd.array([None] * 3, dtype="boolean")  # all null, as in an errors-only file
+    assert list(failed_mask(samples)) == [False, True, False]
+
+
+def corpus(name):
+    return read_jtl([str(CORPUS / name)]).samples
+
+
+def test_the_hostconnect_refusals_and_404s_of_a_headerless_crlf_file_are_counted_as_sources_md_says():
+    # SOURCES.md: 6 connection-refused errors (HttpHostConnectException), 2 × 404, 1 × 200
+    assert count_by_class(classify(corpus("supercomp-noheader-crlf-errors.jtl"))) == {
+        "connection_refused": 6, "http_4xx": 2}
+
+
+def test_every_failed_request_of_the_distributed_practice_file_is_a_404_or_a_server_that_failed_to_respond():
+    samples = corpus("amisha-results-clean.csv")
+    classes = classify(samples)
+    requests = samples["label"] == "1 - Request"
+    assert classes[requests].notna().all() and requests.sum() == 2500  # SOURCES.md: all 2,500 failed
+    no_response = samples["response_code"].astype(str).str.contains("NoHttpResponseException")
+    assert (classes[no_response] == "connection_reset").all() and no_response.sum() > 0
+    assert set(classes[requests & ~no_response]) == {"http_4xx"}
+
+
+def test_read_timeouts_network_failures_and_unknown_hosts_of_a_real_run_are_told_apart():
+    samples = corpus("insta-rzd-errors-large.jtl")
+    classes = classify(samples)
+    code = samples["response_code"].astype(str)
+    assert (classes == "read_timeout").sum() == code.str.contains("SocketTimeoutException").sum() > 0
+    assert (classes == "connection_refused").sum() == code.str.contains("HttpHostConnectException").sum() > 0
+    assert set(classes[code.str.contains("UnknownHostException")]) == {"other"}
+    assert (classes == "http_4xx").sum() == code.str.match(r"4\d\d$").sum()
+
+
+def test_the_multiline_500_stack_traces_of_the_taurus_fixture_are_server_errors():
+    assert count_by_class(classify(corpus("taurus-distributed-multiline-crlf.jtl"))) == {"http_5xx": 8}

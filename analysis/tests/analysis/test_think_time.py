@@ -1,0 +1,91 @@
+"""Realised think time per thread, and its distribution against the exponential and JMeter's Poisson timer."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis_synthetic import table
+from littlegrid.think_time import exponential_cdf_measured, realised_gaps, think_time_stats
+from littlegrid.window import steady_window
+
+
+def measured_loop(gap_sampler, n_gaps, elapsed_ms=20.0, threads=4, seed=11):
+    """Threads whose true (continuous) times are written as JMeter does: ms-truncated start and end."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for t in range(threads):
+        now = 1_700_000_000_000.0 + rng.random() * 100
+        for _ in range(n_gaps // threads + 1):
+            start, end = now, now + elapsed_ms * rng.uniform(0.5, 1.5)
+            rows.append((int(start), int(end) - int(start), f"Thread Group 1-{t + 1}"))
+            now = end + gap_sampler(rng)
+    return table(rows, threads)
+
+
+def stats_of(samples, dist=None, offset=0.0):
+    window = steady_window(samples, 0, 0)
+    return think_time_stats(realised_gaps(samples, window), dist, offset)
+
+
+def test_the_gap_is_the_next_start_minus_the_previous_end_of_the_same_thread():
+    samples = table([(0, 10, "a"), (5, 10, "b"), (30, 10, "a"), (100, 10, "b"), (45, 5, "a")], 2)
+    gaps = realised_gaps(samples, steady_window(samples, 0, 0))
+    assert sorted(gaps["gap_ms"].tolist()) == [5, 20, 85]  # a: 30−10, 45−40; b: 100−15
+
+
+def test_threads_of_different_engines_with_the_same_name_are_different_threads():
+    samples = table([(0, 10, "Thread Group 1-1"), (0, 10, "Thread Group 1-1"), (50, 10, "Thread Group 1-1"),
+                     (70, 10, "Thread Group 1-1")], 1)
+    samples["host"] = pd.Categorical(["gen1", "gen2", "gen1", "gen2"])
+    gaps = realised_gaps(samples, steady_window(samples, 0, 0))
+    assert sorted(gaps["gap_ms"].tolist()) == [40, 60]
+
+
+def test_only_gaps_after_samples_completing_in_the_window_are_counted():
+    samples = table([(0, 10, "a"), (20, 10, "a"), (40, 10, "a"), (60, 10, "a")], 1)
+    window = steady_window(samples, 0.015, 0.015)  # [15, 55]: samples ending at 30 and 50
+    assert realised_gaps(samples, window)["gap_ms"].tolist() == [10, 10]
+
+
+def test_the_measured_exponential_cdf_is_that_of_floor_of_gap_plus_a_uniform_fraction():
+    rng = np.random.default_rng(5)
+    g = rng.exponential(7.0, 400_000)
+    measured = np.floor(g + rng.random(g.size))
+    ks = np.arange(0, 40)
+    empirical = np.searchsorted(np.sort(measured), ks, side="right") / g.size
+    assert np.max(np.abs(empirical - exponential_cdf_measured(ks, 7.0))) < 0.003
+
+
+def test_true_exponential_think_time_has_cv_1_and_ks_does_not_reject_the_exponential():
+    t = stats_of(measured_loop(lambda r: r.exponential(50.0), 20_000))
+    assert t["gaps"] >= 20_000 and t["mean_ms"] == pytest.approx(50.0, rel=0.03)
+    assert t["cv"] == pytest.approx(1.0, abs=0.03)
+    assert t["ks_exponential"]["p"] > 0.01
+    assert t["ks_poisson"] is None  # asked only for JMeter's Poisson timer
+
+
+def test_jmeters_poisson_timer_has_cv_near_one_over_root_lambda_and_is_rejected_as_exponential():
+    t = stats_of(measured_loop(lambda r: r.poisson(50.0), 20_000), "poisson")
+    assert t["cv"] == pytest.approx(1 / np.sqrt(50.0), rel=0.1)
+    assert t["ks_exponential"]["p"] < 1e-12 and t["ks_exponential"]["d"] > 0.3
+    poisson = t["ks_poisson"]
+    assert poisson["p"] > 0.01 and poisson["d"] < 0.02
+    assert poisson["lambda_ms"] == pytest.approx(50.0, rel=0.02) and poisson["dof"] > 10
+
+
+def test_the_poisson_fit_takes_the_timer_offset_into_account():
+    t = stats_of(measured_loop(lambda r: 300 + r.poisson(20.0), 8_000), "poisson", offset=300)
+    assert t["ks_poisson"]["offset_ms"] == 300 and t["ks_poisson"]["p"] > 0.01
+    assert t["ks_poisson"]["lambda_ms"] == pytest.approx(20.0, rel=0.03)
+
+
+def test_exponential_gaps_are_rejected_as_poisson():
+    t = stats_of(measured_loop(lambda r: r.exponential(50.0), 5_000), "poisson")
+    assert t["ks_poisson"]["p"] < 1e-6
+
+
+def test_the_histogram_counts_every_gap_up_to_the_999th_percentile_and_the_rest_as_overflow():
+    t = stats_of(measured_loop(lambda r: r.exponential(50.0), 5_000))
+    h = t["histogram"]
+    assert sum(h["counts"]) + h["overflow"] == t["gaps"] and 0 < h["overflow"] <= 0.002 * t["gaps"] + 1
+    assert len(h["edges_ms"]) == len(h["counts"]) + 1
