@@ -6,6 +6,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +161,8 @@ def junit_xml(outcomes: list[Outcome], summary: dict) -> bytes:
         "errors": str(sum(o.status == "error" for o in outcomes)),
         "skipped": str(sum(o.status == "skipped" for o in outcomes)),
         "time": "0",
-        "timestamp": _xml(str(run.get("ended") or run.get("started") or ""))[:19] or "1970-01-01T00:00:00",
+        # when the run's cells ran (ISO 8601 without zone, as the schema wants), else now
+        "timestamp": _xml(str(run.get("started") or "")[:19]) or time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()),
         "hostname": _xml((run.get("host") or {}).get("hostname") or "localhost"),
     })
     props = ET.SubElement(suite, "properties")

@@ -7,7 +7,7 @@ Grammar (docs/criteria.md is the user-facing version)::
                 | connect_mean | error_rate | errors | throughput | goodput
                 | closed_law_error | workload_error | server_little_error
     op         := "<" | "<=" | ">" | ">=" | "=="
-    threshold  := number unit        (unit by metric kind: time ms s us; fraction %; rate /s /min /h;
+    threshold  := number unit        (unit by metric kind: time us ms s min; fraction %; rate /s /min /h;
                                       count: none)
     scope      := "label" quoted-string | "where" condition ("and" condition)*
     condition  := axis cmp value      (cmp adds "!="; value: number, quoted string or bare word)
@@ -33,7 +33,8 @@ PERCENTILE_KEYS = {Fraction(q): key for q, key in (
 
 # kind -> unit as written (lower case) -> factor to the canonical unit
 UNITS = {
-    "time": {"us": Fraction(1, 1000), "µs": Fraction(1, 1000), "ms": Fraction(1), "s": Fraction(1000)},
+    "time": {"us": Fraction(1, 1000), "µs": Fraction(1, 1000), "ms": Fraction(1), "s": Fraction(1000),
+             "min": Fraction(60_000)},
     "fraction": {"%": Fraction(1, 100)},
     "rate": {"/s": Fraction(1), "/min": Fraction(1, 60), "/h": Fraction(1, 3600)},
     "count": {"": Fraction(1)},

@@ -173,7 +173,7 @@ def test_junit_has_one_testcase_per_criterion_and_cell_and_per_check(tmp_path, c
     # what the strictest common schema (Jenkins xunit's junit-4.xsd) requires
     assert [child.tag for child in suite][0] == "properties"
     assert all(e.get("type") and e.get("message") for e in suite.iter() if e.tag in ("failure", "error"))
-    assert suite.get("timestamp") == "2026-11-22T12:03:00" and suite.get("hostname") == "ci-box"
+    assert suite.get("timestamp") == "2026-11-22T12:00:00" and suite.get("hostname") == "ci-box"
 
 
 def test_junit_is_written_when_everything_passes_too(tmp_path, capsys):

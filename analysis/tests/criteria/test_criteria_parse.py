@@ -21,6 +21,7 @@ ACCEPTED = [
     ("p100 < 5s", "p100", "<", 5000.0, "all cells"),
     ("mean < 120ms", "mean", "<", 120.0, "all cells"),
     ("max <= 3 s", "max", "<=", 3000.0, "all cells"),
+    ("max < 2min", "max", "<", 120000.0, "all cells"),
     ("min > 1ms", "min", ">", 1.0, "all cells"),
     ("latency_mean < 80ms", "latency_mean", "<", 80.0, "all cells"),
     ("connect_mean < 5ms", "connect_mean", "<", 5.0, "all cells"),
@@ -50,7 +51,7 @@ ACCEPTED = [
 @pytest.mark.parametrize("text, metric, op, threshold, scope", ACCEPTED, ids=[
     "p90_under_300ms", "p99_at_most_1s_is_1000ms", "microseconds_are_thousandths_of_a_ms",
     "decimal_seconds", "p99_9_is_a_carried_percentile", "p99_90_is_the_same_percentile", "p100_is_the_max",
-    "mean", "max_with_a_space_before_the_unit", "min", "latency_mean", "connect_mean",
+    "mean", "max_with_a_space_before_the_unit", "minutes_for_long_times", "min", "latency_mean", "connect_mean",
     "percent_is_a_fraction", "zero_percent", "errors_is_a_bare_count", "throughput_per_second",
     "per_minute_is_divided_by_60", "per_hour_is_divided_by_3600", "goodput_counts_successes",
     "closed_law_error_in_percent", "scope_where_users_at_most_40", "workload_error_in_percent",
@@ -109,8 +110,8 @@ REFUSED = [
     ("p97 < 300ms", "available: p50, p90, p95, p99, p99.9, p100"),
     ("latency < 300ms", "unknown metric 'latency'; metrics: p50"),
     ("rps > 5/s", "unknown metric 'rps'"),
-    ("p90 < 5%", "p90 needs a time unit (us, ms, s), got '%'"),
-    ("p90 < 300", "p90 needs a time unit (us, ms, s), got none"),
+    ("p90 < 5%", "p90 needs a time unit (us, ms, s, min), got '%'"),
+    ("p90 < 300", "p90 needs a time unit (us, ms, s, min), got none"),
     ("p90 < 300m", "got 'm'"),
     ("error_rate < 1", "error_rate needs a percentage (%), got none"),
     ("error_rate < 1ms", "error_rate needs a percentage"),
@@ -202,7 +203,7 @@ def test_any_text_parses_or_is_refused_in_one_line(text):
         assert parse(f"p90 < 1ms {crit.scope}").scope == crit.scope
 
 
-_UNIT_OF = {"time": {"ms": 1, "s": 1000, "us": 0.001}, "fraction": {"%": 0.01}, "rate": {"/s": 1, "/min": 1 / 60},
+_UNIT_OF = {"time": {"ms": 1, "s": 1000, "us": 0.001, "min": 60000}, "fraction": {"%": 0.01}, "rate": {"/s": 1, "/min": 1 / 60},
             "count": {"": 1}}
 _KIND = {**{m: "time" for m in ("p50", "p90", "p95", "p99", "p99.9", "p100", "mean", "max", "latency_mean")},
          "error_rate": "fraction", "closed_law_error": "fraction", "throughput": "rate", "goodput": "rate",
