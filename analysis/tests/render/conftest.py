@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.render.report import build_report
-from littlegrid.render.synthetic import synthetic_summary
+from littlegrid.render.synthetic import HOSTILE, synthetic_summary
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"
@@ -27,7 +27,18 @@ def golden_summary(golden_summary_dict) -> dict:
 
 @pytest.fixture(scope="session")
 def hostile_summary() -> dict:
-    return synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=3, hostile=True)
+    """Hostile labels, messages, knobs and an axis value, so hostile text also reaches chart legends and cell ids."""
+    summary = synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=3, hostile=True)
+    summary["axes"]["variant"] = [HOSTILE[1]]
+    for c in summary["cells"]:
+        c["axes"]["variant"] = HOSTILE[1]
+        c["id"] += ",variant=" + HOSTILE[1]
+        for chk in c["checks"]:
+            chk["cell"] = c["id"]
+    for crit in summary["criteria"]:
+        if crit["cell"]:
+            crit["cell"] += ",variant=" + HOSTILE[1]
+    return summary
 
 
 @pytest.fixture(scope="session")

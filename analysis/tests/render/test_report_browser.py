@@ -1,0 +1,61 @@
+"""The report in headless Chromium, opened from disk: charts draw, nothing is fetched, hostile text stays text."""
+
+import pytest
+
+from browser import ARGS, CHROMIUM, assert_clean, open_page, require_chromium
+from littlegrid.render.synthetic import HOSTILE
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def test_every_report_page_draws_all_its_charts_without_errors_or_network(browser, hostile_report, tmp_path):
+    cells = sorted((hostile_report / "cells").glob("*.html"))
+    pages = [hostile_report / "index.html", hostile_report / "distributions.html", cells[0], cells[-1]]
+    charts = 0
+    for i, path in enumerate(pages):
+        visit, page = open_page(browser, path, screenshot=tmp_path / f"report-{i:02d}.png")
+        assert_clean(visit, path.name)
+        charts += len(visit.charts)
+        page.close()
+    assert charts >= 5 + 4 * (len(pages) - 2)  # overview curves, and four time-series charts per cell
+    assert (tmp_path / "report-00.png").stat().st_size > 10_000
+
+
+def test_hostile_text_in_legends_tables_and_titles_runs_nothing_and_injects_nothing(browser, hostile_report, tmp_path):
+    for path in [hostile_report / "index.html", hostile_report / "distributions.html",
+                 next((hostile_report / "cells").glob("*.html"))]:
+        visit, page = open_page(browser, path, screenshot=tmp_path / f"xss-{path.stem[:20]}.png")
+        assert not visit.dialogs
+        assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, [onerror], [onload]').length") == 0
+        assert page.evaluate("document.scripts.length") == 3
+        body = page.evaluate("document.body.innerText")
+        assert HOSTILE[1] in body  # shown, as text
+        page.close()
+    visit, page = open_page(browser, hostile_report / "index.html")
+    legends = page.evaluate("Array.from(document.querySelectorAll('.u-legend .u-label')).map(e => e.textContent)")
+    assert any(HOSTILE[1] in t for t in legends), legends  # uPlot set the hostile label as text
+    page.close()
+
+
+def test_legend_click_hides_a_series_and_hovering_shows_values(browser, hostile_report):
+    visit, page = open_page(browser, hostile_report / "index.html")
+    first = page.query_selector("[data-chart='throughput-vs-users'] .u-legend .u-series:nth-child(2)")
+    first.click()
+    assert "u-off" in first.get_attribute("class")
+    over = page.query_selector("[data-chart='throughput-vs-users'] .u-over")
+    box = over.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    values = page.evaluate("Array.from(document.querySelectorAll(\"[data-chart='throughput-vs-users'] .u-legend .u-value\")).map(e => e.textContent)")
+    assert any(v not in ("—", "--", "") for v in values), values
+    page.close()
