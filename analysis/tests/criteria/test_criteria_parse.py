@@ -191,7 +191,7 @@ _PIECES = ["p90", "p99.9", "p101", "p0", "mean", "error_rate", "throughput", "cl
 
 
 @given(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(_PIECES), max_size=12).map(" ".join)))
-@settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 400)), deadline=None)
+@settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 250)), deadline=None)
 def test_any_text_parses_or_is_refused_in_one_line(text):
     try:
         crit = parse(text)
@@ -231,7 +231,7 @@ def _criteria(draw):
 
 
 @given(_criteria())
-@settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 300)), deadline=None)
+@settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 200)), deadline=None)
 def test_any_well_formed_criterion_parses_to_its_canonical_threshold_and_scope(case):
     text, metric, threshold, label, n_conditions = case
     crit = parse(text)
