@@ -37,7 +37,8 @@ def add_arguments(parser) -> None:
 
 
 def _threads_of_open_plan(cell, n):
-    return cell.properties.get("threads") or n
+    """The open plan's pool: its `threads` property when set (the plan sizes it by Little's law otherwise)."""
+    return cells_mod.number(cell.properties.get("threads")) or n
 
 
 def _percentile_lookup(sorted_elapsed: dict):

@@ -76,7 +76,7 @@ def _load_json(path: Path) -> dict:
         raise UserError(f"{path}: cannot read: {e.strerror}") from None
 
 
-def _number(value):
+def number(value):
     if value is None or value == "":
         return None
     try:
@@ -90,8 +90,8 @@ def service_of(knobs: dict | None, properties: dict, target_path: str | None) ->
     """The sample server's c and S for this cell, when the grid started it and the path names a known endpoint."""
     if knobs is None:
         return None
-    servers = int(_number(knobs.get("server.tomcat.threads.max")) or TOMCAT_DEFAULT_THREADS)
-    throttle = _number(knobs.get("littlegrid.throttle.max-concurrent"))
+    servers = int(number(knobs.get("server.tomcat.threads.max")) or TOMCAT_DEFAULT_THREADS)
+    throttle = number(knobs.get("littlegrid.throttle.max-concurrent"))
     if throttle and throttle > 0:
         servers = min(servers, int(throttle))  # the throttle, not Tomcat, then bounds concurrency in service
     path = properties.get("path", target_path)
@@ -102,7 +102,7 @@ def service_of(knobs: dict | None, properties: dict, target_path: str | None) ->
     if url.path in ("", "/"):
         return Service(servers, HOME_SERVICE_MS, "const")
     if url.path == "/io" and "ms" in query:
-        ms = _number(query["ms"][0])
+        ms = number(query["ms"][0])
         if ms is None or ms <= 0:
             return None
         return Service(servers, ms, query.get("dist", ["const"])[0])
@@ -140,14 +140,14 @@ def from_run_folder(run_dir: Path) -> Inputs:
             jtl_paths=(jtl,) if jtl.is_file() else (),
             status=status,
             reason=reason,
-            plan_users=int(cm["users"]) if _number(cm.get("users")) is not None else None,
-            engines=int(_number(cm.get("engines")) or 1),
-            think_ms=_number(cm.get("think_ms", props.get("think_ms"))),
+            plan_users=int(cm["users"]) if number(cm.get("users")) is not None else None,
+            engines=int(number(cm.get("engines")) or 1),
+            think_ms=number(cm.get("think_ms", props.get("think_ms"))),
             think_dist=cm.get("think_dist", props.get("think_dist")),
-            think_offset_ms=_number(props.get("think_offset_ms")) or 0.0,
-            rate_per_s=_number(cm.get("rate_per_s", props.get("rate_per_s"))),
-            warmup_s=_number(cm.get("warmup_s", cell_defaults.get("warmup_s"))),
-            cooldown_s=_number(cm.get("cooldown_s", cell_defaults.get("cooldown_s"))),
+            think_offset_ms=number(props.get("think_offset_ms")) or 0.0,
+            rate_per_s=number(cm.get("rate_per_s", props.get("rate_per_s"))),
+            warmup_s=number(cm.get("warmup_s", cell_defaults.get("warmup_s"))),
+            cooldown_s=number(cm.get("cooldown_s", cell_defaults.get("cooldown_s"))),
             server_knobs=knobs,
             service=service_of(knobs, props, target.get("path")),
             server_metrics=_existing(folder / "server-metrics.csv"),

@@ -1,0 +1,123 @@
+"""`littlegrid analyze` end to end: run folders and bare JTLs in, a contract-shaped summary.json out, nothing lost."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from analysis_synthetic import closed_loop, make_run, table, write_jtl
+from littlegrid import summary as summary_mod
+from littlegrid.analyze import analyze
+from littlegrid.cli import main as cli_main
+
+TOP = {"schema", "littlegrid_version", "run", "trim", "axes", "cells", "models", "checks", "criteria"}
+CELL = {"id", "axes", "status", "reason", "window", "users", "intended", "overall", "labels", "think_time",
+        "server", "host", "series", "checks"}
+STATS = {"count", "successes", "errors", "error_rate", "errors_by_class", "throughput_per_s", "mean_ms", "min_ms",
+         "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "latency_mean_ms", "connect_mean_ms", "pdf",
+         "ccdf", "tail"}
+CHECK = {"name", "cell", "value", "expected", "rel_error", "tolerance", "passed", "explanation"}
+SERIES = {"t_s", "throughput", "errors", "p50_ms", "p90_ms", "p99_ms", "active_threads", "in_flight",
+          "busy_threads", "load1"}
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    cells = [{"id": f"users={n},think_ms={z}", "axes": {"users": n, "think_ms": z},
+              "samples": closed_loop(n, 100, z, duration_s=20), "users": n, "think_ms": z, "think_dist": "constant"}
+             for z in (0, 100) for n in (1, 2, 4, 8)]
+    return make_run(tmp_path / "run", cells, {"criteria": ["p90 < 150ms", "closed_law_error < 3%"]})
+
+
+def test_a_run_folder_gives_summary_json_beside_it_with_every_field_of_the_contract(run_dir, capsys):
+    assert cli_main(["analyze", str(run_dir)]) == 0
+    assert "8 cells, 0 checks failed" in capsys.readouterr().out
+    s = json.loads((run_dir / "summary.json").read_text())
+    assert TOP <= set(s) and s["schema"] == "littlegrid.summary/1"
+    assert s["trim"] == {"warmup_s": 2.0, "cooldown_s": 1.0, "basis": "first sample"}
+    assert s["axes"] == {"users": [1, 2, 4, 8], "think_ms": [0, 100]} and s["run"]["source"] == "run"
+    for cell in s["cells"]:
+        assert CELL <= set(cell) and STATS <= set(cell["overall"]) and SERIES <= set(cell["series"])
+        assert all(CHECK <= set(c) for c in cell["checks"])
+        assert {"closed_law", "workload", "think_time", "users"} <= {c["name"] for c in cell["checks"]}
+    assert {"bounds", "usl", "knee", "slo_capacity", "mmcn"} == set(s["models"])
+    assert len(s["criteria"]) == 16  # two criteria × eight cells, evaluated by littlegrid.criteria
+    assert [r["max_users"] for r in s["models"]["slo_capacity"]] == [8, 8]
+
+
+def test_analyzing_again_replaces_the_summary_and_a_failed_write_keeps_the_previous_one(run_dir):
+    analyze_path = run_dir / "summary.json"
+    cli_main(["analyze", str(run_dir)])
+    before = analyze_path.read_bytes()
+    with pytest.raises(TypeError):
+        summary_mod.write({"schema": summary_mod.SCHEMA, "bad": object()}, analyze_path)
+    assert analyze_path.read_bytes() == before
+    assert [p.name for p in run_dir.iterdir() if p.name.endswith(".tmp")] == []
+    assert cli_main(["analyze", str(run_dir), "--warmup", "3"]) == 0
+    assert json.loads(analyze_path.read_text())["trim"]["warmup_s"] == 3.0
+
+
+def test_a_file_that_is_not_a_summary_is_never_overwritten_without_force(tmp_path, capsys):
+    jtl = write_jtl(closed_loop(4, 50, 50, duration_s=10), tmp_path / "results.jtl")
+    victim = tmp_path / "notes.json"
+    victim.write_text('{"mine": true}')
+    assert cli_main(["analyze", str(jtl), "--json", str(victim)]) == 2
+    assert "not a littlegrid summary; use --force" in capsys.readouterr().err
+    assert victim.read_text() == '{"mine": true}'
+    assert cli_main(["analyze", str(jtl), "--json", str(victim), "--force"]) == 0
+    assert json.loads(victim.read_text())["schema"] == "littlegrid.summary/1"
+
+
+def test_a_bare_jtl_is_one_cell_whose_n_is_the_threads_seen_and_whose_summary_goes_beside_it(tmp_path):
+    jtl = write_jtl(closed_loop(6, 50, 150, duration_s=15), tmp_path / "results.jtl")
+    assert cli_main(["analyze", str(jtl), "--warmup", "1", "--cooldown", "1"]) == 0
+    s = json.loads((tmp_path / "results.jtl.summary.json").read_text())
+    cell = s["cells"][0]
+    assert s["run"]["source"] == "jtl" and cell["users"]["n"] == 6 and cell["users"]["basis"].startswith("threads")
+    assert cell["window"]["warmup_s"] == 1.0 and cell["window"]["samples_trimmed_before"] > 0
+    law = next(c for c in cell["checks"] if c["name"] == "closed_law")
+    assert law["passed"] and law["value"] == pytest.approx(6, rel=0.01)
+
+
+def test_a_jtl_shorter_than_warm_up_plus_cool_down_is_refused_in_one_line_naming_it(tmp_path):
+    jtl = write_jtl(closed_loop(2, 50, 50, duration_s=3), tmp_path / "short.jtl")
+    out = subprocess.run([sys.executable, "-m", "littlegrid.cli", "analyze", str(jtl), "--warmup", "2",
+                          "--cooldown", "2"], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "short.jtl: the samples span" in out.stderr and "no steady window" in out.stderr
+    assert not (tmp_path / "short.jtl.summary.json").exists()
+
+
+def test_unknown_tolerance_names_in_the_grid_are_refused(tmp_path):
+    run = make_run(tmp_path / "run", [{"id": "users=1", "axes": {"users": 1}, "samples": closed_loop(1, 10, 10, 5),
+                                       "users": 1}], {"tolerances": {"closed_lwa": 0.1}})
+    with pytest.raises(Exception, match="unknown name 'closed_lwa'"):
+        analyze([run])
+
+
+def open_arrivals(rate_per_s, service_ms, threads, seconds, seed=3):
+    """Poisson arrivals served by a pool of threads: each arrival takes the thread free soonest."""
+    rng = np.random.default_rng(seed)
+    t, free, rows = 1_700_000_000_000.0, np.full(threads, 1_700_000_000_000.0), []
+    while t < 1_700_000_000_000 + 1000 * seconds:
+        t += rng.exponential(1000 / rate_per_s)
+        i = int(np.argmin(free))
+        start = max(t, free[i])
+        free[i] = start + service_ms
+        rows.append((int(start), service_ms, f"Open 1-{i + 1}"))
+    return table(sorted(rows), threads)
+
+
+@pytest.mark.parametrize("service_ms, sized", [(20, True), (180, False)])
+def test_open_workload_checks_rate_poisson_arrivals_and_warn_of_coordinated_omission(tmp_path, service_ms, sized):
+    run = make_run(tmp_path / "run", [{"id": "rate_per_s=50", "axes": {"rate_per_s": 50},
+                                       "samples": open_arrivals(50, service_ms, 10, 40), "users": 10,
+                                       "properties": {"rate_per_s": "50", "threads": "10"}}])
+    checks = {c["name"]: c for c in analyze([run])["cells"][0]["checks"]}
+    assert checks["open_rate"]["passed"] and checks["open_rate"]["value"] == pytest.approx(50, rel=0.1)
+    assert checks["interarrival_cv"]["passed"] is sized  # a saturated pool makes arrivals regular
+    assert checks["generator_sizing"]["passed"] is sized
+    assert checks["generator_sizing"]["value"] == pytest.approx(50 * service_ms / 1000, rel=0.1)
+    assert "think_time" not in checks and checks["closed_law"]["passed"]

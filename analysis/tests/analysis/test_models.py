@@ -1,0 +1,96 @@
+"""Grid models with answers known on paper: M/M/c//N, USL recovery, asymptotic bounds, knee, SLO capacity."""
+
+import math
+
+import numpy as np
+import pytest
+
+from littlegrid import mmcn, models, usl
+from littlegrid.cells import Service
+
+
+def test_machine_repairman_with_one_server_matches_the_closed_form():
+    # c = 1: p0 = 1 / Σ_{n=0..N} N!/(N−n)! (S/Z)^n and X = (1 − p0)/S
+    for users, s, z in ((1, 50.0, 100.0), (2, 1.0, 1.0), (5, 20.0, 80.0), (30, 10.0, 100.0)):
+        p0 = 1 / sum(math.factorial(users) / math.factorial(users - n) * (s / z) ** n for n in range(users + 1))
+        assert mmcn.throughput_per_s(users, 1, s, z) == pytest.approx((1 - p0) / s * 1000, rel=1e-12)
+
+
+def test_two_users_two_servers_is_each_user_cycling_alone():
+    # N = c: no queueing, X = N/(S+Z); with S = Z = 1 ms that is 1000/s; and the hand-computed p = (1, 2, 1)/4
+    assert mmcn.throughput_per_s(2, 2, 1.0, 1.0) == pytest.approx(1000.0)
+    assert mmcn.stationary(2, 2, 1.0, 1.0) == pytest.approx([0.25, 0.5, 0.25])
+    assert mmcn.throughput_per_s(2, 1, 1.0, 1.0) == pytest.approx(800.0)  # p = (1, 2, 2)/5, X = 4/5 per ms
+
+
+def test_mmcn_approaches_its_asymptotes_and_handles_zero_think_time_and_large_n():
+    assert mmcn.throughput_per_s(8, 2, 50.0, 0.0) == pytest.approx(40.0)  # c/S, everyone at the server
+    assert mmcn.throughput_per_s(500, 2, 50.0, 100.0) == pytest.approx(40.0, rel=1e-9)
+    assert mmcn.throughput_per_s(1, 2, 50.0, 100.0) == pytest.approx(1000 / 150)
+    assert mmcn.response_ms(1, 2, 50.0, 100.0) == pytest.approx(50.0)
+
+
+def test_a_usl_curve_with_known_sigma_and_kappa_is_recovered_within_2_percent():
+    n = np.array([1, 2, 4, 8, 16, 24, 32, 48, 64])
+    x = usl.usl(n, 120.0, 0.04, 0.0008)
+    noisy = x * (1 + 0.002 * np.random.default_rng(9).standard_normal(n.size))
+    for data in (x, noisy):
+        fit = usl.fit(n, data)
+        assert fit["ok"] and fit["r2"] > 0.999
+        assert fit["sigma"] == pytest.approx(0.04, rel=0.02)
+        assert fit["kappa"] == pytest.approx(0.0008, rel=0.02)
+        assert fit["lambda"] == pytest.approx(120.0, rel=0.02)
+        assert fit["n_peak"] == pytest.approx(math.sqrt(0.96 / 0.0008), rel=0.02)
+
+
+def test_the_usl_fit_is_refused_with_a_reason_under_four_distinct_user_counts():
+    fit = usl.fit([1, 2, 4, 4], [10, 19, 30, 31])
+    assert fit["ok"] is False and "3 distinct" in fit["reason"] and fit["sigma"] is None
+
+
+def cell(users, x, r, think=0.0, p90=None, axes=None):
+    return {"id": f"users={users}", "axes": axes or {"users": users, "think_ms": think},
+            "users": {"n": users}, "intended": {"think_ms": think, "think_dist": "exponential"},
+            "overall": {"count": 100, "throughput_per_s": x, "mean_ms": r, "p90_ms": p90},
+            "window": {"length_s": 30.0}, "checks": []}
+
+
+def test_bounds_from_the_grid_use_d_equal_s_and_d_max_equal_s_over_c():
+    members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200)]
+    b = models.bounds(models.group_key(members[0]["axes"]), members, Service(10, 100.0, "const"))
+    assert (b["d_ms"], b["d_max_ms"], b["n_star"]) == (100.0, 10.0, 10.0)
+    assert [p["x_upper"] for p in b["points"]] == [50.0, 100.0, 100.0]
+    assert [p["r_lower_ms"] for p in b["points"]] == [100.0, 100.0, 200.0]
+
+
+def test_the_knee_is_the_last_n_within_90_percent_of_the_contention_free_line():
+    members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200), cell(40, 99, 400)]
+    b = models.bounds((("think_ms", 0.0),), members, Service(10, 100.0, "const"))
+    assert models.knee((("think_ms", 0.0),), members, b)["users"] == 10
+
+
+def test_slo_capacity_interpolates_between_the_last_passing_and_first_failing_n():
+    members = [cell(5, 0, 0, p90=100), cell(10, 0, 0, p90=200), cell(20, 0, 0, p90=400)]
+    p90 = {m["id"]: m["overall"]["p90_ms"] for m in members}
+    slos = [("p90 < 300ms", "90", 300.0, True), ("p90 <= 50ms", "90", 50.0, False), ("p90 <= 1s", "90", 1000.0, False)]
+    rows = models.slo_capacity((("think_ms", 0.0),), members, slos, lambda cid, p: p90[cid])
+    assert [(r["max_users"], r["how"]) for r in rows] == [(15, "interpolated"), (None, "none"), (20, "measured")]
+
+
+def test_the_mmcn_prediction_is_made_only_for_exponential_think_and_service():
+    c = cell(4, 30.0, 60.0, think=100.0)
+    row = models.mmcn_prediction(c, Service(2, 50.0, "exp"))
+    assert row["predicted_x"] == pytest.approx(mmcn.throughput_per_s(4, 2, 50.0, 100.0))
+    assert row["rel_error"] == pytest.approx(abs(30.0 - row["predicted_x"]) / row["predicted_x"])
+    assert models.mmcn_prediction(c, Service(2, 50.0, "const")) is None
+    c["intended"]["think_dist"] = "poisson"
+    assert models.mmcn_prediction(c, Service(2, 50.0, "exp")) is None
+
+
+def test_grid_models_fit_one_curve_per_think_time():
+    cells = [cell(n, usl.usl(n, 10.0, 0.05, 0.001), 100.0, think=t) for t in (0.0, 50.0) for n in (1, 2, 4, 8, 16)]
+    for c in cells:
+        c["id"] = f"users={c['users']['n']},think_ms={c['intended']['think_ms']}"
+    m, checks = models.grid_models(cells, {}, [], lambda cid, p: None, {"mmcn": 0.05})
+    assert [u["think_ms"] for u in m["usl"]] == [0.0, 50.0] and all(u["ok"] for u in m["usl"])
+    assert len(m["bounds"]) == 2 and m["mmcn"] == [] and checks == []

@@ -1,0 +1,73 @@
+"""Server and host figures from the 1 Hz metrics files, and Little's law inside the server."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis_synthetic import T0, closed_loop, make_run
+from littlegrid.analyze import analyze
+from littlegrid.server_metrics import host_figures, read_metrics, server_figures
+from littlegrid.usererror import UserError
+from littlegrid.window import SteadyWindow
+
+WINDOW = SteadyWindow(T0 + 2000, T0 + 29000, 2.0, 1.0, T0, T0 + 30000, 0, 0)
+
+
+def server_csv(l_mean=2.0, x=20.0, r_s=0.1, with_integral=True, seconds=31):
+    """Readings of a server holding L = X·R requests in flight (±1 around the mean at alternate seconds)."""
+    t = T0 + 1000 * np.arange(seconds)
+    frame = pd.DataFrame({
+        "time_ms": t, "busy_threads": l_mean, "connections": 20, "in_flight": l_mean + np.where(np.arange(seconds) % 2, 1, -1),
+        "throttle_queue": 0, "requests_total": x * np.arange(seconds), "service_seconds_total": x * r_s * np.arange(seconds),
+    })
+    if with_integral:
+        frame["in_flight_seconds_total"] = l_mean * np.arange(seconds)
+    return frame
+
+
+def test_l_comes_from_the_in_flight_integral_when_the_server_provides_it(tmp_path):
+    server_csv().to_csv(tmp_path / "s.csv", index=False)
+    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    assert s["in_flight_source"] == "integral" and s["in_flight_mean"] == pytest.approx(2.0)
+    assert s["throughput_per_s"] == pytest.approx(20.0) and s["service_mean_ms"] == pytest.approx(100.0)
+    assert s["readings"] == 28  # the readings at T0+2 s … T0+29 s
+
+
+def test_without_the_integral_l_is_the_mean_of_the_sampled_in_flight_with_its_standard_error(tmp_path):
+    server_csv(with_integral=False).drop(columns=["connections"]).to_csv(tmp_path / "s.csv", index=False)
+    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    assert s["in_flight_source"] == "sampled" and s["in_flight_mean"] == pytest.approx(2.0)
+    assert s["in_flight_se"] == pytest.approx(1 / np.sqrt(28), rel=0.05)
+    assert s["connections_mean"] is None  # a missing column is no figure, not an error
+
+
+def test_host_figures_are_window_means_and_an_empty_file_is_no_figures(tmp_path):
+    pd.DataFrame({"time_ms": T0 + 1000 * np.arange(31), "load1": np.arange(31.0), "run_queue": 1,
+                  "cpu_util": 0.5}).to_csv(tmp_path / "h.csv", index=False)
+    h = host_figures(read_metrics(tmp_path / "h.csv"), WINDOW)
+    assert h["load1_mean"] == pytest.approx(np.arange(2, 30).mean()) and h["cpu_util_mean"] == 0.5
+    assert h["cpu_iowait_mean"] is None
+    (tmp_path / "empty.csv").write_text("")
+    assert read_metrics(tmp_path / "empty.csv") is None
+
+
+def test_a_metrics_file_without_time_is_refused_naming_the_file(tmp_path):
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(UserError, match=r"bad.csv:1: no time_ms column"):
+        read_metrics(tmp_path / "bad.csv")
+
+
+def test_littles_law_at_the_server_passes_when_l_equals_x_r_and_fails_when_it_does_not(tmp_path):
+    def run(l_mean, name):
+        samples = closed_loop(20, 100, 100, duration_s=30)
+        return analyze([make_run(tmp_path / name, [{
+            "id": "users=20", "axes": {"users": 20}, "samples": samples, "users": 20, "think_ms": 100,
+            "think_dist": "constant", "server": {"server.tomcat.threads.max": 10},
+            "properties": {"path": "/io?ms=95"}, "server_metrics": server_csv(l_mean=l_mean, x=20.0, r_s=0.095)}])])
+    good = run(1.9, "good")["cells"][0]
+    checks = {c["name"]: c for c in good["checks"]}
+    assert checks["server_little"]["passed"] and checks["server_little"]["expected"] == pytest.approx(1.9)
+    assert good["server"]["client_minus_server_ms"] == pytest.approx(5.0)
+    assert checks["throughput_bound"]["passed"] and checks["throughput_bound"]["expected"] == pytest.approx(20 / 0.195)
+    bad = {c["name"]: c for c in run(3.0, "bad")["cells"][0]["checks"]}
+    assert bad["server_little"]["passed"] is False
