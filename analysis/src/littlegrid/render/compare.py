@@ -1,0 +1,114 @@
+"""`littlegrid compare`: two runs side by side, matching cells paired, deltas with seeded bootstrap intervals."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from littlegrid.render import cell_samples, charts, html, layout, load, overview, pairing
+from littlegrid.render.report import run_title
+from littlegrid.usererror import UserError
+
+HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with bootstrap confidence intervals"
+EXAMPLES = [
+    "littlegrid compare reports/baseline-run reports/candidate-run",
+    "littlegrid compare reports/unthrottled reports/throttled -o /tmp/throttle-compare --min-effect 0.05",
+    "littlegrid compare a/summary.json b/summary.json --no-samples",
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_a", metavar="RUN_A", help="baseline: a run folder, or a summary.json")
+    parser.add_argument("run_b", metavar="RUN_B", help="candidate: a run folder, or a summary.json")
+    parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_B/compare)")
+    parser.add_argument("--seed", type=int, default=1, help="bootstrap seed: the same seed gives the same intervals (default 1)")
+    parser.add_argument("--reps", type=int, default=1000, help="bootstrap replicates per cell and run (default 1000)")
+    parser.add_argument("--min-effect", type=float, default=0.02, metavar="FRACTION",
+                        help="a change counts as better/worse only when its whole 95%% interval lies beyond ± this "
+                             "relative change (default 0.02 = 2%%)")
+    parser.add_argument("--no-samples", action="store_true",
+                        help="do not re-read the JTL files: deltas without intervals (and so without verdicts)")
+
+
+def open_run(arg: str) -> tuple[dict, Path | None, Path]:
+    """(summary, run folder or None, default output base) for a run folder or a summary.json path."""
+    p = Path(arg)
+    if p.is_file():
+        summary = load.read_summary(p)
+        return summary, (p.parent if (p.parent / "cells").is_dir() else None), p.parent
+    summary, base, _ = load.load_or_analyze([arg])
+    return summary, base, base
+
+
+def _curve_chart(chart_id, title, y_label, key, sa, sb) -> dict:
+    """A metric vs users for both runs: A solid with dots, B dashed, one colour per think time."""
+    curves, labels, thinks = [], [], {}
+    for tag, style, summary in (("A", "points", sa), ("B", "dash", sb)):
+        for think, facet, cs in layout.curves(summary.get("cells") or []):
+            curves.append(([layout.users_of(c) for c in cs], [(c.get("overall") or {}).get(key) for c in cs]))
+            labels.append((f"{tag}: {layout.curve_label(think, facet)}", style, thinks.setdefault((think, facet), len(thinks))))
+    x, ys = charts.align(curves)
+    return charts.chart(chart_id, title, "users N", y_label, x,
+                        [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(labels, ys)])
+
+
+def _pdf_chart(i: int, a: dict, b: dict) -> dict:
+    curves = []
+    for c in (a, b):
+        pdf = (c.get("overall") or {}).get("pdf") or {}
+        edges, dens = pdf.get("edges_ms") or [], pdf.get("density") or []
+        curves.append((charts.centres(edges), dens) if len(edges) == len(dens) + 1 else ([], []))
+    x, ys = charts.align(curves)
+    return charts.chart(f"pdf-{i}", f"{a['id']}: response-time PDF, A vs B", "response time (ms)", "density (1/ms)", x,
+                        [charts.series("A", ys[0], group=0), charts.series("B", ys[1], style="dash", group=1)])
+
+
+def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = None, run_b: Path | None = None,
+                     samples: bool = True, seed: int = 1, reps: int = 1000, min_effect: float = 0.02,
+                     generated: str | None = None) -> Path:
+    """Pair the cells, bootstrap the deltas, write out_dir/index.html; returns its path."""
+    if reps < 100:
+        raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
+    if not 0 <= min_effect < 1:
+        raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
+    pairs, only_a, only_b = pairing.pair_cells(sa.get("cells") or [], sb.get("cells") or [])
+    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples else {}
+    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples else {}
+    rows = []
+    for a, b in pairs:
+        notes = []
+        got_a = got_b = None
+        if samples:
+            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a)
+            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b)
+            notes += [f"A: {note_a}"] if note_a else []
+            notes += [f"B: {note_b}"] if note_b else []
+        else:
+            notes.append("--no-samples: no intervals")
+        row = pairing.compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
+        rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
+    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in pairing.VERDICT_WORDS}
+    curve_charts = [_curve_chart("cmp-x", "Throughput X vs users N (A solid, B dashed)", "X (req/s)", "throughput_per_s", sa, sb),
+                    _curve_chart("cmp-p90", "p90 vs users N", "ms", "p90_ms", sa, sb),
+                    _curve_chart("cmp-p99", "p99 vs users N", "ms", "p99_ms", sa, sb)]
+    pdf_charts = [_pdf_chart(i, a, b) for i, (a, b) in enumerate(pairs)]
+    page = html.render(
+        "compare.html.j2", root="", has_distributions=False,
+        run_title=f"{run_title(sa)} vs {run_title(sb)}", title_a=run_title(sa), title_b=run_title(sb),
+        facts_a=overview.run_facts(sa), facts_b=overview.run_facts(sb), rows=rows, counts=counts,
+        words=pairing.VERDICT_WORDS, metric_names=[m[1] for m in pairing.METRICS],
+        only_a=[str(c["id"]) for c in only_a], only_b=[str(c["id"]) for c in only_b],
+        seed=seed, reps=reps, min_effect=min_effect, curve_charts=curve_charts, pdf_charts=pdf_charts,
+        chart_data=curve_charts + pdf_charts, **({"generated": generated} if generated else {}))
+    html.write(out_dir / "index.html", page)
+    return out_dir / "index.html"
+
+
+def main(args: argparse.Namespace) -> int:
+    sa, dir_a, _ = open_run(args.run_a)
+    sb, dir_b, base_b = open_run(args.run_b)
+    out_dir = args.output or base_b / "compare"
+    index = build_comparison(sa, sb, out_dir, run_a=dir_a, run_b=dir_b, samples=not args.no_samples,
+                             seed=args.seed, reps=args.reps, min_effect=args.min_effect)
+    print(index)
+    return 0
