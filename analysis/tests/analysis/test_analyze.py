@@ -1,9 +1,6 @@
 """`littlegrid analyze` end to end: run folders and bare JTLs in, a contract-shaped summary.json out, nothing lost."""
 
 import json
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -81,12 +78,11 @@ def test_a_bare_jtl_is_one_cell_whose_n_is_the_threads_seen_and_whose_summary_go
     assert law["passed"] and law["value"] == pytest.approx(6, rel=0.01)
 
 
-def test_a_jtl_shorter_than_warm_up_plus_cool_down_is_refused_in_one_line_naming_it(tmp_path):
+def test_a_jtl_shorter_than_warm_up_plus_cool_down_is_refused_in_one_line_naming_it(tmp_path, capsys):
     jtl = write_jtl(closed_loop(2, 50, 50, duration_s=3), tmp_path / "short.jtl")
-    out = subprocess.run([sys.executable, "-m", "littlegrid.cli", "analyze", str(jtl), "--warmup", "2",
-                          "--cooldown", "2"], capture_output=True, text=True)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1
-    assert "short.jtl: the samples span" in out.stderr and "no steady window" in out.stderr
+    assert cli_main(["analyze", str(jtl), "--warmup", "2", "--cooldown", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "short.jtl: the samples span" in err and "no steady window" in err
     assert not (tmp_path / "short.jtl.summary.json").exists()
 
 
