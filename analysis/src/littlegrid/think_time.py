@@ -21,7 +21,7 @@ def thread_keys(samples: pd.DataFrame) -> pd.Series:
 
 
 def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
-    """One row per gap: thread key, the gap in ms, and the elapsed time of the sample it follows.
+    """One row per gap: thread key, the gap in ms, and the cycle (elapsed of the sample it follows + gap).
 
     The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
     window (the same samples as throughput and R, so X·(R+Z) sums whole cycles), whatever the next start.
@@ -30,13 +30,15 @@ def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
         "key": thread_keys(samples).to_numpy(),
         "start": samples["start_ms"].to_numpy(dtype=np.int64),
         "end": samples["end_ms"].to_numpy(dtype=np.int64),
+        "elapsed": samples["elapsed_ms"].to_numpy(dtype=np.int64),
     })
     df = df.sort_values(["key", "start", "end"], kind="stable")
     same_thread = df["key"].to_numpy()[1:] == df["key"].to_numpy()[:-1]
     gap = df["start"].to_numpy()[1:] - df["end"].to_numpy()[:-1]
     prev_end = df["end"].to_numpy()[:-1]
     keep = same_thread & (prev_end >= window.start_ms) & (prev_end <= window.end_ms)
-    return pd.DataFrame({"key": df["key"].to_numpy()[:-1][keep], "gap_ms": gap[keep]})
+    cycle = df["elapsed"].to_numpy()[:-1] + gap
+    return pd.DataFrame({"key": df["key"].to_numpy()[:-1][keep], "gap_ms": gap[keep], "cycle_ms": cycle[keep]})
 
 
 def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
@@ -147,6 +149,7 @@ def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_m
     mean = float(values.mean()) if n else None
     sd = float(values.std(ddof=1)) if n > 1 else None
     per_thread = gaps.groupby("key")["gap_ms"].mean() if n else pd.Series(dtype=float)
+    cycles = gaps["cycle_ms"].to_numpy(dtype=float)
     return {
         "gaps": n,
         "threads": int(per_thread.size),
@@ -154,6 +157,8 @@ def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_m
         "sd_ms": sd,
         "cv": sd / mean if sd is not None and mean else None,
         "negative_gaps": int(np.count_nonzero(values < 0)),
+        # R+Z per cycle: its CV sets how fast throughput settles (relative s.e. of X ≈ cycle_cv/√completions)
+        "cycle_cv": float(cycles.std(ddof=1) / cycles.mean()) if n > 1 and cycles.mean() > 0 else None,
         "thread_mean_ms": {"min": float(per_thread.min()), "max": float(per_thread.max())} if n else None,
         "ks_exponential": ks_exponential(values) if n else {"d": None, "p": None, "mean_ms": None},
         "ks_poisson": poisson_fit(values, offset_ms) if (n and think_dist == "poisson") else None,

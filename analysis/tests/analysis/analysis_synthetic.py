@@ -116,3 +116,24 @@ def make_run(root: Path, cells: list[dict], grid_extra: dict | None = None) -> P
                     "reason": None, "exit_code": 0, "samples": len(c["samples"])}
         (folder / "manifest.json").write_text(json.dumps(manifest))
     return root
+
+
+def machine_repairman(users, servers, service_ms, think_ms, seconds, seed=1, start_ms=T0):
+    """A closed M/M/c//N system simulated event by event: users think Exp(Z), then queue FIFO for one of c
+    servers that serve Exp(S); JMeter's elapsed is queueing + service. Times are written ms-truncated."""
+    import heapq
+    rng = np.random.default_rng(seed)
+    arrivals = [(start_ms + rng.exponential(think_ms), u) for u in range(users)]
+    heapq.heapify(arrivals)
+    free = [float(start_ms)] * servers
+    rows, end = [], start_ms + 1000 * seconds
+    while arrivals:
+        a, u = heapq.heappop(arrivals)
+        if a > end:
+            continue
+        s = heapq.heappop(free)
+        done = max(a, s) + rng.exponential(service_ms)
+        heapq.heappush(free, done)
+        rows.append((int(a), int(done) - int(a), f"Thread Group 1-{u + 1}"))
+        heapq.heappush(arrivals, (done + rng.exponential(think_ms), u))
+    return table(sorted(rows), users)

@@ -94,3 +94,20 @@ def test_grid_models_fit_one_curve_per_think_time():
     m, checks = models.grid_models(cells, {}, [], lambda cid, p: None, {"mmcn": 0.05})
     assert [u["think_ms"] for u in m["usl"]] == [0.0, 50.0] and all(u["ok"] for u in m["usl"])
     assert len(m["bounds"]) == 2 and m["mmcn"] == [] and checks == []
+
+
+def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_server_count_does_not(tmp_path):
+    from analysis_synthetic import machine_repairman, make_run
+    from littlegrid.analyze import analyze
+    cells = [{"id": f"users={n}", "axes": {"users": n}, "users": n, "think_ms": 100, "think_dist": "exponential",
+              "samples": machine_repairman(n, 2, 50.0, 100.0, seconds=300, seed=n), "warmup_s": 0, "cooldown_s": 0,
+              "server": {"server.tomcat.threads.max": 2}, "properties": {"path": "/io?ms=50&dist=exp"}}
+             for n in (1, 2, 4, 8)]
+    s = analyze([make_run(tmp_path / "run", cells)])
+    rows = s["models"]["mmcn"]
+    assert [r["users"] for r in rows] == [1, 2, 4, 8]
+    assert all(r["rel_error"] < 0.05 for r in rows), rows
+    assert all(c["passed"] for c in s["checks"] if c["name"] == "mmcn")
+    # the same measurements against a model with one server instead of two: the check must fail at high N
+    wrong = models.mmcn_prediction(s["cells"][3], Service(1, 50.0, "exp"))
+    assert wrong["rel_error"] > 0.5
