@@ -20,7 +20,7 @@ UPDATE = os.environ.get("LITTLEGRID_UPDATE_GOLDEN") == "1"
 def scrub(html: str) -> str:
     """Remove what may change without the page changing: vendored asset bodies, their CSP hashes, version stamps."""
     html = re.sub(r"(<!-- asset:([\w.-]+) -->\n<(script|style)>).*?(</\3>)", r"\1[asset \2]\4", html, flags=re.S)
-    html = re.sub(r"'sha256-[A-Za-z0-9+/=]+'", "'sha256-…'", html)
+    html = re.sub(r"sha256-[A-Za-z0-9+/=]+(?=&#39;|')", "sha256-…", html)  # the CSP attribute escapes its quotes
     return re.sub(r"littlegrid \d+\.\d+\.\d+\S*", "littlegrid X.Y.Z", html)
 
 
@@ -56,6 +56,21 @@ def test_report_pages_match_the_gold(golden_report, page):
 
 def test_scrub_removes_asset_bodies_hashes_and_versions_only():
     page = ("<!-- asset:uPlot.min.css -->\n<style>.u{}</style>\n<p>littlegrid 0.1.0 on x</p>"
-            "<meta content=\"script-src 'sha256-AbC+/=' 'sha256-x'\">")
+            "<meta content=\"script-src 'sha256-AbC+/=' &#39;sha256-x&#39;\">")
     assert scrub(page) == ("<!-- asset:uPlot.min.css -->\n<style>[asset uPlot.min.css]</style>\n<p>littlegrid X.Y.Z on x</p>"
-                           "<meta content=\"script-src 'sha256-…' 'sha256-…'\">")
+                           "<meta content=\"script-src 'sha256-…' &#39;sha256-…&#39;\">")
+
+
+def test_comparison_page_matches_the_gold(golden_summary_dict, tmp_path):
+    import copy
+
+    from littlegrid.render.compare import build_comparison
+
+    slower = copy.deepcopy(golden_summary_dict)
+    slower["run"]["id"] = "golden-2"
+    for c in slower["cells"]:
+        for key in ("mean_ms", "p50_ms", "p90_ms", "p99_ms"):
+            c["overall"][key] *= 1.25
+        c["overall"]["throughput_per_s"] *= 0.8
+    index = build_comparison(golden_summary_dict, slower, tmp_path, samples=False, generated="2026-01-01 00:00:00 UTC")
+    check_golden(index.read_text(encoding="utf-8"), "compare/index.html")

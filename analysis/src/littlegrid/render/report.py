@@ -69,6 +69,8 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.output is not None and args.output.exists() and not args.output.is_dir():
+        raise UserError(f"{args.output}: exists and is not a folder")
     summary, base, fresh = load.load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
                                                 by_label=args.by_label)
     out_dir = args.output or base / "report"

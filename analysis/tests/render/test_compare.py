@@ -1,0 +1,76 @@
+"""`littlegrid compare` end to end on real JTLs: pairing by axes, verdicts that find a real slowdown, reproducibility."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from littlegrid import cli
+from littlegrid.render import pairing
+from littlegrid.render.compare import build_comparison, open_run
+from runs import write_run
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Baseline A, A again with other random draws, and B whose service is 30 % slower; analysed by `report`."""
+    root = tmp_path_factory.mktemp("runs")
+    out = {}
+    for name, service, seed in (("a", 10.0, 1), ("a2", 10.0, 2), ("b", 13.0, 3)):
+        run = write_run(root / name, service_ms=service, seed=seed, run_id=name)
+        assert cli.main(["report", str(run)]) == 0
+        out[name] = run
+    return out
+
+
+def _rows(index: Path) -> dict:
+    text = index.read_text()
+    return dict(re.findall(r'<td class="label">([^<]+)</td>\s*<td class="(\w+)">', text))
+
+
+def test_a_thirty_percent_slower_service_makes_every_cell_worse(runs, tmp_path, capsys):
+    assert cli.main(["compare", str(runs["a"]), str(runs["b"]), "-o", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "index.html")
+    verdicts = _rows(tmp_path / "index.html")
+    assert verdicts == {f"users={n},think_ms={z}": "worse" for z in (0, 20) for n in (2, 8)}
+
+
+def test_two_runs_of_the_same_system_show_no_significant_difference(runs, tmp_path):
+    sa, da, _ = open_run(str(runs["a"]))
+    sb, db, _ = open_run(str(runs["a2"]))
+    build_comparison(sa, sb, tmp_path, run_a=da, run_b=db, generated="x")
+    assert set(_rows(tmp_path / "index.html").values()) == {"same"}
+
+
+def test_the_same_seed_gives_the_same_page_and_intervals_need_the_samples(runs, tmp_path):
+    sa, da, _ = open_run(str(runs["a"]))
+    sb, db, _ = open_run(str(runs["b"]))
+    one = build_comparison(sa, sb, tmp_path / "1", run_a=da, run_b=db, seed=5, generated="x").read_text()
+    two = build_comparison(sa, sb, tmp_path / "2", run_a=da, run_b=db, seed=5, generated="x").read_text()
+    assert one == two
+    three = build_comparison(sa, sb, tmp_path / "3", run_a=da, run_b=db, seed=6, generated="x").read_text()
+    assert three != one
+    none = build_comparison(sa, sb, tmp_path / "4", samples=False, generated="x")
+    assert set(_rows(none).values()) == {"unknown"}
+
+
+def test_cells_pair_on_the_axes_both_runs_have_and_the_rest_are_listed():
+    a = [{"id": "a1", "axes": {"users": 1, "think_ms": 0}}, {"id": "a2", "axes": {"users": 2, "think_ms": 0}}]
+    b = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b3", "axes": {"users": 3, "think_ms": 0, "threads": 10}}]
+    pairs, only_a, only_b = pairing.pair_cells(a, b)
+    assert [(x["id"], y["id"]) for x, y in pairs] == [("a1", "b1")]
+    assert [c["id"] for c in only_a] == ["a2"] and [c["id"] for c in only_b] == ["b3"]
+    twins = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b2", "axes": {"users": 1, "think_ms": 0, "threads": 100}}]
+    pairs, _, _ = pairing.pair_cells(a, twins)
+    assert pairs == []  # ambiguous: A's cell matches two of B's
+
+
+def test_a_summary_file_can_stand_for_a_run_and_bad_options_are_refused(runs, tmp_path):
+    from littlegrid.usererror import UserError
+
+    sa, da, _ = open_run(str(runs["a"] / "summary.json"))
+    assert da == runs["a"]
+    with pytest.raises(UserError, match="--reps 10"):
+        build_comparison(sa, sa, tmp_path, reps=10)
+    with pytest.raises(UserError, match="--min-effect 5"):
+        build_comparison(sa, sa, tmp_path, min_effect=5)

@@ -1,0 +1,33 @@
+"""The comparison in headless Chromium, opened from disk: every chart draws, nothing is fetched, hostile ids stay text."""
+
+import pytest
+
+from browser import ARGS, CHROMIUM, assert_clean, open_page, require_chromium
+from littlegrid.render.compare import build_comparison
+from littlegrid.render.synthetic import HOSTILE, synthetic_summary
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def test_comparison_draws_curves_and_one_pdf_per_pair_with_hostile_ids_as_text(browser, hostile_summary, tmp_path):
+    other = synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=4, service_ms=12, hostile=True)
+    for c, h in zip(other["cells"], hostile_summary["cells"]):
+        c["axes"], c["id"] = dict(h["axes"]), h["id"]  # same grid, hostile axis value included
+    index = build_comparison(hostile_summary, other, tmp_path / "cmp", samples=False)
+    visit, page = open_page(browser, index, screenshot=tmp_path / "compare.png")
+    assert_clean(visit, "compare")
+    assert len(visit.charts) == 3 + len(hostile_summary["cells"])
+    assert page.evaluate("document.querySelectorAll('img, [onerror]').length") == 0
+    assert HOSTILE[1] in page.evaluate("document.body.innerText")
+    page.close()

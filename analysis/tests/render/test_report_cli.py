@@ -1,0 +1,39 @@
+"""`littlegrid report` from the command line: run folders (analysed when needed), JTL files, clear refusals."""
+
+import json
+
+from littlegrid import cli
+from runs import write_jtl, write_run
+
+
+def test_a_run_folder_without_summary_is_analysed_then_reported_into_its_report_folder(tmp_path, capsys):
+    run = write_run(tmp_path / "run", users=(2, 4), think_ms=(0,), seconds=6)
+    assert cli.main(["report", str(run)]) == 0
+    assert capsys.readouterr().out.strip() == str(run / "report" / "index.html")
+    summary = json.loads((run / "summary.json").read_text())
+    assert [c["id"] for c in summary["cells"]] == ["users=2,think_ms=0", "users=4,think_ms=0"]
+    assert sorted(p.name for p in (run / "report" / "cells").iterdir()) == ["users=2,think_ms=0.html", "users=4,think_ms=0.html"]
+    # a second report reads the summary as it is (edits to it show)
+    summary["run"]["grid_name"] = "edited-grid"
+    (run / "summary.json").write_text(json.dumps(summary))
+    assert cli.main(["report", str(run), "-o", str(tmp_path / "again")]) == 0
+    assert "edited-grid" in (tmp_path / "again" / "index.html").read_text()
+
+
+def test_jtl_files_are_analysed_as_one_cell_and_the_summary_is_kept_beside_the_report(tmp_path, capsys):
+    jtl = tmp_path / "results.jtl"
+    rows = write_jtl(jtl, users=3, think_ms=5, service_ms=8, seconds=5, seed=1)
+    assert cli.main(["report", str(jtl), "-o", str(tmp_path / "out"), "--warmup", "1", "--cooldown", "1"]) == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["run"]["source"] == "jtl" and 0 < summary["cells"][0]["overall"]["count"] < rows
+    assert (tmp_path / "out" / "index.html").is_file()
+
+
+def test_a_missing_input_or_an_output_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope: no such file or directory" in err
+    run = write_run(tmp_path / "run", users=(2,), think_ms=(0,), seconds=4)
+    (tmp_path / "file").write_text("x")
+    assert cli.main(["report", str(run), "-o", str(tmp_path / "file")]) == 2
+    assert "file: exists and is not a folder" in capsys.readouterr().err
