@@ -70,7 +70,7 @@ def load_summary(run_dir: str) -> tuple[Path, dict]:
     if not given.exists():
         raise UserError(f"{given}: no such run folder")
     if not path.is_file():
-        raise UserError(f"{path}: no summary.json; run `littlegrid analyze {given}` first")
+        raise UserError(f"{path}: not found; run `littlegrid analyze {given}` first")
     return path, summary_file.read(path)
 
 

@@ -101,7 +101,7 @@ def test_verbose_also_prints_what_passed(tmp_path, capsys):
 
 USER_ERRORS = [
     # how to break the run folder, the one line on stderr (after "littlegrid check: ")
-    ("no_summary", "{dir}/summary.json: no summary.json; run `littlegrid analyze {dir}` first"),
+    ("no_summary", "{dir}/summary.json: not found; run `littlegrid analyze {dir}` first"),
     ("no_folder", "{dir}: no such run folder"),
     ("bad_json", "{dir}/summary.json:1: not valid JSON: Expecting value"),
     ("wrong_schema", "{dir}/summary.json: not a littlegrid.summary/1 file (schema: littlegrid.run/1)"),
