@@ -8,7 +8,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from littlegrid.criteria import parse as parse_criterion
 from littlegrid.jmeter import repo_root
+from littlegrid.plan_properties import declared_properties
 from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "target", "server", "cell", "properties", "jmeter",
@@ -161,6 +163,8 @@ class _Validator:
         self.path, self.text, self.raw, self.declared = path, text, raw, declared
 
     def fail(self, table: str | None, key: str | None, problem: str) -> UserError:
+        if table and key in TOP_KEYS:  # TOML puts every key after a [table] header into that table
+            problem += f" ({key} is a top-level key: write it before the first [table])"
         where = f"[{table}] {key}" if table and key else (f"[{table}]" if table else key or "")
         line = self._line_of(table, key)
         loc = f"{self.path}:{line}" if line else f"{self.path}"
@@ -210,6 +214,11 @@ class _Validator:
         criteria = raw.get("criteria", [])
         if not isinstance(criteria, list) or not all(isinstance(c, str) and c.strip() for c in criteria):
             raise self.fail(None, "criteria", "must be a list of non-empty strings, e.g. [\"p90 < 300ms\"]")
+        for text in criteria:  # a typo in a criterion should stop the run before the load, not after it
+            try:
+                parse_criterion(text)
+            except UserError as e:
+                raise self.fail(None, "criteria", str(e))
         remote_hosts = self.remote_hosts()
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
@@ -398,11 +407,6 @@ class _Validator:
         return value
 
 
-def _declared_properties(plan: Path) -> set[str] | None:
-    """The plan's __P names (littlegrid.plan_properties); None when the names cannot be known."""
-    try:
-        from littlegrid.plan_properties import declared_properties
-    except ImportError:  # the plan-properties module has not landed yet: read the JMX for __P( names ourselves
-        text = plan.read_text(encoding="utf-8", errors="replace")
-        return set(re.findall(r"__P\(\s*([^,)\s]+)", text))
+def _declared_properties(plan: Path) -> set[str]:
+    """The plan's ${__P(name,default)} names: the properties a grid may set."""
     return set(declared_properties(plan))

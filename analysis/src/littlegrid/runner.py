@@ -17,6 +17,7 @@ from littlegrid import run_folder as rf
 from littlegrid.cell_run import CellOutcome, Interrupted, run_cell
 from littlegrid.grid import Cell, Grid, Target, format_value, load_grid
 from littlegrid.jmeter import JMeter, find_jmeter, java_version
+from littlegrid.plan_properties import save_service_properties
 from littlegrid.progress import Clock, Live, hms
 from littlegrid.sample_server import SampleServer, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
@@ -30,24 +31,6 @@ EXAMPLES = [
 ]
 
 SUMMARISER_INTERVAL_S = 5
-# Results as the analysis reads them (CSV, epoch-ms start times, thread counts, latency/connect/idle, URL, host).
-# Used until littlegrid.plan_properties provides the plans' documented save-service settings.
-DEFAULT_SAVE_SERVICE = {
-    "jmeter.save.saveservice.output_format": "csv",
-    "jmeter.save.saveservice.print_field_names": "true",
-    "jmeter.save.saveservice.timestamp_format": "ms",
-    "jmeter.save.saveservice.thread_counts": "true",
-    "jmeter.save.saveservice.latency": "true",
-    "jmeter.save.saveservice.connect_time": "true",
-    "jmeter.save.saveservice.idle_time": "true",
-    "jmeter.save.saveservice.bytes": "true",
-    "jmeter.save.saveservice.sent_bytes": "true",
-    "jmeter.save.saveservice.url": "true",
-    "jmeter.save.saveservice.hostname": "true",
-    "jmeter.save.saveservice.thread_name": "true",
-    "jmeter.save.saveservice.response_message": "true",
-    "jmeter.save.saveservice.assertion_results_failure_message": "true",
-}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -256,19 +239,6 @@ def cell_properties(grid: Grid, cell: Cell, target: Target) -> dict:
     props.update({"duration_s": grid.timing.duration_s, "rampup_s": grid.timing.rampup_s})
     props.update(cell.plan_properties)
     return {k: format_value(v) for k, v in props.items()}
-
-
-def save_service_properties() -> dict:
-    """The plans' documented result columns (littlegrid.plan_properties), else littlegrid's defaults above."""
-    try:
-        from littlegrid import plan_properties
-    except ImportError:
-        return dict(DEFAULT_SAVE_SERVICE)
-    for name in ("SAVE_SERVICE", "SAVE_SERVICE_PROPERTIES", "save_service_properties"):
-        value = getattr(plan_properties, name, None)
-        if value is not None:
-            return dict(value() if callable(value) else value)
-    return dict(DEFAULT_SAVE_SERVICE)
 
 
 # -- before anything runs ----------------------------------------------------------------------------

@@ -69,6 +69,7 @@ def test_a_two_by_two_grid_against_the_sample_server_completes_with_a_complete_f
     grid.write_text(f"""
 name = "two-by-two"
 plan = "{closed_plan}"
+criteria = ["error_rate < 1%"]
 [server]
 start = true
 [target]
@@ -84,7 +85,6 @@ think_dist = "constant"
 [axes]
 think_ms = [0, 50]
 "server.tomcat.threads.max" = [2, 8]
-criteria = ["error_rate < 1%"]
 """)
     run = run_grid(grid, out=tmp_path / "reports", run_id="r")
     printed = capsys.readouterr().out
