@@ -8,6 +8,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from littlegrid import criteria
@@ -101,13 +102,46 @@ def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> 
     for e in criterion_entries(summary, extra):
         status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
         name = f"{e.get('criterion')} [{e.get('cell') or 'no cell'}]"
-        outcomes.append(Outcome("criterion", name, status, criteria.explain(e)))
+        outcomes.append(Outcome("criterion", name, status, explain(e)))
     if not criteria_only:
         checks = list(summary.get("checks") or [])
         for cell in summary.get("cells") or []:
             checks += [{**c, "cell": c.get("cell") or cell.get("id")} for c in cell.get("checks") or []]
         outcomes += [_check_outcome(c) for c in checks]
     return outcomes
+
+
+def in_unit(value: float, crit: criteria.Criterion, near: float | None = None) -> str:
+    """A canonical figure shown in the unit the criterion was written in ("1.2 s", "0.8%", "48/min").
+
+    With `near`, digits are added until the two figures read differently, so a failure never reads
+    "is 1%, needs < 1%" unless the two are equal.
+    """
+    unit = crit.unit or criteria.CANONICAL_UNIT[crit.spec.kind]
+    factor = float(criteria.UNITS[crit.spec.kind].get(unit.lower(), Fraction(1)))
+    shown, other = value / factor, None if near is None else near / factor
+    digits = 4
+    while other is not None and digits < 17 and shown != other and f"{shown:.{digits}g}" == f"{other:.{digits}g}":
+        digits += 1
+    text = f"{shown:.0f}" if abs(shown) >= 10_000 and digits == 4 else f"{shown:.{digits}g}"
+    return text + unit if unit in ("", "%") or unit.startswith("/") else f"{text} {unit}"
+
+
+def explain(entry: dict) -> str:
+    """One line for a criterion entry: `p90 < 300ms [users=20]: p90 is 412 ms, needs < 300 ms`."""
+    where = entry.get("cell") or "no cell"
+    head = f"{entry['criterion']} [{where}]"
+    try:
+        crit = criteria.parse(entry["criterion"])
+    except UserError:
+        crit = None
+    if entry.get("value") is None:
+        return f"{head}: not evaluated: {entry.get('reason') or 'no value'}"
+    if crit is None:
+        return f"{head}: {entry['metric']} is {entry['value']:.4g}, needs {entry['threshold']:.4g}"
+    verdict = "needs" if entry.get("passed") is False else "holds"
+    return (f"{head}: {crit.metric} is {in_unit(entry['value'], crit, near=crit.threshold)}, "
+            f"{verdict} {crit.op} {in_unit(crit.threshold, crit)}")
 
 
 def _check_outcome(check: dict) -> Outcome:

@@ -428,38 +428,3 @@ def _status_note(status) -> str:
 
 def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
-
-
-# ---------------------------------------------------------------- messages
-
-def in_unit(value: float, crit: Criterion, near: float | None = None) -> str:
-    """A canonical figure shown in the unit the criterion was written in ("1.2 s", "0.8%", "48/min").
-
-    With `near`, digits are added until the two figures read differently, so a failure never reads
-    "is 1%, needs < 1%" unless the two are equal.
-    """
-    unit = crit.unit or CANONICAL_UNIT[crit.spec.kind]
-    factor = float(UNITS[crit.spec.kind].get(unit.lower(), Fraction(1)))
-    shown, other = value / factor, None if near is None else near / factor
-    digits = 4
-    while other is not None and digits < 17 and shown != other and f"{shown:.{digits}g}" == f"{other:.{digits}g}":
-        digits += 1
-    text = f"{shown:.0f}" if abs(shown) >= 10_000 and digits == 4 else f"{shown:.{digits}g}"
-    return text + unit if unit in ("", "%") or unit.startswith("/") else f"{text} {unit}"
-
-
-def explain(entry: dict) -> str:
-    """One line for a criterion entry: `p90 < 300ms [users=20]: p90 is 412 ms, needs < 300 ms`."""
-    where = entry.get("cell") or "no cell"
-    head = f"{entry['criterion']} [{where}]"
-    try:
-        crit = parse(entry["criterion"])
-    except UserError:
-        crit = None
-    if entry.get("value") is None:
-        return f"{head}: not evaluated: {entry.get('reason') or 'no value'}"
-    if crit is None:
-        return f"{head}: {entry['metric']} is {entry['value']:.4g}, needs {entry['threshold']:.4g}"
-    verdict = "needs" if entry.get("passed") is False else "holds"
-    return (f"{head}: {crit.metric} is {in_unit(entry['value'], crit, near=crit.threshold)}, "
-            f"{verdict} {crit.op} {in_unit(crit.threshold, crit)}")

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from criteria_summaries import cell, closed_law, summary
-from littlegrid.criteria import evaluate, explain
+from littlegrid.check import explain
+from littlegrid.criteria import evaluate
 from littlegrid.usererror import UserError
 
 ONE_CELL = [

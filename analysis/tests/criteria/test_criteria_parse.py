@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from littlegrid.criteria import PERCENTILE_KEYS, Condition, Criterion, Scope, in_unit, parse
+from littlegrid.check import in_unit
+from littlegrid.criteria import PERCENTILE_KEYS, Condition, Criterion, Scope, parse
 from littlegrid.usererror import UserError
 
 ACCEPTED = [
