@@ -207,3 +207,13 @@ def test_help_ends_with_runnable_examples():
                             capture_output=True, text=True, check=True)
     assert result.stdout.rstrip().endswith(check.EXAMPLES[-1])
     assert "--junit FILE" in result.stdout and "--criteria-only" in result.stdout
+
+
+def test_a_junit_path_that_cannot_be_written_exits_2_naming_it(tmp_path, capsys):
+    folder = run_dir(tmp_path, summary(*TWO_CELLS, grid_criteria=["p90 < 1s"]))
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    code, _, err = littlegrid_check(capsys, folder, "--junit", taken)
+    assert code == 2
+    assert err.startswith(f"littlegrid check: {taken}: cannot write the JUnit report (")
+    assert os.listdir(taken) == [] and sorted(os.listdir(tmp_path)) == ["run", "taken"]
