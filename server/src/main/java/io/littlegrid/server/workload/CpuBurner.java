@@ -1,0 +1,131 @@
+package io.littlegrid.server.workload;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import org.springframework.stereotype.Component;
+
+/**
+ * Burns a requested amount of one core's CPU time with real work: chained SHA-256 over a 64-byte block.
+ * Calibrated once at start-up against the calling thread's CPU clock (not the wall clock), so other load on
+ * the machine while calibrating slows the wall clock but not the rate we measure.
+ */
+@Component
+public class CpuBurner {
+    static final int ROUNDS = 5;
+    static final long WARMUP_CPU_NANOS = 300_000_000L;
+    static final long ROUND_CPU_NANOS = 20_000_000L;
+    /** Two successive batches whose medians agree this closely end the calibration. */
+    static final double SETTLED = 0.03;
+    static final int MAX_BATCHES = 12;
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(CpuBurner::sha256);
+
+    /**
+     * What start-up measured: hash iterations per CPU millisecond (median of the last batch of rounds), the
+     * spread (max - min) / median of that batch, how many batches it took, and whether two batches agreed
+     * within {@link #SETTLED} (false: the JIT or the machine never settled within MAX_BATCHES).
+     */
+    public record Calibration(double iterationsPerMs, double spread, int batches, boolean settled, boolean cpuClock) {
+    }
+
+    /** One burn: what was asked, what was done and what the thread's CPU clock saw. */
+    public record Burn(long us, long iterations, long cpuUs, long wallUs, String digest) {
+    }
+
+    private volatile Calibration calibration;
+
+    public boolean calibrated() {
+        return calibration != null;
+    }
+
+    public Calibration calibration() {
+        return calibration;
+    }
+
+    /**
+     * Warms the JIT up for WARMUP_CPU_NANOS of this thread's CPU time (not wall time: on a loaded machine a
+     * wall-clock warm-up can end before the compiler threads got to C2, and the rate measured then is the
+     * interpreter's), then times batches of ROUNDS fixed-work rounds until two batch medians agree. Idempotent.
+     */
+    public synchronized Calibration calibrate() {
+        if (calibration != null) {
+            return calibration;
+        }
+        byte[] block = new byte[64];
+        long iterations = 0;
+        long cpuStart = cpuNanos();
+        while (cpuNanos() - cpuStart < WARMUP_CPU_NANOS) {
+            spin(1_000, block);
+            iterations += 1_000;
+        }
+        double perMs = iterations / ((cpuNanos() - cpuStart) / 1e6);
+        double previous = Double.NaN;
+        double[] rates = new double[ROUNDS];
+        int batch = 0;
+        boolean settled = false;
+        while (batch < MAX_BATCHES && !settled) {
+            batch++;
+            long perRound = Math.max(1_000, Math.round(perMs * ROUND_CPU_NANOS / 1e6));
+            for (int i = 0; i < ROUNDS; i++) {
+                long start = cpuNanos();
+                spin(perRound, block);
+                rates[i] = perRound / (Math.max(1, cpuNanos() - start) / 1e6);
+            }
+            Arrays.sort(rates);
+            perMs = rates[ROUNDS / 2];
+            settled = Math.abs(perMs - previous) <= SETTLED * perMs;
+            previous = perMs;
+        }
+        calibration = new Calibration(perMs, (rates[ROUNDS - 1] - rates[0]) / perMs, batch, settled,
+                THREADS.isCurrentThreadCpuTimeSupported());
+        return calibration;
+    }
+
+    /** Burns about {@code us} µs of CPU on the calling thread; the answer reports the CPU time it really took. */
+    public Burn burn(long us) {
+        Calibration c = calibration;
+        if (c == null) {
+            throw new IllegalStateException("CPU burner not calibrated yet");
+        }
+        long iterations = Math.round(us * c.iterationsPerMs() / 1000.0);
+        byte[] block = new byte[64];
+        long wall = System.nanoTime();
+        long cpu = cpuNanos();
+        spin(iterations, block);
+        long cpuUs = (cpuNanos() - cpu) / 1000;
+        long wallUs = (System.nanoTime() - wall) / 1000;
+        // The digest goes into the answer so the JIT cannot discard the work.
+        return new Burn(us, iterations, cpuUs, wallUs, HexFormat.of().formatHex(block, 0, 8));
+    }
+
+    /** Each digest overwrites the first half of the block, so every iteration depends on the previous one. */
+    private static void spin(long iterations, byte[] block) {
+        MessageDigest md = SHA256.get();
+        try {
+            for (long i = 0; i < iterations; i++) {
+                md.update(block);
+                md.digest(block, 0, 32);
+            }
+        } catch (java.security.DigestException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** This thread's CPU time; the wall clock where the JVM cannot read it (then contention skews calibration). */
+    private static long cpuNanos() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+    }
+}
