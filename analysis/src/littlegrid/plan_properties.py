@@ -133,8 +133,11 @@ def plan_strings(plan_path: Path) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
 
     def walk(element: ET.Element, where: str) -> None:
-        label = element.get("testname") or element.get("name") or element.tag
-        here = f"{where}/{label}" if where else label
+        if element.tag in ("jmeterTestPlan", "hashTree"):  # structure only: not worth naming in a message
+            here = where
+        else:
+            label = element.get("testname") or element.get("name") or element.tag
+            here = f"{where}/{label}" if where else label
         for attribute, value in element.attrib.items():
             found.append((f"{here}@{attribute}", value))
         if element.text and element.text.strip():

@@ -1,0 +1,78 @@
+"""Fixtures for the plan tests: the checkout's plans, JMeter, the sample server, and one-call plan runs."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from littlegrid.jmeter import JMeter, find_jmeter
+from littlegrid.jtl import read_jtl
+from littlegrid.plan_properties import save_service_properties
+from littlegrid.sample_server import SampleServer, find_server_jar
+from littlegrid.usererror import UserError
+
+ROOT = Path(__file__).resolve().parents[3]
+PLANS = ROOT / "plans"
+PLAN_FILES = sorted(PLANS.glob("*.jmx"))
+README = PLANS / "README.md"
+
+
+@pytest.fixture(scope="session")
+def jmeter() -> JMeter:
+    try:
+        return find_jmeter(ROOT)
+    except UserError as e:
+        pytest.skip(f"JMeter is not provisioned ({e})")
+
+
+@pytest.fixture(scope="session")
+def sample_server(tmp_path_factory):
+    try:
+        find_server_jar(ROOT)
+    except UserError as e:
+        pytest.skip(f"sample server jar absent ({e})")
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    with SampleServer(log=log) as server:
+        yield server
+
+
+@dataclass(frozen=True)
+class PlanRun:
+    """One finished non-GUI run of a plan: its files, the properties it got, and the samples read back."""
+
+    plan: Path
+    jtl: Path
+    log: Path
+    properties: dict
+    wall_s: float
+    exit_code: int
+    samples: pd.DataFrame
+
+    def header(self) -> list[str]:
+        with open(self.jtl, encoding="utf-8") as f:
+            return f.readline().rstrip("\r\n").split(",")
+
+
+@pytest.fixture(scope="session")
+def run_plan(jmeter, sample_server, tmp_path_factory):
+    """run_plan(plan name, **properties) -> PlanRun: JMeter non-GUI against the sample server, save-service
+    properties as the runner passes them, killed if it outlives its duration by a minute."""
+
+    def run(name: str, **properties) -> PlanRun:
+        folder = tmp_path_factory.mktemp(name.replace(".jmx", ""))
+        jtl, log = folder / "results.jtl", folder / "jmeter.log"
+        props = save_service_properties() | {"host": "127.0.0.1", "port": sample_server.port} | properties
+        command = jmeter.command(PLANS / name, jtl=jtl, log=log, properties=props, heap="512m")
+        started = time.monotonic()
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=float(properties.get("duration_s", 30)) + 60)
+        wall = time.monotonic() - started
+        samples = read_jtl(jtl).samples if jtl.exists() else pd.DataFrame()
+        return PlanRun(PLANS / name, jtl, log, props, wall, done.returncode, samples)
+
+    return run
