@@ -134,3 +134,20 @@ def test_a_wrong_summary_is_refused_in_one_line_naming_the_file(tmp_path):
     bad.write_text('{"schema": "littlegrid.summary/1",\n "cells": [}')
     with pytest.raises(UserError, match=r"summary.json:2: not valid JSON"):
         load.read_summary(bad)
+
+
+def test_a_failed_cell_without_statistics_is_marked_and_still_has_its_page(golden_summary, tmp_path):
+    failed = golden_summary["cells"][0]
+    failed.update(status="failed", reason="JMeter exited 1", overall=None, labels={}, window=None, series=None,
+                  think_time=None, checks=[])
+    build_report(golden_summary, tmp_path, generated="x")
+    index = (tmp_path / "index.html").read_text()
+    assert "failed: JMeter exited 1" in index and "✗" in index
+    page = (tmp_path / "cells" / "users=1,think_ms=0.html").read_text()
+    assert "failed: JMeter exited 1" in page
+
+
+def test_criteria_values_read_in_their_metric_units(golden_summary, tmp_path):
+    build_report(golden_summary, tmp_path, generated="x")
+    criteria = (tmp_path / "index.html").read_text().split('id="criteria"')[1].split('id="checks"')[0]
+    assert "100 ms</td>" in criteria and "1 %</td>" in criteria

@@ -78,4 +78,6 @@ def facts(cell: dict) -> list[tuple[str, str]]:
     if host:
         rows.append(("host", f"load1 {fmt.num(host.get('load1_mean'))}, run queue {fmt.num(host.get('run_queue_mean'))}, "
                              f"CPU {fmt.pct(host.get('cpu_util_mean'))}"))
+    for w in cell.get("warnings") or []:  # reader and analysis warnings (e.g. rows skipped), when the summary has them
+        rows.append(("warning", str(w)))
     return rows

@@ -55,19 +55,25 @@ def overlay_charts(cells: list[dict], kind: str) -> dict:
 
 
 def tail_rows(cells: list[dict]) -> list[dict]:
-    return [{"cell": c["id"], **((c.get("overall") or {}).get("tail") or {})} for c in cells]
+    tails = [((c.get("overall") or {}).get("tail") or {}, c["id"]) for c in cells]
+    return [{"cell": cid, "hill_alpha": t.get("hill_alpha"), "k": t.get("k"), "verdict": t.get("verdict")}
+            for t, cid in tails if t]
 
 
-def _expected_counts(edges, gaps, mean_ms, dist) -> list[float] | None:
-    """Counts per bin a fitted distribution with the realised mean predicts: exponential, or Poisson (integer ms)."""
+def _expected_counts(edges, gaps, mean_ms, dist, offset_ms: float = 0.0) -> list[float] | None:
+    """Counts per bin a distribution with the realised mean predicts: exponential, or JMeter's Poisson timer
+    (offset + a Poisson integer of mean λ = realised mean − offset)."""
     if not gaps or not mean_ms or mean_ms <= 0:
         return None
     if dist == "exponential":
         return [gaps * (math.exp(-a / mean_ms) - math.exp(-b / mean_ms)) for a, b in zip(edges[:-1], edges[1:])]
+    lam = mean_ms - offset_ms
+    if lam <= 0:
+        return None
     from scipy.stats import poisson  # only when a Poisson timer was used
 
-    # JMeter's Poisson timer pauses an integer number of ms; a bin [a, b) holds the integers ceil(a)..ceil(b)-1.
-    cdf = poisson.cdf([math.ceil(e) - 1 for e in edges], mean_ms)
+    # the pause is offset + an integer k; a bin [a, b) holds k = ceil(a - offset) .. ceil(b - offset) - 1
+    cdf = poisson.cdf([math.ceil(e - offset_ms) - 1 for e in edges], lam)
     return [gaps * float(hi - lo) for lo, hi in zip(cdf[:-1], cdf[1:])]
 
 
@@ -87,7 +93,8 @@ def think_charts(cells: list[dict]) -> list[dict]:
             lines.append(charts.series("exponential, same mean", expo, style="line", group=1))
         dist = str((c.get("intended") or {}).get("think_dist") or "").lower()
         if "poisson" in dist:
-            pois = _expected_counts(edges, tt.get("gaps"), tt.get("mean_ms"), "poisson")
+            offset = (c.get("intended") or {}).get("think_offset_ms") or 0.0
+            pois = _expected_counts(edges, tt.get("gaps"), tt.get("mean_ms"), "poisson", offset)
             if pois:
                 lines.append(charts.series("Poisson, same mean (JMeter Poisson timer)", pois, style="line", group=2))
         ks = tt.get("ks_exponential") or {}

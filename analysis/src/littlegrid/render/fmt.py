@@ -67,5 +67,17 @@ def value(v) -> str:
     return str(v)
 
 
-FILTERS = {"num": num, "ms": ms, "rate": rate, "pct": pct, "seconds": seconds, "passed": passed,
+def metric(v, name) -> str:
+    """A criterion's value in its metric's unit: *_ms in ms, error_rate in %, throughput per second."""
+    name = str(name or "")
+    if name.endswith("_ms"):
+        return ms(v)
+    if name.endswith("rate") or name.endswith("_error"):
+        return pct(v)
+    if name.startswith("throughput"):
+        return rate(v)
+    return value(v)
+
+
+FILTERS = {"metric": metric, "num": num, "ms": ms, "rate": rate, "pct": pct, "seconds": seconds, "passed": passed,
            "outcome": outcome_class, "value": value}
