@@ -97,7 +97,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl):
         labelled = in_window(everything, window)
         entry["labels"] = stats_by_label(labelled, classify(labelled), T)
 
-    threads_seen = int(thread_keys(steady).nunique())
+    threads_seen = int(len(np.unique(thread_keys(steady))))
     all_threads = samples["all_threads"].dropna()
     all_threads_max = int(all_threads.max()) if len(all_threads) else None
     n = cell.plan_users * (cell.engines or 1) if cell.plan_users is not None else threads_seen

@@ -14,8 +14,11 @@ SERIES_PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p99_ms", 99))
 
 def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int) -> dict:
     """Exact nearest-rank percentiles of `elapsed` within each bucket (None for empty buckets), one sort in all."""
-    order = np.lexsort((elapsed, bucket))
-    b, e = bucket[order], elapsed[order]
+    # one sort of bucket·(max+1) + elapsed orders by bucket, then elapsed (faster than a two-key lexsort)
+    low = int(elapsed.min(initial=0))  # a negative elapsed (clock step) must not borrow from the bucket
+    scale = int(elapsed.max(initial=0)) - low + 1
+    combined = np.sort(bucket.astype(np.int64) * scale + (elapsed - low))
+    b, e = combined // scale, combined % scale + low
     starts = np.searchsorted(b, np.arange(buckets), side="left")
     counts = np.searchsorted(b, np.arange(buckets), side="right") - starts
     if len(e) == 0:

@@ -12,12 +12,31 @@ HISTOGRAM_MAX_BINS = 80
 CHI2_MIN_EXPECTED = 5.0
 
 
-def thread_keys(samples: pd.DataFrame) -> pd.Series:
-    """Thread identity: engine host + thread name (distributed engines reuse thread names; remote mode's
-    name prefix tells engines apart on one host, the Hostname column across hosts)."""
-    thread = samples["thread"].astype("string").fillna("")
-    host = samples["host"].astype("string").fillna("")
-    return host + "\x1f" + thread
+def _codes(column: pd.Series) -> np.ndarray:
+    """Integer codes of a column (nulls share one code): categorical codes when it is one, else factorized."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64)
+    return pd.factorize(column, use_na_sentinel=True)[0].astype(np.int64)
+
+
+def thread_keys(samples: pd.DataFrame) -> np.ndarray:
+    """Thread identity as an integer: engine host + thread name (distributed engines reuse thread names;
+    remote mode's name prefix tells engines apart on one host, the Hostname column across hosts)."""
+    thread = _codes(samples["thread"]) + 1  # -1 (null) becomes 0
+    host = _codes(samples["host"]) + 1
+    return host * (int(thread.max(initial=0)) + 1) + thread
+
+
+def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Order by thread, then start (ties keep file order). One stable argsort of key·span + start when that
+    fits in 62 bits (always, for real runs), which is several times faster than a three-key lexsort."""
+    if len(key) == 0:
+        return np.arange(0)
+    first = int(start.min())
+    span = int(start.max()) - first + 1
+    if (int(key.max()) + 1) * span < 2 ** 62:
+        return np.argsort(key * span + (start - first), kind="stable")
+    return np.lexsort((end, start, key))
 
 
 def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
@@ -26,19 +45,17 @@ def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
     The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
     window (the same samples as throughput and R, so X·(R+Z) sums whole cycles), whatever the next start.
     """
-    df = pd.DataFrame({
-        "key": thread_keys(samples).to_numpy(),
-        "start": samples["start_ms"].to_numpy(dtype=np.int64),
-        "end": samples["end_ms"].to_numpy(dtype=np.int64),
-        "elapsed": samples["elapsed_ms"].to_numpy(dtype=np.int64),
-    })
-    df = df.sort_values(["key", "start", "end"], kind="stable")
-    same_thread = df["key"].to_numpy()[1:] == df["key"].to_numpy()[:-1]
-    gap = df["start"].to_numpy()[1:] - df["end"].to_numpy()[:-1]
-    prev_end = df["end"].to_numpy()[:-1]
+    key = thread_keys(samples)
+    start = samples["start_ms"].to_numpy(dtype=np.int64)
+    end = samples["end_ms"].to_numpy(dtype=np.int64)
+    order = _thread_time_order(key, start, end)
+    key, start, end = key[order], start[order], end[order]
+    same_thread = key[1:] == key[:-1]
+    gap = start[1:] - end[:-1]
+    prev_end = end[:-1]
     keep = same_thread & (prev_end >= window.start_ms) & (prev_end <= window.end_ms)
-    cycle = df["elapsed"].to_numpy()[:-1] + gap
-    return pd.DataFrame({"key": df["key"].to_numpy()[:-1][keep], "gap_ms": gap[keep], "cycle_ms": cycle[keep]})
+    cycle = (end[:-1] - start[:-1]) + gap
+    return pd.DataFrame({"key": key[:-1][keep], "gap_ms": gap[keep], "cycle_ms": cycle[keep]})
 
 
 def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
@@ -55,8 +72,14 @@ def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
 
 
 def _discrete_ks(gaps_sorted: np.ndarray, cdf) -> float:
-    """sup |F_n − F| for integer data against a CDF that jumps only at integers: attained at the integers."""
-    ks = np.arange(int(gaps_sorted[0]) - 1, int(gaps_sorted[-1]) + 1)
+    """sup |F_n − F| for integer data against a CDF that jumps only at integers.
+
+    Between two consecutive distinct data values u < u', F_n is flat and F rises, so the supremum is at
+    k = u or k = u' − 1: evaluating at every distinct value and the integer below it is exact, and costs
+    nothing when a run has a 19-hour pause in it (an integer grid from min to max would not).
+    """
+    values = np.unique(gaps_sorted)
+    ks = np.unique(np.concatenate((values, values - 1)))
     f_n = np.searchsorted(gaps_sorted, ks, side="right") / len(gaps_sorted)
     return float(np.max(np.abs(f_n - cdf(ks))))
 
@@ -92,12 +115,14 @@ def poisson_fit(gaps_sorted: np.ndarray, offset_ms: float) -> dict:
         return none
     dist = sps.poisson(lam, loc=offset)
     d = _discrete_ks(gaps_sorted, dist.cdf)
+    # integer bins over the null's range; data beyond it falls into the end bins with the null's tail mass
     lo, hi = int(dist.ppf(1e-9)), int(dist.isf(1e-9)) + 1
-    lo, hi = min(lo, int(gaps_sorted[0])), max(hi, int(gaps_sorted[-1]))
     support = np.arange(lo, hi + 1)
     observed = np.diff(np.searchsorted(gaps_sorted, np.append(support, hi + 1), side="left")).astype(float)
+    observed[0] += np.searchsorted(gaps_sorted, lo, side="left")
+    observed[-1] += n - np.searchsorted(gaps_sorted, hi + 1, side="left")
     expected = n * dist.pmf(support)
-    expected[0] += n * dist.cdf(lo - 1)  # the tails beyond the range go into the end bins
+    expected[0] += n * dist.cdf(lo - 1)
     expected[-1] += n * dist.sf(hi)
     obs_bins, exp_bins = _pool(observed, expected)
     dof = len(obs_bins) - 2
@@ -148,7 +173,11 @@ def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_m
     n = len(values)
     mean = float(values.mean()) if n else None
     sd = float(values.std(ddof=1)) if n > 1 else None
-    per_thread = gaps.groupby("key")["gap_ms"].mean() if n else pd.Series(dtype=float)
+    if n:  # per-thread means without a pandas groupby (millions of gaps)
+        _, inverse = np.unique(gaps["key"].to_numpy(), return_inverse=True)
+        per_thread = np.bincount(inverse, weights=gaps["gap_ms"].to_numpy(dtype=float)) / np.bincount(inverse)
+    else:
+        per_thread = np.array([])
     cycles = gaps["cycle_ms"].to_numpy(dtype=float)
     return {
         "gaps": n,

@@ -89,3 +89,10 @@ def test_the_histogram_counts_every_gap_up_to_the_999th_percentile_and_the_rest_
     h = t["histogram"]
     assert sum(h["counts"]) + h["overflow"] == t["gaps"] and 0 < h["overflow"] <= 0.002 * t["gaps"] + 1
     assert len(h["edges_ms"]) == len(h["counts"]) + 1
+
+
+def test_a_run_with_a_19_hour_pause_between_two_sessions_is_tested_without_an_integer_grid_over_the_pause():
+    gaps = np.sort(np.concatenate((np.random.default_rng(8).poisson(50, 2000), [19 * 3600 * 1000])))
+    t = think_time_stats(pd.DataFrame({"key": "a", "gap_ms": gaps, "cycle_ms": gaps + 10}), "poisson")
+    assert t["gaps"] == 2001 and t["ks_exponential"]["d"] > 0.3
+    assert t["ks_poisson"]["p"] < 1e-6  # the pause drags the fitted mean to 34 s: nothing like Poisson
