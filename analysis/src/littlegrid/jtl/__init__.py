@@ -62,7 +62,7 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
     if sniffed.kind == "xml":
         raw, xml_warnings, present = read_xml(path, sniffed, skips, include_subsamples)
         warnings += xml_warnings
-        raw = raw[[c for c in raw.columns if c in present or c.startswith("_")]]
+        raw = raw[[c for c in raw.columns if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"]]
         exact, detect_subresults, fmt = True, False, sniffed.describe()
     else:
         result = read_csv(path, sniffed, skips, block_size)
@@ -71,7 +71,7 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
         exact, detect_subresults = result.exact_lines, True
         fmt = sniffed.describe()
     if len(raw) == 0 and skips.total == 0:
-        raise at(source, None, "no samples: the file has a header but no rows")
+        raise at(source, None, "no samples in the file")
     done = assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
                     timestamp_is_start=timestamp_is_start, include_subsamples=include_subsamples,
                     detect_subresults=detect_subresults, exact_lines=exact)

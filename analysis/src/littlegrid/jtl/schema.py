@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 # The samples table (docs/contracts.md §2): name -> (pandas dtype, unit / meaning). Order is the contract.
@@ -115,5 +116,5 @@ def empty_column(column: str, length: int) -> pd.Series:
     if dtype in ("int64",):
         raise ValueError(f"{column} cannot be absent")
     if dtype == "category":
-        return pd.Series(pd.Categorical([None] * length, categories=[]), dtype="category")
-    return pd.Series(pd.array([None] * length, dtype=dtype))
+        return pd.Series(pd.Categorical.from_codes(np.full(length, -1, dtype="int8"), categories=[]))
+    return pd.Series(pd.NA, index=pd.RangeIndex(length), dtype=dtype)

@@ -115,6 +115,8 @@ def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: b
                     raise at(path, error.lineno, f"not well-formed XML ({expat.errors.messages[error.code]})") \
                         from None
                 warnings.append(_truncated(path, collector))
+            except LookupError as error:  # <?xml encoding="..."?> names a codec Python does not know
+                raise at(path, 1, f"XML declares an unknown encoding ({error})") from None
             if not chunk:
                 break
     if not collector.seen_root:

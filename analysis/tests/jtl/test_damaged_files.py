@@ -1,0 +1,43 @@
+"""Damaged files are read as far as they are sound: truncation warns, bad rows are skipped and counted."""
+
+from littlegrid.jtl import read_jtl
+
+
+def test_truncated_last_line_is_dropped_with_a_warning(fixture):
+    reading = read_jtl(fixture("truncated-last-line.jtl"))
+    assert len(reading.samples) == 3
+    assert reading.skipped_total == 0
+    assert any("last record is incomplete" in w and "1 line(s) dropped" in w for w in reading.warnings)
+
+
+def test_file_killed_inside_a_quoted_field_keeps_every_complete_row(fixture):
+    reading = read_jtl(fixture("truncated-inside-quote.jtl"))
+    assert len(reading.samples) == 3
+    assert any("last record is incomplete" in w for w in reading.warnings)
+
+
+def test_malformed_rows_in_the_middle_are_skipped_and_counted_with_line_numbers(fixture):
+    path = fixture("malformed-middle-rows.jtl")
+    reading = read_jtl(path)
+    assert reading.samples.start_ms.tolist() == [1700000000000 + 100 * k for k in (0, 2, 4, 6)]
+    reasons = {skip.reason: skip for skip in reading.rows_skipped}
+    assert reasons["malformed row (elapsed)"].first_lines == (f"{path}:3",)
+    assert reasons["malformed row (4 fields, expected 6)"].first_lines == (f"{path}:5",)
+    assert reasons["success is neither true nor false"].first_lines == (f"{path}:7",)
+    assert reading.rows_read == 7 and reading.skipped_total == 3
+
+
+def test_rows_with_timestamp_zero_are_skipped_and_counted(fixture):
+    path = fixture("zero-timestamps.jtl")
+    reading = read_jtl(path)
+    assert len(reading.samples) == 1
+    (skip,) = reading.rows_skipped
+    assert skip.count == 2 and skip.first_lines == (f"{path}:2", f"{path}:4")
+    assert "timeStamp 0" in skip.reason
+
+
+def test_truncated_xml_keeps_the_finished_samples_with_a_warning(fixture):
+    reading = read_jtl(fixture("truncated.xml"))
+    assert reading.samples.label.tolist() == ["Buy"]
+    assert any("ends before </testResults>" in w and "1 unfinished sample(s) dropped" in w
+               for w in reading.warnings)
