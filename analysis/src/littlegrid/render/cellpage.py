@@ -30,7 +30,10 @@ def time_series_charts(cell: dict, budget: int = charts.POINT_BUDGET) -> list[di
     wanted = {k: s.get(k) or [] for _, _, _, cols in TIME_SERIES for k, _ in cols}
     wanted = {k: v for k, v in wanted.items() if len(v) == len(t) and any(x is not None for x in v)}
     x, cols = charts.downsample(t, wanted, budget, peak=PEAK_COLUMNS)
-    window = (s["window_start_s"], s["window_end_s"]) if s.get("window_start_s") is not None and s.get("window_end_s") is not None else None
+    window = None
+    if s.get("window_start_s") is not None and s.get("window_end_s") is not None:
+        trimmed = s["window_start_s"] > t[0] or s["window_end_s"] < t[-1]
+        window = (s["window_start_s"], s["window_end_s"]) if trimmed else None
     out = []
     for chart_id, title, y_label, keys in TIME_SERIES:
         lines = [charts.series(label, cols[k], group=i) for i, (k, label) in enumerate(keys) if k in cols]
@@ -60,13 +63,21 @@ def error_rows(cell: dict) -> list[dict]:
     return out
 
 
+def _users_text(u: dict) -> str:
+    parts = []
+    if u.get("plan_users") is not None:
+        parts.append(f"{u['plan_users']} per engine × {u.get('engines') or 1} engine(s)")
+    if u.get("all_threads_max") is not None:
+        parts.append(f"most threads alive at once {u['all_threads_max']}")
+    return f"{fmt.value(u.get('n'))}" + (f" ({'; '.join(parts)})" if parts else "")
+
+
 def facts(cell: dict) -> list[tuple[str, str]]:
     w, u, i = cell.get("window") or {}, cell.get("users") or {}, cell.get("intended") or {}
     srv, host = cell.get("server") or {}, cell.get("host") or {}
     rows = [("status", f"{cell.get('status')}" + (f": {cell.get('reason')}" if cell.get("reason") else "")),
             ("axes", ", ".join(f"{k} = {v}" for k, v in (cell.get("axes") or {}).items())),
-            ("users N", f"{u.get('n')} ({u.get('plan_users')} per engine × {u.get('engines')} engines; "
-                        f"most threads seen {u.get('all_threads_max')})"),
+            ("users N", _users_text(u)),
             ("intended think time", f"{fmt.ms(i.get('think_ms'))} {i.get('think_dist') or ''}".strip()
              + (f", rate {fmt.rate(i.get('rate_per_s'))}" if i.get("rate_per_s") is not None else "")),
             ("steady window", f"{fmt.seconds(w.get('length_s'))} after trimming {fmt.seconds(w.get('warmup_s'))} warm-up "
@@ -78,6 +89,7 @@ def facts(cell: dict) -> list[tuple[str, str]]:
     if host:
         rows.append(("host", f"load1 {fmt.num(host.get('load1_mean'))}, run queue {fmt.num(host.get('run_queue_mean'))}, "
                              f"CPU {fmt.pct(host.get('cpu_util_mean'))}"))
+    rows = [(k, v) for k, v in rows if v]
     for w in cell.get("warnings") or []:  # reader and analysis warnings (e.g. rows skipped), when the summary has them
         rows.append(("warning", str(w)))
     return rows
