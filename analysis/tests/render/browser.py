@@ -48,6 +48,7 @@ def open_page(browser, path: Path, screenshot: Path | None = None) -> tuple[Visi
         cid = host.get_attribute("data-chart")
         visit.charts.append({"id": cid, "expected": expected.get(cid), "series": int(host.get_attribute("data-series") or -1),
                              "drawn": int(host.get_attribute("data-drawn") or 0),
+                             "with_data": int(host.get_attribute("data-series-with-data") or 0),
                              "canvas": host.query_selector("canvas") is not None})
     if screenshot is not None:
         page.screenshot(path=str(screenshot), full_page=True)
@@ -60,4 +61,5 @@ def assert_clean(visit: Visit, where: str) -> None:
     remote = [u for u in visit.requests if not (u.startswith("file://") or u.startswith("data:"))]
     assert not remote, f"{where}: network requests {remote}"
     for c in visit.charts:
-        assert c["series"] == c["expected"] and c["drawn"] >= 1 and c["canvas"], f"{where}: chart {c} did not draw its data"
+        assert c["series"] == c["expected"] == c["with_data"] and c["drawn"] >= 1 and c["canvas"], \
+            f"{where}: chart {c} did not draw its data"

@@ -48,14 +48,15 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
                     reanalyze=False) -> tuple[dict, Path, bool]:
     """(summary, folder the report goes into by default, whether the summary was just produced).
 
-    A run folder with summary.json is read as is (unless `reanalyze` or a trim is given); otherwise
+    A run folder with summary.json is read as is (unless `reanalyze`, a trim or `by_label` is asked); otherwise
     `littlegrid.analyze` produces the summary. For a run folder it is written there, so `check` and
     `compare` reuse it; for JTL files the caller writes it beside the report.
     """
     run_dir, jtls = resolve_inputs(inputs)
     base = run_dir if run_dir is not None else jtls[0].parent
     existing = base / SUMMARY
-    if run_dir is not None and existing.is_file() and not reanalyze and warmup_s is None and cooldown_s is None:
+    asked = reanalyze or by_label or warmup_s is not None or cooldown_s is not None
+    if run_dir is not None and existing.is_file() and not asked:
         return read_summary(existing), base, False
     from littlegrid.analyze import analyze  # imported only when needed: it pulls in the JTL reader
 

@@ -40,7 +40,8 @@
   function draw(c, host) {
     var series = [{ label: c.x_label, value: function (u, v) { return fmt(v); } }];
     c.series.forEach(function (s, i) { series.push(seriesOptions(s, i)); });
-    var entry = { id: c.id, series: c.series.length, points: c.x.length, drawn: 0 };
+    var withData = c.series.filter(function (s) { return s.values.some(function (v) { return v != null; }); }).length;
+    var entry = { id: c.id, series: c.series.length, withData: withData, points: c.x.length, drawn: 0 };
     var opts = {
       width: Math.max(320, host.clientWidth || 600),
       height: 280,
@@ -57,6 +58,7 @@
     var data = [c.x].concat(c.series.map(function (s) { return s.values; }));
     var plot = new uPlot(opts, data, host);
     host.setAttribute("data-series", String(plot.series.length - 1));
+    host.setAttribute("data-series-with-data", String(withData));
     registry.charts.push(entry);
     return plot;
   }
