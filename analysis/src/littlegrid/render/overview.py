@@ -178,6 +178,18 @@ def model_rows(summary: dict) -> list[dict]:
     return [{"think_ms": z, **{k: r.get(k) for k in keys}} for z, r in rows.items()]
 
 
+MMCN_KEYS = ("think_ms", "users", "servers", "service_ms", "predicted_x", "measured_x", "rel_error",
+             "predicted_r_ms", "measured_r_ms")
+SLO_KEYS = ("criterion", "think_ms", "max_users", "how")
+
+
+def model_tables(summary: dict) -> dict:
+    """SLO capacity and the exact M/M/c//N predictions as rows with every field present."""
+    m = summary.get("models") or {}
+    return {"slo": [normalise(r, SLO_KEYS) for r in m.get("slo_capacity") or []],
+            "mmcn": [normalise(r, MMCN_KEYS) for r in m.get("mmcn") or []]}
+
+
 def cell_rows(cells: list[dict], pages: dict[str, str]) -> list[dict]:
     out = []
     for c in cells:

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_DIR/report, or report/ beside the first JTL)")
     parser.add_argument("--warmup", type=float, metavar="S", help="re-analyse with this warm-up trim (seconds)")
     parser.add_argument("--cooldown", type=float, metavar="S", help="re-analyse with this cool-down trim (seconds)")
-    parser.add_argument("--by-label", action="store_true", help="when analysing JTL files, one cell per label")
+    parser.add_argument("--by-label", action="store_true", help="re-analyse with statistics per label (percentile table per label)")
 
 
 def run_title(summary: dict) -> str:
@@ -45,7 +45,7 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
     index = html.render(
         "overview.html.j2", root="", chart_data=curve_charts, curve_charts=curve_charts,
         outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
-        heatmaps=overview.heatmap_sections(cells, pages), models={"slo": (summary.get("models") or {}).get("slo_capacity") or []},
+        heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
         cell_href=cell_href("cells/"), **common)
     html.write(out_dir / "index.html", index)
