@@ -10,7 +10,7 @@ from littlegrid.jtl.assemble import assemble
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, read_csv
 from littlegrid.jtl.reading import Reading, Skip, SkipLog
 from littlegrid.jtl.schema import CATEGORY_COLUMNS, COLUMNS, SAMPLES_SCHEMA
-from littlegrid.jtl.sniff import sniff
+from littlegrid.jtl.sniff import sniff as _sniff
 from littlegrid.jtl.xml_reader import read_xml
 from littlegrid.usererror import UserError, at
 
@@ -56,25 +56,25 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
         raise at(source, None, "no such file")
     if path.is_dir():
         raise at(source, None, "is a directory, not a JTL file")
-    sniffed = sniff(path, columns, timestamp_format)
+    sniffed = _sniff(path, columns, timestamp_format)
     skips = SkipLog(source)
     warnings = [f"{source}: {note}" for note in sniffed.notes]
     if sniffed.kind == "xml":
-        raw, xml_warnings, present = read_xml(path, sniffed, skips, include_subsamples)
+        raw, xml_warnings, present, line_of = read_xml(path, sniffed, skips, include_subsamples)
         warnings += xml_warnings
-        raw = raw[[c for c in raw.columns if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"]]
-        exact, detect_subresults, fmt = True, False, sniffed.describe()
+        raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
+        exact, detect_subresults, fmt = (lambda: True), False, sniffed.describe()
     else:
         result = read_csv(path, sniffed, skips, block_size)
         raw = result.frame
         warnings += [f"{source}: {w}" for w in result.warnings]
-        exact, detect_subresults = result.exact_lines, True
+        exact, detect_subresults, line_of = result.exact_lines, True, result.line_of
         fmt = sniffed.describe()
-    if len(raw) == 0 and skips.total == 0:
+    if len(raw["elapsed_ms"]) == 0 and skips.total == 0:
         raise at(source, None, "no samples in the file")
     done = assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
                     timestamp_is_start=timestamp_is_start, include_subsamples=include_subsamples,
-                    detect_subresults=detect_subresults, exact_lines=exact)
+                    detect_subresults=detect_subresults, line_of=line_of, exact_lines=exact)
     warnings += done.warnings
     if len(done.samples) == 0:
         warnings.append(f"{source}: no usable samples ({skips.total} rows skipped)")

@@ -23,18 +23,22 @@ class Assembled:
     transaction_labels: set[str]
 
 
-def assemble(raw: pd.DataFrame, source: str, skips: SkipLog, *, timestamp_format: str | None,
+def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestamp_format: str | None,
              timestamp_is_start: bool, include_subsamples: bool, detect_subresults: bool,
-             exact_lines: bool = True) -> Assembled:
-    """`raw` has table column names (a subset), `_line` and optionally `error_count` / `_depth`."""
+             line_of, exact_lines=lambda: True) -> Assembled:
+    """`raw` maps table column names (a subset) and optionally `error_count` / `_depth` to equally long
+    Series; `line_of(row indices)` gives file lines (record numbers when `exact_lines()` is False)."""
     warnings: list[str] = []
-    where = (lambda lines: lines) if exact_lines else (lambda lines: [f"record {n}" for n in lines])
-    keep = np.ones(len(raw), dtype=bool)
+    rows = len(raw["elapsed_ms"])
+    keep = np.ones(rows, dtype=bool)
+
+    def where(lines):
+        return list(lines) if exact_lines() else [f"record {n}" for n in lines]
 
     def drop(mask: np.ndarray, reason: str) -> None:
         mask = mask & keep
         if mask.any():
-            skips.add_many(reason, where(raw["_line"].to_numpy()[mask][:5]), count=int(mask.sum()))
+            skips.add_many(reason, where(line_of(np.flatnonzero(mask)[:5])), count=int(mask.sum()))
             keep[mask] = False
 
     start = raw["start_ms"]
@@ -56,32 +60,37 @@ def assemble(raw: pd.DataFrame, source: str, skips: SkipLog, *, timestamp_format
         drop(problem_rows, "success is neither true nor false")
 
     if not timestamp_is_start:  # sampleresult.timestamp.start=false: timeStamp is the end
-        start_values = start_values - elapsed_values
+        start_values -= elapsed_values  # in place: it may be a view into the reader's times block
+    # start, end and elapsed share one 2-D block so that building the DataFrame copies nothing; the
+    # CSV reader may have filled it already (start_ms and elapsed_ms are then views of rows 0 and 2).
+    times = raw.pop("_times", None)
+    if times is None or not (np.shares_memory(start_values, times) and np.shares_memory(elapsed_values, times)):
+        times = np.empty((3, rows), dtype="int64")
+        times[0], times[2] = start_values, elapsed_values
+    np.add(times[0], times[2], out=times[1])
+    del start, elapsed, start_values, elapsed_values
+    raw.pop("start_ms"), raw.pop("elapsed_ms")
 
     columns: dict[str, pd.Series] = {}
     absent: list[str] = []
-    for name in COLUMNS:
-        if name == "start_ms":
-            columns[name] = pd.Series(start_values, dtype="int64")
-        elif name == "end_ms":
-            columns[name] = pd.Series(start_values + elapsed_values, dtype="int64")
-        elif name == "elapsed_ms":
-            columns[name] = pd.Series(elapsed_values, dtype="int64")
-        elif name == "success":
-            columns[name] = success if success is not None else empty_column(name, len(raw))
+    for name in COLUMNS[3:]:
+        if name == "success":
+            columns[name] = success if success is not None else empty_column(name, rows)
             if success is None:
                 absent.append(name)
         elif name == "source":
-            columns[name] = pd.Series(pd.Categorical.from_codes(np.zeros(len(raw), dtype="int8"), [source]))
+            columns[name] = pd.Series(pd.Categorical.from_codes(np.zeros(rows, dtype="int8"), [source]))
         elif name in raw:
-            columns[name] = _as_dtype(raw[name].reset_index(drop=True), name)
+            columns[name] = _as_dtype(raw.pop(name), name)
             if name == "host":  # an empty Hostname field means the host was not recorded
                 columns[name] = columns[name].cat.remove_categories([""]) \
                     if "" in columns[name].cat.categories else columns[name]
         else:
-            columns[name] = empty_column(name, len(raw))
+            columns[name] = empty_column(name, rows)
             absent.append(name)
-    table = pd.DataFrame(columns)
+    table = pd.concat([pd.DataFrame(times.T, columns=list(COLUMNS[:3]), copy=False),
+                       pd.DataFrame(columns, copy=False)], axis=1, copy=False)
+    del columns
 
     transactions = _transaction_labels(table)
     if detect_subresults:
@@ -140,9 +149,9 @@ def _success(raw: pd.DataFrame, warnings: list[str]):
     if text.dtype != "category":
         text = text.astype("category")
     lowered = text.cat.categories.astype(str).str.strip().str.lower()
-    mapping = np.where(lowered == "true", 1, np.where(lowered == "false", 0, -1))
+    mapping = np.where(lowered == "true", 1, np.where(lowered == "false", 0, -1)).astype("int8")
     codes = text.cat.codes.to_numpy()
-    value = np.where(codes >= 0, mapping[np.maximum(codes, 0)], -2)  # -2: empty field
+    value = np.where(codes >= 0, mapping[np.maximum(codes, 0)], np.int8(-2))  # -2: empty field
     result = pd.Series(pd.array(value == 1, dtype="boolean")).mask(value < 0)
     return result, (value == -1)
 

@@ -93,7 +93,7 @@ class _Collector:
 
 
 def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: bool):
-    """(raw frame with table column names + _line + _depth, warnings, attributes never seen)."""
+    """(raw columns named as in the table + _depth, warnings, columns present, row index -> line)."""
     parser = expat.ParserCreate()
     parser.buffer_text = True
     collector = _Collector(parser, include_subsamples, skips)
@@ -126,7 +126,8 @@ def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: b
     if frame["url"].notna().any():
         present.add("url")
     present.add("failure_message")
-    return frame, warnings, present
+    lines = np.asarray(collector.columns["_line"], dtype="int64")
+    return frame, warnings, present, (lambda rows: lines[rows])
 
 
 def _truncated(path, collector: _Collector) -> str:
@@ -141,15 +142,17 @@ def _truncated(path, collector: _Collector) -> str:
             f"{len(unfinished)} unfinished sample(s) dropped")
 
 
-def _frame(columns: dict[str, list]) -> pd.DataFrame:
+def _frame(columns: dict[str, list]) -> dict[str, pd.Series]:
     data = {}
     for name, values in columns.items():
-        if name in ("_line", "_depth"):
-            data[name] = np.asarray(values, dtype="int64")
+        if name == "_line":
+            continue
+        if name == "_depth":
+            data[name] = pd.Series(np.asarray(values, dtype="int64"))
         elif name in _INT_COLUMNS:
-            data[name] = pd.array(values, dtype="Int64")
+            data[name] = pd.Series(pd.array(values, dtype="Int64"))
         elif name in ("label", "response_code", "thread", "host", "success"):
             data[name] = pd.Series(values, dtype="category")
         else:
             data[name] = pd.Series(values, dtype=STRING_DTYPE)
-    return pd.DataFrame(data)
+    return data
