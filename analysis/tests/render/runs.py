@@ -10,11 +10,17 @@ HEADER = ("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataT
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 
+def _csv(field: str) -> str:
+    return '"' + field.replace('"', '""') + '"' if any(ch in field for ch in ',"\n') else field
+
+
 def write_jtl(path: Path, users: int, think_ms: float, service_ms: float, seconds: float, seed: int,
-              label: str = "GET /") -> int:
+              labels=("GET /",), error_message: str = "Internal Server Error") -> int:
     """N threads, each looping: elapsed ~ Gamma(k=4) with mean service_ms·max(1, N/4) (4 servers), then an
-    exponential think time. Returns the number of rows."""
+    exponential think time; labels in turn, 1 % errors with `error_message`. Returns the number of rows."""
     rng = np.random.default_rng(seed)
+    labels = [_csv(label) for label in labels]
+    message = _csv(error_message)
     mean_r = service_ms * max(1.0, users / 4)
     rows = []
     for thread in range(users):
@@ -22,8 +28,10 @@ def write_jtl(path: Path, users: int, think_ms: float, service_ms: float, second
         while t < T0 + seconds * 1000:
             elapsed = max(1, int(round(rng.gamma(4.0, mean_r / 4.0))))
             ok = rng.random() > 0.01
-            rows.append((t, f"{t},{elapsed},{label},{200 if ok else 500},{'OK' if ok else 'Internal Server Error'},"
-                            f"Thread Group 1-{thread + 1},text,{'true' if ok else 'false'},,512,120,{users},{users},"
+            label = labels[len(rows) % len(labels)]
+            rows.append((t, f"{t},{elapsed},{label},{200 if ok else 500},{'OK' if ok else message},"
+                            f"Thread Group 1-{thread + 1},text,{'true' if ok else 'false'},{'' if ok else message},"
+                            f"512,120,{users},{users},"
                             f"http://127.0.0.1:8080/,{max(1, elapsed - 1)},0,0"))
             t += elapsed + (int(round(rng.exponential(think_ms))) if think_ms > 0 else 0)
     rows.sort()

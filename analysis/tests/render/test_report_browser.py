@@ -59,3 +59,21 @@ def test_legend_click_hides_a_series_and_hovering_shows_values(browser, hostile_
     values = page.evaluate("Array.from(document.querySelectorAll(\"[data-chart='throughput-vs-users'] .u-legend .u-value\")).map(e => e.textContent)")
     assert any(v not in ("—", "--", "") for v in values), values
     page.close()
+
+
+def test_a_report_of_a_real_jtl_with_hostile_labels_and_messages_runs_nothing(browser, tmp_path):
+    from littlegrid import cli
+    from runs import write_jtl
+
+    jtl = tmp_path / "hostile.jtl"
+    write_jtl(jtl, users=4, think_ms=5, service_ms=5, seconds=6, seed=2, labels=HOSTILE, error_message=HOSTILE[1])
+    assert cli.main(["report", str(jtl), "--by-label", "-o", str(tmp_path / "out")]) == 0
+    for path in [tmp_path / "out" / "index.html", next((tmp_path / "out" / "cells").glob("*.html"))]:
+        visit, page = open_page(browser, path, screenshot=tmp_path / f"jtl-{path.stem}.png")
+        assert_clean(visit, path.name)
+        assert page.evaluate("document.querySelectorAll('img, iframe, [onerror], [onload]').length") == 0
+        assert page.evaluate("document.scripts.length") == 3
+        if "cells" in path.parts:
+            body = page.evaluate("document.body.innerText")
+            assert HOSTILE[0] in body and HOSTILE[1] in body and HOSTILE[2] in body  # shown as text
+        page.close()

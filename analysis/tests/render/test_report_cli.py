@@ -3,6 +3,7 @@
 import json
 
 from littlegrid import cli
+from littlegrid.render.synthetic import HOSTILE
 from runs import write_jtl, write_run
 
 
@@ -37,3 +38,16 @@ def test_a_missing_input_or_an_output_that_is_a_file_is_one_line_and_exit_2(tmp_
     (tmp_path / "file").write_text("x")
     assert cli.main(["report", str(run), "-o", str(tmp_path / "file")]) == 2
     assert "file: exists and is not a folder" in capsys.readouterr().err
+
+
+def test_hostile_labels_and_messages_in_a_real_jtl_reach_the_pages_as_text(tmp_path):
+    jtl = tmp_path / "hostile.jtl"
+    write_jtl(jtl, users=4, think_ms=5, service_ms=5, seconds=6, seed=2, labels=HOSTILE, error_message=HOSTILE[1])
+    assert cli.main(["report", str(jtl), "--by-label", "-o", str(tmp_path / "out")]) == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert set(summary["cells"][0]["labels"]) == set(HOSTILE)  # the reader kept them verbatim
+    for page in (tmp_path / "out").rglob("*.html"):
+        raw = page.read_text()
+        assert "<script>alert(1)" not in raw and "<img src=x" not in raw and 'href="javascript' not in raw
+    cell = next((tmp_path / "out" / "cells").glob("*.html")).read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in cell and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in cell
