@@ -151,3 +151,12 @@ def test_criteria_values_read_in_their_metric_units(golden_summary, tmp_path):
     build_report(golden_summary, tmp_path, generated="x")
     criteria = (tmp_path / "index.html").read_text().split('id="criteria"')[1].split('id="checks"')[0]
     assert "100 ms</td>" in criteria and "1 %</td>" in criteria
+
+
+def test_criterion_units_come_from_the_entry_or_the_metric_name():
+    from littlegrid.render import fmt
+
+    assert fmt.metric(137, "p90") == "137 ms" and fmt.metric(0.5, "p99.9") == "0.5 ms"
+    assert fmt.metric(0.0123, "closed_law_error") == "1.23 %" and fmt.metric(0.01, "error_rate") == "1 %"
+    assert fmt.metric(96.5, "throughput") == "96.5/s"
+    assert fmt.metric(3, "errors", "count") == "3" and fmt.metric(250, "whatever", "ms") == "250 ms"

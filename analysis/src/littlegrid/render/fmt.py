@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 DASH = "—"
 
@@ -67,14 +68,21 @@ def value(v) -> str:
     return str(v)
 
 
-def metric(v, name) -> str:
-    """A criterion's value in its metric's unit: *_ms in ms, error_rate in %, throughput per second."""
+TIME_METRICS = re.compile(r"^(p[0-9.]+|mean|min|max|latency_mean|connect_mean|.*_ms)$")
+UNIT_FORMATS = {"ms": ms, "fraction": pct, "per_s": rate, "count": num}
+
+
+def metric(v, name, unit=None) -> str:
+    """A criterion's value in its unit: the entry's `unit` (ms, fraction, per_s, count) when the summary
+    has it, else read from the metric's name (p90, mean … in ms; *_rate, *_error in %; throughput per second)."""
+    if unit in UNIT_FORMATS:
+        return UNIT_FORMATS[unit](v)
     name = str(name or "")
-    if name.endswith("_ms"):
+    if TIME_METRICS.match(name):
         return ms(v)
     if name.endswith("rate") or name.endswith("_error"):
         return pct(v)
-    if name.startswith("throughput"):
+    if name in ("throughput", "goodput") or name.endswith("_per_s"):
         return rate(v)
     return value(v)
 

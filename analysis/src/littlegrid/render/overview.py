@@ -154,7 +154,7 @@ def latency_charts(summary: dict) -> list[dict]:
 
 
 CHECK_KEYS = ("name", "cell", "value", "expected", "rel_error", "tolerance", "passed", "explanation")
-CRITERION_KEYS = ("criterion", "scope", "cell", "metric", "value", "threshold", "passed")
+CRITERION_KEYS = ("criterion", "scope", "cell", "metric", "value", "threshold", "passed", "unit")
 
 
 def normalise(row: dict, keys) -> dict:
