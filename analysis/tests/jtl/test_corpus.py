@@ -24,7 +24,7 @@ READ = {
     "supercomp-noheader-crlf-errors.jtl": (9, 9, 0, "no header, 17 default columns, CRLF"),
     "noaroet-log-graph-noheader.jtl": (63, 63, 0, "no header, 13 columns inferred"),
     "ssun86-predict-nested.xml": (100, 300, 0, "XML, 2 nested redirects per sample"),
-    "sonar-test-trans.jtl.xml": (64, 360, 64, "XML transaction parents on top, 296 children"),
+    "sonar-test-trans.jtl.xml": (64, 360, 0, "XML transaction parents on top; 296 children on request"),
     "skruthi-responsedata.xml": (9, 15, 0, "XML with whole HTML pages in responseData"),
     "apache-sample_log1.jtl": (10000, 10000, 0, "XML, 10,000 flat samples"),
     "cedric-asserts-csv-content.xml": (1277, 1277, 62, "CSV named .xml, success from ErrorCount"),
@@ -51,7 +51,16 @@ def test_corpus_file_is_read_with_its_row_count(corpus, name):
     assert (samples.end_ms - samples.start_ms).equals(samples.elapsed_ms)
     assert (samples.start_ms > 0).all()
     assert set(samples.source.astype(str)) == {str(corpus / name)}
-    assert len(read_jtl(corpus / name, include_subsamples=True).samples) == with_subsamples
+    everything = read_jtl(corpus / name, include_subsamples=True)
+    assert len(everything.samples) == with_subsamples
+
+
+def test_xml_transaction_parents_are_named_only_when_their_children_are_rows_too(corpus):
+    top = read_jtl(corpus / "sonar-test-trans.jtl.xml")
+    assert top.transaction_labels == frozenset()
+    assert any("64 top-level samples are Transaction Controller parents" in w for w in top.warnings)
+    everything = read_jtl(corpus / "sonar-test-trans.jtl.xml", include_subsamples=True)
+    assert int(everything.samples.label.isin(everything.transaction_labels).sum()) == 64
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

@@ -30,4 +30,4 @@ def test_transaction_controller_rows_are_kept_and_named_and_their_children_are_n
     assert reading.transaction_labels == frozenset({"Checkout"})
     requests = reading.samples[~reading.samples.label.isin(reading.transaction_labels)]
     assert requests.label.tolist() == ["login", "login-1", "Checkout-0", "Checkout-1", "report-2024"]
-    assert any("1 Transaction Controller rows kept" in w for w in reading.warnings)
+    assert any("1 Transaction Controller rows kept beside the samples they wrap" in w for w in reading.warnings)

@@ -107,8 +107,13 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
         keep &= raw["_depth"].to_numpy() == 0
     if transactions:
         count = int(table["label"].isin(transactions).to_numpy()[keep].sum())
-        warnings.append(f"{source}: {count} Transaction Controller rows kept (labels: "
-                        f"{_short(sorted(transactions))}); they are in Reading.transaction_labels")
+        if detect_subresults or include_subsamples:  # the samples they wrap are rows of the table too
+            warnings.append(f"{source}: {count} Transaction Controller rows kept beside the samples they "
+                            f"wrap (labels: {_short(sorted(transactions))}); see Reading.transaction_labels")
+        else:  # XML, top level only: the parent is the one row for its samples, nothing counts twice
+            warnings.append(f"{source}: {count} top-level samples are Transaction Controller parents "
+                            f"(labels: {_short(sorted(transactions))}); their children are not included")
+            transactions = set()
     if not keep.all():
         table = table[keep].reset_index(drop=True)
         for name in CATEGORY_COLUMNS:
