@@ -73,7 +73,12 @@
     for (var i = 0; i < hosts.length; i++) {
       var c = byId[hosts[i].getAttribute("data-chart")];
       if (!c) { registry.errors.push("no data for chart " + hosts[i].getAttribute("data-chart")); continue; }
-      plots.push([draw(c, hosts[i]), hosts[i]]);
+      try {
+        plots.push([draw(c, hosts[i]), hosts[i]]);
+      } catch (e) {  // one bad chart must not blank the others; the console shows it (tests fail on it)
+        registry.errors.push(c.id + ": " + e);
+        console.error("littlegrid chart " + c.id + ": " + e);
+      }
     }
     var pending = null;
     window.addEventListener("resize", function () {
