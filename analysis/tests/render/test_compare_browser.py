@@ -2,22 +2,11 @@
 
 import pytest
 
-from browser import ARGS, CHROMIUM, assert_clean, open_page, require_chromium
+from browser import assert_clean, open_page
 from littlegrid.render.compare import build_comparison
 from littlegrid.render.synthetic import HOSTILE, synthetic_summary
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def test_comparison_draws_curves_and_one_pdf_per_pair_with_hostile_ids_as_text(browser, hostile_summary, tmp_path):

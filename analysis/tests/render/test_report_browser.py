@@ -2,21 +2,10 @@
 
 import pytest
 
-from browser import ARGS, CHROMIUM, assert_clean, open_page, require_chromium
+from browser import assert_clean, open_page
 from littlegrid.render.synthetic import HOSTILE
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def test_every_report_page_draws_all_its_charts_without_errors_or_network(browser, hostile_report, tmp_path):
