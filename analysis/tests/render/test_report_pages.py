@@ -160,3 +160,13 @@ def test_criterion_units_come_from_the_entry_or_the_metric_name():
     assert fmt.metric(0.0123, "closed_law_error") == "1.23 %" and fmt.metric(0.01, "error_rate") == "1 %"
     assert fmt.metric(96.5, "throughput") == "96.5/s"
     assert fmt.metric(3, "errors", "count") == "3" and fmt.metric(250, "whatever", "ms") == "250 ms"
+
+
+def test_a_criterion_that_could_not_be_evaluated_keeps_the_verdict_from_reading_pass(golden_summary, tmp_path):
+    for c in golden_summary["criteria"]:
+        c["passed"] = True
+    golden_summary["criteria"][0]["passed"] = None
+    build_report(golden_summary, tmp_path, generated="x")
+    text = (tmp_path / "index.html").read_text()
+    assert f"no criterion fails, but 1 of {len(golden_summary['criteria'])} could not be evaluated" in text
+    assert "not made" in text

@@ -60,7 +60,8 @@ def outcomes(summary: dict) -> dict:
             "checks_failed": count(checks, False), "checks_passed": count(checks, True),
             "checks_unknown": sum(1 for r in checks if r.get("passed") not in (True, False)),
             "criteria_unknown": sum(1 for r in criteria if r.get("passed") not in (True, False)),
-            "verdict": "fail" if count(criteria, False) else "pass" if criteria else "none"}
+            "verdict": ("fail" if count(criteria, False) else "none" if not criteria
+                        else "pass" if count(criteria, True) == len(criteria) else "undecided")}
 
 
 def _overall(name):
