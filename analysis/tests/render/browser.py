@@ -26,10 +26,12 @@ class Visit:
     load_ms: float = 0.0
 
 
-def open_page(browser, path: Path, screenshot: Path | None = None) -> tuple[Visit, object]:
+def open_page(browser, path: Path, screenshot: Path | None = None, on_request_failed=None) -> tuple[Visit, object]:
     """Load a page from file://, wait for its charts, and report console errors, requests, dialogs and charts."""
     visit = Visit()
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    if on_request_failed is not None:
+        page.on("requestfailed", on_request_failed)
     page.on("console", lambda m: visit.console_errors.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: visit.console_errors.append(str(e)))
     page.on("request", lambda r: visit.requests.append(r.url))

@@ -66,3 +66,20 @@ def test_a_report_of_a_real_jtl_with_hostile_labels_and_messages_runs_nothing(br
             body = page.evaluate("document.body.innerText")
             assert HOSTILE[0] in body and HOSTILE[1] in body and HOSTILE[2] in body  # shown as text
         page.close()
+
+
+def test_the_csp_would_stop_injected_markup_even_if_escaping_failed(browser, hostile_report, tmp_path):
+    page_text = (hostile_report / "index.html").read_text()
+    injected = page_text.replace("<main>", '<main><script>window.pwned = 1</script>'
+                                 '<img src="http://127.0.0.1:9/beacon.png" onerror="window.pwned = 2">'
+                                 '<div style="background:url(http://127.0.0.1:9/bg.png)">x</div>', 1)
+    path = tmp_path / "injected.html"
+    path.write_text(injected)
+    failed = []
+    visit, page = open_page(browser, path, on_request_failed=lambda r: failed.append((r.url, r.failure)))
+    assert page.evaluate("window.pwned === undefined")
+    remote = [u for u in visit.requests if not u.startswith("file:")]
+    assert remote and sorted(remote) == sorted(u for u, why in failed if "csp" in (why or "").lower()), failed  # Chromium: failure "csp"
+    assert any("Content Security Policy" in m for m in visit.console_errors)  # and the browser says why
+    assert page.evaluate("window.littlegrid.charts.length") == 5  # our own scripts still ran
+    page.close()
