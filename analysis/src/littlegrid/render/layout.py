@@ -27,7 +27,7 @@ def facet_of(cell: dict) -> str:
 
 
 def think_label(think) -> str:
-    return "think ?" if think is None else f"Z = {think:g} ms" if isinstance(think, (int, float)) else f"Z = {think}"
+    return "no think time set" if think is None else f"Z = {think:g} ms" if isinstance(think, (int, float)) else f"Z = {think}"
 
 
 def curve_label(think, facet: str) -> str:
