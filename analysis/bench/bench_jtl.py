@@ -124,8 +124,10 @@ def main(argv=None) -> int:
         if jar:
             out = workdir / "dashboard"
             results["jmeter -g (exact)"] = measure(
-                ["java", "-jar", str(jar), "-n", "-g", str(path), "-o", str(out),
+                ["java", "-jar", str(jar), "-g", str(path), "-o", str(out),
                  "-Jjmeter.reportgenerator.statistic_window=-1", "-j", str(workdir / "jmeter.log")])
+            if not (out / "index.html").is_file():  # JMeter exits 0 even when it refuses its options
+                raise SystemExit(f"JMeter wrote no dashboard; see {workdir / 'jmeter.log'}")
         print(f"\nfile: {size:.0f} MiB, {results['read_jtl']['rows']:,} rows read by read_jtl\n")
         print(f"{'contender':<24}{'wall s':>10}{'peak RSS MiB':>15}")
         for name, r in results.items():

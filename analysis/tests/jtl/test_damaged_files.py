@@ -41,3 +41,16 @@ def test_truncated_xml_keeps_the_finished_samples_with_a_warning(fixture):
     assert reading.samples.label.tolist() == ["Buy"]
     assert any("ends before </testResults>" in w and "1 unfinished sample(s) dropped" in w
                for w in reading.warnings)
+
+
+def test_gzip_that_breaks_off_keeps_the_rows_before_the_break(fixture, tmp_path):
+    import gzip
+
+    text = fixture("default-header.jtl").read_text()
+    header, row = text.split("\n", 2)[:2]
+    packed = gzip.compress((header + "\n" + (row + "\n") * 20000).encode())
+    path = tmp_path / "cut.jtl.gz"
+    path.write_bytes(packed[: len(packed) * 3 // 4])
+    reading = read_jtl(path)
+    assert 1000 < len(reading.samples) < 20000
+    assert any("compressed stream breaks off" in w for w in reading.warnings)

@@ -7,14 +7,15 @@ from pathlib import Path
 import pandas as pd
 
 from littlegrid.jtl.assemble import assemble
-from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, read_csv
+from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, iter_csv_chunks, read_csv
 from littlegrid.jtl.reading import Reading, Skip, SkipLog
 from littlegrid.jtl.schema import CATEGORY_COLUMNS, COLUMNS, SAMPLES_SCHEMA
 from littlegrid.jtl.sniff import sniff as _sniff
 from littlegrid.jtl.xml_reader import read_xml
 from littlegrid.usererror import UserError, at
 
-__all__ = ["read_jtl", "Reading", "Skip", "SAMPLES_SCHEMA", "COLUMNS", "UserError"]
+__all__ = ["read_jtl", "iter_jtl", "Reading", "Skip", "SAMPLES_SCHEMA", "COLUMNS", "UserError"]
+DEFAULT_CHUNK_ROWS = 1_000_000
 
 
 def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: bool = True, columns=None,
@@ -52,10 +53,7 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
 
 def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, timestamp_format, block_size):
     source = str(path)
-    if not path.exists():
-        raise at(source, None, "no such file")
-    if path.is_dir():
-        raise at(source, None, "is a directory, not a JTL file")
+    _check_path(path, source)
     sniffed = _sniff(path, columns, timestamp_format)
     skips = SkipLog(source)
     warnings = [f"{source}: {note}" for note in sniffed.notes]
@@ -81,6 +79,13 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
     return done.samples, skips, warnings, done.absent, fmt, done.transaction_labels
 
 
+def _check_path(path: Path, source: str) -> None:
+    if not path.exists():
+        raise at(source, None, "no such file")
+    if path.is_dir():
+        raise at(source, None, "is a directory, not a JTL file")
+
+
 def _concat(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """Stack per-file tables keeping categorical columns categorical (plain concat would make them object)."""
     if len(parts) == 1:
@@ -89,3 +94,39 @@ def _concat(parts: list[pd.DataFrame]) -> pd.DataFrame:
              for name in CATEGORY_COLUMNS}
     aligned = [p.assign(**{n: p[n].cat.set_categories(union[n]) for n in CATEGORY_COLUMNS}) for p in parts]
     return pd.concat(aligned, ignore_index=True)
+
+
+def iter_jtl(paths, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, include_subsamples: bool = False,
+             timestamp_is_start: bool = True, columns=None, timestamp_format: str | None = None,
+             block_size: int = DEFAULT_BLOCK_SIZE):
+    """Read files whose table does not fit in memory: one Reading per chunk of about `chunk_rows` rows
+    (at least one block), in file order, so memory is bounded by chunk_rows instead of the file size.
+
+    Same options and table as read_jtl, with three differences: a sub-result whose parent lies in the
+    previous chunk is kept; rows pyarrow cannot split are counted without line numbers; a value it
+    cannot convert is refused (read_jtl re-reads such a file row by row). XML files come as one chunk.
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if chunk_rows < 1:
+        raise UserError(f"chunk_rows {chunk_rows}: at least 1")
+    for path in paths:
+        path = Path(path)
+        source = str(path)
+        _check_path(path, source)
+        sniffed = _sniff(path, columns, timestamp_format)
+        if sniffed.kind == "xml":
+            yield read_jtl(path, include_subsamples=include_subsamples, timestamp_is_start=timestamp_is_start)
+            continue
+        notes = [f"{source}: {note}" for note in sniffed.notes]
+        for raw, first_line, bad in iter_csv_chunks(path, sniffed, block_size, chunk_rows):
+            skips = SkipLog(source)
+            for _ in bad:
+                skips.add("malformed row (wrong number of fields; line unknown when read in chunks)", None)
+            done = assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
+                            timestamp_is_start=timestamp_is_start, include_subsamples=include_subsamples,
+                            detect_subresults=True, line_of=lambda rows, first=first_line: rows + first)
+            yield Reading(samples=done.samples, rows_read=len(done.samples) + skips.total,
+                          rows_skipped=skips.skips(), warnings=notes + done.warnings,
+                          absent_columns=done.absent, format=sniffed.describe(),
+                          transaction_labels=frozenset(done.transaction_labels))
+            notes = []

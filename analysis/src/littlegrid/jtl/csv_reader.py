@@ -27,6 +27,7 @@ def _memory_pool():
 from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS, STRING_DTYPE
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
+from littlegrid.usererror import at
 
 DEFAULT_BLOCK_SIZE = 4 << 20  # bytes pyarrow parses at a time: bounds the reader's working memory
 USE_THREADS = True
@@ -72,22 +73,19 @@ def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEF
 
 
 def _read_arrow(path, sniffed, wanted, block_size, invalid) -> dict[str, pd.Series]:
-    """Stream blocks of `block_size` bytes, moving each block's numbers into NumPy pieces as it arrives:
-    memory stays near the size of the finished table plus one block."""
+    """The whole file as one chunk."""
+    return next(_arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows=None))
+
+
+def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | None):
+    """Stream blocks of `block_size` bytes, moving each block's numbers into NumPy pieces as it arrives,
+    and yield raw columns every `chunk_rows` rows (None: once, at the end). Memory stays near the size
+    of one chunk's table plus one block."""
     def on_invalid(row):
         invalid.append(row.text)
         return "skip"
 
-    types = {}
-    for name in wanted:
-        if name in _INT64 or (name == "timeStamp" and sniffed.timestamp_format is None):
-            types[name] = pa.int64()
-        elif name in _INT32:
-            types[name] = pa.int32()
-        elif name in _DICTIONARY:
-            types[name] = pa.dictionary(pa.int32(), pa.string())
-        else:
-            types[name] = pa.string()
+    types = _arrow_types(sniffed, wanted)
     read = pacsv.ReadOptions(column_names=list(sniffed.names), skip_rows=1 if sniffed.header else 0,
                              block_size=block_size, use_threads=USE_THREADS)
     parse = pacsv.ParseOptions(delimiter=sniffed.delimiter, newlines_in_values=True,
@@ -95,6 +93,7 @@ def _read_arrow(path, sniffed, wanted, block_size, invalid) -> dict[str, pd.Seri
     convert = pacsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False,
                                    quoted_strings_can_be_null=False)
     pieces: dict[str, list] = {name: [] for name in wanted}
+    rows = 0
     with open_binary(path, sniffed.gzip) as stream:
         reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
                                 memory_pool=_memory_pool())
@@ -106,7 +105,31 @@ def _read_arrow(path, sniffed, wanted, block_size, invalid) -> dict[str, pd.Seri
                                          if column.null_count else None))
                 else:
                     pieces[name].append(column)
+            rows += batch.num_rows
             del batch
+            if chunk_rows is not None and rows >= chunk_rows:
+                yield _columns(pieces, types, sniffed)
+                pieces, rows = {name: [] for name in wanted}, 0
+    if chunk_rows is None or rows:
+        yield _columns(pieces, types, sniffed)
+
+
+def _arrow_types(sniffed, wanted) -> dict[str, pa.DataType]:
+    types = {}
+    for name in wanted:
+        if name in _INT64 or (name == "timeStamp" and sniffed.timestamp_format is None):
+            types[name] = pa.int64()
+        elif name in _INT32:
+            types[name] = pa.int32()
+        elif name in _DICTIONARY:
+            types[name] = pa.dictionary(pa.int32(), pa.string())
+        else:
+            types[name] = pa.string()
+    return types
+
+
+def _columns(pieces: dict[str, list], types, sniffed) -> dict[str, pd.Series]:
+    """Raw columns from per-block pieces, emptying `pieces` as it goes."""
     columns = {}
     if sniffed.timestamp_format is None:  # both epoch integers: fill the table's times block directly
         rows = sum(len(values) for values, _ in pieces["elapsed"])
@@ -123,6 +146,23 @@ def _read_arrow(path, sniffed, wanted, block_size, invalid) -> dict[str, pd.Seri
     for name in list(pieces):
         columns[RAW_NAMES[name]] = _join(pieces.pop(name), types[name], name)
     return columns
+
+
+def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int):
+    """(raw columns, first data line of the chunk, rows pyarrow could not split) per chunk of a clean
+    file. A value pyarrow cannot convert is refused: the exact row-by-row path needs the whole file."""
+    wanted = [n for n in sniffed.names if n in CSV_TO_COLUMN or n in EXTRA_CSV_INPUTS]
+    invalid: list[str] = []
+    first_record = 0
+    try:
+        for columns in _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows):
+            bad, invalid[:] = list(invalid), []
+            rows = len(columns["elapsed_ms"])  # the consumer empties `columns`
+            yield columns, first_record + (2 if sniffed.header else 1), bad
+            first_record += rows
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
+        raise at(path, None, f"a value cannot be read after record {first_record} ({str(error)[:120]}); "
+                             "read the file in one piece (read_jtl) to skip and count bad rows") from None
 
 
 def _join(pieces: list, arrow_type: pa.DataType, name: str) -> pd.Series:
@@ -169,11 +209,12 @@ def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog
     values: list[list] = [[] for _ in wanted]
     lines: list[int] = []
     bad: list[tuple[int, str]] = []
+    warnings = []
     with open_binary(path, sniffed.gzip) as raw:
         text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
         reader = csv.reader(text, delimiter=sniffed.delimiter)
         end_line = 0
-        for record in _records(reader):
+        for record in _records(reader, warnings):
             start_line, end_line = end_line + 1, reader.line_num
             if record is None:  # the csv module gave up (NUL byte): skip that line
                 bad.append((start_line, "unreadable line"))
@@ -194,7 +235,6 @@ def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog
             for column, value in zip(values, row):
                 column.append(value)
             lines.append(start_line)
-    warnings = []
     if bad and bad[-1][0] > (lines[-1] if lines else 0):  # the bad record is the file's last one
         warnings.append(_truncation_warning(end_line - bad[-1][0] + 1))
         bad.pop()
@@ -205,8 +245,9 @@ def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog
     return RawCsv(frame, skips, warnings, read_by="csv module", line_of=lambda rows: line_numbers[rows])
 
 
-def _records(reader):
-    """Records of a csv reader; None for a line the csv module refuses, then it carries on."""
+def _records(reader, warnings: list[str]):
+    """Records of a csv reader; None for a line the csv module refuses, then it carries on. A compressed
+    stream that breaks off (a .gz copied while still being written) ends the records with a warning."""
     while True:
         try:
             yield next(reader)
@@ -214,6 +255,10 @@ def _records(reader):
             return
         except csv.Error:
             yield None
+        except (EOFError, OSError) as error:
+            warnings.append(f"the compressed stream breaks off after line {reader.line_num} ({error}); "
+                            "the rows before it are read")
+            return
 
 
 def _convert(record, index, ints, wanted):
