@@ -146,7 +146,7 @@ def _bound_checks(entries: list, services: dict, tol: dict) -> None:
         lightest = members[0]
         for c in members:
             service = services.get(c["id"])
-            z = models._think_ms(c)
+            z = models.think_of(c)
             o = c["overall"]
             if service is not None:
                 check = laws.throughput_bound(c["id"], o["throughput_per_s"], c["users"]["n"], z, service.service_ms,

@@ -53,7 +53,8 @@ def curves(cells: list[dict]) -> dict:
     return out
 
 
-def _think_ms(c: dict) -> float:
+def think_of(c: dict) -> float:
+    """A cell's think time for the models: the intended one, else the realised mean (bare JTLs), else 0."""
     intended = c["intended"].get("think_ms")
     if intended is not None:
         return intended
@@ -61,7 +62,7 @@ def _think_ms(c: dict) -> float:
 
 
 def _entry(key: tuple, members: list) -> dict:
-    return {"think_ms": _think_ms(members[0]), "group": dict(key)}
+    return {"think_ms": think_of(members[0]), "group": dict(key)}
 
 
 def bounds(key: tuple, members: list, service) -> dict:
@@ -70,7 +71,7 @@ def bounds(key: tuple, members: list, service) -> dict:
     D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise D is
     R at the lightest cell and D_max = 1/(highest X measured): estimates, marked as such in "basis".
     """
-    z = _think_ms(members[0])
+    z = think_of(members[0])
     if service is not None:
         d, d_max, basis = service.service_ms, service.service_ms / service.servers, "grid: S and c of the server"
     else:
@@ -91,7 +92,7 @@ def usl_fit(key: tuple, members: list) -> dict:
 
 def knee(key: tuple, members: list, bound: dict) -> dict:
     """The knee by KNEE_RULE (None when even the lightest cell is below it)."""
-    z, d = _think_ms(members[0]), bound["d_ms"]
+    z, d = think_of(members[0]), bound["d_ms"]
     users = None
     for c in members:
         line = c["users"]["n"] / ((d + z) / 1000.0) if d + z > 0 else math.inf
@@ -144,10 +145,17 @@ def mmcn_prediction(cell: dict, service) -> dict | None:
     n = int(cell["users"]["n"])
     predicted = mmcn.throughput_per_s(n, service.servers, service.service_ms, think["think_ms"])
     measured = cell["overall"]["throughput_per_s"]
+    # The same model with the service time the server measured and the think time the threads realised:
+    # when the grid's S is not what the server delivers (overhead, a loaded host), this tells the two apart.
+    measured_s = (cell.get("server") or {}).get("service_mean_ms")
+    realised_z = (cell.get("think_time") or {}).get("mean_ms")
+    with_measured = (mmcn.throughput_per_s(n, service.servers, measured_s, realised_z)
+                     if measured_s and realised_z is not None and realised_z >= 0 else None)
     return {"think_ms": think["think_ms"], "users": n, "servers": service.servers, "service_ms": service.service_ms,
             "predicted_x": predicted, "measured_x": measured, "rel_error": abs(measured - predicted) / predicted,
             "predicted_r_ms": mmcn.response_ms(n, service.servers, service.service_ms, think["think_ms"]),
-            "measured_r_ms": cell["overall"]["mean_ms"], "cell": cell["id"]}
+            "measured_r_ms": cell["overall"]["mean_ms"], "measured_service_ms": measured_s,
+            "realised_think_ms": realised_z, "predicted_x_measured_inputs": with_measured, "cell": cell["id"]}
 
 
 def mmcn_check(row: dict, cycle_cv: float | None, completions: int, floor: float) -> Check:
@@ -162,6 +170,9 @@ def mmcn_check(row: dict, cycle_cv: float | None, completions: int, floor: float
            + ("the server behaves as the exact model predicts." if ok else
               "the system is not the M/M/c//N the grid describes (service or think time not exponential, "
               "extra servers or overhead)."))
+    if not ok and row.get("predicted_x_measured_inputs"):
+        why += (f" With the server's measured S = {row['measured_service_ms']:.1f} ms and the realised Z = "
+                f"{row['realised_think_ms']:.1f} ms the model gives {row['predicted_x_measured_inputs']:.2f}/s.")
     return Check("mmcn", row["cell"], row["measured_x"], row["predicted_x"], row["rel_error"], tol, ok, why)
 
 
