@@ -57,7 +57,7 @@ def _interarrival_cv(window_samples: pd.DataFrame):
     return (float(gaps.std(ddof=1) / gaps.mean()) if gaps.mean() > 0 else None), len(starts)
 
 
-def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl):
+def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
     """One cell's summary entry (contract §5) and its sorted elapsed times (for grid-level percentiles)."""
     entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
              "reading": None, "window": None, "users": None,
@@ -68,7 +68,13 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl):
              "checks": []}
     if not cell.jtl_paths:
         return entry, None
-    reading = read_jtl([str(p) for p in cell.jtl_paths])
+    try:
+        reading = read_jtl([str(p) for p in cell.jtl_paths])
+    except UserError as e:
+        if bare:  # the user's own file: their mistake, said in one line
+            raise
+        entry["reason"] = "; ".join(filter(None, [entry["reason"], str(e)]))  # one bad cell does not sink the run
+        return entry, None
     everything = reading.samples
     # Transaction Controller parents sit beside their samplers in a CSV JTL: counting them would count each
     # request twice and break every per-thread cycle; they keep their own per-label statistics.
@@ -84,7 +90,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl):
     try:
         window = steady_window(samples, warmup, cooldown)
     except EmptyWindow as e:
-        if cell.status == "complete" and not cell.axes:  # bare JTL: the user's input cannot be analysed
+        if bare:  # the user's input cannot be analysed at all
             raise UserError(f"{cell.jtl_paths[0]}: {e}") from None
         entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
         return entry, None
@@ -200,7 +206,8 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
     tol = laws.tolerances(overrides)
     entries, sorted_elapsed = [], {}
     for cell in sorted(found.cells, key=lambda c: c.index):
-        entry, elapsed = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl)
+        entry, elapsed = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
+                                      bare=found.run["source"] == "jtl")
         entries.append(entry)
         if elapsed is not None:
             sorted_elapsed[cell.id] = elapsed

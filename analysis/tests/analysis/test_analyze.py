@@ -117,3 +117,17 @@ def test_open_workload_checks_rate_poisson_arrivals_and_warn_of_coordinated_omis
     assert checks["generator_sizing"]["passed"] is sized
     assert checks["generator_sizing"]["value"] == pytest.approx(50 * service_ms / 1000, rel=0.1)
     assert "think_time" not in checks and checks["closed_law"]["passed"]
+
+
+def test_a_cell_whose_jtl_cannot_be_read_or_is_too_short_keeps_its_reason_and_the_other_cells_are_analysed(tmp_path):
+    cells = [{"id": f"users={n}", "axes": {"users": n}, "samples": closed_loop(n, 50, 50, duration_s=10), "users": n}
+             for n in (1, 2, 3)]
+    run = make_run(tmp_path / "run", cells)
+    (run / "cells" / "users=2" / "results.jtl").write_text("this is not a JTL\n")
+    short = closed_loop(3, 50, 50, duration_s=2)
+    write_jtl(short, run / "cells" / "users=3" / "results.jtl")
+    s = analyze([run])
+    by_id = {c["id"]: c for c in s["cells"]}
+    assert by_id["users=1"]["overall"]["count"] > 0
+    assert by_id["users=2"]["overall"] is None and "results.jtl" in by_id["users=2"]["reason"]
+    assert by_id["users=3"]["overall"] is None and "no steady window" in by_id["users=3"]["reason"]
