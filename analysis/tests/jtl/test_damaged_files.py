@@ -1,5 +1,7 @@
 """Damaged files are read as far as they are sound: truncation warns, bad rows are skipped and counted."""
 
+import pytest
+
 from littlegrid.jtl import read_jtl
 
 
@@ -54,3 +56,21 @@ def test_gzip_that_breaks_off_keeps_the_rows_before_the_break(fixture, tmp_path)
     reading = read_jtl(path)
     assert 1000 < len(reading.samples) < 20000
     assert any("compressed stream breaks off" in w for w in reading.warnings)
+
+
+def test_short_rows_in_the_middle_keep_the_fast_path_and_later_line_numbers_stay_right(tmp_path, monkeypatch):
+    from littlegrid.jtl import csv_reader
+
+    monkeypatch.setattr(csv_reader, "_read_python", lambda *a: pytest.fail("took the row-by-row path"))
+    path = tmp_path / "short-rows.jtl"
+    path.write_text("timeStamp,elapsed,label,success\n"
+                    "1700000000000,5,a,true\n"
+                    "1700000000010,5\n"             # line 3: cut short
+                    "1700000000020,5,a,true\n"
+                    "0,0,a,false\n"                 # line 5: never started
+                    "1700000000030,5,a,true\n")
+    reading = read_jtl(path)
+    assert reading.samples.start_ms.tolist() == [1700000000000, 1700000000020, 1700000000030]
+    lines = {skip.reason.split(":")[0]: skip.first_lines for skip in reading.rows_skipped}
+    assert lines["malformed row (2 fields, expected 4)"] == (f"{path}:3",)
+    assert lines["timeStamp 0"] == (f"{path}:5",)
