@@ -1,5 +1,6 @@
 """`littlegrid run` without load: the printed plan, the -J properties of a cell, refusals before anything runs."""
 
+import json
 import socket
 from pathlib import Path
 
@@ -119,3 +120,110 @@ def test_resume_with_a_different_grid_is_refused(tmp_path, grid_path):
     with pytest.raises(Exception, match="differs from the grid this run was started with"):
         run_grid(changed, resume=folder.root, dry_run=True)
     assert run_grid(None, resume=folder.root, dry_run=True) == folder.root  # GRID defaults to the run's own
+
+
+# -- orchestration with stand-ins for JMeter and the server: which server starts, what is kept ---------------
+class FakeServer:
+    """Records the sample server's lifecycle instead of starting a JVM."""
+
+    events: list = []
+
+    def __init__(self, knobs, *, port=None, log=None, heap="512m", ready_timeout_s=60.0):
+        self.knobs, self.port = dict(knobs), port or 40000
+        self.base_url = f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        FakeServer.events.append(("start", dict(self.knobs)))
+        return self
+
+    def stop(self):
+        FakeServer.events.append(("stop", dict(self.knobs)))
+
+
+@pytest.fixture
+def fakes(monkeypatch, tmp_path):
+    from littlegrid import cell_run, runner
+    from littlegrid.jmeter import JMeter
+
+    jar = tmp_path / "server.jar"
+    jar.write_bytes(b"")
+    monkeypatch.setenv("LITTLEGRID_SERVER_JAR", str(jar))
+    FakeServer.events = []
+    monkeypatch.setattr(runner, "SampleServer", FakeServer)
+    monkeypatch.setattr(runner, "find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "ApacheJMeter-5.6.3.jar"))
+    monkeypatch.setattr(runner, "java_version", lambda: "openjdk version 17 (fake)")
+    outcomes = {}  # cell id -> "complete" | "failed" | "interrupt"
+
+    def fake_run_cell(jmeter, plan, folder, properties, **kw):
+        what = outcomes.get(folder.name, "complete")
+        FakeServer.events.append(("cell", folder.name))
+        if what == "interrupt":
+            (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n")
+            raise cell_run.Interrupted("SIGTERM")
+        (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n" if what == "complete" else "")
+        return cell_run.CellOutcome(status=what, reason=None if what == "complete" else "JMeter exited with code 1: x",
+                                    exit_code=0 if what == "complete" else 1, samples=1 if what == "complete" else 0,
+                                    started="2026-01-01T00:00:00.000Z", ended="2026-01-01T00:00:05.000Z", took_s=5.0)
+
+    monkeypatch.setattr(runner, "run_cell", fake_run_cell)
+    return outcomes
+
+
+def knob_grid(tmp_path) -> Path:
+    path = tmp_path / "knobs.toml"
+    path.write_text(grid_text(0).replace('host = "127.0.0.1"\nport = 0\n', "").replace(
+        "[target]", '[server]\nstart = true\nknobs = { "littlegrid.throttle.max-concurrent" = 0 }\n[target]')
+        + '"server.tomcat.threads.max" = [2, 8]\n')
+    return path
+
+
+def test_the_server_restarts_only_when_its_knobs_change_and_stops_at_the_end(tmp_path, fakes):
+    run = run_grid(knob_grid(tmp_path), out=tmp_path / "reports", run_id="k")
+    events = FakeServer.events
+    starts = [e for e in events if e[0] == "start"]
+    assert [s[1]["server.tomcat.threads.max"] for s in starts] == [2, 8]
+    assert all(s[1]["littlegrid.throttle.max-concurrent"] == 0 for s in starts)
+    assert [e[0] for e in events] == ["start"] + ["cell"] * 4 + ["stop", "start"] + ["cell"] * 4 + ["stop"]
+    cm = json.loads((run / "cells" / "users=10,think_ms=50,server.tomcat.threads.max=8" / "manifest.json").read_text())
+    assert cm["server"] == {"littlegrid.throttle.max-concurrent": 0, "server.tomcat.threads.max": 8}
+    assert cm["index"] == 8 and cm["status"] == "complete" and cm["properties"]["port"] == "40000"
+    assert "server.tomcat.threads.max" not in cm["properties"]
+
+
+def test_a_failed_cell_is_recorded_and_the_run_goes_on_to_a_failed_run(tmp_path, fakes, grid_path, monkeypatch):
+    monkeypatch.setattr("littlegrid.runner._preflight", lambda grid: None)
+    fakes["users=5,think_ms=50"] = "failed"
+    run = run_grid(grid_path, out=tmp_path / "reports", run_id="f")
+    cells = [json.loads((run / "cells" / c / "manifest.json").read_text())
+             for c in json.loads((run / "manifest.json").read_text())["cells"]]
+    assert [c["status"] for c in cells] == ["complete", "failed", "complete", "complete"]
+    assert cells[1]["reason"] == "JMeter exited with code 1: x" and cells[1]["exit_code"] == 1
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["status"] == "failed" and m["reason"] == "1 cell(s) not complete: users=5,think_ms=50"
+
+
+def test_an_interrupt_marks_the_cell_incomplete_stops_the_server_and_keeps_finished_cells(tmp_path, fakes):
+    from littlegrid.cell_run import Interrupted
+
+    fakes["users=5,think_ms=50,server.tomcat.threads.max=2"] = "interrupt"
+    with pytest.raises(Interrupted):
+        run_grid(knob_grid(tmp_path), out=tmp_path / "reports", run_id="i")
+    run = tmp_path / "reports" / "i"
+    assert FakeServer.events[-1][0] == "stop"
+    first = json.loads((run / "cells" / "users=5,think_ms=0,server.tomcat.threads.max=2" / "manifest.json").read_text())
+    second = json.loads((run / "cells" / "users=5,think_ms=50,server.tomcat.threads.max=2" / "manifest.json").read_text())
+    assert first["status"] == "complete"
+    assert second["status"] == "incomplete" and second["reason"] == "interrupted by SIGTERM" and second["samples"] == 1
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["status"] == "incomplete" and m["reason"] == "interrupted by SIGTERM" and m["ended"]
+
+    # --resume runs the interrupted cell and the rest, and leaves the finished one alone
+    FakeServer.events = []
+    fakes.clear()
+    before = (run / "cells" / "users=5,think_ms=0,server.tomcat.threads.max=2" / "results.jtl").stat().st_mtime_ns
+    run_grid(None, resume=run)
+    ran = [e[1] for e in FakeServer.events if e[0] == "cell"]
+    assert "users=5,think_ms=0,server.tomcat.threads.max=2" not in ran and len(ran) == 7
+    assert (run / "cells" / "users=5,think_ms=0,server.tomcat.threads.max=2" / "results.jtl").stat().st_mtime_ns == before
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["status"] == "complete" and len(m["resumed"]) == 1
