@@ -102,6 +102,28 @@ def count_samples(jtl: Path) -> int:
     return count
 
 
+def samples_by_engine(jtl: Path, engines: list[str]) -> dict[str, int]:
+    """Rows per remote engine: JMeter prefixes each thread name with the engine's "host:port" as the controller
+    named it (`127.0.0.1:1099-users 1-3`), so engines on one machine stay apart although Hostname is the same."""
+    counts = {engine: 0 for engine in engines}
+    if not jtl.is_file():
+        return counts
+    with jtl.open(newline="", encoding="utf-8", errors="replace") as f:
+        reader = csv.reader(f)
+        try:
+            column = next(reader).index("threadName")
+            prefixes = [(engine + "-", engine) for engine in engines]  # host names may contain '-' themselves
+            for row in reader:
+                name = row[column] if len(row) > column else ""
+                for prefix, engine in prefixes:
+                    if name.startswith(prefix):
+                        counts[engine] += 1
+                        break
+        except (StopIteration, ValueError, csv.Error):
+            pass
+    return counts
+
+
 class RunFolder:
     """reports/<run-id>/: the grid copy, the run manifest and one folder per cell."""
 

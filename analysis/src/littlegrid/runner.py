@@ -151,8 +151,15 @@ class _Run:
     # -- the sample server -----------------------------------------------------------------------
     def _ensure_server(self, knobs: dict | None, clock: Clock) -> None:
         """Start the sample server with these knobs, restarting it only when they differ from the running ones."""
-        if knobs is None or (self.server is not None and self.server.knobs == _spring_knobs(knobs)):
+        if knobs is None:
             return
+        if self.server is not None and self.server.knobs == _spring_knobs(knobs):
+            process = getattr(self.server, "process", None)
+            if process is None or process.poll() is None:
+                return
+            # It died during the previous cell (whose samples show it); the next cell gets a fresh one.
+            print(f"sample server: exited with code {process.returncode} (see {self.folder.server_log}); restarting",
+                  flush=True)
         self._stop_server()
         spec = self.grid.server
         t = time.monotonic()
@@ -198,6 +205,8 @@ class _Run:
             raise
         manifest = {**base, "started": outcome.started, "ended": outcome.ended, "status": outcome.status,
                     "reason": outcome.reason, "exit_code": outcome.exit_code, "samples": outcome.samples}
+        if grid.remote_hosts:  # which engine produced what: rows carry the engine as thread-name prefix
+            manifest["samples_by_engine"] = rf.samples_by_engine(folder / rf.RESULTS, list(grid.remote_hosts))
         self.folder.write_cell_manifest(cell.id, manifest)
         clock.cell_done(grid.timing.duration_s, outcome.took_s)
         rate = outcome.samples / grid.timing.duration_s

@@ -69,3 +69,12 @@ def test_a_run_id_names_one_folder_and_nothing_else(bad):
 def test_host_facts_and_versions_name_what_the_contract_asks():
     assert set(rf.host_facts()) == {"hostname", "cpus", "memory_bytes", "os"}
     assert set(rf.versions("5.6.3", "openjdk 17")) == {"jmeter", "java", "python", "littlegrid"}
+
+
+def test_samples_by_engine_reads_the_thread_name_prefix_the_controller_gave_each_engine(tmp_path):
+    jtl = tmp_path / "results.jtl"
+    jtl.write_text(HEADER + "1,2,GET /,200,OK,127.0.0.1:21001-users 1-1,true\n"
+                   "1,2,GET /,200,OK,127.0.0.1:21002-users 1-1,true\n"
+                   "1,2,GET /,200,OK,load-gen-2:1099-users 1-2,true\n")
+    assert rf.samples_by_engine(jtl, ["127.0.0.1:21001", "load-gen-2:1099"]) == {"127.0.0.1:21001": 1,
+                                                                                 "load-gen-2:1099": 1}

@@ -179,6 +179,7 @@ def test_sigterm_stops_jmeter_marks_the_cell_incomplete_and_keeps_the_folder(tmp
     cm = manifest(run / "cells" / "users=1,think_ms=20" / "manifest.json")
     assert cm["status"] == "incomplete" and cm["reason"] == "interrupted by SIGTERM"
     assert not (run / "cells" / "users=2,think_ms=20").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports", "term.toml"]  # nothing outside the run folder
     m = manifest(run / "manifest.json")
     assert m["status"] == "incomplete" and m["ended"] and "SIGTERM" in m["reason"]
 
@@ -256,3 +257,6 @@ def test_remote_engines_each_run_the_plans_users_and_are_told_apart_by_thread_na
     for engine, threads in by_engine.items():  # each engine ran the plan's 2 threads
         assert len(threads) == 2, (engine, threads)
     assert max(int(r["allThreads"]) for r in results) <= 2  # allThreads counts one engine's threads
+    assert cm["samples_by_engine"] == {e: sum(1 for r in results if r["threadName"].startswith(e + "-"))
+                                       for e in two_engines}
+    assert all(n > 0 for n in cm["samples_by_engine"].values())
