@@ -14,16 +14,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 
-def _memory_pool():
-    """jemalloc with immediate decay: parse buffers of finished blocks go back to the OS at once (the
-    default mimalloc pool keeps them, and fragmentation kept peak RSS ~40% higher on 5M rows)."""
-    try:
-        pool = pa.jemalloc_memory_pool()
-        pa.jemalloc_set_decay_ms(0)
-        return pool
-    except (NotImplementedError, pa.ArrowNotImplementedError):
-        return None
-
+from littlegrid.jtl.int_buffers import SLACK, IntBuffers
 from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS, STRING_DTYPE
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
@@ -50,6 +41,16 @@ class RawCsv:
     exact_lines: Callable[[], bool] = lambda: True
     read_by: str = "pyarrow"
     line_of: Callable[[np.ndarray], np.ndarray] = lambda rows: rows  # row indices -> file lines
+
+
+def _memory_pool():
+    """jemalloc with immediate decay: parse buffers of finished blocks go back to the OS at once (the
+    default mimalloc pool keeps them, and fragmentation kept peak RSS ~40% higher on 5M rows)."""
+    try:
+        pa.jemalloc_set_decay_ms(0)  # before the pool's first use, so that its arenas take it
+        return pa.jemalloc_memory_pool()
+    except (NotImplementedError, pa.ArrowNotImplementedError):
+        return None
 
 
 def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEFAULT_BLOCK_SIZE) -> RawCsv:
@@ -137,26 +138,33 @@ def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | 
                                invalid_row_handler=on_invalid)
     convert = pacsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False,
                                    quoted_strings_can_be_null=False)
-    pieces: dict[str, list] = {name: [] for name in wanted}
-    rows = 0
+    ints = {n: ("int32" if t == pa.int32() else "int64") for n, t in types.items() if pa.types.is_integer(t)}
+    times = sniffed.timestamp_format is None
+    size = _size(path, sniffed)
+    buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in wanted if n not in ints}, 0
     with open_binary(path, sniffed.gzip) as stream:
         reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
                                 memory_pool=_memory_pool())
         for batch in reader:
-            for name, column in zip(batch.schema.names, batch.columns):
-                if pa.types.is_integer(column.type):
-                    values = column.fill_null(0).to_numpy() if column.null_count else column.to_numpy()
-                    pieces[name].append((values, column.is_null().to_numpy(zero_copy_only=False)
-                                         if column.null_count else None))
-                else:
-                    pieces[name].append(column)
+            if buffers.capacity == 0:  # size the buffers from the first block's rows per byte
+                estimate = int(size / block_size * batch.num_rows * SLACK) + batch.num_rows
+                buffers.reserve(min(estimate, chunk_rows + 2 * batch.num_rows) if chunk_rows else estimate)
+            named = dict(zip(batch.schema.names, batch.columns))
+            buffers.append({n: named[n] for n in ints}, batch.num_rows)
+            for name in texts:
+                texts[name].append(named[name])
             rows += batch.num_rows
-            del batch
+            del batch, named
             if chunk_rows is not None and rows >= chunk_rows:
-                yield _columns(pieces, types, sniffed)
-                pieces, rows = {name: [] for name in wanted}, 0
+                yield _columns(buffers, texts, types)
+                buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in texts}, 0
     if chunk_rows is None or rows:
-        yield _columns(pieces, types, sniffed)
+        yield _columns(buffers, texts, types)
+
+
+def _size(path: Path, sniffed: Sniffed) -> int:
+    """Bytes to parse: the file size (gzip: four times the compressed size, a JTL's usual ratio)."""
+    return path.stat().st_size * (4 if sniffed.gzip else 1)
 
 
 def _arrow_types(sniffed, wanted) -> dict[str, pa.DataType]:
@@ -169,27 +177,19 @@ def _arrow_types(sniffed, wanted) -> dict[str, pa.DataType]:
         elif name in _DICTIONARY:
             types[name] = pa.dictionary(pa.int32(), pa.string())
         else:
-            types[name] = pa.string()
+            types[name] = pa.large_string()  # what pandas stores: no cast (and copy) later
     return types
 
 
-def _columns(pieces: dict[str, list], types, sniffed) -> dict[str, pd.Series]:
-    """Raw columns from per-block pieces, emptying `pieces` as it goes."""
-    columns = {}
-    if sniffed.timestamp_format is None:  # both epoch integers: fill the table's times block directly
-        rows = sum(len(values) for values, _ in pieces["elapsed"])
-        times = np.empty((3, rows), dtype="int64")
-        for name, row in (("timeStamp", 0), ("elapsed", 2)):
-            parts = pieces.pop(name)
-            if any(mask is not None for _, mask in parts):  # empty fields: rows to skip, keep the mask
-                columns[RAW_NAMES[name]] = _join(parts, types[name], name)
-                continue
-            if parts:
-                np.concatenate([values for values, _ in parts], out=times[row])
-            columns[RAW_NAMES[name]] = pd.Series(times[row], copy=False)
-        columns["_times"] = times
-    for name in list(pieces):
-        columns[RAW_NAMES[name]] = _join(pieces.pop(name), types[name], name)
+def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd.Series]:
+    """Raw columns of one chunk, named as in the table."""
+    columns = {RAW_NAMES.get(name, name): series for name, series in buffers.finish().items()}
+    for name in list(texts):
+        column = pa.chunked_array(texts.pop(name), type=types[name])
+        if pa.types.is_dictionary(column.type):
+            columns[RAW_NAMES[name]] = column.to_pandas()  # categorical; block dictionaries unified here
+        else:  # zero-copy: the text stays in Arrow memory
+            columns[RAW_NAMES[name]] = pd.Series(pd.arrays.ArrowStringArray(column))
     return columns
 
 
@@ -208,24 +208,6 @@ def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: i
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
         raise at(path, None, f"a value cannot be read after record {first_record} ({str(error)[:120]}); "
                              "read the file in one piece (read_jtl) to skip and count bad rows") from None
-
-
-def _join(pieces: list, arrow_type: pa.DataType, name: str) -> pd.Series:
-    """One column from its per-block pieces (integers: NumPy with an optional null mask)."""
-    if pa.types.is_integer(arrow_type):
-        dtype = "int32" if arrow_type == pa.int32() else "int64"
-        values = np.concatenate([v for v, _ in pieces]) if pieces else np.zeros(0, dtype=dtype)
-        if any(mask is not None for _, mask in pieces):
-            mask = np.concatenate([m if m is not None else np.zeros(len(v), dtype=bool) for v, m in pieces])
-        elif name in ("timeStamp", "elapsed"):
-            return pd.Series(values)  # never null here: plain int64, as the table wants
-        else:
-            mask = np.zeros(len(values), dtype=bool)
-        return pd.Series(pd.arrays.IntegerArray(values, mask))  # the table's nullable dtype, without a copy
-    column = pa.chunked_array(pieces, type=arrow_type)
-    if pa.types.is_dictionary(arrow_type):
-        return column.to_pandas()  # categorical; the blocks' dictionaries are unified here
-    return pd.Series(pd.arrays.ArrowStringArray(column))  # zero-copy: the text stays in Arrow memory
 
 
 def _is_last_record(path: Path, text: str) -> bool:
