@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass, field
 from typing import Callable
@@ -16,8 +15,8 @@ import pyarrow.csv as pacsv
 
 from littlegrid.jtl.int_buffers import SLACK, IntBuffers
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS, STRING_DTYPE
-from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
+from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS
+from littlegrid.jtl.sniff import Sniffed, open_binary
 from littlegrid.usererror import at
 
 DEFAULT_BLOCK_SIZE = 4 << 20  # bytes pyarrow parses at a time: bounds the reader's working memory
@@ -26,7 +25,6 @@ MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
 _INT64 = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount")
 _INT32 = ("grpThreads", "allThreads")
 _DICTIONARY = ("label", "threadName", "responseCode", "Hostname", "success")  # few distinct values
-_STRING = ("responseMessage", "failureMessage", "URL")
 RAW_NAMES = {**CSV_TO_COLUMN, "ErrorCount": "error_count"}
 
 
@@ -39,7 +37,6 @@ class RawCsv:
     skips: SkipLog
     warnings: list[str] = field(default_factory=list)
     exact_lines: Callable[[], bool] = lambda: True
-    read_by: str = "pyarrow"
     line_of: Callable[[np.ndarray], np.ndarray] = lambda rows: rows  # row indices -> file lines
 
 
@@ -51,6 +48,12 @@ def _memory_pool():
         return pa.jemalloc_memory_pool()
     except (NotImplementedError, pa.ArrowNotImplementedError):
         return None
+
+
+def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog) -> "RawCsv":
+    from littlegrid.jtl.csv_rows import read_rows  # the slow exact path, for damaged files only
+
+    return read_rows(path, sniffed, wanted, skips)
 
 
 def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEFAULT_BLOCK_SIZE) -> RawCsv:
@@ -79,7 +82,7 @@ def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEF
             steps = records - np.arange(len(records))
             line_of = lambda rows: rows + first_line + np.searchsorted(steps, rows, side="right")  # noqa: E731
         if truncated:
-            warnings.append(_truncation_warning(1))
+            warnings.append(truncation_warning(1))
     # Line numbers = record numbers unless a quoted value spans lines (checked only if a row is reported).
     exact = lambda: not any(frame[c].str.contains("\n", regex=False).any()  # noqa: E731
                             for c in ("response_message", "failure_message", "url") if c in frame)
@@ -220,100 +223,6 @@ def _is_last_record(path: Path, text: str) -> bool:
     return tail.endswith(text.rstrip("\r\n"))
 
 
-def _truncation_warning(lines: int) -> str:
+def truncation_warning(lines: int) -> str:
     return (f"the last record is incomplete (the run was probably killed mid-write): {lines} line(s) "
             "dropped")
-
-
-def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog) -> RawCsv:
-    """Row by row with the csv module: every bad row is skipped and counted with its line number."""
-    width = len(sniffed.names)
-    index = [sniffed.names.index(n) for n in wanted]
-    ints = [n in _INT64 or n in _INT32 or (n == "timeStamp" and sniffed.timestamp_format is None)
-            for n in wanted]
-    values: list[list] = [[] for _ in wanted]
-    lines: list[int] = []
-    bad: list[tuple[int, str]] = []
-    warnings = []
-    with open_binary(path, sniffed.gzip) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
-        reader = csv.reader(text, delimiter=sniffed.delimiter)
-        end_line = 0
-        for record in _records(reader, warnings):
-            start_line, end_line = end_line + 1, reader.line_num
-            if record is None:  # the csv module gave up (NUL byte): skip that line
-                bad.append((start_line, "unreadable line"))
-                continue
-            if start_line == 1 and sniffed.header:
-                continue
-            if not record or record == [""]:
-                continue
-            if start_line == 1 and record[0].startswith(BOM):
-                record[0] = record[0][1:]
-            if len(record) != width:
-                bad.append((start_line, f"{len(record)} fields, expected {width}"))
-                continue
-            row, problem = _convert(record, index, ints, wanted)
-            if problem:
-                bad.append((start_line, problem))
-                continue
-            for column, value in zip(values, row):
-                column.append(value)
-            lines.append(start_line)
-    if bad and bad[-1][0] > (lines[-1] if lines else 0):  # the bad record is the file's last one
-        warnings.append(_truncation_warning(end_line - bad[-1][0] + 1))
-        bad.pop()
-    for line, problem in bad:
-        skips.add(f"malformed row ({problem.split(':')[0]})", line)
-    frame = _columns_to_frame(wanted, values, ints)
-    line_numbers = np.asarray(lines, dtype="int64")
-    return RawCsv(frame, skips, warnings, read_by="csv module", line_of=lambda rows: line_numbers[rows])
-
-
-def _records(reader, warnings: list[str]):
-    """Records of a csv reader; None for a line the csv module refuses, then it carries on. A compressed
-    stream that breaks off (a .gz copied while still being written) ends the records with a warning."""
-    while True:
-        try:
-            yield next(reader)
-        except StopIteration:
-            return
-        except csv.Error:
-            yield None
-        except (EOFError, OSError) as error:
-            warnings.append(f"the compressed stream breaks off after line {reader.line_num} ({error}); "
-                            "the rows before it are read")
-            return
-
-
-def _convert(record, index, ints, wanted):
-    row = []
-    for i, is_int, name in zip(index, ints, wanted):
-        value = record[i]
-        if is_int:
-            value = value.strip()
-            if not value:
-                row.append(None)
-                continue
-            try:
-                row.append(int(value))
-            except ValueError:
-                return None, f"{name}: {value[:30]!r} is not an integer"
-        else:
-            row.append(value)
-    return row, None
-
-
-def _columns_to_frame(wanted, values, ints) -> dict[str, pd.Series]:
-    columns = {}
-    for name, column, is_int in zip(wanted, values, ints):
-        if is_int:
-            series = pd.Series(pd.array(column, dtype="Int32" if name in _INT32 else "Int64"))
-        elif name in _DICTIONARY:
-            series = pd.Series(column, dtype="category")
-        elif name == "timeStamp":
-            series = pd.Series(column, dtype=object)
-        else:
-            series = pd.Series(column, dtype=STRING_DTYPE)
-        columns[RAW_NAMES[name]] = series
-    return columns
