@@ -30,6 +30,7 @@ class CellOutcome:
     started: str
     ended: str
     took_s: float
+    errors: int | None = None  # failed samples by JMeter's summariser (None: it printed no summary)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -107,8 +108,9 @@ def run_cell(
         status, reason = "failed", f"JMeter wrote no samples to {rf.RESULTS}: {_last_error(tail)}"
     else:
         status, reason = "complete", None
+    count, errors = live.totals
     return CellOutcome(status=status, reason=reason, exit_code=code, samples=samples, started=started,
-                       ended=rf.utc_now(), took_s=time.monotonic() - t0)
+                       ended=rf.utc_now(), took_s=time.monotonic() - t0, errors=errors if count else None)
 
 
 def _pump(process: subprocess.Popen, lines: queue.Queue) -> None:

@@ -210,8 +210,10 @@ class _Run:
         self.folder.write_cell_manifest(cell.id, manifest)
         clock.cell_done(grid.timing.duration_s, outcome.took_s)
         rate = outcome.samples / grid.timing.duration_s
+        errors = "" if outcome.errors is None else \
+            f"errors {outcome.errors} ({100.0 * outcome.errors / max(1, outcome.samples):.2f}%)  "
         print(("\r\033[K" if self.tty else "")
-              + f"{prefix}  {outcome.status}  {outcome.samples} samples (≈{rate:.1f}/s)  "
+              + f"{prefix}  {outcome.status}  {outcome.samples} samples (≈{rate:.1f}/s)  {errors}"
               + (f"reason: {outcome.reason}  " if outcome.reason else "")
               + f"elapsed {hms(time.monotonic() - t0)}  ETA {hms(clock.expected_total())}", flush=True)
         return outcome

@@ -157,13 +157,20 @@ def fakes(monkeypatch, tmp_path):
     def fake_run_cell(jmeter, plan, folder, properties, **kw):
         what = outcomes.get(folder.name, "complete")
         FakeServer.events.append(("cell", folder.name))
+        if kw.get("on_progress"):
+            from littlegrid.progress import Live
+
+            live = Live()
+            live.feed("summary +    187 in 00:00:05 =   37.4/s Avg:  3 Min:  1 Max: 10 Err:     1 (0.53%) Active: 2")
+            kw["on_progress"](live, 5.0)
         if what == "interrupt":
             (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n")
             raise cell_run.Interrupted("SIGTERM")
         (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n" if what == "complete" else "")
         return cell_run.CellOutcome(status=what, reason=None if what == "complete" else "JMeter exited with code 1: x",
                                     exit_code=0 if what == "complete" else 1, samples=1 if what == "complete" else 0,
-                                    started="2026-01-01T00:00:00.000Z", ended="2026-01-01T00:00:05.000Z", took_s=5.0)
+                                    started="2026-01-01T00:00:00.000Z", ended="2026-01-01T00:00:05.000Z", took_s=5.0,
+                                    errors=0 if what == "complete" else None)
 
     monkeypatch.setattr(runner, "run_cell", fake_run_cell)
     return outcomes
@@ -227,3 +234,27 @@ def test_an_interrupt_marks_the_cell_incomplete_stops_the_server_and_keeps_finis
     assert (run / "cells" / "users=5,think_ms=0,server.tomcat.threads.max=2" / "results.jtl").stat().st_mtime_ns == before
     m = json.loads((run / "manifest.json").read_text())
     assert m["status"] == "complete" and len(m["resumed"]) == 1
+
+
+def test_on_a_terminal_the_cell_line_shows_live_throughput_and_errors_then_its_outcome(tmp_path, fakes, grid_path,
+                                                                                     monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setattr("littlegrid.runner._preflight", lambda grid: None)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    run_grid(grid_path, out=tmp_path / "reports", run_id="tty")
+    screen = capsys.readouterr().out
+    live = [line for line in screen.split("\r") if "X 37.4/s" in line]
+    assert live and live[0].startswith("\033[K[1/4] users=5,think_ms=0  0:05/0:20  X 37.4/s  187 samples  "
+                                       "errors 1 (0.53%)  elapsed")
+    assert "ETA" in live[0]
+    assert "[4/4] users=10,think_ms=50  complete  1 samples" in screen and screen.rstrip().endswith("ETA 0:00")
+
+
+def test_without_a_terminal_each_cell_prints_one_line(tmp_path, fakes, grid_path, monkeypatch, capsys):
+    monkeypatch.setattr("littlegrid.runner._preflight", lambda grid: None)
+    run_grid(grid_path, out=tmp_path / "reports", run_id="plain")
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert len(lines) == 4 and "\r" not in "".join(lines)
+    assert lines[0].startswith("[1/4] users=5,think_ms=0  complete  1 samples (≈0.1/s)  errors 0 (0.00%)  "
+                               "elapsed 0:00  ETA ")
