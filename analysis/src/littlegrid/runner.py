@@ -167,7 +167,8 @@ class _Run:
         server = SampleServer(knobs, port=self.server_port, log=self.folder.server_log, heap=spec.heap,
                               ready_timeout_s=spec.ready_timeout_s)
         self.server_port = server.port  # keep one port for the whole run
-        self.server = server.start()
+        self.server = server  # before start(): a Ctrl-C while it boots must still stop it
+        server.start()
         clock.server_started(time.monotonic() - t)
 
     def _stop_server(self) -> None:

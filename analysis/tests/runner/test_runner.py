@@ -258,3 +258,22 @@ def test_without_a_terminal_each_cell_prints_one_line(tmp_path, fakes, grid_path
     assert len(lines) == 4 and "\r" not in "".join(lines)
     assert lines[0].startswith("[1/4] users=5,think_ms=0  complete  1 samples (≈0.1/s)  errors 0 (0.00%)  "
                                "elapsed 0:00  ETA ")
+
+
+def test_a_sample_server_that_never_gets_ready_is_one_line_and_the_run_is_marked_failed(tmp_path, monkeypatch, capsys):
+    from littlegrid import runner
+    from littlegrid.jmeter import JMeter
+
+    jar = tmp_path / "not-a-server.jar"
+    jar.write_bytes(b"not a jar")  # java exits at once: "Invalid or corrupt jarfile"
+    monkeypatch.setenv("LITTLEGRID_SERVER_JAR", str(jar))
+    monkeypatch.setattr(runner, "find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "ApacheJMeter-5.6.3.jar"))
+    code = cli.main(["run", str(knob_grid(tmp_path)), "--out", str(tmp_path / "reports"), "--run-id", "s"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "sample server exited with code 1 before it was ready" in err and "server.log" in err
+    run = tmp_path / "reports" / "s"
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["status"] == "failed" and "before it was ready" in m["reason"]
+    assert b"corrupt jarfile" in (run / "server.log").read_bytes()
+    assert not (run / "cells").exists() or not any((run / "cells").iterdir())  # no cell was started
