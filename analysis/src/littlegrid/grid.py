@@ -142,8 +142,8 @@ def format_value(v) -> str:
     return str(v)
 
 
-def load_grid(path: Path | str, declared: set[str] | None = None) -> Grid:
-    """Parse and validate a grid file. `declared`: the plan's property names (default: read from the plan)."""
+def load_grid(path: Path | str) -> Grid:
+    """Parse and validate a grid file (and the plan it names, for the properties the plan declares)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -153,14 +153,14 @@ def load_grid(path: Path | str, declared: set[str] | None = None) -> Grid:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path}: not valid TOML: {e}")
-    return _Validator(path, text, raw, declared).grid()
+    return _Validator(path, text, raw).grid()
 
 
 class _Validator:
     """Checks one parsed grid file; every refusal is one line naming the file, line and key."""
 
-    def __init__(self, path: Path, text: str, raw: dict, declared: set[str] | None):
-        self.path, self.text, self.raw, self.declared = path, text, raw, declared
+    def __init__(self, path: Path, text: str, raw: dict):
+        self.path, self.text, self.raw = path, text, raw
 
     def fail(self, table: str | None, key: str | None, problem: str) -> UserError:
         if table and key in TOP_KEYS:  # TOML puts every key after a [table] header into that table
@@ -200,7 +200,7 @@ class _Validator:
         timing = self.timing()
         properties = self.scalars("properties")
         jmeter_properties = self.scalars("jmeter")
-        declared = self.declared if self.declared is not None else _declared_properties(plan)
+        declared = set(declared_properties(plan))  # the plan's ${__P(name,default)} names
         for key in properties:
             self.check_plan_name("properties", key, declared)
         axes, knob_axes = self.axes(declared, server is not None, properties)
@@ -310,7 +310,7 @@ class _Validator:
                             "nothing would be left of the steady window")
         return Timing(**values)
 
-    def axes(self, declared: set[str] | None, server_started: bool, properties: dict) -> tuple[dict, list]:
+    def axes(self, declared: set[str], server_started: bool, properties: dict) -> tuple[dict, list]:
         table = self.raw.get("axes", {})
         if not isinstance(table, dict):
             raise self.fail(None, "axes", "must be a table of name = [values]")
@@ -327,11 +327,7 @@ class _Validator:
                 raise self.fail("axes", name, f"repeated value in {values} (use [cell] repetitions instead)")
             if name in properties:
                 raise self.fail("axes", name, "also set in [properties]: an axis or a fixed property, not both")
-            if name in TIMING_NAMES:
-                raise self.fail("axes", name, "timing is set in [cell], not as an axis")
-            if declared is not None and name in declared:
-                pass
-            elif server_started and "." in name:
+            if name not in declared and server_started and "." in name:
                 knob_axes.append(name)  # a dotted name the plan does not declare: a Spring knob of the sample server
             else:
                 self.check_plan_name("axes", name, declared)
@@ -347,10 +343,10 @@ class _Validator:
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise self.fail("axes", "users", f"users must be whole numbers ≥ 1, got {v!r}")
 
-    def check_plan_name(self, table: str, name: str, declared: set[str] | None) -> None:
+    def check_plan_name(self, table: str, name: str, declared: set[str]) -> None:
         if name in TIMING_NAMES:
             raise self.fail(table, name, "timing is set in [cell]")
-        if declared is not None and name not in declared:
+        if name not in declared:
             known = ", ".join(sorted(declared)) or "none"
             hint = " (a server knob needs [server] start = true)" if "." in name else ""
             raise self.fail(table, name, f"the plan {self.raw.get('plan')} does not declare this property{hint}; "
@@ -405,8 +401,3 @@ class _Validator:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
             raise self.fail(table, key, f"must be a TCP port 1-65535, got {value!r}")
         return value
-
-
-def _declared_properties(plan: Path) -> set[str]:
-    """The plan's ${__P(name,default)} names: the properties a grid may set."""
-    return set(declared_properties(plan))
