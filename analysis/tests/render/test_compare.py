@@ -74,3 +74,15 @@ def test_a_summary_file_can_stand_for_a_run_and_bad_options_are_refused(runs, tm
         build_comparison(sa, sa, tmp_path, reps=10)
     with pytest.raises(UserError, match="--min-effect 5"):
         build_comparison(sa, sa, tmp_path, min_effect=5)
+
+
+def test_two_arms_of_one_run_pair_on_the_other_axes_and_adding_think_time_lowers_throughput(runs, tmp_path, capsys):
+    # Same service, Z = 20 ms instead of 0: X = N/(R+Z) must drop, so every pair (by users) is worse.
+    assert cli.main(["compare", str(runs["a"]), "--arms", "think_ms=0,20", "-o", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "index.html")
+    assert _rows(tmp_path / "index.html") == {"users=2,think_ms=0": "worse", "users=8,think_ms=0": "worse"}
+
+
+def test_compare_with_one_run_and_no_arms_is_refused(runs, capsys):
+    assert cli.main(["compare", str(runs["a"])]) == 2
+    assert "or one run and --arms AXIS=A,B" in capsys.readouterr().err

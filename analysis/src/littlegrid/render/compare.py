@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from littlegrid.render import cell_samples, charts, html, layout, load, overview, pairing
+from littlegrid.render import arms, cell_samples, charts, html, layout, load, overview, pairing
 from littlegrid.render.report import run_title
 from littlegrid.usererror import UserError
 
@@ -14,12 +14,17 @@ EXAMPLES = [
     "littlegrid compare reports/baseline-run reports/candidate-run",
     "littlegrid compare reports/unthrottled reports/throttled -o /tmp/throttle-compare --min-effect 0.05",
     "littlegrid compare a/summary.json b/summary.json --no-samples",
+    "littlegrid compare reports/littles-law-run --arms server.tomcat.threads.max=10,100",
 ]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_a", metavar="RUN_A", help="baseline: a run folder, or a summary.json")
-    parser.add_argument("run_b", metavar="RUN_B", help="candidate: a run folder, or a summary.json")
+    parser.add_argument("run_b", metavar="RUN_B", nargs="?",
+                        help="candidate: a run folder, or a summary.json (with --arms: default RUN_A)")
+    parser.add_argument("--arms", metavar="AXIS=A,B",
+                        help="compare two arms of an experiment: A's cells where AXIS = A against B's where AXIS = B, "
+                             "paired on the other axes (e.g. server.tomcat.threads.max=10,100)")
     parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_B/compare)")
     parser.add_argument("--seed", type=int, default=1, help="bootstrap seed: the same seed gives the same intervals (default 1)")
     parser.add_argument("--reps", type=int, default=1000, help="bootstrap replicates per cell and run (default 1000)")
@@ -105,9 +110,15 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
 
 
 def main(args: argparse.Namespace) -> int:
-    sa, dir_a, _ = open_run(args.run_a)
-    sb, dir_b, base_b = open_run(args.run_b)
+    if args.run_b is None and not args.arms:
+        raise UserError("compare needs two runs (RUN_A RUN_B), or one run and --arms AXIS=A,B")
+    sa, dir_a, base_a = open_run(args.run_a)
+    sb, dir_b, base_b = open_run(args.run_b) if args.run_b else (sa, dir_a, base_a)
     out_dir = args.output or base_b / "compare"
+    if args.arms:
+        axis, value_a, value_b = arms.parse_arms(args.arms)
+        sa, sb = arms.arm(sa, axis, value_a), arms.arm(sb, axis, value_b)
+        out_dir = args.output or base_b / f"compare-{axis}"
     index = build_comparison(sa, sb, out_dir, run_a=dir_a, run_b=dir_b, samples=not args.no_samples,
                              seed=args.seed, reps=args.reps, min_effect=args.min_effect)
     print(index)
