@@ -5,7 +5,7 @@
 #   run GRID...  the controller: `littlegrid run GRID ...` with the engines named in the grid's remote_hosts
 # Build from the repository root:  docker build -f docker/jmeter.Dockerfile -t littlegrid-jmeter .
 
-FROM eclipse-temurin:17-jdk AS jmeter
+FROM eclipse-temurin:17-jdk-noble AS jmeter
 WORKDIR /build
 COPY mvnw pom.xml ./
 COPY .mvn .mvn
@@ -16,7 +16,8 @@ RUN ./mvnw -q -B -N initialize \
  && test -f "$home/bin/ApacheJMeter-5.6.3.jar" \
  && cp -r "$home" /opt/jmeter
 
-FROM eclipse-temurin:17-jre
+# noble: Python 3.12 (littlegrid needs 3.11 or newer)
+FROM eclipse-temurin:17-jre-noble
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv \
  && rm -rf /var/lib/apt/lists/*

@@ -31,6 +31,7 @@ EXAMPLES = [
 ]
 
 SUMMARISER_INTERVAL_S = 5
+UNFINISHED = "not finished: running, or the runner stopped before the cell ended"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -183,8 +184,8 @@ class _Run:
         target = self._target()
         properties = cell_properties(grid, cell, target)
         base = {**self._cell_manifest(cell, properties), "started": rf.utc_now()}
-        self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete",
-                                                  "reason": "running (a runner that stops here leaves it so)"})
+        # Written before JMeter starts, so that a runner killed mid-cell leaves the cell marked as not finished.
+        self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete", "reason": UNFINISHED})
         prefix = f"[{cell.index}/{n}] {cell.id}"
 
         def show(live: Live, took: float) -> None:
