@@ -19,6 +19,15 @@ import java.util.concurrent.TimeUnit;
  * waited on a backend call queued behind them, and its traffic would pollute the service's own metrics.
  */
 final class BuiltInBackend implements AutoCloseable {
+    static {
+        // The JDK server leaves Nagle's algorithm on and writes headers and body separately: with the client's
+        // delayed ACK every answer then waits ~40 ms (measured: 48.6 ms per call instead of 2.1 ms). Read once,
+        // when the first server is created in this JVM; an explicit -D setting wins.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
     private final HttpServer server;
     private final ExecutorService handlers;
     private final ScheduledExecutorService timer;

@@ -28,6 +28,24 @@ class BackendClientTest {
         }
     }
 
+    /** Nagle's algorithm with a delayed ACK would add ~40 ms to every answer; a zero wait must cost ~1–2 ms. */
+    @Test
+    void aZeroWaitCostsMillisecondsNotADelayedAck() throws Exception {
+        BackendClient client = new BackendClient(proxy(ProxyMode.BLOCKING, ""));
+        try {
+            for (int i = 0; i < 20; i++) {
+                client.call(0);
+            }
+            double totalMs = 0;
+            for (int i = 0; i < 20; i++) {
+                totalMs += client.call(0).backendMs();
+            }
+            assertThat(totalMs / 20).isLessThan(20);
+        } finally {
+            client.destroy();
+        }
+    }
+
     @Test
     void anUnreachableBackendIsABackendFailureInBothModes() throws Exception {
         int closedPort;
