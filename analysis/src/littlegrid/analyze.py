@@ -9,13 +9,15 @@ import pandas as pd
 
 from littlegrid import cells as cells_mod
 from littlegrid import laws, models, server_metrics, summary
-from littlegrid.error_classes import classify, failed_mask
+from littlegrid.error_classes import classify
 from littlegrid.series import time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
 from littlegrid.think_time import realised_gaps, think_time_stats, thread_keys
 from littlegrid.usererror import UserError
 from littlegrid.window import EmptyWindow, in_window, steady_window
 
+# The columns the window's copy carries (not messages, URL, bytes…: at millions of rows every column costs).
+WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]
 HELP = "steady-state statistics, queueing-law checks and capacity models of a run folder or JTL files -> summary.json"
 EXAMPLES = [
     "littlegrid analyze reports/<run-id>",
@@ -95,13 +97,18 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
         return entry, None
     entry["window"] = window.as_dict()
-    steady = in_window(samples, window)
-    classes = classify(steady)
+    steady = in_window(samples, window, WINDOW_COLUMNS)
+    all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
+    classes = all_classes.loc[steady.index]
     T = window.length_s
     entry["overall"] = sample_stats(steady, classes, T)
     if by_label:
-        labelled = in_window(everything, window)
-        entry["labels"] = stats_by_label(labelled, classify(labelled), T)
+        labelled, label_classes = steady, classes
+        if transactions:  # transactions keep their own per-label statistics
+            labelled = in_window(everything, window, WINDOW_COLUMNS)
+            label_classes = classify(everything).loc[labelled.index]
+        entry["labels"] = stats_by_label(labelled, label_classes, T)
+        del labelled, label_classes
 
     threads_seen = int(len(np.unique(thread_keys(steady))))
     all_threads = samples["all_threads"].dropna()
@@ -119,7 +126,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     entry["server"] = server_metrics.server_figures(server_frame, window)
     entry["host"] = server_metrics.host_figures(host_frame, window)
-    entry["series"] = time_series(samples, failed_mask(samples), window, cell.engines, server_frame, host_frame)
+    entry["series"] = time_series(samples, all_classes.notna().to_numpy(), window, cell.engines, server_frame,
+                                  host_frame)
 
     o = entry["overall"]
     x, r = o["throughput_per_s"], o["mean_ms"]

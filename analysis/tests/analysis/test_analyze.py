@@ -131,3 +131,14 @@ def test_a_cell_whose_jtl_cannot_be_read_or_is_too_short_keeps_its_reason_and_th
     assert by_id["users=1"]["overall"]["count"] > 0
     assert by_id["users=2"]["overall"] is None and "results.jtl" in by_id["users=2"]["reason"]
     assert by_id["users=3"]["overall"] is None and "no steady window" in by_id["users=3"]["reason"]
+
+
+def test_transaction_controller_parents_are_not_counted_as_requests_but_keep_their_own_label(tmp_path):
+    # perfplugin-filewithtransactions.csv (SOURCES.md): 313 rows, 103 of them Transaction Controller parents
+    from test_error_classes import CORPUS
+    s = analyze([CORPUS / "perfplugin-filewithtransactions.csv"], by_label=True)
+    cell = s["cells"][0]
+    assert cell["reading"]["transaction_rows_excluded"] == 103
+    assert cell["overall"]["count"] == 313 - 103
+    assert {"HP", "Search", "Scenario"} <= set(cell["labels"]) and "HP-0" in cell["labels"]
+    assert sum(v["count"] for v in cell["labels"].values()) == 313
