@@ -52,3 +52,17 @@ def test_stats_by_label_split_the_samples_and_share_the_window_length():
     by_label = stats_by_label(samples, classify(samples), 1.0)
     assert list(by_label) == ["a", "b"]
     assert by_label["a"]["count"] == 2 and by_label["b"]["mean_ms"] == 30 and by_label["b"]["throughput_per_s"] == 1
+
+
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=300),
+       st.decimals(min_value="0.001", max_value="100", places=3))
+def test_the_nearest_rank_value_has_at_least_p_percent_at_or_below_it_and_fewer_strictly_below(values, p):
+    data = np.sort(np.array(values, dtype=np.int64))
+    r = nearest_rank(data, str(p))
+    share = Fraction(str(p)) / 100 * len(data)
+    assert np.count_nonzero(data <= r) >= share > np.count_nonzero(data < r)

@@ -1,0 +1,67 @@
+"""Cells from run-folder manifests (what the grid says about N, Z and the server), and summary.json's plain-data rules."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from analysis_synthetic import closed_loop, make_run
+from littlegrid import summary
+from littlegrid.cells import Service, discover, service_of
+from littlegrid.usererror import UserError
+
+
+@pytest.mark.parametrize("knobs, path, expected", [
+    ({"server.tomcat.threads.max": 10}, "/", Service(10, 100.0, "const")),
+    ({"server.tomcat.threads.max": "2"}, "/io?ms=50&dist=exp", Service(2, 50.0, "exp")),
+    ({}, "/io?ms=20", Service(200, 20.0, "const")),  # Tomcat's default pool
+    ({"server.tomcat.threads.max": 100, "littlegrid.throttle.max-concurrent": 2}, "/io?ms=5", Service(2, 5.0, "const")),
+    ({"server.tomcat.threads.max": 10}, "/cpu?us=500", None),  # service time not known from the request
+    (None, "/", None),  # no sample server: nothing is known
+])
+def test_the_servers_c_and_s_come_from_its_knobs_and_the_endpoint(knobs, path, expected):
+    assert service_of(knobs, {"path": path}, None) == expected
+
+
+def test_a_run_folder_gives_one_cell_per_manifest_entry_with_the_grids_facts(tmp_path):
+    run = make_run(tmp_path / "run", [
+        {"id": "users=4,think_dist=poisson", "axes": {"users": 4, "think_dist": "poisson"}, "users": 4, "engines": 2,
+         "think_ms": 50, "think_dist": "poisson", "samples": closed_loop(4, 10, 50, 5),
+         "properties": {"think_offset_ms": "300", "path": "/"}, "server": {"server.tomcat.threads.max": 10}}])
+    found = discover([run])
+    (cell,) = found.cells
+    assert (cell.plan_users, cell.engines, cell.think_ms, cell.think_offset_ms) == (4, 2, 50.0, 300.0)
+    assert cell.intended_think_ms == 350.0  # JMeter's Poisson timer: offset + Poisson(λ)
+    assert (cell.warmup_s, cell.cooldown_s) == (2.0, 1.0)
+    assert cell.service == Service(10, 100.0, "const") and cell.server_metrics is None
+    assert found.run["grid_name"] == "synthetic" and found.axes == {"users": [4], "think_dist": ["poisson"]}
+
+
+def test_a_cell_listed_in_the_run_manifest_but_never_written_is_incomplete_not_an_error(tmp_path):
+    run = make_run(tmp_path / "run", [{"id": "users=1", "axes": {"users": 1}, "users": 1,
+                                       "samples": closed_loop(1, 10, 10, 5)}])
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["cells"].append("users=2")
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    cells = discover([run]).cells
+    assert cells[1].status == "incomplete" and "users=2/manifest.json: missing" in cells[1].reason
+
+
+def test_a_folder_without_a_manifest_or_a_missing_jtl_is_refused_in_one_line(tmp_path):
+    with pytest.raises(UserError, match="not a run folder"):
+        discover([tmp_path])
+    with pytest.raises(UserError, match="nope.jtl: no such file"):
+        discover([tmp_path / "nope.jtl"])
+
+
+def test_summary_json_is_plain_json_with_nan_and_infinity_as_null():
+    data = summary.plain({"a": np.float64("nan"), "b": [np.int32(3), math.inf], "c": (np.bool_(True),)})
+    assert data == {"a": None, "b": [3, None], "c": [True]}
+    json.dumps(data, allow_nan=False)
+
+
+def test_reading_a_summary_refuses_another_schema_by_name(tmp_path):
+    (tmp_path / "s.json").write_text('{"schema": "littlegrid.summary/0"}')
+    with pytest.raises(UserError, match="not a littlegrid.summary/1 file"):
+        summary.read(tmp_path / "s.json")
