@@ -95,6 +95,7 @@ class Grid:
     tolerances: dict
     criteria: tuple
     remote_hosts: tuple
+    plan_defaults: dict = field(repr=False, default_factory=dict)  # the plan's __P name -> default text
     raw: dict = field(repr=False, default_factory=dict)
 
     @property
@@ -200,13 +201,13 @@ class _Validator:
         timing = self.timing()
         properties = self.scalars("properties")
         jmeter_properties = self.scalars("jmeter")
-        declared = set(declared_properties(plan))  # the plan's ${__P(name,default)} names
+        plan_defaults = declared_properties(plan)  # the plan's ${__P(name,default)}: name -> default
+        declared = set(plan_defaults)
         for key in properties:
             self.check_plan_name("properties", key, declared)
         axes, knob_axes = self.axes(declared, server is not None, properties)
-        if "users" not in axes and "users" not in properties:
-            raise self.fail("axes", "users", "missing: give users as an axis or in [properties]")
-        self.check_users(axes.get("users", [properties.get("users")]))
+        if "users" in axes or "users" in properties:
+            self.check_users(axes.get("users", [properties.get("users")]))
         tolerances = self.scalars("tolerances")
         for key, value in tolerances.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
@@ -223,7 +224,7 @@ class _Validator:
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
-                    remote_hosts=tuple(remote_hosts), raw=raw)
+                    remote_hosts=tuple(remote_hosts), plan_defaults=dict(plan_defaults), raw=raw)
 
     def plan(self) -> Path:
         value = self.raw.get("plan")

@@ -106,13 +106,14 @@ class MetricsSampler:
         self._host_file.close()
 
     def _run(self) -> None:
-        # Ticks on a fixed schedule (no drift); one last reading at stop closes the counters' interval.
+        # Ticks on a fixed schedule (no drift); a tick missed on a busy machine is skipped, not caught up in a
+        # burst. One last reading at stop closes the counters' interval.
         start = time.monotonic()
-        tick = 0
         while True:
             self._sample_once()
-            tick += 1
-            if self._stop.wait(max(0.0, start + tick * self.interval_s - time.monotonic())):
+            elapsed = time.monotonic() - start
+            next_tick = (math.floor(elapsed / self.interval_s) + 1) * self.interval_s
+            if self._stop.wait(next_tick - elapsed):
                 self._sample_once()
                 return
 

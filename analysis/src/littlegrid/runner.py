@@ -229,14 +229,19 @@ class _Run:
 
     def _cell_manifest(self, cell: Cell, properties: dict) -> dict:
         grid, timing = self.grid, self.grid.timing
-        props = cell.plan_properties
+        def intended(name):
+            # The grid's value, else the plan's own default (what JMeter ran with), as a number where it is one.
+            if name in cell.plan_properties:
+                return cell.plan_properties[name]
+            return _number_or_text(grid.plan_defaults.get(name))
+
         return {
             "id": cell.id, "index": cell.index, "axes": cell.axes, "properties": properties,
             "plan": str(grid.plan),
-            "users": props.get("users"), "engines": grid.engines,
+            "users": intended("users"), "engines": grid.engines,
             "remote_hosts": list(grid.remote_hosts),
-            "think_ms": props.get("think_ms"), "think_dist": props.get("think_dist"),
-            "rate_per_s": props.get("rate_per_s"),
+            "think_ms": intended("think_ms"), "think_dist": intended("think_dist"),
+            "rate_per_s": intended("rate_per_s"),
             "duration_s": timing.duration_s, "warmup_s": timing.warmup_s, "cooldown_s": timing.cooldown_s,
             "rampup_s": timing.rampup_s, "repetition": cell.repetition, "server": cell.knobs,
             "started": None, "ended": None,
@@ -302,6 +307,18 @@ def _server_starts(cells: list[Cell]) -> int:
         if c.knobs is not None and c.knobs != last:
             starts, last = starts + 1, c.knobs
     return starts
+
+
+def _number_or_text(text: str | None):
+    """A plan default as JSON: "10" -> 10, "0.5" -> 0.5, "exponential" stays; an expression (${...}) -> None."""
+    if text is None or "${" in text:
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _spring_knobs(knobs: dict) -> dict:

@@ -104,7 +104,6 @@ REFUSALS = [
     ("remote host with a scheme", lambda t: 'remote_hosts = ["rmi://h:1099"]\n' + t, r"remote_hosts: 'rmi://h:1099'"),
     ("users that are not whole numbers", lambda t: t.replace("users = [5, 10]", "users = [5, 2.5]"),
      r"\[axes\] users: users must be whole numbers"),
-    ("no users anywhere", lambda t: t.replace("users = [5, 10]\n", ""), r"\[axes\] users: missing"),
     ("negative think time", lambda t: t.replace("think_ms = [0, 50]", "think_ms = [-1]"),
      r"\[axes\] think_ms: values must be numbers ≥ 0"),
     ("an axis that is also a fixed property", lambda t: t + "[properties]\nusers = 3\n",

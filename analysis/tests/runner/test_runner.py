@@ -277,3 +277,14 @@ def test_a_sample_server_that_never_gets_ready_is_one_line_and_the_run_is_marked
     assert m["status"] == "failed" and "before it was ready" in m["reason"]
     assert b"corrupt jarfile" in (run / "server.log").read_bytes()
     assert not (run / "cells").exists() or not any((run / "cells").iterdir())  # no cell was started
+
+
+def test_what_the_grid_leaves_unset_is_recorded_as_the_plans_own_default(tmp_path, fakes, monkeypatch):
+    monkeypatch.setattr("littlegrid.runner._preflight", lambda grid: None)
+    path = tmp_path / "defaults.toml"
+    path.write_text(grid_text(8080).replace("users = [5, 10]\n", "").replace('think_dist = "poisson"\n', ""))
+    run = run_grid(path, out=tmp_path / "reports", run_id="d")
+    cm = json.loads((run / "cells" / "think_ms=50" / "manifest.json").read_text())
+    # tiny.jmx: ${__P(users,1)}, ${__P(think_dist,constant)}; the axis value wins over the default
+    assert (cm["users"], cm["think_dist"], cm["think_ms"], cm["rate_per_s"]) == (1, "constant", 50, None)
+    assert "users" not in cm["properties"]  # JMeter ran with the plan's default; nothing was sent
