@@ -151,6 +151,8 @@ def _success(raw: pd.DataFrame, warnings: list[str]):
             return pd.Series(pd.array(errors.eq(0).to_numpy(), dtype="boolean")).mask(_isna(errors)), None
         return None, None
     text = raw["success"]
+    if text.dtype == "boolean":  # the fast path converted it already
+        return text, None
     if text.dtype != "category":
         text = text.astype("category")
     lowered = text.cat.categories.astype(str).str.strip().str.lower()

@@ -140,7 +140,8 @@ def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | 
     parse = pacsv.ParseOptions(delimiter=sniffed.delimiter, newlines_in_values=True,
                                invalid_row_handler=on_invalid)
     convert = pacsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False,
-                                   quoted_strings_can_be_null=False)
+                                   quoted_strings_can_be_null=False, true_values=["true", "True", "TRUE"],
+                                   false_values=["false", "False", "FALSE"])
     ints = {n: ("int32" if t == pa.int32() else "int64") for n, t in types.items() if pa.types.is_integer(t)}
     times = sniffed.timestamp_format is None
     size = _size(path, sniffed)
@@ -177,6 +178,8 @@ def _arrow_types(sniffed, wanted) -> dict[str, pa.DataType]:
             types[name] = pa.int64()
         elif name in _INT32:
             types[name] = pa.int32()
+        elif name == "success":  # JMeter writes true/false; other spellings take the row-by-row path
+            types[name] = pa.bool_()
         elif name in _DICTIONARY:
             types[name] = pa.dictionary(pa.int32(), pa.string())
         else:
@@ -191,6 +194,8 @@ def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd
         column = pa.chunked_array(texts.pop(name), type=types[name])
         if pa.types.is_dictionary(column.type):
             columns[RAW_NAMES[name]] = column.to_pandas()  # categorical; block dictionaries unified here
+        elif pa.types.is_boolean(column.type):
+            columns[RAW_NAMES[name]] = column.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)
         else:  # zero-copy: the text stays in Arrow memory
             columns[RAW_NAMES[name]] = pd.Series(pd.arrays.ArrowStringArray(column))
     return columns
