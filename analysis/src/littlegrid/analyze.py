@@ -162,7 +162,11 @@ def _bound_checks(entries: list, services: dict, tol: dict) -> None:
             service = services.get(c["id"])
             z = models.think_of(c)
             o = c["overall"]
-            if service is not None:
+            if c["intended"].get("rate_per_s"):  # open: the timer's waits are not think time
+                check = laws.throughput_bound(c["id"], o["throughput_per_s"], None, None, None,
+                                              service and service.servers, service and service.service_ms,
+                                              tol["throughput_bound"], "c/S from the grid")
+            elif service is not None:
                 check = laws.throughput_bound(c["id"], o["throughput_per_s"], c["users"]["n"], z, service.service_ms,
                                               service.servers, service.service_ms, tol["throughput_bound"],
                                               f"D = S = {service.service_ms:g} ms, c = {service.servers} from the grid")

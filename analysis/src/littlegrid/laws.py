@@ -183,12 +183,16 @@ def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
 
 
 def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) -> Check:
-    """X ≤ min(N/(D+Z), c/S); rel_error is the excess over the bound (0 when below)."""
-    if None in (x, n, z_ms, d_ms) or d_ms + z_ms <= 0:
-        return not_made("throughput_bound", cell, "needs X, N, Z and a demand D")
-    bound = n / ((d_ms + z_ms) / 1000.0)
-    if servers and service_ms:
-        bound = min(bound, servers / (service_ms / 1000.0))
+    """X ≤ min(N/(D+Z), c/S); rel_error is the excess over the bound (0 when below). n None: an open workload,
+    whose threads wait in a pacing timer, so only the server's c/S bounds it."""
+    if n is None and servers and service_ms:
+        bound = servers / (service_ms / 1000.0)
+    elif None in (x, n, z_ms, d_ms) or d_ms + z_ms <= 0:
+        return not_made("throughput_bound", cell, "needs X, N, Z and a demand D (or, open, the server's c and S)")
+    else:
+        bound = n / ((d_ms + z_ms) / 1000.0)
+        if servers and service_ms:
+            bound = min(bound, servers / (service_ms / 1000.0))
     excess = max(0.0, x / bound - 1.0)
     why = (f"X = {x:.2f}/s is within the bound {bound:.2f}/s ({basis})." if excess <= floor else
            f"X = {x:.2f}/s exceeds the bound {bound:.2f}/s ({basis}): the demand or server count assumed is wrong, "

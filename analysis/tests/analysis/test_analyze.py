@@ -117,6 +117,7 @@ def test_open_workload_checks_rate_poisson_arrivals_and_warn_of_coordinated_omis
     assert checks["generator_sizing"]["passed"] is sized
     assert checks["generator_sizing"]["value"] == pytest.approx(50 * service_ms / 1000, rel=0.1)
     assert "think_time" not in checks and checks["closed_law"]["passed"]
+    assert checks["throughput_bound"]["passed"] is None  # open: only the server's c/S bounds X, unknown here
 
 
 def test_a_cell_whose_jtl_cannot_be_read_or_is_too_short_keeps_its_reason_and_the_other_cells_are_analysed(tmp_path):
