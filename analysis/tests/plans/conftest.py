@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 import urllib.request
@@ -61,6 +62,11 @@ class PlanRun:
     wall_s: float
     exit_code: int
     samples: pd.DataFrame
+    load1_after: float  # the host's 1-minute load average when the run ended: a starved generator shows here
+
+    def context(self) -> str:
+        """For assertion messages: JMeter's realised overhead grows when the host is oversubscribed."""
+        return f"{self.plan.name}, host load average {self.load1_after:.1f} on {os.cpu_count()} CPUs"
 
     def header(self) -> list[str]:
         with open(self.jtl, encoding="utf-8") as f:
@@ -85,6 +91,6 @@ def run_plan(jmeter, sample_server, tmp_path_factory):
             samples = read_jtl(jtl).samples
         except UserError:  # no file, or a header and no samples: the tests say what they expected
             samples = pd.DataFrame({"start_ms": [], "end_ms": [], "success": []})
-        return PlanRun(PLANS / name, jtl, log, props, wall, done.returncode, samples)
+        return PlanRun(PLANS / name, jtl, log, props, wall, done.returncode, samples, os.getloadavg()[0])
 
     return run
