@@ -21,6 +21,7 @@ public class CalibrationHealthIndicator implements HealthIndicator {
         }
         return Health.up()
                 .withDetail("iterations_per_ms", Math.round(c.iterationsPerMs()))
+                .withDetail("tracked_iterations_per_ms", Math.round(burner.trackedIterationsPerMs()))
                 .withDetail("spread", Math.round(c.spread() * 1000) / 1000.0)
                 .withDetail("batches", c.batches())
                 .withDetail("settled", c.settled())

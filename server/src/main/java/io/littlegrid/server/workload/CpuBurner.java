@@ -11,7 +11,10 @@ import org.springframework.stereotype.Component;
 /**
  * Burns a requested amount of one core's CPU time with real work: chained SHA-256 over a 64-byte block.
  * Calibrated once at start-up against the calling thread's CPU clock (not the wall clock), so other load on
- * the machine while calibrating slows the wall clock but not the rate we measure.
+ * the machine while calibrating slows the wall clock but not the rate we measure. Every burn then measures
+ * its own rate on the same clock and corrects the rate in use, weighted by its CPU time: at start-up the
+ * JIT's compiler threads and a hyper-thread sibling can make the calibrated rate 10-20 % off the speed
+ * requests later see (measured), and this tracks the speed the work really has now.
  */
 @Component
 public class CpuBurner {
@@ -21,6 +24,14 @@ public class CpuBurner {
     /** Two successive batches whose medians agree this closely end the calibration. */
     static final double SETTLED = 0.03;
     static final int MAX_BATCHES = 12;
+    /**
+     * Tracking: a burn's own rate, clamped to ±TRACK_CLAMP of the rate in use (a cold worker's first burn can
+     * be 10× slow), moves the rate in use by a weight of its CPU ms / TRACK_CPU_MS_PER_UNIT_WEIGHT, at most
+     * TRACK_MAX_WEIGHT: a 100 µs burn moves it by 0.2 % of the gap, a 10 ms burn by 20 %.
+     */
+    static final double TRACK_CLAMP = 0.25;
+    static final double TRACK_CPU_MS_PER_UNIT_WEIGHT = 50.0;
+    static final double TRACK_MAX_WEIGHT = 0.2;
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(CpuBurner::sha256);
@@ -38,6 +49,8 @@ public class CpuBurner {
     }
 
     private volatile Calibration calibration;
+    /** Iterations per CPU ms in use now: the calibration, then corrected by every burn (lost updates harmless). */
+    private volatile double trackedPerMs;
 
     public boolean calibrated() {
         return calibration != null;
@@ -45,6 +58,16 @@ public class CpuBurner {
 
     public Calibration calibration() {
         return calibration;
+    }
+
+    /** The rate burns use now (iterations per CPU ms): the calibration corrected by the burns since. */
+    public double trackedIterationsPerMs() {
+        return trackedPerMs;
+    }
+
+    /** Tests: start tracking from a deliberately wrong rate. */
+    void trackFrom(double iterationsPerMs) {
+        trackedPerMs = iterationsPerMs;
     }
 
     /**
@@ -82,6 +105,7 @@ public class CpuBurner {
             settled = Math.abs(perMs - previous) <= SETTLED * perMs;
             previous = perMs;
         }
+        trackedPerMs = perMs;
         calibration = new Calibration(perMs, (rates[ROUNDS - 1] - rates[0]) / perMs, batch, settled,
                 THREADS.isCurrentThreadCpuTimeSupported());
         return calibration;
@@ -89,18 +113,25 @@ public class CpuBurner {
 
     /** Burns about {@code us} µs of CPU on the calling thread; the answer reports the CPU time it really took. */
     public Burn burn(long us) {
-        Calibration c = calibration;
-        if (c == null) {
+        if (calibration == null) {
             throw new IllegalStateException("CPU burner not calibrated yet");
         }
-        long iterations = Math.round(us * c.iterationsPerMs() / 1000.0);
+        double rate = trackedPerMs;
+        long iterations = Math.round(us * rate / 1000.0);
         byte[] block = new byte[64];
         MessageDigest md = SHA256.get(); // a worker's first call creates it: not part of the work asked for
         long wall = System.nanoTime();
         long cpu = cpuNanos();
         spin(iterations, block, md);
-        long cpuUs = (cpuNanos() - cpu) / 1000;
+        long cpuUsedNanos = cpuNanos() - cpu;
         long wallUs = (System.nanoTime() - wall) / 1000;
+        long cpuUs = cpuUsedNanos / 1000;
+        if (iterations > 0 && cpuUsedNanos > 0 && THREADS.isCurrentThreadCpuTimeSupported()) {
+            double cpuMs = cpuUsedNanos / 1e6;
+            double observed = Math.max(rate * (1 - TRACK_CLAMP), Math.min(rate * (1 + TRACK_CLAMP), iterations / cpuMs));
+            double weight = Math.min(TRACK_MAX_WEIGHT, cpuMs / TRACK_CPU_MS_PER_UNIT_WEIGHT);
+            trackedPerMs = rate + weight * (observed - rate);
+        }
         // The digest goes into the answer so the JIT cannot discard the work.
         return new Burn(us, iterations, cpuUs, wallUs, HexFormat.of().formatHex(block, 0, 8));
     }

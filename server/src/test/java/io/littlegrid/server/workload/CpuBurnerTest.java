@@ -35,17 +35,42 @@ class CpuBurnerTest {
     @Test
     void aBurnTakesAboutTheRequestedCpuTime() {
         CpuBurner burner = CALIBRATED;
-        CpuBurner.Calibration c = burner.calibration();
-        assertThat(c.iterationsPerMs()).isPositive();
+        assertThat(burner.calibration().iterationsPerMs()).isPositive();
         double[] ratios = new double[5];
         for (int i = 0; i < ratios.length; i++) {
+            double rate = burner.trackedIterationsPerMs();
             CpuBurner.Burn burn = burner.burn(40_000);
-            assertThat(burn.iterations()).isEqualTo(Math.round(40_000 * c.iterationsPerMs() / 1000.0));
+            assertThat(burn.iterations()).isEqualTo(Math.round(40_000 * rate / 1000.0));
             assertThat(burn.wallUs()).isGreaterThanOrEqualTo(burn.cpuUs() - 1_000);
             ratios[i] = burn.cpuUs() / 40_000.0;
         }
         Arrays.sort(ratios);
         assertThat(ratios[2]).isBetween(0.65, 1.35);
+    }
+
+    /**
+     * Known answer: started 60 % too fast, each 20 ms burn closes at most 20 % of the gap (clamped to 25 % of
+     * the rate), so after 20 burns the rate in use is back within a few per cent of the work's real speed, and
+     * a burn uses about the CPU time asked for.
+     */
+    @Test
+    void burnsCorrectAWrongRateTowardsTheRealSpeed() {
+        CpuBurner burner = new CpuBurner();
+        burner.calibrate();
+        double calibrated = burner.calibration().iterationsPerMs();
+        burner.trackFrom(calibrated * 1.6);
+        CpuBurner.Burn first = burner.burn(20_000);
+        assertThat(first.cpuUs() / 20_000.0).as("ratio before correction").isGreaterThan(1.3);
+        for (int i = 0; i < 20; i++) {
+            burner.burn(20_000);
+        }
+        double[] ratios = new double[5];
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = burner.burn(20_000).cpuUs() / 20_000.0;
+        }
+        Arrays.sort(ratios);
+        assertThat(ratios[2]).as("ratio after correction").isBetween(0.75, 1.25);
+        assertThat(burner.trackedIterationsPerMs()).isLessThan(calibrated * 1.35);
     }
 
     @Test
