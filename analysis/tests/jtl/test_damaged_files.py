@@ -74,3 +74,17 @@ def test_short_rows_in_the_middle_keep_the_fast_path_and_later_line_numbers_stay
     lines = {skip.reason.split(":")[0]: skip.first_lines for skip in reading.rows_skipped}
     assert lines["malformed row (2 fields, expected 4)"] == (f"{path}:3",)
     assert lines["timeStamp 0"] == (f"{path}:5",)
+
+
+def test_integers_too_large_for_their_column_are_malformed_not_a_crash(tmp_path):
+    path = tmp_path / "huge.jtl"
+    path.write_text("timeStamp,elapsed,label,success,grpThreads\n"
+                    "1700000000000,5,a,true,1\n"
+                    "170000001700000000010,5,a,true,1\n"      # beyond int64
+                    "1700000000020,5,a,true,99999999999\n"    # beyond Int32
+                    "9000000000000000000,5,a,true,1\n"        # fits int64, but no epoch ms
+                    "1700000000030,9000000000000000000,a,true,1\n")
+    reading = read_jtl(path)
+    assert reading.samples.start_ms.tolist() == [1700000000000]
+    assert reading.skipped_total == 4
+    assert (reading.samples.end_ms >= reading.samples.start_ms).all()

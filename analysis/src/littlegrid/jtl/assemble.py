@@ -12,6 +12,8 @@ from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import (CATEGORY_COLUMNS, COLUMNS, TRANSACTION_MESSAGE_PREFIX, empty_column,
                                    pandas_dtype)
 
+LAST_EPOCH_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
+LONGEST_ELAPSED_MS = 366 * 86_400_000  # beyond this a value is garbage, and end_ms could overflow
 SUBRESULT_REASON = "sub-result row of a parent sample (written because subresults=true; include_subsamples keeps it)"
 
 
@@ -52,6 +54,8 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
     elapsed_values = _ints(elapsed)
     drop(elapsed_values < 0, "negative elapsed")
     drop(start_values <= 0, "timeStamp 0: the sample never started (e.g. MalformedURLException)")
+    drop(start_values > LAST_EPOCH_MS, "timeStamp after the year 9999: not epoch milliseconds")
+    drop(elapsed_values > LONGEST_ELAPSED_MS, "elapsed longer than a year")
 
     notes: list[str] = []
     success, problem_rows = _success(raw, notes)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from littlegrid.jtl.csv_reader import _DICTIONARY, _INT32, _INT64, RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import STRING_DTYPE
+from littlegrid.jtl.schema import STRING_DTYPE, parse_int
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
 
 
@@ -86,9 +86,9 @@ def _convert(record, index, ints, wanted):
                 row.append(None)
                 continue
             try:
-                row.append(int(value))
+                row.append(parse_int(value, int32=name in _INT32))
             except ValueError:
-                return None, f"{name}: {value[:30]!r} is not an integer"
+                return None, f"{name}: {value[:30]!r} is not an integer in range"
         else:
             row.append(value)
     return row, None

@@ -104,6 +104,18 @@ TRANSACTION_MESSAGE_PREFIX = "Number of samples in transaction"
 STRING_DTYPE = pd.StringDtype("pyarrow")
 
 
+INT32_MAX = 2**31 - 1  # grpThreads/allThreads are Int32; every other integer column is Int64
+INT64_MAX = 2**63 - 1
+
+
+def parse_int(text: str, int32: bool = False) -> int:
+    """An integer field as JMeter writes it; ValueError if it is not one or does not fit the column."""
+    value = int(text)
+    if abs(value) > (INT32_MAX if int32 else INT64_MAX):
+        raise ValueError(f"{text[:30]!r} is out of range")
+    return value
+
+
 def pandas_dtype(column: str):
     """The pandas dtype the contract gives `column`."""
     dtype = SAMPLES_SCHEMA[column][0]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import STRING_DTYPE, XML_ATTRIBUTES
+from littlegrid.jtl.schema import STRING_DTYPE, XML_ATTRIBUTES, parse_int
 from littlegrid.jtl.sniff import Sniffed, open_binary
 from littlegrid.usererror import at
 
@@ -78,9 +78,10 @@ class _Collector:
         for attribute, column in XML_ATTRIBUTES.items():
             if column in _INT_COLUMNS and attribute in attrs:
                 try:
-                    ints[column] = int(attrs[attribute])
+                    ints[column] = parse_int(attrs[attribute], int32=column in ("group_threads", "all_threads"))
                 except ValueError:
-                    self.skips.add(f"malformed sample ({attribute}={attrs[attribute][:20]!r} is not an integer)", line)
+                    self.skips.add(f"malformed sample ({attribute}={attrs[attribute][:20]!r} is not an integer "
+                                   "in range)", line)
                     return None
         row = len(self.columns["_line"])
         for attribute, column in XML_ATTRIBUTES.items():
