@@ -5,6 +5,7 @@
 #   docker run --rm -p 8080:8080 -e SERVER_TOMCAT_THREADS_MAX=10 littlegrid-server
 # Knobs: environment variables (SERVER_TOMCAT_THREADS_MAX, LITTLEGRID_THROTTLE_MAXCONCURRENT, ...) or
 # arguments after the image name (--server.tomcat.threads.max=10); JVM options: JAVA_TOOL_OPTIONS.
+# Change the port with -e SERVER_PORT=…, not --server.port: the HEALTHCHECK reads SERVER_PORT.
 
 # ---- build stage: Maven 3.9 on JDK 17; the server module builds on its own (its parent is Spring Boot's)
 FROM maven:3.9-eclipse-temurin-17 AS build
