@@ -36,7 +36,13 @@ COPY plans plans
 COPY grids grids
 COPY docker/distributed.toml docker/distributed.toml
 COPY docker/jmeter-entrypoint.sh /usr/local/bin/jmeter-entrypoint.sh
-RUN chmod +x /usr/local/bin/jmeter-entrypoint.sh
+RUN chmod +x /usr/local/bin/jmeter-entrypoint.sh \
+ && groupadd --system --gid 10001 littlegrid \
+ && useradd --system --uid 10001 --gid littlegrid --home-dir /littlegrid --shell /usr/sbin/nologin littlegrid \
+ && mkdir -p /littlegrid/reports && chown littlegrid:littlegrid /littlegrid/reports
+# Unprivileged: a load generator needs no root. A bind-mounted reports/ must be writable by uid 10001
+# (or run the controller with `user: "<uid>:<gid>"` of the host folder's owner).
+USER 10001:10001
 EXPOSE 1099 50000
 ENTRYPOINT ["/usr/local/bin/jmeter-entrypoint.sh"]
 CMD ["engine"]
