@@ -1,4 +1,4 @@
-"""Lint for the plans: GUI-friendly and data-free (no hosts, no enabled listeners, no absolute paths, knobs documented)."""
+"""Lint for the plans: GUI-friendly, data-free (no hosts, enabled listeners, absolute paths), knobs documented."""
 
 from __future__ import annotations
 

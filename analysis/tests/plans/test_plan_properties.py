@@ -23,8 +23,8 @@ def test_closed_declares_its_workload_knobs_with_their_defaults():
 
 def test_open_declares_rate_and_a_little_law_default_for_threads():
     declared = declared_properties(PLANS / "open.jmx")
-    assert declared.pop("threads").startswith("${__groovy(double L = ${__P(rate_per_s,50)} * "
-                                              "${__P(expected_response_ms,100)} / 1000.0;")
+    assert declared.pop("threads") == ("${__javaScript(var L = ${__P(rate_per_s,50)} * ${__P(expected_response_ms,100)}"
+                                       " / 1000; Math.ceil(L + 4 * Math.sqrt(L)) + 2)}")
     assert declared == HTTP | {"rate_per_s": "50", "expected_response_ms": "100", "duration_s": "60",
                                "random_seed": "0", "connect_timeout_ms": "5000", "response_timeout_ms": "30000"}
 
