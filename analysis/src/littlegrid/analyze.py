@@ -59,6 +59,44 @@ def _interarrival_cv(window_samples: pd.DataFrame):
     return (float(gaps.std(ddof=1) / gaps.mean()) if gaps.mean() > 0 else None), len(starts)
 
 
+def _users(cell, samples, steady) -> dict:
+    """N = plan users × engines (allThreads is per engine, never summed); bare JTLs: the threads seen."""
+    threads_seen = int(len(np.unique(thread_keys(steady))))
+    all_threads = samples["all_threads"].dropna()
+    from_plan = cell.plan_users is not None
+    return {"n": cell.plan_users * (cell.engines or 1) if from_plan else threads_seen,
+            "plan_users": cell.plan_users, "engines": cell.engines,
+            "all_threads_max": int(all_threads.max()) if len(all_threads) else None, "threads_seen": threads_seen,
+            "basis": "plan users × engines" if from_plan else "threads seen in the window"}
+
+
+def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
+    """The per-cell law checks that apply: closed law always; users from a manifest; think-time fidelity for
+    closed cells, arrival-rate checks for open ones; Little's law at the server when it reported metrics."""
+    users, think, o, T = entry["users"], entry["think_time"], entry["overall"], entry["window"]["length_s"]
+    n, x, r = users["n"], o["throughput_per_s"], o["mean_ms"]
+    checks = [laws.closed_law(cell.id, n, x, r, think["mean_ms"], T, tol["closed_law"])]
+    if cell.plan_users is not None:
+        checks.append(laws.users_count(cell.id, n, users["all_threads_max"], cell.engines, users["threads_seen"]))
+    if cell.rate_per_s:
+        cv, arrivals = _interarrival_cv(steady)
+        checks += [laws.open_rate(cell.id, x, cell.rate_per_s, T, tol["open_rate"]),
+                   laws.interarrival_cv(cell.id, cv, arrivals, tol["interarrival_cv"]),
+                   laws.generator_sizing(cell.id, cell.rate_per_s, r, _threads_of_open_plan(cell, n),
+                                         tol["generator_sizing"])]
+    elif cell.intended_think_ms is not None:
+        checks += [laws.think_time_fidelity(cell.id, think["mean_ms"], cell.intended_think_ms, r, think["sd_ms"],
+                                            think["gaps"], tol["think_time"]),
+                   laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"])]
+    srv = entry["server"]
+    if srv is not None:
+        srv["client_minus_server_ms"] = r - srv["service_mean_ms"] if srv["service_mean_ms"] is not None else None
+        checks.append(laws.server_little(cell.id, srv["in_flight_mean"], srv["in_flight_se"],
+                                         srv["throughput_per_s"], srv["service_mean_ms"], srv["in_flight_source"],
+                                         tol["server_little"]))
+    return checks
+
+
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
     """One cell's summary entry (contract §5) and its sorted elapsed times (for grid-level percentiles)."""
     entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
@@ -101,7 +139,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
     classes = all_classes.loc[steady.index]
     T = window.length_s
-    entry["overall"] = sample_stats(steady, classes, T)
+    elapsed_sorted = np.sort(steady["elapsed_ms"].to_numpy(dtype=np.int64))
+    entry["overall"] = sample_stats(steady, classes, T, elapsed_sorted)
     if by_label:
         labelled, label_classes = steady, classes
         if transactions:  # transactions keep their own per-label statistics
@@ -110,13 +149,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         entry["labels"] = stats_by_label(labelled, label_classes, T)
         del labelled, label_classes
 
-    threads_seen = int(len(np.unique(thread_keys(steady))))
-    all_threads = samples["all_threads"].dropna()
-    all_threads_max = int(all_threads.max()) if len(all_threads) else None
-    n = cell.plan_users * (cell.engines or 1) if cell.plan_users is not None else threads_seen
-    entry["users"] = {"n": n, "plan_users": cell.plan_users, "engines": cell.engines,
-                      "all_threads_max": all_threads_max, "threads_seen": threads_seen,
-                      "basis": "plan users × engines" if cell.plan_users is not None else "threads seen in the window"}
+    entry["users"] = _users(cell, samples, steady)
+    n = entry["users"]["n"]
 
     gaps = realised_gaps(samples, window)
     think = think_time_stats(gaps, cell.think_dist, cell.think_offset_ms)
@@ -129,29 +163,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     entry["series"] = time_series(samples, all_classes.notna().to_numpy(), window, cell.engines, server_frame,
                                   host_frame)
 
-    o = entry["overall"]
-    x, r = o["throughput_per_s"], o["mean_ms"]
-    checks = [laws.closed_law(cell.id, n, x, r, think["mean_ms"], T, tol["closed_law"])]
-    if cell.plan_users is not None:
-        checks.append(laws.users_count(cell.id, n, all_threads_max, cell.engines, threads_seen))
-    if cell.rate_per_s:
-        cv, arrivals = _interarrival_cv(steady)
-        checks += [laws.open_rate(cell.id, x, cell.rate_per_s, T, tol["open_rate"]),
-                   laws.interarrival_cv(cell.id, cv, arrivals, tol["interarrival_cv"]),
-                   laws.generator_sizing(cell.id, cell.rate_per_s, r, _threads_of_open_plan(cell, n),
-                                         tol["generator_sizing"])]
-    elif cell.intended_think_ms is not None:
-        checks += [laws.think_time_fidelity(cell.id, think["mean_ms"], cell.intended_think_ms, r, think["sd_ms"],
-                                            think["gaps"], tol["think_time"]),
-                   laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"])]
-    srv = entry["server"]
-    if srv is not None:
-        srv["client_minus_server_ms"] = r - srv["service_mean_ms"] if srv["service_mean_ms"] is not None else None
-        checks.append(laws.server_little(cell.id, srv["in_flight_mean"], srv["in_flight_se"],
-                                         srv["throughput_per_s"], srv["service_mean_ms"], srv["in_flight_source"],
-                                         tol["server_little"]))
-    entry["checks"] = [c.as_dict() for c in checks]
-    return entry, np.sort(steady["elapsed_ms"].to_numpy(dtype=np.int64))
+    entry["checks"] = [c.as_dict() for c in _cell_checks(cell, entry, steady, tol)]
+    return entry, elapsed_sorted
 
 
 def _bound_checks(entries: list, services: dict, tol: dict) -> None:

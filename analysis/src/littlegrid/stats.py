@@ -36,16 +36,18 @@ def _mean(series: pd.Series) -> float | None:
     return float(values.mean()) if len(values) else None
 
 
-def sample_stats(samples: pd.DataFrame, error_class: pd.Series, window_length_s: float) -> dict:
+def sample_stats(samples: pd.DataFrame, error_class: pd.Series, window_length_s: float,
+                 elapsed_sorted: np.ndarray | None = None) -> dict:
     """STATS (docs/contracts.md §5) over samples that completed in a window of `window_length_s` seconds.
 
+    `elapsed_sorted`: the samples' elapsed times already sorted, when the caller has them (saves a sort).
     Throughput counts every completion, errors included (a failed request still occupied a thread and the
     server); `successes_per_s` gives the successes-only rate. Percentiles and the mean are over all samples.
     """
     n = len(samples)
     classes = error_class.reindex(samples.index)
     errors = int(classes.notna().sum())
-    elapsed = np.sort(samples["elapsed_ms"].to_numpy(dtype=np.int64))
+    elapsed = elapsed_sorted if elapsed_sorted is not None else np.sort(samples["elapsed_ms"].to_numpy(dtype=np.int64))
     out = {
         "count": n,
         "successes": n - errors,
