@@ -87,7 +87,8 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
     elif cell.intended_think_ms is not None:
         checks += [laws.think_time_fidelity(cell.id, think["mean_ms"], cell.intended_think_ms, r, think["sd_ms"],
                                             think["gaps"], tol["think_time"]),
-                   laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"])]
+                   laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"],
+                                          think["sd_ms"], think["gaps"])]
     srv = entry["server"]
     if srv is not None:
         srv["client_minus_server_ms"] = r - srv["service_mean_ms"] if srv["service_mean_ms"] is not None else None

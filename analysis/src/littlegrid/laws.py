@@ -95,14 +95,19 @@ def think_time_fidelity(cell, z_real_ms, z_int_ms, r_ms, sd_ms, gaps, floor) -> 
     return Check("think_time", cell, z_real_ms, z_int_ms, rel, tol, rel <= tol, why)
 
 
-def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor) -> Check:
-    """N vs X·(R+Z_intended): did the test put on the load it claims?"""
+def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None, gaps=0) -> Check:
+    """N vs X·(R+Z_intended): did the test put on the load it claims?
+
+    Besides the window's edge error, a random think time's realised mean is itself noisy (s.e. sd/√gaps):
+    X·(R+Z_intended) = N·(R+Z_intended)/(R+Z_realised) inherits that, and chance is not a generator fault.
+    """
     if None in (n, x, r_ms, z_int_ms) or not n:
         return not_made("workload", cell, "needs N, X, R and the intended think time")
     cycle = (r_ms + z_int_ms) / 1000.0
     value = x * cycle
     err = window_error(cycle, window_s, n)
-    tol = max(floor, 3 * err)
+    think_noise = (z_sd_ms or 0.0) / math.sqrt(gaps) / (r_ms + z_int_ms) if gaps and r_ms + z_int_ms > 0 else 0.0
+    tol = max(floor, 3 * err, 3 * think_noise)
     rel = _rel(value, n)
     if rel <= tol:
         why = f"X·(R+Z_intended) = {value:.2f} matches N = {n:g}: the load asked for was delivered."
