@@ -204,6 +204,14 @@ def _trim(entries, warmup_s, cooldown_s) -> dict:
             "basis": "first sample"}
 
 
+def _label_scoped(criteria) -> bool:
+    """Whether a grid criterion is scoped to a label: it needs the per-label statistics, whatever the flag says."""
+    if not criteria or importlib.util.find_spec("littlegrid.criteria") is None:
+        return False
+    from littlegrid.criteria import parse
+    return any(parse(c).scope.label is not None for c in criteria)
+
+
 def _evaluate_criteria(criteria, result: dict) -> list:
     if not criteria or importlib.util.find_spec("littlegrid.criteria") is None:
         return []
@@ -223,8 +231,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
         if value is not None and value < 0:
             raise UserError(f"{name} {value:g}: must be 0 or more seconds")
     found = cells_mod.discover(list(inputs))
-    # a label-scoped criterion needs per-label statistics whatever the flag says
-    by_label = by_label or any(" label " in f" {c} " for c in found.criteria)
+    by_label = by_label or _label_scoped(found.criteria)
     overrides = dict(found.tolerances) | dict(tolerances or {})
     unknown = sorted(set(overrides) - set(laws.DEFAULT_TOLERANCES))
     if unknown:

@@ -143,3 +143,12 @@ def test_transaction_controller_parents_are_not_counted_as_requests_but_keep_the
     assert cell["overall"]["count"] == 313 - 103
     assert {"HP", "Search", "Scenario"} <= set(cell["labels"]) and "HP-0" in cell["labels"]
     assert sum(v["count"] for v in cell["labels"].values()) == 313
+
+
+def test_a_label_scoped_criterion_in_the_grid_turns_on_the_per_label_statistics(tmp_path):
+    run = make_run(tmp_path / "run", [{"id": "users=2", "axes": {"users": 2}, "users": 2,
+                                       "samples": closed_loop(2, 100, 100, duration_s=10)}],
+                   {"criteria": ['p90 < 150ms label "GET /"']})
+    s = analyze([run])
+    assert list(s["cells"][0]["labels"]) == ["GET /"]
+    assert [c["passed"] for c in s["criteria"]] == [True]
