@@ -84,7 +84,21 @@ def server_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | N
         out["throughput_per_s"] = requests[0] / requests[1]
         if service is not None and requests[0] > 0:
             out["service_mean_ms"] = 1000.0 * service[0] / requests[0]
+    out.update(throttle_split(out["throttle_queue_mean"], out["throughput_per_s"], out["service_mean_ms"]))
     return out
+
+
+def throttle_split(queue_mean: float | None, x_per_s: float | None, r_server_ms: float | None) -> dict:
+    """R_server split at the throttle by Little's law on its queue: W_q = L_q / X, time in service = R_server − W_q.
+
+    The server's timer spans the throttle's queue, so R_server alone cannot show that a throttle keeps the time in
+    service flat while the queue absorbs the load. L_q is the mean of 1 Hz samples of the queue length, so W_q is an
+    estimate (the in-flight integral has no counterpart for the queue).
+    """
+    if queue_mean is None or not x_per_s or r_server_ms is None:
+        return {"throttle_wait_ms": None, "in_service_ms": None}
+    wait_ms = 1000.0 * queue_mean / x_per_s
+    return {"throttle_wait_ms": wait_ms, "in_service_ms": max(0.0, r_server_ms - wait_ms)}
 
 
 def host_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | None:

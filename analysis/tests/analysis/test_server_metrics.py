@@ -71,3 +71,20 @@ def test_littles_law_at_the_server_passes_when_l_equals_x_r_and_fails_when_it_do
     assert checks["throughput_bound"]["passed"] and checks["throughput_bound"]["expected"] == pytest.approx(20 / 0.195)
     bad = {c["name"]: c for c in run(3.0, "bad")["cells"][0]["checks"]}
     assert bad["server_little"]["passed"] is False
+
+
+def test_the_throttle_queue_splits_server_time_into_queue_wait_and_time_in_service_by_littles_law(tmp_path):
+    # 20/s through the server, R_server = 100 ms, 1.2 requests queued on average at the throttle:
+    # W_q = 1.2 / 20 s = 60 ms, so 40 ms is spent inside the throttle.
+    frame = server_csv(l_mean=2.0, x=20.0, r_s=0.1)
+    frame["throttle_queue"] = 1.2
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    assert s["throttle_wait_ms"] == pytest.approx(60.0)
+    assert s["in_service_ms"] == pytest.approx(40.0)
+
+
+def test_without_a_throttle_queue_column_there_is_no_split(tmp_path):
+    server_csv().drop(columns=["throttle_queue"]).to_csv(tmp_path / "s.csv", index=False)
+    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    assert s["throttle_wait_ms"] is None and s["in_service_ms"] is None

@@ -86,6 +86,9 @@ def facts(cell: dict) -> list[tuple[str, str]]:
     if srv:
         rows.append(("server", f"in flight L {fmt.num(srv.get('in_flight_mean'))}, busy threads {fmt.num(srv.get('busy_threads_mean'))}, "
                                f"service time {fmt.ms(srv.get('service_mean_ms'))}, X {fmt.rate(srv.get('throughput_per_s'))}"))
+        if srv.get("throttle_queue_mean"):  # only where a throttle queued anything
+            rows.append(("throttle", f"queue L_q {fmt.num(srv.get('throttle_queue_mean'))}, wait W_q = L_q/X "
+                                     f"{fmt.ms(srv.get('throttle_wait_ms'))}, time in service {fmt.ms(srv.get('in_service_ms'))}"))
     if host:
         rows.append(("host", f"load1 {fmt.num(host.get('load1_mean'))}, run queue {fmt.num(host.get('run_queue_mean'))}, "
                              f"CPU {fmt.pct(host.get('cpu_util_mean'))}"))
