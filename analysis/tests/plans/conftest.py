@@ -18,11 +18,8 @@ from littlegrid.jtl import read_jtl
 from littlegrid.plan_properties import save_service_properties
 from littlegrid.sample_server import SampleServer, find_server_jar
 from littlegrid.usererror import UserError
+from plan_files import PLANS, ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
-PLANS = ROOT / "plans"
-PLAN_FILES = sorted(PLANS.glob("*.jmx"))
-README = PLANS / "README.md"
 
 
 @pytest.fixture(scope="session")

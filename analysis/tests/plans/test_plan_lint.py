@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import PLAN_FILES, PLANS, README
+from plan_files import PLAN_FILES, PLANS, README
 from plan_lint import lint
 
 

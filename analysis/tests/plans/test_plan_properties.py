@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PLANS, README
+from plan_files import PLANS, README
 
 from littlegrid.plan_properties import (JTL_COLUMNS, SAVE_SERVICE_PROPERTIES, declared_properties, property_calls,
                                         read_properties_file, save_service_properties)

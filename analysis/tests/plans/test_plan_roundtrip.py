@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import PLAN_FILES, PLANS
+from plan_files import PLAN_FILES, PLANS
 
 pytestmark = pytest.mark.integration
 
