@@ -14,10 +14,13 @@ from littlegrid.series import time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
 from littlegrid.think_time import realised_gaps, think_time_stats, thread_keys
 from littlegrid.usererror import UserError
-from littlegrid.window import EmptyWindow, in_window, steady_window
+from littlegrid.window import EmptyWindow, in_window, steady_window, window_mask
 
 # The columns the window's copy carries (not messages, URL, bytes…: at millions of rows every column costs).
 WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]
+# The table columns the analysis reads: URL, bytes, idle time… are never parsed (a third of a default JTL).
+ANALYZED_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "success",
+                   "response_code", "response_message", "failure_message", "thread", "all_threads", "host")
 HELP = "steady-state statistics, queueing-law checks and capacity models of a run folder or JTL files -> summary.json"
 EXAMPLES = [
     "littlegrid analyze reports/<run-id>",
@@ -110,7 +113,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     if not cell.jtl_paths:
         return entry, None
     try:
-        reading = read_jtl([str(p) for p in cell.jtl_paths])
+        reading = read_jtl([str(p) for p in cell.jtl_paths], fields=ANALYZED_FIELDS)
     except UserError as e:
         if bare:  # the user's own file: their mistake, said in one line
             raise
@@ -136,17 +139,19 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
         return entry, None
     entry["window"] = window.as_dict()
-    steady = in_window(samples, window, WINDOW_COLUMNS)
+    mask = window_mask(samples, window)
+    steady = in_window(samples, window, WINDOW_COLUMNS, mask)
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
-    classes = all_classes.loc[steady.index]
+    classes = all_classes[mask]  # same rows, same index as `steady`
     T = window.length_s
     elapsed_sorted = np.sort(steady["elapsed_ms"].to_numpy(dtype=np.int64))
     entry["overall"] = sample_stats(steady, classes, T, elapsed_sorted)
     if by_label:
         labelled, label_classes = steady, classes
         if transactions:  # transactions keep their own per-label statistics
-            labelled = in_window(everything, window, WINDOW_COLUMNS)
-            label_classes = classify(everything).loc[labelled.index]
+            everything_mask = window_mask(everything, window)
+            labelled = in_window(everything, window, WINDOW_COLUMNS, everything_mask)
+            label_classes = classify(everything)[everything_mask]
         entry["labels"] = stats_by_label(labelled, label_classes, T)
         del labelled, label_classes
 

@@ -75,10 +75,23 @@ def steady_window(samples: pd.DataFrame, warmup_s: float, cooldown_s: float) -> 
     )
 
 
-def in_window(samples: pd.DataFrame, window: SteadyWindow, columns=None) -> pd.DataFrame:
-    """The samples that completed inside the window (only `columns`, when given: the copy costs less)."""
+def window_mask(samples: pd.DataFrame, window: SteadyWindow) -> np.ndarray:
+    """True for the samples that completed inside the window."""
     ends = samples["end_ms"].to_numpy()
-    mask = (ends >= window.start_ms) & (ends <= window.end_ms)
+    return (ends >= window.start_ms) & (ends <= window.end_ms)
+
+
+def in_window(samples: pd.DataFrame, window: SteadyWindow, columns=None, mask=None) -> pd.DataFrame:
+    """The samples that completed inside the window (only `columns`, when given: the copy costs less).
+
+    `mask`: window_mask(samples, window) when the caller has it. The index is kept, so per-row figures
+    computed on the whole table line up with the window's rows.
+    """
+    mask = window_mask(samples, window) if mask is None else mask
     if columns is None:
         return samples[mask]
-    return samples.loc[mask, [c for c in columns if c in samples.columns]]
+    # a take per column: pandas' .loc[mask, columns] took ~0.3 s per million rows on categorical and
+    # nullable columns, this about a tenth of it
+    rows = np.flatnonzero(mask)
+    return pd.DataFrame({c: samples[c].array.take(rows) for c in columns if c in samples.columns},
+                        index=samples.index[rows], copy=False)

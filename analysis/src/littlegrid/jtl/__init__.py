@@ -9,17 +9,19 @@ import pandas as pd
 from littlegrid.jtl.assemble import assemble
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, iter_csv_chunks, read_csv
 from littlegrid.jtl.reading import Reading, Skip, SkipLog
-from littlegrid.jtl.schema import CATEGORY_COLUMNS, COLUMNS, SAMPLES_SCHEMA
+from littlegrid.jtl.schema import CATEGORY_COLUMNS, COLUMNS, CSV_TO_COLUMN, SAMPLES_SCHEMA
 from littlegrid.jtl.sniff import sniff as _sniff
 from littlegrid.jtl.xml_reader import read_xml
 from littlegrid.usererror import UserError, at
 
 __all__ = ["read_jtl", "iter_jtl", "Reading", "Skip", "SAMPLES_SCHEMA", "COLUMNS", "UserError"]
 DEFAULT_CHUNK_ROWS = 1_000_000
+# Read whatever `fields` says: the reader itself needs them (times; transaction and sub-result detection).
+ALWAYS_READ = frozenset({"start_ms", "end_ms", "elapsed_ms", "label", "thread", "response_message", "source"})
 
 
 def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: bool = True, columns=None,
-             timestamp_format: str | None = None, block_size: int = DEFAULT_BLOCK_SIZE) -> Reading:
+             timestamp_format: str | None = None, block_size: int = DEFAULT_BLOCK_SIZE, fields=None) -> Reading:
     """Read one JTL or several (a distributed run, runs to combine) into the samples table.
 
     include_subsamples: keep sub-results (XML nested samples, CSV `label-N` rows inside their parent).
@@ -27,6 +29,9 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
     columns: JMeter column names of a header-less CSV (list or "a,b,c"); default: JMeter's 17, or inferred.
     timestamp_format: jmeter.save.saveservice.timestamp_format when timeStamp is a date (default: detected).
     block_size: bytes parsed at a time (the reader's working memory beside the table it returns).
+    fields: table columns the caller needs (default: all). The others are not parsed (a CSV's URL column is
+    a third of a default file's bytes) and come back all-null; `absent_columns` still names only the
+    columns missing from the file. ALWAYS_READ columns are read whatever `fields` says. XML reads all.
     Raises UserError("file[:line]: problem") for input that is not a readable JTL.
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
@@ -34,10 +39,15 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
         raise UserError("read_jtl: no files given")
     if block_size < 1 << 16:
         raise UserError(f"block_size {block_size}: at least 65536 bytes")
+    if fields is not None:
+        unknown = sorted(set(fields) - set(COLUMNS))
+        if unknown:
+            raise UserError(f"read_jtl: unknown field {unknown[0]!r} (fields: {', '.join(COLUMNS)})")
+        fields = frozenset(fields) | ALWAYS_READ
     parts, skips, warnings, absent, formats, transactions = [], SkipLog(""), [], None, [], set()
     for path in paths:
         part = _read_one(Path(path), include_subsamples, timestamp_is_start, columns, timestamp_format,
-                         block_size)
+                         block_size, fields)
         samples, file_skips, file_warnings, file_absent, file_format, file_transactions = part
         parts.append(samples)
         skips.merge(file_skips)
@@ -51,7 +61,8 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
                    format="; ".join(dict.fromkeys(formats)), transaction_labels=frozenset(transactions))
 
 
-def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, timestamp_format, block_size):
+def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, timestamp_format, block_size,
+              fields=None):
     source = str(path)
     _check_path(path, source)
     sniffed = _sniff(path, columns, timestamp_format)
@@ -63,7 +74,7 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
         raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
         exact, detect_subresults, fmt = (lambda: True), False, sniffed.describe()
     else:
-        result = read_csv(path, sniffed, skips, block_size)
+        result = read_csv(path, sniffed, skips, block_size, fields)
         raw = result.frame
         warnings += [f"{source}: {w}" for w in result.warnings]
         exact, detect_subresults, line_of = result.exact_lines, True, result.line_of
@@ -74,9 +85,13 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
                     timestamp_is_start=timestamp_is_start, include_subsamples=include_subsamples,
                     detect_subresults=detect_subresults, line_of=line_of, exact_lines=exact)
     warnings += done.warnings
+    absent = done.absent
+    if fields is not None and sniffed.kind != "xml":  # an unread column is absent only if the file lacks it
+        in_file = {CSV_TO_COLUMN[n] for n in sniffed.names if n in CSV_TO_COLUMN}
+        absent = [c for c in absent if c in fields or c not in in_file]
     if len(done.samples) == 0:
         warnings.append(f"{source}: no usable samples ({skips.total} rows skipped)")
-    return done.samples, skips, warnings, done.absent, fmt, done.transaction_labels
+    return done.samples, skips, warnings, absent, fmt, done.transaction_labels
 
 
 def _check_path(path: Path, source: str) -> None:

@@ -56,10 +56,18 @@ def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog
     return read_rows(path, sniffed, wanted, skips)
 
 
-def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEFAULT_BLOCK_SIZE) -> RawCsv:
+def wanted_inputs(sniffed: Sniffed, fields=None) -> list[str]:
+    """The file's CSV columns that feed the table (only those feeding `fields`, when given: an unread text
+    column such as URL is never converted, which is most of the parse's cost beside tokenising)."""
+    return [n for n in sniffed.names if (n in CSV_TO_COLUMN and (fields is None or CSV_TO_COLUMN[n] in fields))
+            or n in EXTRA_CSV_INPUTS]
+
+
+def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEFAULT_BLOCK_SIZE,
+             fields=None) -> RawCsv:
     """Fast path first; the exact row-by-row path when pyarrow cannot convert a value or a row in the
     middle has the wrong number of fields (then the line numbers of the bad rows are known)."""
-    wanted = [n for n in sniffed.names if n in CSV_TO_COLUMN or n in EXTRA_CSV_INPUTS]
+    wanted = wanted_inputs(sniffed, fields)
     invalid: list[str] = []
     try:
         frame = _read_arrow(path, sniffed, wanted, block_size, invalid)
@@ -204,7 +212,7 @@ def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd
 def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int):
     """(raw columns, first data line of the chunk, rows pyarrow could not split) per chunk of a clean
     file. A value pyarrow cannot convert is refused: the exact row-by-row path needs the whole file."""
-    wanted = [n for n in sniffed.names if n in CSV_TO_COLUMN or n in EXTRA_CSV_INPUTS]
+    wanted = wanted_inputs(sniffed)
     invalid: list[str] = []
     first_record = 0
     try:

@@ -129,4 +129,11 @@ def empty_column(column: str, length: int) -> pd.Series:
         raise ValueError(f"{column} cannot be absent")
     if dtype == "category":
         return pd.Series(pd.Categorical.from_codes(np.full(length, -1, dtype="int8"), categories=[]))
-    return pd.Series(pd.NA, index=pd.RangeIndex(length), dtype=dtype)
+    # built from arrays: pd.Series(pd.NA, dtype=...) took ~0.15 s per 5 M rows and column
+    missing = np.ones(length, dtype=bool)
+    if dtype == "string":
+        import pyarrow as pa
+        return pd.Series(pd.arrays.ArrowStringArray(pa.nulls(length, pa.large_string())))
+    if dtype == "boolean":
+        return pd.Series(pd.arrays.BooleanArray(np.zeros(length, dtype=bool), missing))
+    return pd.Series(pd.arrays.IntegerArray(np.zeros(length, dtype=dtype.lower()), missing))
