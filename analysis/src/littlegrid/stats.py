@@ -32,8 +32,8 @@ def nearest_rank(sorted_values: np.ndarray, percentile) -> float | None:
 def _mean(series: pd.Series) -> float | None:
     if series is None:
         return None
-    values = series.dropna()
-    return float(values.mean()) if len(values) else None
+    mean = series.mean()  # skips nulls like dropna().mean() without copying the column
+    return None if pd.isna(mean) else float(mean)
 
 
 def sample_stats(samples: pd.DataFrame, error_class: pd.Series, window_length_s: float,

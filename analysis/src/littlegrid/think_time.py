@@ -29,7 +29,9 @@ def thread_keys(samples: pd.DataFrame) -> np.ndarray:
 
 def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Order by thread, then start (ties keep file order). One stable argsort of key·span + start when that
-    fits in 62 bits (always, for real runs), which is several times faster than a three-key lexsort."""
+    fits in 62 bits (always, for real runs), which is several times faster than a three-key lexsort (and
+    faster than a plain sort with the row number packed in: the file is nearly in start order, and the
+    stable sort profits from the runs)."""
     if len(key) == 0:
         return np.arange(0)
     first = int(start.min())
@@ -44,18 +46,27 @@ def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
 
     The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
     window (the same samples as throughput and R, so X·(R+Z) sums whole cycles), whatever the next start.
+    The cycle (end(i) − start(i)) + gap is start(i+1) − start(i). Temporaries are freed as soon as used
+    (each is 8 bytes a row).
     """
     key = thread_keys(samples)
     start = samples["start_ms"].to_numpy(dtype=np.int64)
     end = samples["end_ms"].to_numpy(dtype=np.int64)
     order = _thread_time_order(key, start, end)
-    key, start, end = key[order], start[order], end[order]
-    same_thread = key[1:] == key[:-1]
-    gap = start[1:] - end[:-1]
+    key = key[order]
+    keep = key[1:] == key[:-1]
+    end = end[order]
     prev_end = end[:-1]
-    keep = same_thread & (prev_end >= window.start_ms) & (prev_end <= window.end_ms)
-    cycle = (end[:-1] - start[:-1]) + gap
-    return pd.DataFrame({"key": key[:-1][keep], "gap_ms": gap[keep], "cycle_ms": cycle[keep]})
+    keep &= prev_end >= window.start_ms
+    keep &= prev_end <= window.end_ms
+    start = start[order]
+    del order
+    gap = start[1:] - prev_end
+    del prev_end, end
+    cycle = np.diff(start)
+    del start
+    # copy=False: three blocks instead of one consolidated copy (0.3 s and 120 MB at 5 M gaps)
+    return pd.DataFrame({"key": key[:-1][keep], "gap_ms": gap[keep], "cycle_ms": cycle[keep]}, copy=False)
 
 
 def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
@@ -174,8 +185,14 @@ def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_m
     mean = float(values.mean()) if n else None
     sd = float(values.std(ddof=1)) if n > 1 else None
     if n:  # per-thread means without a pandas groupby (millions of gaps)
-        _, inverse = np.unique(gaps["key"].to_numpy(), return_inverse=True)
-        per_thread = np.bincount(inverse, weights=gaps["gap_ms"].to_numpy(dtype=float)) / np.bincount(inverse)
+        keys = gaps["key"].to_numpy()
+        if int(keys.max()) < 4 * n + (1 << 20):  # small integer keys (always, for real runs): no sort
+            counts = np.bincount(keys)
+            seen = counts > 0
+            per_thread = np.bincount(keys, weights=gaps["gap_ms"].to_numpy(dtype=float))[seen] / counts[seen]
+        else:
+            _, inverse = np.unique(keys, return_inverse=True)
+            per_thread = np.bincount(inverse, weights=gaps["gap_ms"].to_numpy(dtype=float)) / np.bincount(inverse)
     else:
         per_thread = np.array([])
     cycles = gaps["cycle_ms"].to_numpy(dtype=float)
