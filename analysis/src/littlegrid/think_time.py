@@ -186,7 +186,7 @@ def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_m
     sd = float(values.std(ddof=1)) if n > 1 else None
     if n:  # per-thread means without a pandas groupby (millions of gaps)
         keys = gaps["key"].to_numpy()
-        if int(keys.max()) < 4 * n + (1 << 20):  # small integer keys (always, for real runs): no sort
+        if keys.dtype.kind in "iu" and keys.min() >= 0 and int(keys.max()) < 4 * n + (1 << 20):  # thread_keys: no sort
             counts = np.bincount(keys)
             seen = counts > 0
             per_thread = np.bincount(keys, weights=gaps["gap_ms"].to_numpy(dtype=float))[seen] / counts[seen]
