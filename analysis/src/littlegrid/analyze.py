@@ -145,7 +145,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     mask = window_mask(samples, window)
     steady = in_window(samples, window, WINDOW_COLUMNS, mask)
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
-    classes = all_classes[mask]  # same rows, same index as `steady`
+    classes = all_classes if steady is samples else all_classes[mask]  # same rows and index as `steady`
     T = window.length_s
     elapsed_sorted = np.sort(steady["elapsed_ms"].to_numpy(dtype=np.int64))
     entry["overall"] = sample_stats(steady, classes, T, elapsed_sorted)
@@ -163,6 +163,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
 
     gaps = realised_gaps(samples, window)
     think = think_time_stats(gaps, cell.think_dist, cell.think_offset_ms)
+    del gaps  # 24 bytes a sample, not needed further
     entry["think_time"] = think
 
     server_frame = server_metrics.read_metrics(cell.server_metrics)

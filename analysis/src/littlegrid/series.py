@@ -17,17 +17,23 @@ def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int) ->
     # one sort of bucket·(max+1) + elapsed orders by bucket, then elapsed (faster than a two-key lexsort)
     low = int(elapsed.min(initial=0))  # a negative elapsed (clock step) must not borrow from the bucket
     scale = int(elapsed.max(initial=0)) - low + 1
-    combined = np.sort(bucket.astype(np.int64) * scale + (elapsed - low))
-    b, e = combined // scale, combined % scale + low
-    starts = np.searchsorted(b, np.arange(buckets), side="left")
-    counts = np.searchsorted(b, np.arange(buckets), side="right") - starts
-    if len(e) == 0:
+    combined = bucket.astype(np.int64) * scale
+    combined += elapsed
+    combined -= low
+    combined.sort()
+    # bucket k holds the values in [k·scale, (k+1)·scale): its bounds are found on `combined` itself, and
+    # elapsed is decoded only at the ranks picked (no full bucket and elapsed arrays: 80 MB at 5 M rows)
+    edges = np.arange(buckets + 1, dtype=np.int64) * scale
+    bounds = np.searchsorted(combined, edges, side="left")
+    starts, counts = bounds[:-1], np.diff(bounds)
+    if len(combined) == 0:
         return {key: [None] * buckets for key, _ in SERIES_PERCENTILES}
     out = {}
     for key, p in SERIES_PERCENTILES:
         rank = np.maximum(-(-counts * p // 100), 1)  # ceil(p·n/100) in integers
-        idx = np.minimum(starts + rank - 1, len(e) - 1)
-        out[key] = [float(e[i]) if c else None for i, c in zip(idx, counts)]
+        idx = np.minimum(starts + rank - 1, len(combined) - 1)
+        e = combined[idx] % scale + low
+        out[key] = [float(v) if c else None for v, c in zip(e, counts)]
     return out
 
 
