@@ -1,4 +1,4 @@
-"""Benchmark: read_jtl vs a bare pyarrow.csv.read_csv vs JMeter's dashboard (-g) on one default-format JTL.
+"""Benchmark: read_jtl and a full `littlegrid report` vs a bare pyarrow.csv.read_csv vs JMeter's dashboard (-g) on one JTL.
 
 Usage (from analysis/):
     /work/venv/bin/python bench/bench_jtl.py                   # 5,000,000 rows (~585 MiB), all three
@@ -7,7 +7,7 @@ Usage (from analysis/):
 
 Each contender runs in its own process under /usr/bin/time -v (wall time and peak RSS of that process
 tree's largest member), one after the other, on the same file. Targets: reader <= 1.5x pyarrow,
-<= 1/20 of JMeter's exact dashboard, peak RSS < 1 GB.
+<= 1/20 of JMeter's exact dashboard, peak RSS < 1 GB; the same two for the full report (issue 8).
 """
 
 from __future__ import annotations
@@ -117,6 +117,9 @@ def main(argv=None) -> int:
         results = {
             "read_jtl": measure([sys.executable, "-c", READER, str(path)]),
             "pyarrow.csv.read_csv": measure([sys.executable, "-c", PYARROW, str(path)]),
+            # the whole pipeline of issue 8: read, analyze, render (one bare JTL = one cell)
+            "littlegrid report": measure([sys.executable, "-m", "littlegrid.cli", "report", str(path),
+                                          "-o", str(workdir / "report")]),
         }
         jar = None if args.skip_jmeter else find_jmeter(args.jmeter_home)
         if not args.skip_jmeter and jar is None:
@@ -139,6 +142,11 @@ def main(argv=None) -> int:
             _verdict("read_jtl <= 1/20 of JMeter", ours["wall_s"] / results["jmeter -g (exact)"]["wall_s"],
                      1 / 20, "")
         _verdict("read_jtl peak RSS < 1 GB", ours["rss_mib"] / 1024, 1.0, " GiB")
+        report = results["littlegrid report"]
+        if jar:
+            _verdict("report <= 1/20 of JMeter", report["wall_s"] / results["jmeter -g (exact)"]["wall_s"],
+                     1 / 20, "")
+        _verdict("report peak RSS < 1 GB", report["rss_mib"] / 1024, 1.0, " GiB")
         return 0
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -68,11 +68,12 @@ def _users(cell, samples, steady) -> dict:
     # keys are small integers (host code × thread code): counting them beats np.unique's sort of millions
     small = len(keys) and int(keys.max()) < 4 * len(keys) + (1 << 20)
     threads_seen = int(np.count_nonzero(np.bincount(keys)) if small else len(np.unique(keys)))
-    all_threads = samples["all_threads"].dropna()
+    all_threads_max = samples["all_threads"].max()  # nulls skipped, no copy
     from_plan = cell.plan_users is not None
     return {"n": cell.plan_users * (cell.engines or 1) if from_plan else threads_seen,
             "plan_users": cell.plan_users, "engines": cell.engines,
-            "all_threads_max": int(all_threads.max()) if len(all_threads) else None, "threads_seen": threads_seen,
+            "all_threads_max": None if pd.isna(all_threads_max) else int(all_threads_max),
+            "threads_seen": threads_seen,
             "basis": "plan users × engines" if from_plan else "threads seen in the window"}
 
 

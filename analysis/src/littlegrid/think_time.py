@@ -22,9 +22,13 @@ def _codes(column: pd.Series) -> np.ndarray:
 def thread_keys(samples: pd.DataFrame) -> np.ndarray:
     """Thread identity as an integer: engine host + thread name (distributed engines reuse thread names;
     remote mode's name prefix tells engines apart on one host, the Hostname column across hosts)."""
-    thread = _codes(samples["thread"]) + 1  # -1 (null) becomes 0
-    host = _codes(samples["host"]) + 1
-    return host * (int(thread.max(initial=0)) + 1) + thread
+    thread = _codes(samples["thread"])
+    thread += 1  # -1 (null) becomes 0; in place: each temporary is 8 bytes a sample
+    key = _codes(samples["host"])
+    key += 1
+    key *= int(thread.max(initial=0)) + 1
+    key += thread
+    return key
 
 
 def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -37,7 +41,10 @@ def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> n
     first = int(start.min())
     span = int(start.max()) - first + 1
     if (int(key.max()) + 1) * span < 2 ** 62:
-        return np.argsort(key * span + (start - first), kind="stable")
+        packed = key * span
+        packed += start
+        packed -= first
+        return np.argsort(packed, kind="stable")
     return np.lexsort((end, start, key))
 
 
