@@ -14,7 +14,7 @@ from littlegrid.jtl.sniff import sniff as _sniff
 from littlegrid.jtl.xml_reader import read_xml
 from littlegrid.usererror import UserError, at
 
-__all__ = ["read_jtl", "iter_jtl", "Reading", "Skip", "SAMPLES_SCHEMA", "COLUMNS", "UserError"]
+__all__ = ["read_jtl", "iter_jtl", "Reading", "Skip", "SAMPLES_SCHEMA", "COLUMNS", "ALWAYS_READ", "UserError"]
 DEFAULT_CHUNK_ROWS = 1_000_000
 # Read whatever `fields` says: the reader itself needs them (times; transaction and sub-result detection).
 ALWAYS_READ = frozenset({"start_ms", "end_ms", "elapsed_ms", "label", "thread", "response_message", "source"})
