@@ -72,7 +72,9 @@ def classify(samples: pd.DataFrame) -> pd.Series:
     codes = np.full(len(samples), -1, dtype=np.int16)  # -1: success (null in the categorical)
     names: list[str] = []
     if mask.any():
-        keys = pd.MultiIndex.from_frame(samples.loc[mask, cols].astype("string").fillna(""))
+        rows = np.flatnonzero(mask)  # a take per column: .loc[mask, cols] scanned all columns' blocks
+        failed = pd.DataFrame({c: samples[c].array.take(rows) for c in cols})
+        keys = pd.MultiIndex.from_frame(failed.astype("string").fillna(""))
         distinct = keys.unique()
         per_triple = [classify_one(*triple) for triple in distinct]
         names = sorted(set(per_triple))
