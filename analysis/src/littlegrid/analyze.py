@@ -62,9 +62,9 @@ def _interarrival_cv(window_samples: pd.DataFrame):
     return (float(gaps.std(ddof=1) / gaps.mean()) if gaps.mean() > 0 else None), len(starts)
 
 
-def _users(cell, samples, steady) -> dict:
-    """N = plan users × engines (allThreads is per engine, never summed); bare JTLs: the threads seen."""
-    keys = thread_keys(steady)
+def _users(cell, samples, steady, keys) -> dict:
+    """N = plan users × engines (allThreads is per engine, never summed); bare JTLs: the threads seen.
+    `keys`: thread_keys(steady)."""
     # keys are small integers (host code × thread code): counting them beats np.unique's sort of millions
     small = len(keys) and int(keys.max()) < 4 * len(keys) + (1 << 20)
     threads_seen = int(np.count_nonzero(np.bincount(keys)) if small else len(np.unique(keys)))
@@ -159,10 +159,12 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         entry["labels"] = stats_by_label(labelled, label_classes, T)
         del labelled, label_classes
 
-    entry["users"] = _users(cell, samples, steady)
+    keys = thread_keys(samples)  # shared by the users count and the gaps (the window's rows, when untrimmed)
+    entry["users"] = _users(cell, samples, steady, keys if steady is samples else thread_keys(steady))
     n = entry["users"]["n"]
 
-    gaps = realised_gaps(samples, window)
+    gaps = realised_gaps(samples, window, keys)
+    del keys
     think = think_time_stats(gaps, cell.think_dist, cell.think_offset_ms)
     del gaps  # 24 bytes a sample, not needed further
     entry["think_time"] = think

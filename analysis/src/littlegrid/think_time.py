@@ -48,7 +48,7 @@ def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> n
     return np.lexsort((end, start, key))
 
 
-def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
+def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None) -> pd.DataFrame:
     """One row per gap: thread key, the gap in ms, and the cycle (elapsed of the sample it follows + gap).
 
     The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
@@ -56,7 +56,7 @@ def realised_gaps(samples: pd.DataFrame, window: SteadyWindow) -> pd.DataFrame:
     The cycle (end(i) − start(i)) + gap is start(i+1) − start(i). Temporaries are freed as soon as used
     (each is 8 bytes a row).
     """
-    key = thread_keys(samples)
+    key = thread_keys(samples) if keys is None else keys  # keys: thread_keys(samples), when the caller has it
     start = samples["start_ms"].to_numpy(dtype=np.int64)
     end = samples["end_ms"].to_numpy(dtype=np.int64)
     order = _thread_time_order(key, start, end)
