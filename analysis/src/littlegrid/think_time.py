@@ -72,8 +72,12 @@ def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray 
     del prev_end, end
     cycle = np.diff(start)
     del start
+    # each kept column replaces its source at once: two arrays fewer at the peak (80 MB at 5 M samples)
+    gap = gap[keep]
+    cycle = cycle[keep]
+    key = key[:-1][keep]
     # copy=False: three blocks instead of one consolidated copy (0.3 s and 120 MB at 5 M gaps)
-    return pd.DataFrame({"key": key[:-1][keep], "gap_ms": gap[keep], "cycle_ms": cycle[keep]}, copy=False)
+    return pd.DataFrame({"key": key, "gap_ms": gap, "cycle_ms": cycle}, copy=False)
 
 
 def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
