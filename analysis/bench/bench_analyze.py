@@ -1,9 +1,9 @@
 """Benchmark: `littlegrid analyze` of one JTL beside the bare read_jtl of the same file and JMeter's exact dashboard.
 
 Usage (from analysis/):
-    /work/venv/bin/python bench/bench_analyze.py                  # 5,000,000 rows (~585 MiB)
-    /work/venv/bin/python bench/bench_analyze.py --rows 500000    # a quick look
-    /work/venv/bin/python bench/bench_analyze.py --jtl FILE       # an existing JTL
+    python bench/bench_analyze.py                  # 5,000,000 rows (~585 MiB)
+    python bench/bench_analyze.py --rows 500000    # a quick look
+    python bench/bench_analyze.py --jtl FILE       # an existing JTL
 
 Each contender runs in its own process under /usr/bin/time -v, one after the other, on the same file; the
 reference is JMeter's own exact dashboard (`jmeter -g`, statistic_window=-1) measured on this machine for

@@ -1,9 +1,9 @@
 """Benchmark: read_jtl and a full `littlegrid report` vs a bare pyarrow.csv.read_csv vs JMeter's dashboard (-g) on one JTL.
 
 Usage (from analysis/):
-    /work/venv/bin/python bench/bench_jtl.py                   # 5,000,000 rows (~585 MiB), all three
-    /work/venv/bin/python bench/bench_jtl.py --rows 200000 --skip-jmeter   # a quick look
-    flock /tmp/littlegrid-load.lock /work/venv/bin/python bench/bench_jtl.py   # JMeter needs ~100 s, 3.8 GB
+    python bench/bench_jtl.py                   # 5,000,000 rows (~585 MiB), all three
+    python bench/bench_jtl.py --rows 200000 --skip-jmeter   # a quick look
+    flock /tmp/littlegrid-load.lock python bench/bench_jtl.py   # JMeter needs ~100 s, 3.8 GB
 
 Each contender runs in its own process under /usr/bin/time -v (wall time and peak RSS of that process
 tree's largest member), one after the other, on the same file. Targets: reader <= 1.5x pyarrow,

@@ -1,9 +1,9 @@
 """Benchmark: report size, render time from summary.json, page load in headless Chromium, and a full JTL report.
 
 Usage (from analysis/):
-    /work/venv/bin/python bench/bench_report.py                     # 12 cells, 1,000,000 samples; no JTL step
-    /work/venv/bin/python bench/bench_report.py --jtl-rows 5000000  # + `littlegrid report` of a 5 M-row JTL
-    /work/venv/bin/python bench/bench_report.py --samples 200000 --skip-browser   # a quick look
+    python bench/bench_report.py                     # 12 cells, 1,000,000 samples; no JTL step
+    python bench/bench_report.py --jtl-rows 5000000  # + `littlegrid report` of a 5 M-row JTL
+    python bench/bench_report.py --samples 200000 --skip-browser   # a quick look
 
 Targets (issue 8): a 12-cell grid of 1 M samples gives a report < 10 MB that renders < 3 s in headless
 Chromium, rendered from summary.json in < 5 s; a full `littlegrid report` of a 5 M-row JTL takes <= 1/20 of

@@ -9,9 +9,8 @@ from analysis_synthetic import table
 from littlegrid.error_classes import classify, classify_one, count_by_class, failed_mask
 from littlegrid.jtl import read_jtl
 
+# The real corpus lives beside the checkout (../shared/corpus/jtl), as in CI.
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "jtl"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/jtl")
 
 
 @pytest.mark.parametrize("code, message, failure, expected", [

@@ -1,7 +1,7 @@
 """Golden pages: the report of the committed summary must not change unnoticed.
 
 Update the gold after an intended change with
-    LITTLEGRID_UPDATE_GOLDEN=1 /work/venv/bin/pytest analysis/tests/render/test_report_golden.py
+    LITTLEGRID_UPDATE_GOLDEN=1 pytest analysis/tests/render/test_report_golden.py
 then review `git diff analysis/tests/render/golden/` before committing it.
 """
 
