@@ -3,7 +3,7 @@
 Usage (from analysis/):
     python bench/bench_jtl.py                   # 5,000,000 rows (~585 MiB), all three
     python bench/bench_jtl.py --rows 200000 --skip-jmeter   # a quick look
-    flock /tmp/littlegrid-load.lock python bench/bench_jtl.py   # JMeter needs ~100 s, 3.8 GB
+    python bench/bench_jtl.py   # on a quiet machine; JMeter needs ~100 s, 3.8 GB
 
 Each contender runs in its own process under /usr/bin/time -v (wall time and peak RSS of that process
 tree's largest member), one after the other, on the same file. Targets: reader <= 1.5x pyarrow,

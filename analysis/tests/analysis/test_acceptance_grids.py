@@ -1,7 +1,7 @@
 """Real grids against the sample server, analysed: the queueing laws hold on real JMeter measurements.
 
 Minutes of load each (accept-littles-law ≈ 7 min, accept-mm2n ≈ 13 min): run them alone, under the load lock,
-    flock /tmp/littlegrid-load.lock pytest -m acceptance tests/analysis/test_acceptance_grids.py
+    pytest -m acceptance tests/analysis/test_acceptance_grids.py
 """
 
 from pathlib import Path

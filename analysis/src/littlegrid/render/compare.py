@@ -12,7 +12,7 @@ from littlegrid.usererror import UserError
 HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with bootstrap confidence intervals"
 EXAMPLES = [
     "littlegrid compare reports/baseline-run reports/candidate-run",
-    "littlegrid compare reports/unthrottled reports/throttled -o /tmp/throttle-compare --min-effect 0.05",
+    "littlegrid compare reports/unthrottled reports/throttled -o out/throttle-compare --min-effect 0.05",
     "littlegrid compare a/summary.json b/summary.json --no-samples",
     "littlegrid compare reports/littles-law-run --arms server.tomcat.threads.max=10,100",
 ]

@@ -11,8 +11,8 @@ from littlegrid.usererror import UserError
 HELP = "render the HTML report of a run folder (or of JTL files) from its summary.json"
 EXAMPLES = [
     "littlegrid report reports/ci-20260101T120000Z",
-    "littlegrid report reports/ci-20260101T120000Z -o /tmp/ci-report",
-    "littlegrid report results.jtl --warmup 10 --cooldown 5 -o /tmp/report",
+    "littlegrid report reports/ci-20260101T120000Z -o out/ci-report",
+    "littlegrid report results.jtl --warmup 10 --cooldown 5 -o out/report",
 ]
 
 
