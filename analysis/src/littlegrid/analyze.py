@@ -181,19 +181,21 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
 
 
 def _bound_checks(entries: list, services: dict, tol: dict) -> None:
-    """X ≤ min(N/(D+Z), c/S) per cell: D = S from the grid, else R of the lightest cell of the same curve."""
+    """X_ok ≤ min(N/(D+Z), c/S) per cell: D = S from the grid, else R of the lightest cell of the same curve.
+    Successful completions only: a refused or timed-out connection costs no service time and shortens its
+    thread's cycle, so counting it would let X exceed a bound that still holds for the requests served."""
     for members in models.curves(entries).values():
         lightest = members[0]
         for c in members:
             service = services.get(c["id"])
             z = models.think_of(c)
-            o = c["overall"]
+            x_ok = c["overall"]["successes_per_s"]
             if c["intended"].get("rate_per_s"):  # open: the timer's waits are not think time
-                check = laws.throughput_bound(c["id"], o["throughput_per_s"], None, None, None,
+                check = laws.throughput_bound(c["id"], x_ok, None, None, None,
                                               service and service.servers, service and service.service_ms,
                                               tol["throughput_bound"], "c/S from the grid")
             elif service is not None:
-                check = laws.throughput_bound(c["id"], o["throughput_per_s"], c["users"]["n"], z, service.service_ms,
+                check = laws.throughput_bound(c["id"], x_ok, c["users"]["n"], z, service.service_ms,
                                               service.servers, service.service_ms, tol["throughput_bound"],
                                               f"D = S = {service.service_ms:g} ms, c = {service.servers} from the grid")
             elif c is lightest:
@@ -201,7 +203,7 @@ def _bound_checks(entries: list, services: dict, tol: dict) -> None:
                                       "estimated from this cell (the lightest of its curve)")
             else:
                 d = lightest["overall"]["mean_ms"]
-                check = laws.throughput_bound(c["id"], o["throughput_per_s"], c["users"]["n"], z, d, None, None,
+                check = laws.throughput_bound(c["id"], x_ok, c["users"]["n"], z, d, None, None,
                                               tol["throughput_bound"], f"D = {d:.1f} ms, R of the lightest cell")
             c["checks"].append(check.as_dict())
 

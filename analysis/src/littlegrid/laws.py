@@ -188,8 +188,9 @@ def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
 
 
 def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) -> Check:
-    """X ≤ min(N/(D+Z), c/S); rel_error is the excess over the bound (0 when below). n None: an open workload,
-    whose threads wait in a pacing timer, so only the server's c/S bounds it."""
+    """X ≤ min(N/(D+Z), c/S), x the successful completions per second; rel_error is the excess over the bound
+    (0 when below). n None: an open workload, whose threads wait in a pacing timer, so only the server's c/S
+    bounds it."""
     if n is None and servers and service_ms:
         bound = servers / (service_ms / 1000.0)
     elif None in (x, n, z_ms, d_ms) or d_ms + z_ms <= 0:
@@ -199,7 +200,7 @@ def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) 
         if servers and service_ms:
             bound = min(bound, servers / (service_ms / 1000.0))
     excess = max(0.0, x / bound - 1.0)
-    why = (f"X = {x:.2f}/s is within the bound {bound:.2f}/s ({basis})." if excess <= floor else
-           f"X = {x:.2f}/s exceeds the bound {bound:.2f}/s ({basis}): the demand or server count assumed is wrong, "
-           f"or the samples are not what the grid says.")
+    why = (f"X = {x:.2f}/s successful completions is within the bound {bound:.2f}/s ({basis})." if excess <= floor
+           else f"X = {x:.2f}/s successful completions exceeds the bound {bound:.2f}/s ({basis}): the demand or "
+                f"server count assumed is wrong, or the samples are not what the grid says.")
     return Check("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from analysis_synthetic import closed_loop, make_run, table, write_jtl
+from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary as summary_mod
 from littlegrid.analyze import analyze
 from littlegrid.cli import main as cli_main
@@ -152,3 +152,27 @@ def test_a_label_scoped_criterion_in_the_grid_turns_on_the_per_label_statistics(
     s = analyze([run])
     assert list(s["cells"][0]["labels"]) == ["GET /"]
     assert [c["passed"] for c in s["criteria"]] == [True]
+
+
+def test_the_throughput_bound_counts_successful_completions_so_fast_failures_do_not_break_it(tmp_path):
+    # 20 threads alternate a 95 ms success and a 1 ms refused connection, 10 ms apart: total X ≈ 345/s is
+    # above N/(S+Z) = 20/0.105 s = 190/s, but each success still cost a 95 ms service: X_ok ≈ 172/s is not.
+    rows, ok = [], []
+    for i in range(20):
+        t = T0 + i * 6
+        while t + 116 <= T0 + 30_000:
+            rows += [(t, 95, f"Thread Group 1-{i + 1}"), (t + 105, 1, f"Thread Group 1-{i + 1}")]
+            ok += [True, False]
+            t += 116
+    order = np.argsort([r[0] for r in rows], kind="stable")
+    samples = table([rows[k] for k in order], 20, success=[ok[k] for k in order],
+                    codes=["200" if ok[k] else "Non HTTP response code: java.net.ConnectException" for k in order])
+    run = make_run(tmp_path / "run", [{"id": "users=20", "axes": {"users": 20}, "samples": samples, "users": 20,
+                                       "think_ms": 10, "think_dist": "constant",
+                                       "server": {"server.tomcat.threads.max": 100},
+                                       "properties": {"path": "/io?ms=95"}}])
+    cell = analyze([run])["cells"][0]
+    bound = {c["name"]: c for c in cell["checks"]}["throughput_bound"]
+    assert cell["overall"]["throughput_per_s"] == pytest.approx(2 * 20 / 0.116, rel=0.02)
+    assert bound["value"] == pytest.approx(20 / 0.116, rel=0.02) and bound["expected"] == pytest.approx(20 / 0.105)
+    assert bound["passed"] and "successful" in bound["explanation"]
