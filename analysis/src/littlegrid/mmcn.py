@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-from scipy.special import logsumexp
 
 
 def stationary(users: int, servers: int, service_ms: float, think_ms: float) -> np.ndarray:
@@ -21,7 +20,7 @@ def stationary(users: int, servers: int, service_ms: float, think_ms: float) -> 
     k = np.arange(1, users + 1)
     log_terms = np.log(users - k + 1) - math.log(think_ms) - np.log(np.minimum(k, servers)) + math.log(service_ms)
     log_p = np.concatenate(([0.0], np.cumsum(log_terms)))
-    return np.exp(log_p - logsumexp(log_p))
+    return np.exp(log_p - np.logaddexp.reduce(log_p))
 
 
 def throughput_per_s(users: int, servers: int, service_ms: float, think_ms: float) -> float:

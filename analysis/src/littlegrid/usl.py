@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-from scipy.optimize import curve_fit
 
 MIN_POINTS = 4  # three parameters: with fewer distinct N the fit is exact or underdetermined and says nothing
 
@@ -23,6 +22,7 @@ def fit(users, throughput) -> dict:
     distinct = len(np.unique(n))
     if distinct < MIN_POINTS:
         return refused | {"reason": f"{distinct} distinct user counts; the USL has 3 parameters and needs at least {MIN_POINTS}"}
+    from scipy.optimize import curve_fit  # noqa: PLC0415 (lazy: 0.3 s to import; a grid of ≥ 4 points only)
     lowest = np.argmin(n)
     p0 = (max(x[lowest] / n[lowest], 1e-9), 0.01, 1e-4)
     try:

@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.think_time import exponential_cdf_measured, realised_gaps, think_time_stats
+from littlegrid.think_time import (EXACT_KS_MAX_N, exponential_cdf_measured, ks_p_value, realised_gaps,
+                                   think_time_stats)
 from littlegrid.window import steady_window
 
 
@@ -96,3 +97,17 @@ def test_a_run_with_a_19_hour_pause_between_two_sessions_is_tested_without_an_in
     t = think_time_stats(pd.DataFrame({"key": "a", "gap_ms": gaps, "cycle_ms": gaps + 10}), "poisson")
     assert t["gaps"] == 2001 and t["ks_exponential"]["d"] > 0.3
     assert t["ks_poisson"]["p"] < 1e-6  # the pause drags the fitted mean to 34 s: nothing like Poisson
+
+
+@pytest.mark.parametrize("n", [10_001, 40_000, 1_000_000])
+def test_the_ks_p_value_beyond_the_exact_range_stays_within_0_0014_of_scipys_exact_kstwo(n):
+    from scipy.stats import kstwo
+    for p in (0.999, 0.9, 0.5, 0.2, 0.05, 0.01, 0.001, 1e-6):
+        d = float(kstwo.isf(p, n))
+        assert ks_p_value(d, n) == pytest.approx(p, abs=0.0014), (n, p)
+
+
+def test_up_to_the_exact_range_the_ks_p_value_is_scipys_kstwo():
+    from scipy.stats import kstwo
+    assert ks_p_value(0.03, EXACT_KS_MAX_N) == float(kstwo.sf(0.03, EXACT_KS_MAX_N))
+    assert ks_p_value(0.2, 25) == float(kstwo.sf(0.2, 25))
