@@ -78,20 +78,24 @@ def _users(cell, samples, steady, keys) -> dict:
 
 
 def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
-    """The per-cell law checks that apply: closed law always; users from a manifest; think-time fidelity for
-    closed cells, arrival-rate checks for open ones; Little's law at the server when it reported metrics."""
+    """The per-cell law checks that apply: closed law (not for a spike); users from a manifest; think-time
+    fidelity for closed cells, arrival-rate checks for open ones; Little's law at the server when it
+    reported metrics."""
     users, think, o, T = entry["users"], entry["think_time"], entry["overall"], entry["window"]["length_s"]
     n, x, r = users["n"], o["throughput_per_s"], o["mean_ms"]
-    checks = [laws.closed_law(cell.id, n, x, r, think["mean_ms"], T, tol["closed_law"])]
+    spike = cell.workload == "spike"  # users released at once run down one by one: no steady state to check
+    checks = [laws.not_made("closed_law", cell.id, "a spike has no steady state (its users finish one by one); "
+                            "the time series and the error classes tell what the server did with the burst")
+              if spike else laws.closed_law(cell.id, n, x, r, think["mean_ms"], T, tol["closed_law"])]
     if cell.plan_users is not None:
         checks.append(laws.users_count(cell.id, n, users["all_threads_max"], cell.engines, users["threads_seen"]))
-    if cell.rate_per_s:
+    if cell.rate_per_s and not spike:
         cv, arrivals = _interarrival_cv(steady)
         checks += [laws.open_rate(cell.id, x, cell.rate_per_s, T, tol["open_rate"]),
                    laws.interarrival_cv(cell.id, cv, arrivals, tol["interarrival_cv"]),
                    laws.generator_sizing(cell.id, cell.rate_per_s, r, _threads_of_open_plan(cell, n),
                                          tol["generator_sizing"])]
-    elif cell.intended_think_ms is not None:
+    elif cell.intended_think_ms is not None and not spike:
         checks += [laws.think_time_fidelity(cell.id, think["mean_ms"], cell.intended_think_ms, r, think["sd_ms"],
                                             think["gaps"], tol["think_time"]),
                    laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"],
@@ -111,7 +115,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
              "reading": None, "window": None, "users": None,
              "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
                           "think_offset_ms": cell.think_offset_ms if cell.think_dist == "poisson" else None,
-                          "rate_per_s": cell.rate_per_s},
+                          "rate_per_s": cell.rate_per_s, "workload": cell.workload},
              "overall": None, "labels": {}, "think_time": None, "server": None, "host": None, "series": None,
              "checks": []}
     if not cell.jtl_paths:

@@ -39,6 +39,7 @@ class Cell:
     think_dist: str | None = None
     think_offset_ms: float = 0.0
     rate_per_s: float | None = None  # open workload: intended arrival rate
+    workload: str = "closed"  # "closed" | "open" | "spike" (users released at once: no steady state)
     warmup_s: float | None = None
     cooldown_s: float | None = None
     server_knobs: dict | None = None
@@ -146,6 +147,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             think_dist=cm.get("think_dist", props.get("think_dist")),
             think_offset_ms=number(props.get("think_offset_ms")) or 0.0,
             rate_per_s=number(cm.get("rate_per_s", props.get("rate_per_s"))),
+            workload=_workload(cm, props),
             warmup_s=number(cm.get("warmup_s", cell_defaults.get("warmup_s"))),
             cooldown_s=number(cm.get("cooldown_s", cell_defaults.get("cooldown_s"))),
             server_knobs=knobs,
@@ -176,6 +178,18 @@ def from_run_folder(run_dir: Path) -> Inputs:
                     axes[k].append(v)
     return Inputs(run=run, axes=axes, cells=tuple(cells), tolerances=dict(grid.get("tolerances") or {}),
                   criteria=tuple(grid.get("criteria") or ()))
+
+
+def _workload(cm: dict, props: dict) -> str:
+    """The runner records the plan's workload; folders written before it did: a rate means open, a
+    requests_per_user property or a plan named like spike.jmx means a spike."""
+    if cm.get("workload") in ("closed", "open", "spike"):
+        return cm["workload"]
+    if number(cm.get("rate_per_s", props.get("rate_per_s"))) is not None:
+        return "open"
+    if "requests_per_user" in props or "spike" in Path(str(cm.get("plan", ""))).stem:
+        return "spike"
+    return "closed"
 
 
 def _existing(path: Path) -> Path | None:

@@ -42,10 +42,13 @@ def group_key(axes: dict) -> tuple:
 
 
 def curves(cells: list[dict]) -> dict:
-    """{group key: [cell summary, ...] sorted by N} over complete cells with samples in the window."""
+    """{group key: [cell summary, ...] sorted by N} over complete cells with samples in the window. Spikes
+    are left out: a burst that runs down has no steady-state X(N) for a curve, a bound or a fit."""
     out = {}
     for c in cells:
         if c.get("overall") is None or not c["overall"].get("count") or c["users"].get("n") is None:
+            continue
+        if c["intended"].get("workload") == "spike":
             continue
         out.setdefault(group_key(c["axes"]), []).append(c)
     for members in out.values():

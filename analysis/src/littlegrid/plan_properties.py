@@ -166,3 +166,13 @@ def declared_properties(plan_path: Path) -> dict[str, str | None]:
                                 f"{declared[name]!r} and {default!r} ({where})")
             declared[name] = default
     return declared
+
+
+def workload_of(declared: dict) -> str:
+    """The plan's kind of workload, from the properties it reads: an arrival rate makes it open, a number of
+    requests per released user a spike, anything else is a closed loop (users and think time)."""
+    if "rate_per_s" in declared:
+        return "open"
+    if "requests_per_user" in declared:
+        return "spike"
+    return "closed"

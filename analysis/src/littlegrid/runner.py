@@ -17,7 +17,7 @@ from littlegrid import run_folder as rf
 from littlegrid.cell_run import CellOutcome, Interrupted, run_cell
 from littlegrid.grid import Cell, Grid, Target, format_value, load_grid
 from littlegrid.jmeter import JMeter, find_jmeter, java_version
-from littlegrid.plan_properties import save_service_properties
+from littlegrid.plan_properties import save_service_properties, workload_of
 from littlegrid.progress import Clock, Live, hms
 from littlegrid.sample_server import SampleServer, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
@@ -237,7 +237,7 @@ class _Run:
 
         return {
             "id": cell.id, "index": cell.index, "axes": cell.axes, "properties": properties,
-            "plan": str(grid.plan),
+            "plan": str(grid.plan), "workload": workload_of(grid.plan_defaults),
             "users": intended("users"), "engines": grid.engines,
             "remote_hosts": list(grid.remote_hosts),
             "think_ms": intended("think_ms"), "think_dist": intended("think_dist"),

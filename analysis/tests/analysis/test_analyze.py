@@ -176,3 +176,23 @@ def test_the_throughput_bound_counts_successful_completions_so_fast_failures_do_
     assert cell["overall"]["throughput_per_s"] == pytest.approx(2 * 20 / 0.116, rel=0.02)
     assert bound["value"] == pytest.approx(20 / 0.116, rel=0.02) and bound["expected"] == pytest.approx(20 / 0.105)
     assert bound["passed"] and "successful" in bound["explanation"]
+
+
+def test_a_spike_gets_no_steady_state_checks_or_models_but_keeps_its_statistics_and_error_classes(tmp_path):
+    # 40 users released at once, one 2 s request each on 10 threads: waves at 2, 4, 6, 8 s; 10 refused.
+    rows = [(T0 + (k // 10) * 2000 if k < 30 else T0, 2000 * (k // 10 + 1) if k < 30 else 3,
+             f"Spike 1-{k + 1}") for k in range(40)]
+    samples = table(rows, 40, success=[k < 30 for k in range(40)],
+                    codes=["200" if k < 30 else "Non HTTP response code: java.net.ConnectException" for k in range(40)])
+    cells = [{"id": "users=40", "axes": {"users": 40}, "samples": samples, "users": 40, "warmup_s": 0,
+              "cooldown_s": 0, "properties": {"requests_per_user": "1", "path": "/io?ms=2000"},
+              "server": {"server.tomcat.threads.max": 10}}]
+    summary = analyze([make_run(tmp_path / "run", cells)])  # found a spike by its requests_per_user
+    cell = summary["cells"][0]
+    checks = {c["name"]: c for c in cell["checks"]}
+    assert cell["intended"]["workload"] == "spike"
+    assert checks["closed_law"]["passed"] is None and "spike has no steady state" in checks["closed_law"]["explanation"]
+    assert {"think_time", "workload", "throughput_bound"}.isdisjoint(checks)
+    assert checks["users"]["passed"]
+    assert cell["overall"]["count"] == 40 and cell["overall"]["errors"] == 10
+    assert summary["models"]["usl"] == [] and summary["models"]["bounds"] == []

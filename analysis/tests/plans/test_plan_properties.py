@@ -8,7 +8,7 @@ import pytest
 from plan_files import PLANS, README
 
 from littlegrid.plan_properties import (JTL_COLUMNS, SAVE_SERVICE_PROPERTIES, declared_properties, property_calls,
-                                        read_properties_file, save_service_properties)
+                                        read_properties_file, save_service_properties, workload_of)
 from littlegrid.usererror import UserError
 
 HTTP = {"protocol": "http", "host": "127.0.0.1", "port": "8080", "path": "/", "method": "GET", "body": "",
@@ -33,6 +33,11 @@ def test_spike_declares_users_requests_and_long_timeouts():
     assert declared_properties(PLANS / "spike.jmx") == HTTP | {
         "users": "100", "requests_per_user": "1", "release_timeout_ms": "60000",
         "connect_timeout_ms": "60000", "response_timeout_ms": "120000"}
+
+
+@pytest.mark.parametrize("plan, workload", [("closed.jmx", "closed"), ("open.jmx", "open"), ("spike.jmx", "spike")])
+def test_each_plans_workload_kind_follows_from_the_properties_it_reads(plan, workload):
+    assert workload_of(declared_properties(PLANS / plan)) == workload
 
 
 def test_property_calls_split_on_top_level_commas_only():

@@ -287,4 +287,5 @@ def test_what_the_grid_leaves_unset_is_recorded_as_the_plans_own_default(tmp_pat
     cm = json.loads((run / "cells" / "think_ms=50" / "manifest.json").read_text())
     # tiny.jmx: ${__P(users,1)}, ${__P(think_dist,constant)}; the axis value wins over the default
     assert (cm["users"], cm["think_dist"], cm["think_ms"], cm["rate_per_s"]) == (1, "constant", 50, None)
+    assert cm["workload"] == "closed"  # tiny.jmx reads neither rate_per_s nor requests_per_user
     assert "users" not in cm["properties"]  # JMeter ran with the plan's default; nothing was sent
