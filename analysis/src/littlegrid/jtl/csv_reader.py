@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 from pathlib import Path
@@ -17,10 +19,12 @@ from littlegrid.jtl.int_buffers import SLACK, IntBuffers
 from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS
 from littlegrid.jtl.sniff import Sniffed, open_binary
+from littlegrid.jtl.split import ByteRange, record_boundary
 from littlegrid.usererror import at
 
 DEFAULT_BLOCK_SIZE = 4 << 20  # bytes pyarrow parses at a time: bounds the reader's working memory
 USE_THREADS = True
+PARALLEL_MIN_BYTES = 64 << 20  # smaller files: a second stream's start-up outweighs the gain
 MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
 _INT64 = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount")
 _INT32 = ("grpThreads", "allThreads")
@@ -143,20 +147,54 @@ def _locate(path: Path, texts: list[str]) -> list[int] | None:
 
 
 def _read_arrow(path, sniffed, wanted, block_size, invalid) -> dict[str, pd.Series]:
-    """The whole file as one chunk."""
-    return next(_arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows=None))
+    """The whole file as one chunk: a large plain file in two halves parsed at once (pyarrow's streaming
+    reader uses one core), anything else in one stream."""
+    size = _size(path, sniffed)
+    cut = None
+    if USE_THREADS and not sniffed.gzip and size >= PARALLEL_MIN_BYTES and (os.cpu_count() or 1) > 1:
+        cut = record_boundary(path, size // 2, sniffed.timestamp_format is None, sniffed.delimiter)
+    if cut is None:
+        return next(_arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows=None))
+    types = _arrow_types(sniffed, wanted)
+    later_invalid: list = []
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        later = pool.submit(_collect_all, ByteRange(path, cut, size), sniffed, wanted, block_size, later_invalid,
+                            False, size - cut, types)
+        # the first half reserves room for the whole file, so the second half's rows are copied in after it
+        buffers, texts = _collect_all(ByteRange(path, 0, cut), sniffed, wanted, block_size, invalid,
+                                      sniffed.header, size, types)
+        later_buffers, later_texts = later.result()
+    invalid += later_invalid
+    buffers.extend(later_buffers)
+    for name, blocks in later_texts.items():
+        texts[name] += blocks
+    return _columns(buffers, texts, types)
+
+
+def _collect_all(stream, sniffed, wanted, block_size, invalid, header, size, types):
+    with stream:
+        return next(_collect(stream, sniffed, wanted, block_size, invalid, None, header, size, types))
 
 
 def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | None):
-    """Stream blocks of `block_size` bytes, moving each block's numbers into NumPy pieces as it arrives,
-    and yield raw columns every `chunk_rows` rows (None: once, at the end). Memory stays near the size
-    of one chunk's table plus one block."""
+    """Raw columns every `chunk_rows` rows (None: once, at the end). Memory stays near the size of one
+    chunk's table plus one block."""
+    types = _arrow_types(sniffed, wanted)
+    with open_binary(path, sniffed.gzip) as stream:
+        for buffers, texts in _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, sniffed.header,
+                                       _size(path, sniffed), types):
+            yield _columns(buffers, texts, types)
+
+
+def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, size, types):
+    """Stream blocks of `block_size` bytes, moving each block's numbers into NumPy pieces as it arrives;
+    yield (integer buffers, text blocks) every `chunk_rows` rows (None: once, at the end). `size`: the
+    bytes the buffers should expect room for."""
     def on_invalid(row):
         invalid.append((row.text, row.actual_columns, row.expected_columns))
         return "skip"
 
-    types = _arrow_types(sniffed, wanted)
-    read = pacsv.ReadOptions(column_names=list(sniffed.names), skip_rows=1 if sniffed.header else 0,
+    read = pacsv.ReadOptions(column_names=list(sniffed.names), skip_rows=1 if header else 0,
                              block_size=block_size, use_threads=USE_THREADS)
     parse = pacsv.ParseOptions(delimiter=sniffed.delimiter, newlines_in_values=True,
                                invalid_row_handler=on_invalid)
@@ -165,26 +203,24 @@ def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | 
                                    false_values=["false", "False", "FALSE"])
     ints = {n: ("int32" if t == pa.int32() else "int64") for n, t in types.items() if pa.types.is_integer(t)}
     times = sniffed.timestamp_format is None
-    size = _size(path, sniffed)
     buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in wanted if n not in ints}, 0
-    with open_binary(path, sniffed.gzip) as stream:
-        reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
-                                memory_pool=_memory_pool())
-        for batch in reader:
-            if buffers.capacity == 0:  # size the buffers from the first block's rows per byte
-                estimate = int(size / block_size * batch.num_rows * SLACK) + batch.num_rows
-                buffers.reserve(min(estimate, chunk_rows + 2 * batch.num_rows) if chunk_rows else estimate)
-            named = dict(zip(batch.schema.names, batch.columns))
-            buffers.append({n: named[n] for n in ints}, batch.num_rows)
-            for name in texts:
-                texts[name].append(named[name])
-            rows += batch.num_rows
-            del batch, named
-            if chunk_rows is not None and rows >= chunk_rows:
-                yield _columns(buffers, texts, types)
-                buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in texts}, 0
+    reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
+                            memory_pool=_memory_pool())
+    for batch in reader:
+        if buffers.capacity == 0:  # size the buffers from the first block's rows per byte
+            estimate = int(size / block_size * batch.num_rows * SLACK) + batch.num_rows
+            buffers.reserve(min(estimate, chunk_rows + 2 * batch.num_rows) if chunk_rows else estimate)
+        named = dict(zip(batch.schema.names, batch.columns))
+        buffers.append({n: named[n] for n in ints}, batch.num_rows)
+        for name in texts:
+            texts[name].append(named[name])
+        rows += batch.num_rows
+        del batch, named
+        if chunk_rows is not None and rows >= chunk_rows:
+            yield buffers, texts
+            buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in texts}, 0
     if chunk_rows is None or rows:
-        yield _columns(buffers, texts, types)
+        yield buffers, texts
 
 
 def _size(path: Path, sniffed: Sniffed) -> int:

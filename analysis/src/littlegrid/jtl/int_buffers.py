@@ -70,6 +70,21 @@ class IntBuffers:
             target[self.rows:end] = column.to_numpy()
         self.rows = end
 
+    def extend(self, later: "IntBuffers") -> None:
+        """Append the rows of `later` (the next part of the same file), freeing its arrays as they are
+        copied so that at most one of its columns exists twice."""
+        self.reserve(self.rows + later.rows)
+        start, end = self.rows, self.rows + later.rows
+        self.block[:, start:end] = later.block[:, :later.rows]
+        later.block = np.empty((3, 0), dtype="int64")
+        for name in list(later.values):
+            self.values[name][start:end] = later.values.pop(name)[:later.rows]
+        for name in list(later.masks):
+            if name not in self.masks:
+                self.masks[name] = np.zeros(self.capacity, dtype=bool)
+            self.masks[name][start:end] = later.masks.pop(name)[:later.rows]
+        self.rows = end
+
     def finish(self) -> dict[str, pd.Series]:
         """Series by JMeter name (views, no copy); `_times` is the (3, rows) block when used."""
         n = self.rows

@@ -1,0 +1,74 @@
+"""Where a CSV file can be cut in two so that each half parses on its own (one pyarrow stream per core)."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+SCAN_BYTES = 16 << 20  # read this much at a time while counting quotes
+# the first field of a record: epoch milliseconds, or (formatted timestamps) anything but a quote
+_EPOCH_RECORD = re.compile(rb"-?\d{1,19}[,;\t|]")
+
+
+def record_boundary(path: Path, near: int, epoch_times: bool, delimiter: str) -> int | None:
+    """A byte offset ≥ `near` where a record starts, or None when there is no safe one.
+
+    A newline ends a record only outside quotes: JMeter quotes any value holding a delimiter, quote or line
+    break and doubles its quotes, so quotes before a record boundary come in pairs. The first newline after
+    `near` with an even number of quotes before it is a boundary; it must also be followed by what starts a
+    record (epoch digits and the delimiter, or an unquoted field). Files that break the quoting rules fail
+    these tests or parse differently in halves, so the caller compares nothing and falls back to one stream
+    whenever this returns None."""
+    quotes = 0
+    with open(path, "rb") as stream:
+        done = 0
+        while done < near:
+            chunk = stream.read(min(SCAN_BYTES, near - done))
+            if not chunk:
+                return None
+            quotes += chunk.count(b'"')
+            done += len(chunk)
+        tail = stream.read(1 << 20)  # the boundary lies within a few records of `near`
+    position = 0
+    while True:
+        newline = tail.find(b"\n", position)
+        if newline < 0:
+            return None
+        quotes += tail.count(b'"', position, newline)
+        position = newline + 1
+        if quotes % 2 == 0 and _starts_record(tail[position:position + 64], epoch_times, delimiter):
+            return near + position
+
+
+def _starts_record(head: bytes, epoch_times: bool, delimiter: str) -> bool:
+    if not head:
+        return False
+    if epoch_times:
+        match = _EPOCH_RECORD.match(head)
+        return match is not None and match.group()[-1:] == delimiter.encode()
+    return head[:1] not in (b'"', b"\r", b"\n")
+
+
+class ByteRange(io.RawIOBase):
+    """Bytes [start, end) of a file, as a stream pyarrow can read."""
+
+    def __init__(self, path: Path, start: int, end: int):
+        self._file = open(path, "rb")
+        self._file.seek(start)
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), self._left)
+        if n <= 0:
+            return 0
+        got = self._file.readinto(memoryview(buffer)[:n])
+        self._left -= got
+        return got
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
