@@ -8,12 +8,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from littlegrid.arms import parse_arms
 from littlegrid.criteria import parse as parse_criterion
 from littlegrid.jmeter import repo_root
 from littlegrid.plan_properties import declared_properties
 from littlegrid.usererror import UserError
 
-TOP_KEYS = {"name", "plan", "description", "target", "server", "cell", "properties", "jmeter",
+TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
             "axes", "tolerances", "criteria", "remote_hosts"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
@@ -95,6 +96,7 @@ class Grid:
     tolerances: dict
     criteria: tuple
     remote_hosts: tuple
+    arms: str | None = None    # "AXIS=A,B": the experiment's two arms, compared by `littlegrid report`
     plan_defaults: dict = field(repr=False, default_factory=dict)  # the plan's __P name -> default text
     raw: dict = field(repr=False, default_factory=dict)
 
@@ -221,10 +223,25 @@ class _Validator:
             except UserError as e:
                 raise self.fail(None, "criteria", str(e))
         remote_hosts = self.remote_hosts()
+        arms = self.arms(axes)
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
-                    remote_hosts=tuple(remote_hosts), plan_defaults=dict(plan_defaults), raw=raw)
+                    remote_hosts=tuple(remote_hosts), arms=arms, plan_defaults=dict(plan_defaults), raw=raw)
+
+    def arms(self, axes: dict) -> str | None:
+        text = self.raw.get("arms")
+        if text is None:
+            return None
+        try:
+            axis, a, b = parse_arms(self.string(None, "arms", text))
+        except UserError as e:
+            raise self.fail(None, "arms", str(e))
+        values = [str(v) for v in axes.get(axis, [])]
+        if a not in values or b not in values:
+            raise self.fail(None, "arms", f"{axis} must be an axis holding both {a} and {b} "
+                                          f"(axes: {', '.join(f'{k} = {v}' for k, v in axes.items())})")
+        return text
 
     def plan(self) -> Path:
         value = self.raw.get("plan")

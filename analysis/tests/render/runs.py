@@ -41,7 +41,7 @@ def write_jtl(path: Path, users: int, think_ms: float, service_ms: float, second
 
 
 def write_run(run_dir: Path, *, users=(2, 8), think_ms=(0, 20), service_ms=10.0, seconds=12.0, seed=1,
-              run_id="run") -> Path:
+              run_id="run", arms: str | None = None) -> Path:
     """A run folder as `littlegrid run` writes it: manifests, one results.jtl per cell; 1 s warm-up and cool-down."""
     ids = []
     for z in think_ms:
@@ -59,6 +59,7 @@ def write_run(run_dir: Path, *, users=(2, 8), think_ms=(0, 20), service_ms=10.0,
         "schema": "littlegrid.run/1", "run_id": run_id, "grid_name": "test-grid", "plan": "plans/closed.jmx",
         "started": "2026-01-01T00:00:00Z", "ended": "2026-01-01T00:01:00Z",
         "grid": {"name": "test-grid", "axes": {"users": list(users), "think_ms": list(think_ms)},
-                 "cell": {"warmup_s": 1, "cooldown_s": 1}, "criteria": ["p90 < 200ms", "error_rate < 5%"]},
+                 "cell": {"warmup_s": 1, "cooldown_s": 1}, "criteria": ["p90 < 200ms", "error_rate < 5%"]}
+                | ({"arms": arms} if arms else {}),
         "versions": {"jmeter": "5.6.3"}, "host": {"cpus": 2}, "cells": ids}))
     return run_dir

@@ -86,3 +86,13 @@ def test_two_arms_of_one_run_pair_on_the_other_axes_and_adding_think_time_lowers
 def test_compare_with_one_run_and_no_arms_is_refused(runs, capsys):
     assert cli.main(["compare", str(runs["a"])]) == 2
     assert "or one run and --arms AXIS=A,B" in capsys.readouterr().err
+
+
+def test_a_grid_that_names_its_arms_gets_their_comparison_inside_its_report(tmp_path, capsys):
+    run = write_run(tmp_path / "run", arms="think_ms=0,20", run_id="armed")
+    assert cli.main(["report", str(run)]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed == [str(run / "report" / "index.html"), str(run / "report" / "compare-think_ms" / "index.html")]
+    assert _rows(run / "report" / "compare-think_ms" / "index.html") == {"users=2,think_ms=0": "worse",
+                                                                         "users=8,think_ms=0": "worse"}
+    assert "think_ms=0,20: compared in compare-think_ms/index.html" in (run / "report" / "index.html").read_text()

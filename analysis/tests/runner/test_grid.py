@@ -44,6 +44,11 @@ def test_a_valid_grid_expands_to_the_cartesian_product_in_declared_order(tmp_pat
     assert grid.engines == 1
 
 
+def test_a_grid_may_name_the_axis_and_values_of_its_two_arms(tmp_path):
+    assert load_grid(write(tmp_path, 'arms = "think_ms=0,50"\n' + VALID)).arms == "think_ms=0,50"
+    assert load_grid(write(tmp_path, VALID)).arms is None
+
+
 def test_repetitions_add_a_rep_suffix_to_every_cell(tmp_path):
     grid = load_grid(write(tmp_path, VALID.replace("cooldown_s = 2", "cooldown_s = 2\nrepetitions = 2")))
     ids = [c.id for c in grid.cells()]
@@ -122,6 +127,10 @@ REFUSALS = [
      r"\[axes\] criteria: .*criteria is a top-level key: write it before the first \[table\]"),
     ("a repeated axis value", lambda t: t.replace("think_ms = [0, 50]", "think_ms = [0, 0]"),
      r"\[axes\] think_ms: repeated value"),
+    ("arms on a value the axis lacks", lambda t: 'arms = "users=5,40"\n' + t,
+     r"grid\.toml:1: arms: users must be an axis holding both 5 and 40 \(axes: users = \[5, 10\]"),
+    ("arms on no axis", lambda t: 'arms = "threads=5,10"\n' + t, r"arms: threads must be an axis holding both"),
+    ("arms without two values", lambda t: 'arms = "users=5"\n' + t, r"arms: arms 'users=5': write AXIS=A,B"),
 ]
 
 

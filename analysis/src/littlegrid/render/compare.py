@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from littlegrid.render import arms, cell_samples, charts, html, layout, load, overview, pairing
+from littlegrid import arms
+from littlegrid.render import cell_samples, charts, html, layout, load, overview, pairing
 from littlegrid.render.report import run_title
 from littlegrid.usererror import UserError
 
@@ -115,11 +116,21 @@ def main(args: argparse.Namespace) -> int:
     sa, dir_a, base_a = open_run(args.run_a)
     sb, dir_b, base_b = open_run(args.run_b) if args.run_b else (sa, dir_a, base_a)
     out_dir = args.output or base_b / "compare"
-    if args.arms:
-        axis, value_a, value_b = arms.parse_arms(args.arms)
-        sa, sb = arms.arm(sa, axis, value_a), arms.arm(sb, axis, value_b)
-        out_dir = args.output or base_b / f"compare-{axis}"
-    index = build_comparison(sa, sb, out_dir, run_a=dir_a, run_b=dir_b, samples=not args.no_samples,
-                             seed=args.seed, reps=args.reps, min_effect=args.min_effect)
+    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "min_effect": args.min_effect}
+    if args.arms and args.run_b is None:
+        index = compare_arms(sa, args.arms, args.output, base_a, dir_a, **options)
+    else:
+        if args.arms:  # the same axis split in two runs
+            axis, value_a, value_b = arms.parse_arms(args.arms)
+            sa, sb = arms.arm(sa, axis, value_a), arms.arm(sb, axis, value_b)
+            out_dir = args.output or base_b / f"compare-{axis}"
+        index = build_comparison(sa, sb, out_dir, run_a=dir_a, run_b=dir_b, **options)
     print(index)
     return 0
+
+
+def compare_arms(summary: dict, text: str, output: Path | None, base: Path, run_dir: Path | None, **options) -> Path:
+    """The two arms (AXIS=A,B) of one run compared, into `output` or base/compare-AXIS."""
+    axis, value_a, value_b = arms.parse_arms(text)
+    return build_comparison(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b),
+                            output or base / f"compare-{axis}", run_a=run_dir, run_b=run_dir, **options)

@@ -20,6 +20,7 @@ def run_facts(summary: dict) -> list[tuple[str, str]]:
             ("description", run.get("description")), ("started", run.get("started")), ("ended", run.get("ended")),
             ("duration", fmt.seconds(_duration_s(run.get("started"), run.get("ended")))),
             ("axes", "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in (summary.get("axes") or {}).items())),
+            ("arms", run.get("arms") and f"{run['arms']}: compared in compare-{run['arms'].partition('=')[0]}/index.html"),
             ("cells", ", ".join(f"{n} {s}" for s, n in status.items())),
             ("trimmed", f"warm-up {fmt.seconds(trim.get('warmup_s'))} and cool-down {fmt.seconds(trim.get('cooldown_s'))} "
                         f"of every cell, counted from the {trim.get('basis') or 'first sample'}"),

@@ -77,7 +77,12 @@ def main(args: argparse.Namespace) -> int:
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")
     index = build_report(summary, out_dir)
-    if fresh and not Path(args.inputs[0]).is_dir():
+    run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
+    if fresh and run_dir is None:
         load.write_json(out_dir / load.SUMMARY, summary)  # so `check` and `compare` can use this analysis
     print(index)
+    arms_text = (summary.get("run") or {}).get("arms")
+    if arms_text:  # the grid names its two arms: their comparison sits inside the report
+        from littlegrid.render.compare import compare_arms  # compare imports this module
+        print(compare_arms(summary, arms_text, None, out_dir, run_dir))
     return 0

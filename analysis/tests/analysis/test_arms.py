@@ -2,7 +2,8 @@
 
 import pytest
 
-from littlegrid.render import arms, pairing
+from littlegrid import arms
+from littlegrid.render import pairing
 from littlegrid.usererror import UserError
 
 

@@ -10,7 +10,7 @@ def parse_arms(text: str) -> tuple[str, str, str]:
     axis, sep, values = text.partition("=")
     parts = [v.strip() for v in values.split(",")]
     if not sep or not axis.strip() or len(parts) != 2 or not all(parts):
-        raise UserError(f"--arms {text!r}: write AXIS=A,B, e.g. --arms server.tomcat.threads.max=10,100")
+        raise UserError(f"arms {text!r}: write AXIS=A,B, e.g. server.tomcat.threads.max=10,100")
     return axis.strip(), parts[0], parts[1]
 
 
@@ -21,11 +21,11 @@ def arm(summary: dict, axis: str, value: str) -> dict:
     cells = summary.get("cells") or []
     if axis not in axes and not any(axis in (c.get("axes") or {}) for c in cells):
         known = ", ".join(axes) or "none"
-        raise UserError(f"--arms: the run has no axis {axis!r} (its axes: {known})")
+        raise UserError(f"arms: the run has no axis {axis!r} (its axes: {known})")
     chosen = [c for c in cells if str((c.get("axes") or {}).get(axis)) == value]
     if not chosen:
         values = ", ".join(str(v) for v in axes.get(axis, [])) or "none"
-        raise UserError(f"--arms: no cell has {axis} = {value} (its values: {values})")
+        raise UserError(f"arms: no cell has {axis} = {value} (its values: {values})")
     run = dict(summary.get("run") or {})
     run["id"] = f"{run.get('id') or 'run'} [{axis}={value}]"
     return {**summary, "run": run,
