@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -13,6 +11,7 @@ from pathlib import Path
 
 from littlegrid import criteria
 from littlegrid import summary as summary_file
+from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError
 
 HELP = "evaluate the criteria and checks of an analysed run: exit 0 when all hold, 1 when one fails"
@@ -207,21 +206,5 @@ def junit_xml(outcomes: list[Outcome], summary: dict) -> bytes:
 
 
 def write_junit(path: str, outcomes: list[Outcome], summary: dict) -> None:
-    """Write atomically (temp file + rename), so CI never picks up half a report."""
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except OSError as e:
-        raise UserError(f"{target}: cannot write the JUnit report ({e.strerror or e})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(junit_xml(outcomes, summary))
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; CI tools running as another user must read it
-        os.replace(tmp, target)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise UserError(f"{target}: cannot write the JUnit report ({e.strerror or e})") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Written whole or not at all, so CI never picks up half a report."""
+    write_atomic(Path(path), junit_xml(outcomes, summary), "the JUnit report")

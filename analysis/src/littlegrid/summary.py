@@ -2,13 +2,12 @@
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from littlegrid import __version__
+from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError
 
 SCHEMA = "littlegrid.summary/1"
@@ -41,23 +40,9 @@ def plain(value):
 
 
 def write(summary: dict, path: Path) -> Path:
-    """Write to a temporary file beside `path`, then rename over it: a failure leaves the previous file intact."""
-    path = Path(path)
+    """Write whole or not at all: a failure leaves the previous file intact."""
     text = json.dumps(plain(summary), indent=1, ensure_ascii=False, allow_nan=False)
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as e:
-        raise UserError(f"{path}: cannot write: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(Path(path), text + "\n")
 
 
 def read(path: Path) -> dict:

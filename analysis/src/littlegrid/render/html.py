@@ -14,6 +14,7 @@ import jinja2
 from markupsafe import Markup
 
 from littlegrid import __version__
+from littlegrid.atomic import write_atomic
 from littlegrid.render import fmt
 
 # Inlined into every page, in this order. Only these package files are ever marked safe.
@@ -70,8 +71,5 @@ def render(template: str, **context) -> str:
 
 
 def write(path: Path, text: str) -> None:
-    """Write through a temporary file so an interrupted report never leaves half a page behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Written whole or not at all: an interrupted report never leaves half a page behind."""
+    write_atomic(path, text)

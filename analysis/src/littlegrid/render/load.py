@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError, at
 
 SCHEMA = "littlegrid.summary/1"
@@ -68,6 +69,4 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
 
 
 def write_json(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=1, allow_nan=False))
