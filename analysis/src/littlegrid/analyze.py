@@ -233,7 +233,7 @@ def _label_scoped(criteria) -> bool:
 def _evaluate_criteria(criteria, result: dict) -> list:
     if not criteria or importlib.util.find_spec("littlegrid.criteria") is None:
         return []
-    from littlegrid.criteria import evaluate
+    from littlegrid.criteria_eval import evaluate
     return evaluate(list(criteria), result)
 
 

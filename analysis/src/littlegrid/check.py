@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from littlegrid import criteria
+from littlegrid import criteria, criteria_eval
 from littlegrid import summary as summary_file
 from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError
@@ -89,10 +89,10 @@ def criterion_entries(summary: dict, extra: list[str] = ()) -> list[dict]:
     if isinstance(stored, list) and stored and all(isinstance(e, dict) for e in stored):
         entries = list(stored)
     elif isinstance(stored, list) and stored and all(isinstance(e, str) for e in stored):
-        entries = criteria.evaluate(stored, summary)
+        entries = criteria_eval.evaluate(stored, summary)
     else:
-        entries = criteria.evaluate(criteria_texts(summary), summary)
-    return entries + criteria.evaluate(list(extra), summary)
+        entries = criteria_eval.evaluate(criteria_texts(summary), summary)
+    return entries + criteria_eval.evaluate(list(extra), summary)
 
 
 def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:

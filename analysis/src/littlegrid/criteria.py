@@ -1,4 +1,5 @@
-"""Pass/fail criteria: the grammar (`p90 < 300ms where users <= 40`), written once, parsed and evaluated here.
+"""Pass/fail criteria: the grammar (`p90 < 300ms where users <= 40`), written once, and its parser
+(criteria_eval applies parsed criteria to a summary).
 
 Grammar (docs/criteria.md is the user-facing version)::
 
@@ -17,7 +18,6 @@ Thresholds are stored in canonical units: ms for times, a fraction for %, per se
 
 from __future__ import annotations
 
-import math
 import operator
 import re
 from dataclasses import dataclass, field
@@ -85,8 +85,8 @@ class Condition:
     value: float | str | bool
 
     def __str__(self) -> str:
-        axis = self.axis if re.fullmatch(r"[A-Za-z_][\w.\-]*", self.axis) else _quote(self.axis)
-        value = _quote(self.value) if isinstance(self.value, str) else _number(self.value)
+        axis = self.axis if re.fullmatch(r"[A-Za-z_][\w.\-]*", self.axis) else quote(self.axis)
+        value = quote(self.value) if isinstance(self.value, str) else _number(self.value)
         return f"{axis} {self.op} {value}"
 
 
@@ -98,7 +98,7 @@ class Scope:
     def __str__(self) -> str:
         parts = []
         if self.label is not None:
-            parts.append(f"label {_quote(self.label)}")
+            parts.append(f"label {quote(self.label)}")
         if self.where:
             parts.append("where " + " and ".join(map(str, self.where)))
         return " ".join(parts) or "all cells"
@@ -332,99 +332,5 @@ def _number(x: float) -> str:
     return f"{x:g}" if abs(x) < 1e15 else repr(x)
 
 
-def _quote(s: str) -> str:
+def quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-# ---------------------------------------------------------------- evaluation
-
-def evaluate(criteria: list[str], summary: dict) -> list[dict]:
-    """One entry per criterion x cell in scope (contract section 5), in criterion then cell order.
-
-    A figure the summary lacks gives `passed: None` with a `reason`; a scope no cell matches gives one such
-    entry with `cell: None`. Malformed criteria and scopes naming an axis the grid lacks raise `UserError`.
-    """
-    cells = summary.get("cells") or []
-    axes = set(summary.get("axes") or {}) | {a for c in cells for a in (c.get("axes") or {})}
-    entries = []
-    for text in criteria:
-        crit = parse(text)
-        for cond in crit.scope.where:
-            if cond.axis not in axes:
-                raise UserError(f"criterion '{crit.text}': the grid has no axis {cond.axis!r} "
-                                f"(axes: {', '.join(sorted(axes)) or 'none'})")
-        in_scope = [c for c in cells if in_where(crit.scope, c, crit.text)]
-        if not in_scope:
-            entries.append(_entry(crit, None, None, f"no cell matches {crit.scope}"))
-        for cell in in_scope:
-            value, reason = measure(crit, cell)
-            entries.append(_entry(crit, cell.get("id"), value, reason))
-    return entries
-
-
-def in_where(scope: Scope, cell: dict, text: str = "") -> bool:
-    """Whether a cell's axes satisfy every `where` condition (a cell without the axis does not)."""
-    cell_axes = cell.get("axes") or {}
-    for cond in scope.where:
-        if cond.axis not in cell_axes:
-            return False
-        actual = cell_axes[cond.axis]
-        if isinstance(cond.value, float) and not _is_number(actual):
-            if cond.op not in ("==", "!="):
-                raise UserError(f"criterion '{text}': axis {cond.axis!r} has the value {actual!r}, "
-                                f"which {cond.op} cannot compare with a number")
-            actual = None  # a text value is never equal to a number
-        elif isinstance(cond.value, bool) and not isinstance(actual, bool):
-            actual = None  # TOML true is not 1
-        if not SCOPE_OPERATORS[cond.op](actual, cond.value):
-            return False
-    return True
-
-
-def measure(crit: Criterion, cell: dict) -> tuple[float | None, str | None]:
-    """The criterion's figure for one cell in canonical units, or (None, why it is missing)."""
-    spec = crit.spec
-    status = cell.get("status")
-    if not spec.per_label:
-        checks = [c for c in cell.get("checks") or [] if c.get("name") == spec.key]
-        if not checks:
-            return None, f"the cell has no {spec.key} check" + _status_note(status)
-        rel = checks[0].get("rel_error")
-        if not _is_number(rel):
-            return None, f"the {spec.key} check could not be made: {checks[0].get('explanation') or 'no value'}"
-        return abs(float(rel)), None
-    if crit.scope.label is not None:
-        stats = (cell.get("labels") or {}).get(crit.scope.label)
-        where = f"label {_quote(crit.scope.label)}"
-        if stats is None:
-            return None, f"{where} has no samples in this cell" + _status_note(status)
-    else:
-        stats, where = cell.get("overall"), "the cell"
-        if stats is None:
-            return None, "the cell has no statistics" + _status_note(status)
-    value = stats.get(spec.key)
-    if not _is_number(value):
-        return None, f"{where} has no {spec.key} in the summary"
-    return (int(value) if spec.kind == "count" else float(value)), None
-
-
-def _entry(crit: Criterion, cell_id, value, reason) -> dict:
-    return {
-        "criterion": crit.text,
-        "scope": str(crit.scope),
-        "cell": cell_id,
-        "metric": crit.metric,
-        "value": value,
-        "threshold": crit.threshold,
-        "passed": None if value is None else bool(crit.holds(value)),
-        "reason": reason,
-        "unit": ENTRY_UNIT[crit.spec.kind],
-    }
-
-
-def _status_note(status) -> str:
-    return f" (cell status: {status})" if status not in (None, "complete") else ""
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid import cli
-from littlegrid.criteria import evaluate
+from littlegrid.criteria_eval import evaluate
 
 CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "jtl"
 JTL = CORPUS / "shnyr-cyrillic.jtl"  # 159 samples, two Cyrillic labels, no errors
