@@ -24,6 +24,7 @@ class Visit:
     dialogs: list = field(default_factory=list)
     charts: list = field(default_factory=list)  # [{id, expected, series, drawn}]
     load_ms: float = 0.0
+    probe: object = None  # what an extra expression evaluated to in the page (firefox.open_page)
 
 
 def open_page(browser, path: Path, screenshot: Path | None = None, on_request_failed=None) -> tuple[Visit, object]:

@@ -29,6 +29,17 @@ def browser():
 
 
 @pytest.fixture(scope="session")
+def firefox():
+    """One headless Debian Firefox ESR, driven over WebDriver BiDi (skips, saying why, when it is not installed)."""
+    from firefox import Firefox, require_firefox
+
+    require_firefox()
+    browser = Firefox()
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
 def golden_summary_dict() -> dict:
     """A 3 × 2 grid with hostile labels and messages, committed so the golden pages never drift with numpy."""
     return json.loads((GOLDEN / "summary.json").read_text(encoding="utf-8"))
