@@ -31,21 +31,33 @@ def thread_keys(samples: pd.DataFrame) -> np.ndarray:
     return key
 
 
-def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Order by thread, then start (ties keep file order). One stable argsort of key·span + start when that
-    fits in 62 bits (always, for real runs), which is several times faster than a three-key lexsort (and
-    faster than a plain sort with the row number packed in: the file is nearly in start order, and the
-    stable sort profits from the runs)."""
+def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
+    """(order, key[order], start[order]): rows by thread, then start (ties keep file order).
+
+    A thread's samples follow one another, and JMeter writes each when it ends, so within a thread the file
+    is already in start order: a stable sort on the thread key alone (a radix sort when keys fit 16 bits,
+    5× faster than any sort involving start) is enough, and it is checked. When it fails (files of one
+    thread combined out of order), one stable argsort of key·span + start, or a lexsort beyond 62 bits."""
     if len(key) == 0:
-        return np.arange(0)
+        return np.arange(0), key, start
+    if int(key.max()) < 2 ** 16:
+        order = np.argsort(key.astype(np.uint16), kind="stable")
+        key_sorted, start_sorted = key[order], start[order]
+        backwards = start_sorted[1:] < start_sorted[:-1]
+        backwards &= key_sorted[1:] == key_sorted[:-1]
+        if not backwards.any():
+            return order, key_sorted, start_sorted
+        del backwards, key_sorted, start_sorted
     first = int(start.min())
     span = int(start.max()) - first + 1
     if (int(key.max()) + 1) * span < 2 ** 62:
         packed = key * span
         packed += start
         packed -= first
-        return np.argsort(packed, kind="stable")
-    return np.lexsort((end, start, key))
+        order = np.argsort(packed, kind="stable")
+    else:
+        order = np.lexsort((end, start, key))
+    return order, key[order], start[order]
 
 
 def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None) -> pd.DataFrame:
@@ -59,15 +71,13 @@ def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray 
     key = thread_keys(samples) if keys is None else keys  # keys: thread_keys(samples), when the caller has it
     start = samples["start_ms"].to_numpy(dtype=np.int64)
     end = samples["end_ms"].to_numpy(dtype=np.int64)
-    order = _thread_time_order(key, start, end)
-    key = key[order]
+    order, key, start = _thread_time_order(key, start, end)
     keep = key[1:] == key[:-1]
     end = end[order]
+    del order
     prev_end = end[:-1]
     keep &= prev_end >= window.start_ms
     keep &= prev_end <= window.end_ms
-    start = start[order]
-    del order
     gap = start[1:] - prev_end
     del prev_end, end
     cycle = np.diff(start)
