@@ -59,6 +59,8 @@ def run_cell(
     are closed; the caller records the cell as incomplete.
     """
     started, t0 = rf.utc_now(), time.monotonic()
+    # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
+    folder = folder.resolve()
     jtl, out = folder / rf.RESULTS, folder / rf.JMETER_OUT
     cmd = jmeter.command(plan, jtl=jtl, log=folder / rf.JMETER_LOG, properties=properties,
                          remote_hosts=remote_hosts or None, heap=heap, remote_exit=False)

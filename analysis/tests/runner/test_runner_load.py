@@ -199,6 +199,17 @@ def test_a_cell_whose_jmeter_exits_non_zero_is_failed_with_the_reason_and_the_ru
     assert manifest(run / "manifest.json")["status"] == "failed"
 
 
+def test_a_relative_out_folder_gets_the_jtl_in_the_cell_folder_not_nested_below_it(
+        tmp_path, jmeter, http_target, target_grid, monkeypatch):
+    grid = target_grid(tmp_path / "relative.toml", http_target, duration_s=3)
+    monkeypatch.chdir(tmp_path)
+    run = run_grid(grid, out=Path("reports"), run_id="rel", jmeter_heap=HEAP)  # the CLI's default --out
+    folder = tmp_path / run / "cells" / "users=2,think_ms=20"
+    cm = manifest(folder / "manifest.json")
+    assert cm["status"] == "complete" and cm["samples"] == len(rows(folder / "results.jtl")) > 0
+    assert not (folder / "reports").exists()
+
+
 def test_a_cell_that_writes_no_samples_is_failed(tmp_path, jmeter, http_target, target_grid):
     grid = target_grid(tmp_path / "empty.toml", http_target, duration_s=3)
     grid.write_text(grid.read_text().replace(str(FIXTURES / "tiny.jmx"), str(FIXTURES / "nosamples.jmx")))
