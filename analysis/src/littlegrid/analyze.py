@@ -103,6 +103,7 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
     srv = entry["server"]
     if srv is not None:
         srv["client_minus_server_ms"] = r - srv["service_mean_ms"] if srv["service_mean_ms"] is not None else None
+    if srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
         checks.append(laws.server_little(cell.id, srv["in_flight_mean"], srv["in_flight_se"],
                                          srv["throughput_per_s"], srv["service_mean_ms"], srv["in_flight_source"],
                                          tol["server_little"]))

@@ -2,6 +2,7 @@
 
 import json
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
@@ -184,15 +185,20 @@ def test_a_spike_gets_no_steady_state_checks_or_models_but_keeps_its_statistics_
              f"Spike 1-{k + 1}") for k in range(40)]
     samples = table(rows, 40, success=[k < 30 for k in range(40)],
                     codes=["200" if k < 30 else "Non HTTP response code: java.net.ConnectException" for k in range(40)])
+    seconds = np.arange(10)
+    server = pd.DataFrame({"time_ms": T0 - 500 + 1000 * seconds, "in_flight": 10, "busy_threads": 10,
+                           "requests_total": np.minimum(seconds // 2 * 10, 30), "service_seconds_total": seconds * 10.0,
+                           "in_flight_seconds_total": seconds * 10.0})
     cells = [{"id": "users=40", "axes": {"users": 40}, "samples": samples, "users": 40, "warmup_s": 0,
               "cooldown_s": 0, "properties": {"requests_per_user": "1", "path": "/io?ms=2000"},
-              "server": {"server.tomcat.threads.max": 10}}]
+              "server": {"server.tomcat.threads.max": 10}, "server_metrics": server}]
     summary = analyze([make_run(tmp_path / "run", cells)])  # found a spike by its requests_per_user
     cell = summary["cells"][0]
     checks = {c["name"]: c for c in cell["checks"]}
     assert cell["intended"]["workload"] == "spike"
     assert checks["closed_law"]["passed"] is None and "spike has no steady state" in checks["closed_law"]["explanation"]
-    assert {"think_time", "workload", "throughput_bound"}.isdisjoint(checks)
+    assert {"think_time", "workload", "throughput_bound", "server_little"}.isdisjoint(checks)
+    assert cell["server"]["busy_threads_mean"] == 10  # the server's figures are still there
     assert checks["users"]["passed"]
     assert cell["overall"]["count"] == 40 and cell["overall"]["errors"] == 10
     assert summary["models"]["usl"] == [] and summary["models"]["bounds"] == []
