@@ -25,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+# the console script beside this interpreter: what users run (it ends with os._exit, unlike python -m)
+LITTLEGRID = str(Path(sys.executable).parent / "littlegrid")
+
 HEADER = ("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,"
           "bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect")
 LABELS = ["GET /api/items", "GET /api/items/{id}", "POST /api/orders", "GET /health", "PUT /api/cart"]
@@ -118,7 +121,7 @@ def main(argv=None) -> int:
             "read_jtl": measure([sys.executable, "-c", READER, str(path)]),
             "pyarrow.csv.read_csv": measure([sys.executable, "-c", PYARROW, str(path)]),
             # the whole pipeline of issue 8: read, analyze, render (one bare JTL = one cell)
-            "littlegrid report": measure([sys.executable, "-m", "littlegrid.cli", "report", str(path),
+            "littlegrid report": measure([LITTLEGRID, "report", str(path),
                                           "-o", str(workdir / "report")]),
         }
         jar = None if args.skip_jmeter else find_jmeter(args.jmeter_home)

@@ -76,5 +76,5 @@ def entry() -> None:
     os._exit(code)
 
 
-if __name__ == "__main__":
-    entry()
+if __name__ == "__main__":  # python -m littlegrid.cli: an orderly exit, so profilers and debuggers can report
+    sys.exit(main())
