@@ -53,25 +53,31 @@ class Firefox:
 
         self.profile = Path(tempfile.mkdtemp(prefix="littlegrid-firefox-"))
         (self.profile / "user.js").write_text("".join(f'user_pref("{k}", {json.dumps(v)});\n' for k, v in PREFS.items()))
-        self.process = subprocess.Popen(
-            [str(FIREFOX), "--headless", "--no-remote", "--profile", str(self.profile), "--remote-debugging-port", "0"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        url = self._listening_url(deadline=time.monotonic() + 60)
+        # stderr to a file, not a pipe: nobody would drain a pipe after start-up, and a full one blocks Firefox
+        self.log = self.profile / "firefox-stderr.log"
         self._stack = contextlib.ExitStack()
-        self.ws = self._stack.enter_context(connect(url + "/session", max_size=None, open_timeout=30))
-        self.ids = itertools.count(1)
-        self.events: list[dict] = []
-        self.command("session.new", {"capabilities": {}})
+        with open(self.log, "w") as err:
+            self.process = subprocess.Popen(
+                [str(FIREFOX), "--headless", "--no-remote", "--profile", str(self.profile), "--remote-debugging-port",
+                 "0"], stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            url = self._listening_url(deadline=time.monotonic() + 60)
+            self.ws = self._stack.enter_context(connect(url + "/session", max_size=None, open_timeout=30))
+            self.ids = itertools.count(1)
+            self.events: list[dict] = []
+            self.command("session.new", {"capabilities": {}})
+        except BaseException:
+            self.close()  # never leave a browser running behind a failed start
+            raise
 
     def _listening_url(self, deadline: float) -> str:
-        for line in self.process.stderr:  # "WebDriver BiDi listening on ws://127.0.0.1:PORT"
-            found = re.search(r"WebDriver BiDi listening on (ws://\S+)", line)
+        """The BiDi address Firefox prints ("WebDriver BiDi listening on ws://127.0.0.1:PORT"), within the deadline."""
+        while time.monotonic() < deadline and self.process.poll() is None:
+            found = re.search(r"WebDriver BiDi listening on (ws://\S+)", self.log.read_text(errors="replace"))
             if found:
                 return found.group(1)
-            if time.monotonic() > deadline:
-                break
-        self.close()
-        raise RuntimeError("Firefox did not start its WebDriver BiDi server")
+            time.sleep(0.1)
+        raise RuntimeError(f"Firefox did not start its WebDriver BiDi server: {self.log.read_text(errors='replace')[-500:]}")
 
     def command(self, method: str, params: dict) -> dict:
         """Send one command and return its result; events that arrive meanwhile are kept in order."""
@@ -91,8 +97,7 @@ class Firefox:
 
     def close(self) -> None:
         try:
-            if getattr(self, "_stack", None) is not None:
-                self._stack.close()
+            self._stack.close()
         finally:
             self.process.terminate()
             try:
