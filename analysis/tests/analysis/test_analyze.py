@@ -135,10 +135,9 @@ def test_a_cell_whose_jtl_cannot_be_read_or_is_too_short_keeps_its_reason_and_th
     assert by_id["users=3"]["overall"] is None and "no steady window" in by_id["users=3"]["reason"]
 
 
-def test_transaction_controller_parents_are_not_counted_as_requests_but_keep_their_own_label(tmp_path):
+def test_transaction_controller_parents_are_not_counted_as_requests_but_keep_their_own_label(corpus):
     # perfplugin-filewithtransactions.csv (SOURCES.md): 313 rows, 103 of them Transaction Controller parents
-    from test_error_classes import CORPUS
-    s = analyze([CORPUS / "perfplugin-filewithtransactions.csv"], by_label=True)
+    s = analyze([corpus / "perfplugin-filewithtransactions.csv"], by_label=True)
     cell = s["cells"][0]
     assert cell["reading"]["transaction_rows_excluded"] == 103
     assert cell["overall"]["count"] == 313 - 103

@@ -1,6 +1,5 @@
 """Error classes from responseCode, responseMessage and failureMessage, on the messages JMeter really writes."""
 
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -9,8 +8,6 @@ from analysis_synthetic import table
 from littlegrid.error_classes import classify, classify_one, count_by_class, failed_mask
 from littlegrid.jtl import read_jtl
 
-# The real corpus lives beside the checkout (../shared/corpus/jtl), as in CI.
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "jtl"
 
 
 @pytest.mark.parametrize("code, message, failure, expected", [
@@ -49,18 +46,19 @@ def test_successes_have_no_class_and_a_missing_success_column_falls_back_on_the_
     assert list(failed_mask(samples)) == [False, True, False]
 
 
-def corpus(name):
-    return read_jtl([str(CORPUS / name)]).samples
+@pytest.fixture
+def corpus_samples(corpus):
+    return lambda name: read_jtl([str(corpus / name)]).samples
 
 
-def test_the_hostconnect_refusals_and_404s_of_a_headerless_crlf_file_are_counted_as_sources_md_says():
+def test_the_hostconnect_refusals_and_404s_of_a_headerless_crlf_file_are_counted_as_sources_md_says(corpus_samples):
     # SOURCES.md: 6 connection-refused errors (HttpHostConnectException), 2 × 404, 1 × 200
-    assert count_by_class(classify(corpus("supercomp-noheader-crlf-errors.jtl"))) == {
+    assert count_by_class(classify(corpus_samples("supercomp-noheader-crlf-errors.jtl"))) == {
         "connection_refused": 6, "http_4xx": 2}
 
 
-def test_every_failed_request_of_the_distributed_practice_file_is_a_404_or_a_server_that_failed_to_respond():
-    samples = corpus("amisha-results-clean.csv")
+def test_every_failed_request_of_the_distributed_practice_file_is_a_404_or_a_server_that_failed_to_respond(corpus_samples):
+    samples = corpus_samples("amisha-results-clean.csv")
     classes = classify(samples)
     requests = samples["label"] == "1 - Request"
     assert classes[requests].notna().all() and requests.sum() == 2500  # SOURCES.md: all 2,500 failed
@@ -69,8 +67,8 @@ def test_every_failed_request_of_the_distributed_practice_file_is_a_404_or_a_ser
     assert set(classes[requests & ~no_response]) == {"http_4xx"}
 
 
-def test_read_timeouts_network_failures_and_unknown_hosts_of_a_real_run_are_told_apart():
-    samples = corpus("insta-rzd-errors-large.jtl")
+def test_read_timeouts_network_failures_and_unknown_hosts_of_a_real_run_are_told_apart(corpus_samples):
+    samples = corpus_samples("insta-rzd-errors-large.jtl")
     classes = classify(samples)
     code = samples["response_code"].astype(str)
     assert (classes == "read_timeout").sum() == code.str.contains("SocketTimeoutException").sum() > 0
@@ -79,5 +77,5 @@ def test_read_timeouts_network_failures_and_unknown_hosts_of_a_real_run_are_told
     assert (classes == "http_4xx").sum() == code.str.match(r"4\d\d$").sum()
 
 
-def test_the_multiline_500_stack_traces_of_the_taurus_fixture_are_server_errors():
-    assert count_by_class(classify(corpus("taurus-distributed-multiline-crlf.jtl"))) == {"http_5xx": 8}
+def test_the_multiline_500_stack_traces_of_the_taurus_fixture_are_server_errors(corpus_samples):
+    assert count_by_class(classify(corpus_samples("taurus-distributed-multiline-crlf.jtl"))) == {"http_5xx": 8}

@@ -3,16 +3,13 @@
 import csv
 import math
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
 from littlegrid import cli
 from littlegrid.criteria_eval import evaluate
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "jtl"
-JTL = CORPUS / "shnyr-cyrillic.jtl"  # 159 samples, two Cyrillic labels, no errors
-pytestmark = pytest.mark.skipif(not JTL.is_file(), reason=f"the real JTL corpus is not at {CORPUS}")
+JTL = "shnyr-cyrillic.jtl"  # in the corpus (tests/conftest.py): 159 samples, two Cyrillic labels, no errors
 
 
 def nearest_rank(values, q):
@@ -21,14 +18,15 @@ def nearest_rank(values, q):
 
 
 @pytest.fixture(scope="module")
-def real():
+def real(corpus):
     from littlegrid import analyze, summary
 
-    with JTL.open(encoding="utf-8", newline="") as f:
+    jtl = corpus / JTL
+    with jtl.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     elapsed = {label: [int(r["elapsed"]) for r in rows if r["label"] == label] for label in {r["label"] for r in rows}}
     elapsed[None] = [int(r["elapsed"]) for r in rows]
-    return summary.plain(analyze.analyze([str(JTL)], by_label=True)), elapsed
+    return summary.plain(analyze.analyze([str(jtl)], by_label=True)), elapsed
 
 
 def test_p90_on_the_whole_cell_is_the_nearest_rank_p90_of_the_file(real):

@@ -1,0 +1,15 @@
+"""Shared by every test folder: the real JTL corpus, which lives beside the checkout (../shared/corpus/jtl), as in CI."""
+
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "jtl"
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """The corpus folder; a test that needs it skips, saying where it looked, when the checkout stands alone."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"the real JTL corpus is not at {CORPUS} (checkout/../shared/corpus/jtl)")
+    return CORPUS
