@@ -10,6 +10,7 @@ import pandas as pd
 from littlegrid import cells as cells_mod
 from littlegrid import laws, models, server_metrics, summary
 from littlegrid.error_classes import classify
+from littlegrid.int_sort import sort_ints
 from littlegrid.series import time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
 from littlegrid.think_time import realised_gaps, think_time_stats, thread_keys
@@ -55,7 +56,7 @@ def _percentile_lookup(sorted_elapsed: dict):
 
 def _interarrival_cv(window_samples: pd.DataFrame):
     """CV of the merged inter-arrival times (sample starts) in the window, and the number of arrivals."""
-    starts = np.sort(window_samples["start_ms"].to_numpy(dtype=np.int64))
+    starts = sort_ints(window_samples["start_ms"].to_numpy(dtype=np.int64))
     if len(starts) < 3:
         return None, len(starts)
     gaps = np.diff(starts).astype(float)
@@ -153,7 +154,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
     classes = all_classes if steady is samples else all_classes[mask]  # same rows and index as `steady`
     T = window.length_s
-    elapsed_sorted = np.sort(steady["elapsed_ms"].to_numpy(dtype=np.int64))
+    elapsed_sorted = sort_ints(steady["elapsed_ms"].to_numpy(dtype=np.int64))
     entry["overall"] = sample_stats(steady, classes, T, elapsed_sorted)
     if by_label:
         labelled, label_classes = steady, classes

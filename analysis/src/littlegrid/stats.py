@@ -8,6 +8,7 @@ import pandas as pd
 
 from littlegrid import tail
 from littlegrid.error_classes import count_by_class
+from littlegrid.int_sort import sort_ints
 
 # (key in STATS, percentile). Keys avoid dots so that criteria and templates can name them.
 PERCENTILES = (("p50_ms", "50"), ("p90_ms", "90"), ("p95_ms", "95"), ("p99_ms", "99"), ("p999_ms", "99.9"))
@@ -47,7 +48,7 @@ def sample_stats(samples: pd.DataFrame, error_class: pd.Series, window_length_s:
     n = len(samples)
     classes = error_class.reindex(samples.index)
     errors = int(classes.notna().sum())
-    elapsed = elapsed_sorted if elapsed_sorted is not None else np.sort(samples["elapsed_ms"].to_numpy(dtype=np.int64))
+    elapsed = elapsed_sorted if elapsed_sorted is not None else sort_ints(samples["elapsed_ms"].to_numpy(dtype=np.int64))
     out = {
         "count": n,
         "successes": n - errors,

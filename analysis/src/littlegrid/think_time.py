@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from littlegrid.int_sort import sort_ints
 from littlegrid.window import SteadyWindow
 
 HISTOGRAM_MAX_BINS = 80
@@ -217,7 +218,7 @@ def histogram(gaps_sorted: np.ndarray) -> dict:
 
 def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_ms: float = 0.0) -> dict:
     """The contract's "think_time" block: gaps, mean, CV, KS vs exponential, Poisson fit (Poisson timer only), histogram."""
-    values = np.sort(gaps["gap_ms"].to_numpy(dtype=np.int64))
+    values = sort_ints(gaps["gap_ms"].to_numpy(dtype=np.int64))
     n = len(values)
     mean = float(values.mean()) if n else None
     sd = float(values.std(ddof=1)) if n > 1 else None

@@ -1,0 +1,35 @@
+"""Exact ascending sort of integer samples in O(n + range): the sort behind every percentile and gap test.
+
+JTL times are whole milliseconds, so millions of elapsed or think times take a few thousand distinct
+values. Counting them (np.bincount) and writing each value out as often as it occurred (np.repeat) gives
+the same array as np.sort, 5-7x faster at 5 M values. When the values spread wider than there are values
+(a run with a 19-hour pause), the counts would cost more memory than the data: np.sort instead.
+"""
+
+import numpy as np
+
+
+def sort_ints(values: np.ndarray) -> np.ndarray:
+    """A sorted copy of a 1-D integer array (its dtype kept), exactly what np.sort returns."""
+    values = np.asarray(values)
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"sort_ints sorts integers, not {values.dtype}")
+    counted = counts_of(values)
+    if counted is None:
+        return np.sort(values)
+    low, counts = counted
+    return np.repeat(np.arange(low, low + len(counts), dtype=values.dtype), counts)
+
+
+def counts_of(values: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """(low, counts): counts[i] is how many values equal low + i, from min to max; None when the range
+    max − min + 1 exceeds the number of values (the counts would outweigh the data) or is empty."""
+    if len(values) == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low + 1 > len(values):
+        return None
+    if values.dtype.itemsize < 8:  # a narrow type would overflow when shifted
+        values = values.astype(np.int64)
+    shifted = values - values.dtype.type(low) if low else values  # bincount counts from 0, as intp
+    return low, np.bincount(shifted.astype(np.intp, copy=False), minlength=high - low + 1)
