@@ -54,12 +54,17 @@ def _starts_record(head: bytes, epoch_times: bool, delimiter: str) -> bool:
 
 
 class ByteRange(io.RawIOBase):
-    """Bytes [start, end) of a file, as a stream pyarrow can read."""
+    """Bytes [start, end) of a file, as a stream pyarrow can read.
 
-    def __init__(self, path: Path, start: int, end: int):
+    With a `pool`, read() hands pyarrow blocks allocated from that Arrow memory pool: a block pyarrow has
+    finished with is reused for a later one. Python bytes of 4 MiB are fresh mappings each time, and their
+    page faults cost ~0.7 s of kernel time per 5 M-row file on a VM."""
+
+    def __init__(self, path: Path, start: int, end: int, pool=None):
         self._file = open(path, "rb")
         self._file.seek(start)
         self._left = end - start
+        self._pool = pool
 
     def readable(self) -> bool:
         return True
@@ -71,6 +76,18 @@ class ByteRange(io.RawIOBase):
         got = self._file.readinto(memoryview(buffer)[:n])
         self._left -= got
         return got
+
+    def read(self, size: int = -1):
+        if self._pool is None:
+            return super().read(size)
+        import pyarrow as pa
+
+        size = self._left if size is None or size < 0 else min(size, self._left)
+        if size <= 0:
+            return b""
+        block = pa.allocate_buffer(size, memory_pool=self._pool)
+        got = self.readinto(memoryview(block))
+        return block if got == size else block.slice(0, got)
 
     def close(self) -> None:
         self._file.close()
