@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from littlegrid.int_sort import sort_ints
 from littlegrid.server_metrics import per_bucket_mean
 from littlegrid.window import SteadyWindow
 
@@ -14,24 +13,36 @@ SERIES_PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p99_ms", 99))
 
 
 def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int) -> dict:
-    """Exact nearest-rank percentiles of `elapsed` within each bucket (None for empty buckets), one counting sort in all."""
-    # one sort of bucket·(max+1) + elapsed orders by bucket, then elapsed (faster than a two-key lexsort)
-    low = int(elapsed.min(initial=0))  # a negative elapsed (clock step) must not borrow from the bucket
-    scale = int(elapsed.max(initial=0)) - low + 1
+    """Exact nearest-rank percentiles of `elapsed` within each bucket (None for empty buckets).
+
+    Both ways below key each sample by bucket·scale + (elapsed − low), which orders by bucket, then elapsed.
+    Usually a count per (bucket, value) takes no more room than the samples: the counts, summed along each
+    bucket, give every rank at once with no sorted copy of 5 M keys. Otherwise one sort of the keys."""
+    if len(elapsed) == 0:
+        return {key: [None] * buckets for key, _ in SERIES_PERCENTILES}
+    low = min(0, int(elapsed.min()))  # a negative elapsed (clock step) must not borrow from the bucket
+    scale = int(elapsed.max()) - low + 1
     combined = bucket.astype(np.int64) * scale
     combined += elapsed
     combined -= low
-    combined = sort_ints(combined)
-    # bucket k holds the values in [k·scale, (k+1)·scale): its bounds are found on `combined` itself, and
-    # elapsed is decoded only at the ranks picked (no full bucket and elapsed arrays: 80 MB at 5 M rows)
-    edges = np.arange(buckets + 1, dtype=np.int64) * scale
-    bounds = np.searchsorted(combined, edges, side="left")
-    starts, counts = bounds[:-1], np.diff(bounds)
-    if len(combined) == 0:
-        return {key: [None] * buckets for key, _ in SERIES_PERCENTILES}
     out = {}
+    if buckets * scale <= len(combined):
+        cumulative = np.bincount(combined, minlength=buckets * scale).reshape(buckets, scale)
+        del combined
+        np.cumsum(cumulative, axis=1, out=cumulative)
+        counts = cumulative[:, -1]
+        for key, p in SERIES_PERCENTILES:
+            rank = np.maximum(-(-counts * p // 100), 1)  # ceil(p·n/100) in integers
+            value = (cumulative < rank[:, None]).sum(axis=1)  # the first value whose count reaches the rank
+            out[key] = [float(v + low) if c else None for v, c in zip(value, counts)]
+        return out
+    combined.sort()
+    # bucket k holds the keys in [k·scale, (k+1)·scale): its bounds are found on `combined` itself, and
+    # elapsed is decoded only at the ranks picked (no full bucket and elapsed arrays: 80 MB at 5 M rows)
+    bounds = np.searchsorted(combined, np.arange(buckets + 1, dtype=np.int64) * scale, side="left")
+    starts, counts = bounds[:-1], np.diff(bounds)
     for key, p in SERIES_PERCENTILES:
-        rank = np.maximum(-(-counts * p // 100), 1)  # ceil(p·n/100) in integers
+        rank = np.maximum(-(-counts * p // 100), 1)
         idx = np.minimum(starts + rank - 1, len(combined) - 1)
         e = combined[idx] % scale + low
         out[key] = [float(v) if c else None for v, c in zip(e, counts)]
@@ -49,9 +60,11 @@ def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow,
     span_s = max(1, math.ceil((window.last_end_ms - t0 + 1) / 1000))
     bucket_s = max(1, math.ceil(span_s / budget))
     buckets = math.ceil(span_s / bucket_s)
-    bucket = ((samples["end_ms"].to_numpy(dtype=np.int64) - t0) // (1000 * bucket_s)).clip(0, buckets - 1)
+    bucket = samples["end_ms"].to_numpy(dtype=np.int64) - t0  # then in place: one 8-byte-a-row array
+    bucket //= 1000 * bucket_s
+    np.clip(bucket, 0, buckets - 1, out=bucket)
     counts = np.bincount(bucket, minlength=buckets)
-    errors = np.bincount(bucket, weights=failed.astype(float), minlength=buckets)
+    errors = np.bincount(bucket[failed], minlength=buckets)  # not weights: a float copy of every sample
     out = {
         "t0_ms": t0,
         "bucket_s": bucket_s,
@@ -64,10 +77,10 @@ def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow,
     out |= bucket_percentiles(bucket, samples["elapsed_ms"].to_numpy(dtype=np.int64), buckets)
     all_threads = samples["all_threads"]
     if all_threads.notna().any():
-        peak = pd.Series(all_threads.to_numpy(dtype=float)).groupby(bucket).max()
-        active = [None] * buckets
-        for i, v in peak.items():
-            active[int(i)] = None if np.isnan(v) else float(v) * (engines or 1)
+        # int32 with −1 for null (allThreads ≥ 0); np.maximum.at: 10× faster than a groupby, no copies
+        peak = np.full(buckets, -1, dtype=np.int32)
+        np.maximum.at(peak, bucket, all_threads.to_numpy(dtype=np.int32, na_value=-1))
+        active = [None if v < 0 else float(v) * (engines or 1) for v in peak.tolist()]
         out["active_threads"] = active
     else:  # no allThreads column: threads that completed a sample in the bucket
         distinct = pd.Series(samples["thread"].astype("string").to_numpy()).groupby(bucket).nunique()

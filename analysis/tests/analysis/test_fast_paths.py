@@ -66,12 +66,13 @@ def test_realised_gaps_equal_a_groupby_by_host_and_thread_in_start_order(seed, f
     assert stats["mean_ms"] == pytest.approx(expected_gaps.mean(), rel=1e-12)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_per_bucket_percentiles_equal_the_nearest_rank_of_each_bucket(seed):
+@pytest.mark.parametrize("seed, spread", [(1, 500), (2, 500), (3, 500), (1, 40), (2, 40), (3, 7)])
+def test_per_bucket_percentiles_equal_the_nearest_rank_of_each_bucket(seed, spread):
+    # spread 500: more (bucket, value) pairs than samples, so the keys are sorted; 40 and 7: counted
     rng = np.random.default_rng(seed)
     buckets = 13
     bucket = rng.integers(0, buckets - 2, 4000)  # the last two buckets stay empty
-    elapsed = rng.integers(-3, 500, 4000)  # a clock step can make elapsed negative
+    elapsed = rng.integers(-3, spread, 4000)  # a clock step can make elapsed negative
     got = bucket_percentiles(bucket, elapsed, buckets)
     for key, p in SERIES_PERCENTILES:
         expected = [nearest_rank(np.sort(elapsed[bucket == b]), p) if (bucket == b).any() else None
@@ -86,3 +87,12 @@ def test_ccdf_distinct_values_of_the_sorted_sample_match_np_unique():
     assert got["x_ms"] == distinct.astype(float).tolist()
     assert got["p"] == [(len(values) - np.searchsorted(values, v)) / len(values) for v in distinct]
     assert math.isclose(got["p"][0], 1.0)
+
+
+def test_per_bucket_percentiles_known_answer_with_counted_keys():
+    # 3 buckets × values 0..4 = 15 keys for 40 samples: counted. Bucket 0: 1, 2, 3, 4 five times each;
+    # bucket 1: empty; bucket 2: 1 nineteen times, then 4
+    bucket = np.array([0] * 20 + [2] * 20)
+    elapsed = np.array([1, 2, 3, 4] * 5 + [1] * 19 + [4])
+    got = bucket_percentiles(bucket, elapsed, 3)
+    assert got == {"p50_ms": [2.0, None, 1.0], "p90_ms": [4.0, None, 1.0], "p99_ms": [4.0, None, 4.0]}
