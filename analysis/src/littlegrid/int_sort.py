@@ -29,7 +29,7 @@ def counts_of(values: np.ndarray) -> tuple[int, np.ndarray] | None:
     low, high = int(values.min()), int(values.max())
     if high - low + 1 > len(values):
         return None
-    if values.dtype.itemsize < 8:  # a narrow type would overflow when shifted
+    if high - low > np.iinfo(values.dtype).max:  # the shifted values would overflow a narrow type
         values = values.astype(np.int64)
     shifted = values - values.dtype.type(low) if low else values  # bincount counts from 0, as intp
     return low, np.bincount(shifted.astype(np.intp, copy=False), minlength=high - low + 1)
