@@ -236,7 +236,7 @@ class _Validator:
         try:
             axis, a, b = parse_arms(self.string(None, "arms", text))
         except UserError as e:
-            raise self.fail(None, "arms", str(e))
+            raise self.fail(None, "arms", str(e).removeprefix("arms "))  # the location already names the key
         values = [str(v) for v in axes.get(axis, [])]
         if a not in values or b not in values:
             raise self.fail(None, "arms", f"{axis} must be an axis holding both {a} and {b} "

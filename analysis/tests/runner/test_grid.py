@@ -130,7 +130,7 @@ REFUSALS = [
     ("arms on a value the axis lacks", lambda t: 'arms = "users=5,40"\n' + t,
      r"grid\.toml:1: arms: users must be an axis holding both 5 and 40 \(axes: users = \[5, 10\]"),
     ("arms on no axis", lambda t: 'arms = "threads=5,10"\n' + t, r"arms: threads must be an axis holding both"),
-    ("arms without two values", lambda t: 'arms = "users=5"\n' + t, r"arms: arms 'users=5': write AXIS=A,B"),
+    ("arms without two values", lambda t: 'arms = "users=5"\n' + t, r"\.toml:1: arms: 'users=5': write AXIS=A,B"),
 ]
 
 
