@@ -76,3 +76,14 @@ def test_workload_fidelity_allows_for_the_chance_in_a_random_think_times_mean_bu
     slow = closed_loop(1, 50, lambda rng: 20 + rng.exponential(100.0), duration_s=100)  # 20 ms of overhead a cycle
     c = checks(analyze_cell(tmp_path / "b", slow, think_ms=100, users=1))
     assert c["workload"]["passed"] is False and c["think_time"]["passed"] is False
+
+
+def test_a_think_time_excess_of_a_millisecond_on_a_short_cycle_is_named_as_generator_overhead(tmp_path):
+    # 5 ms asked, 6 ms realised on a 10 ms service: 1 ms is 6.7% of the 15 ms cycle, JMeter's own work
+    c = checks(analyze_cell(tmp_path / "a", closed_loop(N, 10, 6, duration_s=20), think_ms=5))
+    assert c["think_time"]["passed"] is False and c["think_time"]["value"] == 6
+    assert "1.0 ms more per cycle" in c["think_time"]["explanation"]
+    assert "JMeter's own work between samples" in c["think_time"]["explanation"]
+    # 30 ms more is not overhead: the generator did not deliver
+    c = checks(analyze_cell(tmp_path / "b", closed_loop(N, S, Z + 30, duration_s=30)))
+    assert "did not deliver the workload" in c["think_time"]["explanation"]
