@@ -47,7 +47,7 @@ def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
         sizes = counts[threads]
         start_sorted = start[order]
         backwards = start_sorted[1:] < start_sorted[:-1]
-        backwards[np.cumsum(sizes)[:-1] - 1] = False  # a thread's first start may precede the last one's end
+        backwards[np.cumsum(sizes)[:-1] - 1] = False  # where one thread ends and the next begins, any order
         if not backwards.any():
             return order, threads, sizes, start_sorted
         del backwards, start_sorted
