@@ -15,7 +15,8 @@ from pathlib import Path
 
 from littlegrid import run_folder as rf
 from littlegrid.cell_run import CellOutcome, Interrupted, run_cell
-from littlegrid.grid import Cell, Grid, Target, format_value, load_grid
+from littlegrid.grid import Cell, Grid, Target, format_value
+from littlegrid.grid_file import load_grid
 from littlegrid.jmeter import JMeter, find_jmeter, java_version
 from littlegrid.plan_properties import save_service_properties, workload_of
 from littlegrid.progress import Clock, Live, hms

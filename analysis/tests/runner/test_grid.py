@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.grid import cell_id, load_grid
+from littlegrid.grid import cell_id
+from littlegrid.grid_file import load_grid
 from littlegrid.usererror import UserError
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid import cli
-from littlegrid.grid import load_grid
+from littlegrid.grid_file import load_grid
 from littlegrid.runner import cell_properties, run_grid
 
 PLAN = Path(__file__).parent / "fixtures" / "tiny.jmx"
