@@ -6,8 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-yaml = pytest.importorskip("yaml")
+import yaml  # PyYAML is a test extra (pyproject.toml): a missing one is a broken install, not a skip
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"

@@ -13,6 +13,7 @@ from littlegrid.jmeter import find_jmeter, repo_root
 from littlegrid.mmcn import throughput_per_s
 from littlegrid.sample_server import find_server_jar
 from littlegrid.usererror import UserError
+from needs import missing
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
@@ -24,7 +25,7 @@ def runnable():
         find_jmeter()
         find_server_jar()
     except UserError as e:
-        pytest.skip(f"needs JMeter and the sample server jar ({e})")
+        missing("JMeter or the sample server jar", str(e))
 
 
 def run_and_analyze(grid: str, tmp_path: Path) -> dict:

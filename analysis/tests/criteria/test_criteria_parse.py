@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from littlegrid import stats
 from littlegrid.check import in_unit
 from littlegrid.criteria import PERCENTILE_KEYS, Condition, Criterion, Scope, parse
 from littlegrid.usererror import UserError
@@ -173,8 +174,6 @@ def test_refused(text, problem):
 
 
 def test_the_percentiles_criteria_accept_are_exactly_those_stats_computes_plus_the_max():
-    stats = pytest.importorskip("littlegrid.stats")
-
     assert set(PERCENTILE_KEYS.values()) == {key for key, _ in stats.PERCENTILES} | {"max_ms"}
     assert {Fraction(p) for _, p in stats.PERCENTILES} | {Fraction(100)} == set(PERCENTILE_KEYS)
 

@@ -18,6 +18,7 @@ from littlegrid.jtl import read_jtl
 from littlegrid.plan_properties import save_service_properties
 from littlegrid.sample_server import SampleServer, find_server_jar
 from littlegrid.usererror import UserError
+from needs import missing
 from plan_files import PLANS, ROOT
 
 
@@ -27,7 +28,7 @@ def jmeter() -> JMeter:
     try:
         return find_jmeter(ROOT)
     except UserError as e:
-        pytest.skip(f"JMeter is not provisioned ({e})")
+        missing("JMeter", f"not provisioned ({e})")
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +36,7 @@ def sample_server(tmp_path_factory):
     try:
         find_server_jar(ROOT)
     except UserError as e:
-        pytest.skip(f"sample server jar absent ({e})")
+        missing("the sample server jar", str(e))
     log = tmp_path_factory.mktemp("server") / "server.log"
     with SampleServer(log=log) as server:
         _warm_up(server)

@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
+from needs import missing
 
 CHROMIUM = Path(os.environ.get("LITTLEGRID_CHROMIUM", "/usr/bin/chromium"))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -14,7 +14,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 def require_chromium():
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium); .ci/run does")
+        missing("Chromium", f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium); .ci/run does")
 
 
 @dataclass

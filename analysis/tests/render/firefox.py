@@ -15,9 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
-
 from browser import Visit
+from needs import missing
 
 FIREFOX = Path(os.environ.get("LITTLEGRID_FIREFOX", "/usr/bin/firefox-esr"))
 # What the page reports about itself once its charts have drawn (the same data-* attributes browser.py reads).
@@ -42,7 +41,7 @@ PREFS = {  # a quiet browser: no first-run pages, updates, telemetry or backgrou
 
 def require_firefox():
     if not FIREFOX.exists():
-        pytest.skip(f"{FIREFOX} is absent: install Debian's firefox-esr (apt-get install -y firefox-esr); .ci/run does")
+        missing("Firefox", f"{FIREFOX} is absent: install Debian's firefox-esr (apt-get install -y firefox-esr); .ci/run does")
 
 
 class Firefox:

@@ -9,6 +9,7 @@ import pytest
 from littlegrid.jmeter import find_jmeter, repo_root
 from littlegrid.sample_server import find_server_jar
 from littlegrid.usererror import UserError
+from needs import missing
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY_PLAN = FIXTURES / "tiny.jmx"
@@ -19,7 +20,7 @@ def jmeter():
     try:
         return find_jmeter()
     except UserError as e:
-        pytest.skip(f"JMeter not available ({e})")
+        missing("JMeter", str(e))
 
 
 @pytest.fixture(scope="session")
@@ -27,7 +28,7 @@ def server_jar():
     try:
         return find_server_jar()
     except UserError as e:
-        pytest.skip(f"sample server jar not available ({e})")
+        missing("the sample server jar", str(e))
 
 
 @pytest.fixture(scope="session")
