@@ -36,7 +36,9 @@ def test_missing_file_and_directory_are_refused(tmp_path):
 def test_headerless_file_whose_columns_cannot_be_inferred_asks_for_columns(tmp_path):
     path = tmp_path / "five.jtl"
     path.write_text("1700000000000,5,a,b,c\n1700000000001,6,a,b,c\n")
-    with pytest.raises(UserError, match=r"cannot be inferred unambiguously; name the columns"):
+    with pytest.raises(UserError, match=r"5 fields per row: 35 save configurations fit the values, none within 2 "
+                                        r"save flags of a JMeter default .*; pick one with --columns NAMES or "
+                                        r"--jmeter-properties FILE$"):
         read_jtl(path)
 
 
@@ -50,7 +52,7 @@ def test_columns_option_with_the_wrong_number_of_names_is_refused(tmp_path):
 def test_timestamp_neither_epoch_nor_known_pattern_asks_for_timestamp_format(tmp_path):
     path = tmp_path / "odd-dates.jtl"
     path.write_text("timeStamp,elapsed,label\nTuesday noon,5,a\n")
-    with pytest.raises(UserError, match=r":2: timeStamp 'Tuesday noon' is neither epoch .* timestamp_format"):
+    with pytest.raises(UserError, match=r":2: timeStamp 'Tuesday noon' is neither epoch .* give its pattern with --timestamp-format PATTERN"):
         read_jtl(path)
 
 

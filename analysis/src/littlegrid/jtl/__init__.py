@@ -21,13 +21,17 @@ ALWAYS_READ = frozenset({"start_ms", "end_ms", "elapsed_ms", "label", "thread", 
 
 
 def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: bool = True, columns=None,
-             timestamp_format: str | None = None, block_size: int = DEFAULT_BLOCK_SIZE, fields=None) -> Reading:
+             timestamp_format: str | None = None, block_size: int = DEFAULT_BLOCK_SIZE, fields=None,
+             delimiter: str | None = None) -> Reading:
     """Read one JTL or several (a distributed run, runs to combine) into the samples table.
 
     include_subsamples: keep sub-results (XML nested samples, CSV `label-N` rows inside their parent).
     timestamp_is_start: False when the run had sampleresult.timestamp.start=false (timeStamp = end).
     columns: JMeter column names of a header-less CSV (list or "a,b,c"); default: JMeter's 17, or inferred.
     timestamp_format: jmeter.save.saveservice.timestamp_format when timeStamp is a date (default: detected).
+    delimiter: the CSV delimiter (jmeter.save.saveservice.default_delimiter; default: sniffed).
+    The command line's --columns, --timestamp-format, --timestamp-is-end, --include-subsamples and
+    --jmeter-properties map onto these (littlegrid.jtl.cli_options).
     block_size: bytes parsed at a time (the reader's working memory beside the table it returns).
     fields: table columns the caller needs (default: all). The others are not parsed (a CSV's URL column is
     a third of a default file's bytes) and come back all-null; `absent_columns` still names only the
@@ -47,7 +51,7 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
     parts, skips, warnings, absent, formats, transactions = [], SkipLog(""), [], None, [], set()
     for path in paths:
         part = _read_one(Path(path), include_subsamples, timestamp_is_start, columns, timestamp_format,
-                         block_size, fields)
+                         block_size, fields, delimiter)
         samples, file_skips, file_warnings, file_absent, file_format, file_transactions = part
         parts.append(samples)
         skips.merge(file_skips)
@@ -62,10 +66,10 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
 
 
 def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, timestamp_format, block_size,
-              fields=None):
+              fields=None, delimiter=None):
     source = str(path)
     _check_path(path, source)
-    sniffed = _sniff(path, columns, timestamp_format)
+    sniffed = _sniff(path, columns, timestamp_format, delimiter)
     skips = SkipLog(source)
     warnings = [f"{source}: {note}" for note in sniffed.notes]
     if sniffed.kind == "xml":
@@ -113,7 +117,7 @@ def _concat(parts: list[pd.DataFrame]) -> pd.DataFrame:
 
 def iter_jtl(paths, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, include_subsamples: bool = False,
              timestamp_is_start: bool = True, columns=None, timestamp_format: str | None = None,
-             block_size: int = DEFAULT_BLOCK_SIZE):
+             block_size: int = DEFAULT_BLOCK_SIZE, delimiter: str | None = None):
     """Read files whose table does not fit in memory: one Reading per chunk of about `chunk_rows` rows
     (at least one block), in file order, so memory is bounded by chunk_rows instead of the file size.
 
@@ -128,7 +132,7 @@ def iter_jtl(paths, *, chunk_rows: int = DEFAULT_CHUNK_ROWS, include_subsamples:
         path = Path(path)
         source = str(path)
         _check_path(path, source)
-        sniffed = _sniff(path, columns, timestamp_format)
+        sniffed = _sniff(path, columns, timestamp_format, delimiter)
         if sniffed.kind == "xml":
             yield read_jtl(path, include_subsamples=include_subsamples, timestamp_is_start=timestamp_is_start)
             continue

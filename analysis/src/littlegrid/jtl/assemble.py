@@ -13,6 +13,8 @@ from littlegrid.jtl.schema import (CATEGORY_COLUMNS, COLUMNS, TRANSACTION_MESSAG
                                    pandas_dtype)
 
 LAST_EPOCH_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
+FIRST_TWIN_EPOCH_MS = 946_684_800_000  # 2000-01-01: an earlier timeStamp_ns is a System.nanoTime, not a date
+NS_PER_MS = 1_000_000
 LONGEST_ELAPSED_MS = 366 * 86_400_000  # beyond this a value is garbage, and end_ms could overflow
 SUBRESULT_REASON = "sub-result row of a parent sample (written because subresults=true; include_subsamples keeps it)"
 
@@ -52,6 +54,7 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
     drop(_isna(start) | _isna(elapsed), "no timeStamp or elapsed")
     start_values = _ints(start)
     elapsed_values = _ints(elapsed)
+    warnings += [f"{source}: {note}" for note in _use_ns_twins(raw, start_values, elapsed_values)]
     drop(elapsed_values < 0, "negative elapsed")
     drop(start_values <= 0, "timeStamp 0: the sample never started (e.g. MalformedURLException)")
     drop(start_values > LAST_EPOCH_MS, "timeStamp after the year 9999: not epoch milliseconds")
@@ -123,6 +126,25 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
         for name in CATEGORY_COLUMNS:
             table[name] = table[name].cat.remove_unused_categories()
     return Assembled(table, absent, warnings, transactions)
+
+
+def _use_ns_twins(raw, start_values: np.ndarray, elapsed_values: np.ndarray) -> list[str]:
+    """Where timeStamp or elapsed is 0 and the file has its nanosecond twin (timeStamp_ns, elapsed_ns), take
+    the twin (floor to ms), in place; a timeStamp_ns before 2000 is a monotonic clock, not a date, and is not
+    used. Returns what was done, for the reading notes."""
+    notes = []
+    for name, values, column in (("start_ns", start_values, "timeStamp"), ("elapsed_ns", elapsed_values, "elapsed")):
+        twin = raw.pop(name, None)
+        if twin is None:
+            continue
+        ms = _ints(twin) // NS_PER_MS
+        use = (values == 0) & (ms > 0)
+        if column == "timeStamp":
+            use &= (ms >= FIRST_TWIN_EPOCH_MS) & (ms <= LAST_EPOCH_MS)
+        if use.any():
+            values[use] = ms[use]
+            notes.append(f"{int(use.sum())} rows have {column} 0: taken from {column}_ns (nanoseconds, floored to ms)")
+    return notes
 
 
 def _isna(series: pd.Series) -> np.ndarray:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from littlegrid.jtl import save_config, timeformat
 from littlegrid.jtl.schema import JMETER_CSV_ORDER
 
 _INT = re.compile(r"^\d+$")
@@ -13,6 +15,10 @@ _URL = re.compile(r"^(|null|[A-Za-z][\w+.-]*:.*)$")
 _CODE = re.compile(r"^(\S*|Non HTTP response code:.*)$")
 _ENCODING = re.compile(r"^([A-Za-z][\w.:-]*)?$")
 _PAIRS = {"grpThreads": "allThreads", "SampleCount": "ErrorCount"}  # one save flag writes both
+# A layout that only ranks first by closeness to a JMeter default is taken when it is at most this many
+# save flags away from one (a default with a column or two switched off or on); further is a guess.
+MAX_TOGGLES = 2
+SHOWN = 4  # candidates named in a refusal
 
 
 def _ints(values):
@@ -35,7 +41,7 @@ def _mostly(value):
 
 
 _PREDICATES = {
-    "timeStamp": _ints,
+    "timeStamp": lambda v: _ints(v) or timeformat.detect(v[:50]) is not None,
     "elapsed": _ints,
     "label": _text,
     "responseCode": lambda v: all(_CODE.match(x) for x in v) and not all(_THREAD.match(x) for x in v if x),
@@ -60,20 +66,63 @@ _PREDICATES = {
 }
 
 
+@dataclass(frozen=True)
+class Inferred:
+    """The outcome of inference: `names` when one layout wins (`why` says how), else the `candidates`, closest
+    to a JMeter default first (`tied`: equally close and close enough; else none is close enough)."""
+
+    names: list[str] | None
+    why: str = ""
+    candidates: tuple[tuple[str, ...], ...] = ()
+    tied: bool = False
+
+
 def infer(rows: list[list[str]]) -> list[str] | None:
-    """Column names for rows of equal width, if exactly one save configuration fits with the fewest
-    sample_variables columns; None otherwise. Fields must appear in JMeter's fixed CSV order."""
+    """Column names for rows of equal width when one layout wins (see infer_layout); None otherwise."""
+    return infer_layout(rows).names
+
+
+def infer_layout(rows: list[list[str]]) -> Inferred:
+    """The save configuration of header-less rows of equal width.
+
+    Candidates are JMeter's column order with each save flag on or off (pairs together), then sample
+    variables; each must fit every value (epoch or date timestamps, integer elapsed, booleans where success
+    goes, thread names, URLs, ...) and the relations JMeter's values satisfy. Fewest sample variables first;
+    if several remain, the one fewest flags away from a JMeter version's defaults (at most MAX_TOGGLES) wins;
+    a tie, or nothing close to a default, is refused with the candidates."""
     if not rows:
-        return None
+        return Inferred(None)
     width = len(rows[0])
     fields = [[row[i].strip() for row in rows] for i in range(width)]
     fits = {(i, name): _PREDICATES[name](fields[i]) for i in range(width) for name in JMETER_CSV_ORDER}
     solutions = [names for names in _assign(fields, fits, 0, 0, []) if _consistent(names, fields)]
     if not solutions:
-        return None
-    fewest = min(sum(n.startswith("var") for n in s) for s in solutions)
-    best = [s for s in solutions if sum(n.startswith("var") for n in s) == fewest]
-    return best[0] if len(best) == 1 else None
+        return Inferred(None)
+    fewest = min(_variables(s) for s in solutions)
+    best = [s for s in solutions if _variables(s) == fewest]
+    ranked = sorted((save_config.nearest_default(save_config.flags_of(s)), i) for i, s in enumerate(best))
+    (distance, version), first = ranked[0]
+    if len(best) == 1:
+        why = f"the only layout in JMeter's column order that fits the values ({_closeness(distance, version)})"
+        return Inferred(best[0], why)
+    tied = [best[i] for (d, _), i in ranked if d == distance]
+    if len(tied) == 1 and distance <= MAX_TOGGLES:
+        why = (f"{_closeness(distance, version)}; {len(best) - 1} other layout(s) fit the values but are further "
+               "from every JMeter default")
+        return Inferred(best[first], why)
+    if distance <= MAX_TOGGLES:
+        return Inferred(None, candidates=tuple(tuple(s) for s in tied), tied=True)
+    return Inferred(None, candidates=tuple(tuple(best[i]) for _, i in ranked))
+
+
+def _variables(names) -> int:
+    return sum(n.startswith("var") for n in names)
+
+
+def _closeness(distance: int, version: str) -> str:
+    if distance == 0:
+        return f"{version}'s default save configuration"
+    return f"{version}'s default save configuration with {distance} save flag(s) changed"
 
 
 def _assign(fields, fits, i, j, names):

@@ -17,7 +17,7 @@ import pyarrow.csv as pacsv
 
 from littlegrid.jtl.int_buffers import SLACK, IntBuffers
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS
+from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS, NS_TWINS
 from littlegrid.jtl.sniff import Sniffed, open_binary
 from littlegrid.jtl.split import ByteRange, record_boundary
 from littlegrid.usererror import at
@@ -27,10 +27,10 @@ USE_THREADS = True
 DECAY_MS = 100  # how long the Arrow pool keeps a freed page for reuse (500: +40 MiB peak RSS, no faster)
 PARALLEL_MIN_BYTES = 64 << 20  # smaller files: a second stream's start-up outweighs the gain
 MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
-_INT64 = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount")
+_INT64 = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount", *NS_TWINS)
 _INT32 = ("grpThreads", "allThreads")
 _DICTIONARY = ("label", "threadName", "responseCode", "Hostname", "success")  # few distinct values
-RAW_NAMES = {**CSV_TO_COLUMN, "ErrorCount": "error_count"}
+RAW_NAMES = {**CSV_TO_COLUMN, "ErrorCount": "error_count", **NS_TWINS}
 
 
 @dataclass

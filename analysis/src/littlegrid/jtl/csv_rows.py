@@ -11,7 +11,7 @@ import pandas as pd
 
 from littlegrid.jtl.csv_reader import _DICTIONARY, _INT32, _INT64, RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import STRING_DTYPE, parse_int
+from littlegrid.jtl.schema import NS_TWINS, STRING_DTYPE, parse_int
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
 
 
@@ -88,6 +88,9 @@ def _convert(record, index, ints, wanted):
             try:
                 row.append(parse_int(value, int32=name in _INT32))
             except ValueError:
+                if name in NS_TWINS:  # a sample variable: not a number (e.g. "null") means no twin here
+                    row.append(None)
+                    continue
                 return None, f"{name}: {value[:30]!r} is not an integer in range"
         else:
             row.append(value)

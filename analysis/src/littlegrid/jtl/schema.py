@@ -64,8 +64,11 @@ CSV_TO_COLUMN: dict[str, str] = {
     "URL": "url",
     "Hostname": "host",
 }
-# Read although not in the table: ErrorCount stands in for a missing success column.
-EXTRA_CSV_INPUTS: tuple[str, ...] = ("ErrorCount",)
+# Nanosecond twins some plans save as sample_variables (header name -> raw column): they stand in for a
+# timeStamp or elapsed written as 0 (assemble.py).
+NS_TWINS: dict[str, str] = {"timeStamp_ns": "start_ns", "elapsed_ns": "elapsed_ns"}
+# Read although not in the table: ErrorCount stands in for a missing success column; the twins above.
+EXTRA_CSV_INPUTS: tuple[str, ...] = ("ErrorCount", *NS_TWINS)
 
 # Case-insensitive lookup of JMeter's header names (hand-edited files change case).
 CANONICAL_HEADER: dict[str, str] = {name.lower(): name for name in JMETER_CSV_ORDER}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from littlegrid.jtl import columns_infer, timeformat
-from littlegrid.jtl.schema import CANONICAL_HEADER, JMETER_DEFAULT_COLUMNS, REQUIRED_CSV
+from littlegrid.jtl.schema import CANONICAL_HEADER, JMETER_DEFAULT_COLUMNS, NS_TWINS, REQUIRED_CSV
 from littlegrid.usererror import at
 
 SAMPLE_BYTES = 256 * 1024  # enough for hundreds of records, small enough to sniff a 10 GB file instantly
@@ -18,6 +18,7 @@ DELIMITERS = (",", ";", "\t", "|")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "TAB", "|": "'|'"}
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = "\ufeff"
+NS_TWINS_HEADER = {name.lower(): name for name in NS_TWINS}  # sample variables, any case
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Sniffed:
     def describe(self) -> str:
         if self.kind == "xml":
             return "xml" + (" gzip" if self.gzip else "")
-        parts = ["csv", _DELIMITER_NAMES[self.delimiter], "header" if self.header else "no header"]
+        parts = ["csv", _DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter)), "header" if self.header else "no header"]
         if self.timestamp_format:
             parts.append(f"timestamps '{self.timestamp_format}'")
         if self.gzip:
@@ -64,7 +65,8 @@ def read_head(path: Path, compressed: bool) -> tuple[str, bool]:
     return text.removeprefix(BOM), whole
 
 
-def sniff(path: Path, columns=None, timestamp_format: str | None = None) -> Sniffed:
+def sniff(path: Path, columns=None, timestamp_format: str | None = None, delimiter: str | None = None) -> Sniffed:
+    """How to read `path`; `columns`, `timestamp_format`, `delimiter`: what the user said (else inferred)."""
     compressed = is_gzip(path)
     text, whole = read_head(path, compressed)
     if not text.strip():
@@ -73,7 +75,7 @@ def sniff(path: Path, columns=None, timestamp_format: str | None = None) -> Snif
         return _sniff_xml(path, text, compressed)
     if not whole:  # the sample may end inside a record: keep whole lines only
         text = text[: text.rfind("\n") + 1] or text
-    delimiter, header = _choose_delimiter(path, text)
+    delimiter, header = _choose_delimiter(path, text, delimiter)
     rows = _split(text, delimiter, SAMPLE_RECORDS)
     if not whole and len(rows) > 1:
         rows = rows[:-1]  # may be cut inside a quoted field
@@ -82,8 +84,9 @@ def sniff(path: Path, columns=None, timestamp_format: str | None = None) -> Snif
         names = _header_names(path, first)
         data = rows[1:]
         notes: list[str] = []
-        if columns:
-            notes.append("columns= ignored: the file has a header")
+        given = [CANONICAL_HEADER.get(c.strip().lower(), c.strip()) for c in _as_list(columns or [])]
+        if given and given != names:
+            notes.append("--columns ignored: the file has a header naming other columns")
     else:
         data = rows
         names, notes = _headerless_names(path, data, columns)
@@ -120,10 +123,11 @@ def _split(text: str, delimiter: str, limit: int) -> list[list[str]]:
     return rows
 
 
-def _choose_delimiter(path: Path, text: str) -> tuple[str, bool]:
-    """(delimiter, has header). A header names timeStamp/elapsed; a header-less file starts with a timestamp."""
+def _choose_delimiter(path: Path, text: str, given: str | None = None) -> tuple[str, bool]:
+    """(delimiter, has header). A header names timeStamp/elapsed; a header-less file starts with a timestamp.
+    The delimiter is the one that gives the most rows of the first row's width (the widest on a tie)."""
     best = None
-    for delimiter in DELIMITERS:
+    for delimiter in (given,) if given else DELIMITERS:
         rows = _split(text, delimiter, 50)
         if not rows:
             continue
@@ -138,6 +142,11 @@ def _choose_delimiter(path: Path, text: str) -> tuple[str, bool]:
             continue
         if best is None or score > best[0]:
             best = (score, delimiter)
+    if best is None and given:
+        shown = text.lstrip().split("\n", 1)[0].strip()[:60]
+        raise at(path, 1, f"split at {_DELIMITER_NAMES.get(given, repr(given))} (the delimiter "
+                          f"--jmeter-properties gives) the first line is neither a JMeter CSV header nor a "
+                          f"sample row ({shown!r})")
     if best is None:
         _refuse_not_jtl(path, text.lstrip().split("\n", 1)[0])
     return best[1], best[0][0] == 2
@@ -160,7 +169,7 @@ def _refuse_not_jtl(path: Path, first_line: str):
 def _header_names(path: Path, first: list[str]) -> list[str]:
     names, seen = [], set()
     for raw in first:
-        name = CANONICAL_HEADER.get(raw.lower(), raw)
+        name = CANONICAL_HEADER.get(raw.lower()) or NS_TWINS_HEADER.get(raw.lower(), raw)
         while name in seen:  # duplicate sample_variables names: keep both, distinctly
             name += "_"
         seen.add(name)
@@ -176,18 +185,28 @@ def _headerless_names(path: Path, data: list[list[str]], columns) -> tuple[list[
     if columns:
         names = [CANONICAL_HEADER.get(c.strip().lower(), c.strip()) for c in _as_list(columns)]
         if len(names) != width:
-            raise at(path, 1, f"columns= names {len(names)} columns but the file's rows have {width} fields")
+            raise at(path, 1, f"--columns names {len(names)} columns but the file's rows have {width} fields")
         for required in REQUIRED_CSV:
             if required not in names:
-                raise at(path, None, f"columns= has no {required}")
-        return names, []
+                raise at(path, None, f"--columns has no {required}")
+        return names, [f"no header: columns as given (--columns or --jmeter-properties): {','.join(names)}"]
     if width == len(JMETER_DEFAULT_COLUMNS):
         return list(JMETER_DEFAULT_COLUMNS), ["no header: JMeter's 17 default columns assumed"]
-    names = columns_infer.infer([r for r in data if len(r) == width])
-    if names is None:
-        raise at(path, 1, f"no header and {width} fields per row (JMeter's default is 17): the save "
-                          "configuration cannot be inferred unambiguously; name the columns (columns=...)")
-    return names, [f"no header: columns inferred from the values: {','.join(names)}"]
+    found = columns_infer.infer_layout([r for r in data if len(r) == width])
+    if found.names is None:
+        pick = "pick one with --columns NAMES or --jmeter-properties FILE"
+        if found.candidates:
+            listed = " | ".join(",".join(c) for c in found.candidates[:columns_infer.SHOWN])
+            more = len(found.candidates) - columns_infer.SHOWN
+            how = ("fit the values equally well" if found.tied else
+                   f"fit the values, none within {columns_infer.MAX_TOGGLES} save flags of a JMeter default "
+                   "(closest first)")
+            raise at(path, 1, f"no header and {width} fields per row: {len(found.candidates)} save configurations "
+                              f"{how}: {listed}{f' and {more} more' if more > 0 else ''}; {pick}")
+        raise at(path, 1, f"no header and {width} fields per row (JMeter's default is 17): no JMeter save "
+                          f"configuration fits the values; name the columns with --columns NAMES or "
+                          "--jmeter-properties FILE")
+    return found.names, [f"no header: layout inferred from the values: {','.join(found.names)} ({found.why})"]
 
 
 def _as_list(columns) -> list[str]:
@@ -204,12 +223,13 @@ def _timestamp_format(path, names, data, given: str | None, header: bool) -> str
         try:
             timeformat.to_strptime(given)
         except ValueError as error:
-            raise at(path, None, f"timestamp_format {given!r}: {error}") from None
+            raise at(path, None, f"--timestamp-format {given!r}: {error}") from None
         if not timeformat.matches(values[0], given):
-            raise at(path, line, f"timeStamp {values[0]!r} does not match timestamp_format {given!r}")
+            raise at(path, line, f"timeStamp {values[0]!r} does not match --timestamp-format {given!r}")
         return given
     detected = timeformat.detect(values)
     if detected is None:
         raise at(path, line, f"timeStamp {values[0]!r} is neither epoch milliseconds nor a common date "
-                             "pattern: pass timestamp_format (jmeter.save.saveservice.timestamp_format)")
+                             "pattern: give its pattern with --timestamp-format PATTERN (the run's "
+                             "jmeter.save.saveservice.timestamp_format), or --jmeter-properties FILE")
     return detected

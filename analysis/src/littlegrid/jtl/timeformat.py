@@ -39,7 +39,7 @@ def to_strptime(java_pattern: str) -> str:
         elif token in _JAVA_TO_STRPTIME:
             out.append(_JAVA_TO_STRPTIME[token])
         else:
-            raise ValueError(f"timestamp_format letter {token!r} is not supported")
+            raise ValueError(f"pattern letter {token!r} is not supported")
         pos = match.end()
     out.append(java_pattern[pos:].replace("%", "%%"))
     return "".join(out)
