@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from littlegrid import cells as cells_mod
-from littlegrid import laws, models, server_metrics, summary
+from littlegrid import findings, laws, models, server_metrics, summary
 from littlegrid.error_classes import classify
+from littlegrid.findings import expect
 from littlegrid.int_sort import sort_ints
 from littlegrid.series import time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
@@ -286,6 +287,9 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
     result["checks"] = [c.as_dict() for c in grid_checks]
     result = summary.plain(result)
     result["criteria"] = summary.plain(_evaluate_criteria(found.criteria, result))
+    # the last stage: a pure function of everything above (littlegrid.findings, docs/analysis.md "Findings")
+    result["findings"] = summary.plain(findings.as_json(findings.findings(result)))
+    result["expectations"] = summary.plain(expect.evaluate(found.run.get("expect") or [], result, result["findings"]))
     return result
 
 
@@ -300,7 +304,9 @@ def _refuse_foreign(path: Path) -> None:
         return
     try:
         summary.read(path)
-    except UserError:
+    except UserError as e:
+        if "written by an older littlegrid" in str(e):  # our own file, an earlier schema: analyze upgrades it
+            return
         raise UserError(f"{path}: exists and is not a littlegrid summary; use --force to overwrite it") from None
 
 

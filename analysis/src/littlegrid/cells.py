@@ -162,6 +162,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
         "plan": manifest.get("plan", grid.get("plan")),
         "description": grid.get("description"),
         "arms": grid.get("arms"),
+        "expect": list(grid.get("expect") or []),  # expected findings (littlegrid.findings.expect)
         "started": manifest.get("started"),
         "ended": manifest.get("ended"),
         "versions": manifest.get("versions") or {},
@@ -204,7 +205,8 @@ def from_jtl_files(paths: list[Path]) -> Inputs:
             raise UserError(f"{p}: no such file")
     cell_id = paths[0].name if len(paths) == 1 else f"{paths[0].name} (+{len(paths) - 1} files)"
     cell = Cell(id=cell_id, index=0, axes={}, jtl_paths=tuple(paths))
-    run = {"id": paths[0].stem, "grid_name": None, "plan": None, "description": None, "arms": None, "started": None,
+    run = {"id": paths[0].stem, "grid_name": None, "plan": None, "description": None, "arms": None, "expect": [],
+           "started": None,
            "ended": None, "versions": {}, "host": {}, "server_knobs": None, "source": "jtl",
            "inputs": [str(p) for p in paths]}
     return Inputs(run=run, axes={}, cells=(cell,), tolerances={}, criteria=())

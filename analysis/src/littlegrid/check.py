@@ -27,7 +27,7 @@ PREFIX = {"passed": "pass", "failed": "FAIL", "error": "FAIL", "skipped": "skip"
 class Outcome:
     """One JUnit testcase: a criterion on one cell, or one analysis check."""
 
-    kind: str  # "criterion" | "check"
+    kind: str  # "criterion" | "expectation" | "check"
     name: str  # e.g. "p90 < 300ms [users=20]" or "closed_law [users=20]"
     status: str  # "passed" | "failed" | "error" (could not be evaluated) | "skipped"
     message: str  # one line: the figure against its threshold, or why there is none
@@ -102,12 +102,30 @@ def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> 
         status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
         name = f"{e.get('criterion')} [{e.get('cell') or 'no cell'}]"
         outcomes.append(Outcome("criterion", name, status, explain(e)))
+    outcomes += expectation_outcomes(summary)
     if not criteria_only:
         checks = list(summary.get("checks") or [])
         for cell in summary.get("cells") or []:
             checks += [{**c, "cell": c.get("cell") or cell.get("id")} for c in cell.get("checks") or []]
         outcomes += [_check_outcome(c) for c in checks]
     return outcomes
+
+
+def expectation_outcomes(summary: dict) -> list[Outcome]:
+    """The grid's expected findings (`expect`), as analyze evaluated them, else evaluated now from the stored
+    findings. The message quotes the finding in the words the report and `littlegrid explain` use."""
+    entries = summary.get("expectations")
+    texts = (summary.get("run") or {}).get("expect") or []
+    if not entries and texts:
+        from littlegrid.findings import expect
+        entries = expect.evaluate(texts, summary, summary.get("findings") or [])
+    out = []
+    for e in entries or []:
+        status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
+        verdict = {"passed": "met", "failed": "NOT met", "error": "undecided"}[status]
+        out.append(Outcome("expectation", f"expect {e['expectation']}", status,
+                           f"expect {e['expectation']}: {verdict}: {e.get('explanation')}"))
+    return out
 
 
 def in_unit(value: float, crit: criteria.Criterion, near: float | None = None) -> str:

@@ -16,6 +16,7 @@ COMMANDS = {
     "report": ("littlegrid.render.report", "render the HTML report of a run (or of JTL files)"),
     "compare": ("littlegrid.render.compare", "compare two runs cell by cell, with confidence intervals"),
     "check": ("littlegrid.check", "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
+    "explain": ("littlegrid.explain", "print the findings: what the run shows, why, and what to change"),
 }
 
 
@@ -23,7 +24,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="littlegrid",
         description="JMeter grids in; steady-state statistics, queueing-law checks and HTML reports out.",
-        epilog="stages: run GRID -> RUN_DIR; analyze RUN_DIR -> summary.json; report RUN_DIR -> HTML; check RUN_DIR -> exit code",
+        epilog="stages: run GRID -> RUN_DIR; analyze RUN_DIR -> summary.json; report RUN_DIR -> HTML; "
+               "check RUN_DIR -> exit code; explain RUN_DIR -> findings",
     )
     parser.add_argument("--version", action="version", version=f"littlegrid {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -243,6 +243,21 @@ def _parse_scope(stream: _Stream, spec: Metric, fail) -> Scope:
     return Scope(label, where)
 
 
+def parse_where(text: str, fail) -> tuple[Condition, ...]:
+    """The scope `where <axis> <op> <value> (and ...)*` on its own (expectations reuse it); "" gives no
+    condition. `fail(problem)` builds the UserError that names what is being parsed."""
+    stream = _Stream(_tokens(text, fail), fail)
+    if stream.peek() is None:
+        return ()
+    first = stream.take()
+    if first.kind != "word" or first.text.lower() != "where":
+        raise fail(f"expected 'where <axis> <op> <value>', got {first.text!r}")
+    conditions = _parse_conditions(stream, fail)
+    if (extra := stream.peek()) is not None:
+        raise fail(f"unexpected {extra.text!r} after the conditions; join them with 'and'")
+    return conditions
+
+
 def _parse_conditions(stream: _Stream, fail) -> tuple[Condition, ...]:
     conditions = []
     while True:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from littlegrid.arms import parse_arms
 from littlegrid.criteria import parse as parse_criterion
+from littlegrid.findings import expect
 from littlegrid.grid import Grid, ServerSpec, Target, Timing
 from littlegrid.jmeter import repo_root
 from littlegrid.plan_properties import declared_properties
 from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
-            "axes", "tolerances", "criteria", "remote_hosts"}
+            "axes", "tolerances", "criteria", "expect", "remote_hosts"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
@@ -100,12 +101,26 @@ class _Validator:
                 parse_criterion(text)
             except UserError as e:
                 raise self.fail(None, "criteria", str(e))
+        self.expectations(axes)
         remote_hosts = self.remote_hosts()
         arms = self.arms(axes)
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
                     remote_hosts=tuple(remote_hosts), arms=arms, plan_defaults=dict(plan_defaults), raw=raw)
+
+    def expectations(self, axes: dict) -> None:
+        """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
+        list in the manifest, analyze evaluates it)."""
+        texts = self.raw.get("expect", [])
+        if not isinstance(texts, list) or not all(isinstance(t, str) and t.strip() for t in texts):
+            raise self.fail(None, "expect", "must be a list of non-empty strings, e.g. "
+                                            "[\"bottleneck thread_pool where users == 100\"]")
+        for text in texts:
+            try:
+                expect.check_axes(expect.parse(text), set(axes) | {"users"})
+            except UserError as e:
+                raise self.fail(None, "expect", str(e))
 
     def arms(self, axes: dict) -> str | None:
         text = self.raw.get("arms")

@@ -10,13 +10,13 @@ from littlegrid import __version__
 from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError
 
-SCHEMA = "littlegrid.summary/1"
+SCHEMA = "littlegrid.summary/2"  # 2: "findings" and "expectations" (littlegrid.findings)
 
 
 def skeleton(run: dict, trim: dict, axes: dict) -> dict:
-    """The top level in contract order; cells, models, checks and criteria are filled in by analyze."""
+    """The top level in contract order; cells, models, checks, criteria and findings are filled in by analyze."""
     return {"schema": SCHEMA, "littlegrid_version": __version__, "run": run, "trim": trim, "axes": axes,
-            "cells": [], "models": {}, "checks": [], "criteria": []}
+            "cells": [], "models": {}, "checks": [], "criteria": [], "findings": [], "expectations": []}
 
 
 def plain(value):
@@ -55,5 +55,14 @@ def read(path: Path) -> dict:
     except OSError as e:
         raise UserError(f"{path}: cannot read: {e.strerror}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise UserError(f"{path}: not a {SCHEMA} file (schema: {data.get('schema') if isinstance(data, dict) else None})")
+        found = data.get("schema") if isinstance(data, dict) else None
+        hint = "; written by an older littlegrid: run `littlegrid analyze` again" if older(found) else ""
+        raise UserError(f"{path}: not a {SCHEMA} file (schema: {found}){hint}")
     return data
+
+
+def older(schema) -> bool:
+    """Whether a schema name is an earlier version of this one (re-analysing the run folder upgrades it)."""
+    head, _, version = SCHEMA.rpartition("/")
+    name, _, v = str(schema or "").rpartition("/")
+    return name == head and v.isdigit() and int(v) < int(version)

@@ -63,5 +63,5 @@ def test_summary_json_is_plain_json_with_nan_and_infinity_as_null():
 
 def test_reading_a_summary_refuses_another_schema_by_name(tmp_path):
     (tmp_path / "s.json").write_text('{"schema": "littlegrid.summary/0"}')
-    with pytest.raises(UserError, match="not a littlegrid.summary/1 file"):
+    with pytest.raises(UserError, match="not a littlegrid.summary/2 file"):
         summary.read(tmp_path / "s.json")

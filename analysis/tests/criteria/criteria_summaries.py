@@ -35,7 +35,7 @@ def cell(users: int, think_ms: int = 0, *, labels=None, checks=(), status="compl
 
 def summary(*cells, criteria=None, grid_criteria=None, checks=()) -> dict:
     out = {
-        "schema": "littlegrid.summary/1", "littlegrid_version": "0.1.0",
+        "schema": "littlegrid.summary/2", "littlegrid_version": "0.1.0",
         "run": {"id": "ci-20261122T120000Z", "grid_name": "ci", "plan": "plans/closed.jmx",
                 "started": "2026-11-22T12:00:00Z", "ended": "2026-11-22T12:03:00Z",
                 "host": {"hostname": "ci-box"}},

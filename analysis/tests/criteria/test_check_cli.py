@@ -104,7 +104,7 @@ USER_ERRORS = [
     ("no_summary", "{dir}/summary.json: not found; run `littlegrid analyze {dir}` first"),
     ("no_folder", "{dir}: no such run folder"),
     ("bad_json", "{dir}/summary.json:1: not valid JSON: Expecting value"),
-    ("wrong_schema", "{dir}/summary.json: not a littlegrid.summary/1 file (schema: littlegrid.run/1)"),
+    ("wrong_schema", "{dir}/summary.json: not a littlegrid.summary/2 file (schema: littlegrid.run/1)"),
     ("bad_criterion", "criterion 'p101 < 1s': percentile p101 is over 100"),
     ("unknown_axis", "criterion 'p90 < 1s where userz < 4': the grid has no axis 'userz' (axes: think_ms, users)"),
 ]

@@ -131,7 +131,7 @@ def test_a_wrong_summary_is_refused_in_one_line_naming_the_file(tmp_path):
     bad.write_text('{"schema": "something/else"}')
     with pytest.raises(UserError, match=r"summary.json: not a littlegrid summary"):
         load.read_summary(bad)
-    bad.write_text('{"schema": "littlegrid.summary/1",\n "cells": [}')
+    bad.write_text('{"schema": "littlegrid.summary/2",\n "cells": [}')
     with pytest.raises(UserError, match=r"summary.json:2: not valid JSON"):
         load.read_summary(bad)
 

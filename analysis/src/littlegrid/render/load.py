@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from littlegrid.atomic import write_atomic
+from littlegrid.summary import SCHEMA, older  # one schema name for the writer and every reader
 from littlegrid.usererror import UserError, at
 
-SCHEMA = "littlegrid.summary/1"
 SUMMARY = "summary.json"
 
 
@@ -24,7 +24,8 @@ def read_summary(path: Path) -> dict:
         raise at(path, e.lineno, f"not valid JSON: {e.msg}") from None
     if not isinstance(summary, dict) or summary.get("schema") != SCHEMA:
         found = summary.get("schema") if isinstance(summary, dict) else type(summary).__name__
-        raise at(path, None, f"not a littlegrid summary (schema {found!r}, expected {SCHEMA!r})")
+        hint = "; written by an older littlegrid: run `littlegrid analyze` on the run again" if older(found) else ""
+        raise at(path, None, f"not a littlegrid summary (schema {found!r}, expected {SCHEMA!r}){hint}")
     if not isinstance(summary.get("cells"), list):
         raise at(path, None, "summary has no 'cells' list")
     for i, cell in enumerate(summary["cells"]):

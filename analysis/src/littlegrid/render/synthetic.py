@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from littlegrid.summary import SCHEMA
+
 # Hostile strings a server under test may put into labels and messages: the report must show them as text.
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "javascript:alert(1)"]
 
@@ -165,7 +167,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                      "value": max(c["overall"]["error_rate"] for c in cells), "threshold": 0.01,
                      "passed": max(c["overall"]["error_rate"] for c in cells) < 0.01})
     return {
-        "schema": "littlegrid.summary/1", "littlegrid_version": "0.1.0",
+        "schema": SCHEMA, "littlegrid_version": "0.1.0",
         "run": {"id": run_id, "grid_name": "synthetic", "plan": "plans/closed.jmx",
                 "description": "Synthetic grid: " + (" ".join(HOSTILE) if hostile else "closed system, c servers"),
                 "started": "2026-01-01T00:00:00Z", "ended": "2026-01-01T00:30:00Z",

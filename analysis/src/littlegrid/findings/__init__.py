@@ -1,0 +1,54 @@
+"""Findings: what an analysed run shows, why, and what to change, as ranked statements with their figures.
+
+A pure function of the summary dict (no I/O): `findings(summary)` -> [Finding], ranked; `as_json(found)` for
+summary.json. The families live in one module each: capacity (saturation, bottleneck, waiting, knee), validity,
+think (think time), advice (recommendations), two_arms (the comparison's significant differences).
+"""
+
+from __future__ import annotations
+
+from littlegrid.findings import advice, capacity, think, validity
+from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
+from littlegrid.findings.two_arms import two_arms
+
+__all__ = ["Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "as_json", "two_arms", "text"]
+
+
+def findings(summary: dict) -> list[Finding]:
+    """Every finding the summary supports, ranked (saturation and bottleneck first)."""
+    found: list[Finding] = []
+    plateaus = capacity.plateaus(summary)
+    covered: set = set()
+    for p in plateaus:
+        found.append(capacity.saturation(summary, p))
+        found.append(capacity.bottleneck(summary, p))
+        covered |= {c["id"] for c in p.cells}
+        limit = advice.concurrency_limit(summary, p)
+        if limit is not None:
+            found.append(limit)
+    found += capacity.connection_findings(summary, covered)
+    found += capacity.waiting(summary, {c["id"] for p in plateaus for c in p.cells})
+    found += validity.validity(summary)
+    found += capacity.knees(summary)
+    found += think.timer(summary)
+    found += think.capacity_per_think(summary)
+    found += capacity.scaling(summary, [p.group for p in plateaus])
+    found += advice.pool_size(summary)
+    found += advice.next_cells(summary)
+    return rank(found)
+
+
+def as_json(found: list[Finding]) -> list[dict]:
+    return [f.as_dict() for f in found]
+
+
+def text(found: list[dict]) -> str:
+    """Plain text, one numbered paragraph per finding (dicts as stored in summary.json)."""
+    lines = []
+    for i, f in enumerate(found, 1):
+        head = f"{i}. [{f['kind']}" + (f" {f['resource']}" if f.get("resource") else "") + f", {f['standing']}]"
+        lines.append(f"{head} {f['statement']}")
+        lines.append(f"   standing: {f['standing']}: {f['why']}")
+        if f.get("recommendation"):
+            lines.append(f"   do: {f['recommendation']}")
+    return "\n".join(lines) if lines else "no findings: the summary holds no cells with figures"

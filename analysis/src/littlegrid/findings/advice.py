@@ -1,0 +1,126 @@
+"""Recommendations: a concurrency limit, a thread-pool size from the p99/load-average trade-off, and the next cells."""
+
+from __future__ import annotations
+
+import math
+
+from littlegrid.findings.base import (TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, ms, num,
+                                      overall, rate, users)
+from littlegrid.findings.capacity import Plateau
+
+SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative gain
+WIDE_GAP = 1.5    # measured N further apart than this ratio leave a knee unpinned
+
+
+def concurrency_limit(summary: dict, p: Plateau) -> Finding | None:
+    """The throttling experiment's rule: admit about N* (or the USL peak, when it is measured and lower) at once;
+    more requests only queue, and a bounded queue in front turns the excess into fast refusals."""
+    b = p.bound or {}
+    n_star = num(b.get("n_star"))
+    fit = next((u for u in (summary.get("models") or {}).get("usl") or [] if (u.get("group") or {}) == p.group
+                and u.get("ok")), None)
+    peak = num((fit or {}).get("n_peak"))
+    top = users(p.members[-1])
+    if n_star is None and peak is None:
+        return None
+    use_peak = peak is not None and (n_star is None or peak < n_star) and peak <= top
+    limit = peak if use_peak else n_star
+    source = (f"the USL peak N = {peak:.3g} (σ = {fit['sigma']:.2g}, κ = {fit['kappa']:.2g})" if use_peak
+              else f"N* = (D+Z)/D_max = ({ms(b.get('d_ms'))} + {ms(p.members[0]['intended'].get('think_ms') or 0)})"
+                   f"/{ms(b.get('d_max_ms'))} = {n_star:.3g}")
+    head = group_words(p.group)
+    statement = (f"Limit concurrency{(' ' + head) if head else ''} to about {math.ceil(limit):g} requests in "
+                 f"service: that is {source}; past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} "
+                 f"and every further request only adds to R (N = {users(p.cells[-1]):g} gave R = "
+                 f"{ms(overall(p.cells[-1], 'mean_ms'))}).")
+    basis = str(b.get("basis") or "")
+    standing = "holds" if use_peak or basis.startswith("grid") else "suggests"
+    return Finding("recommendation", statement, standing,
+                   "from the saturated curve's bounds" + ("" if standing == "holds" else f" ({basis})"),
+                   (Figure("N*", n_star, "users"), Figure("USL peak", peak, "users")),
+                   fields({"limit": math.ceil(limit), "n_star": n_star, "usl_peak": peak}),
+                   tuple(p.group.items()), tuple(c["id"] for c in p.cells),
+                   recommendation=f"concurrency limit ≈ {math.ceil(limit):g}")
+
+
+def pool_size(summary: dict) -> list[Finding]:
+    """When the grid varies threads.max: at each N, the smallest pool within SAME_X of the best throughput, and
+    what the larger pools cost in p99 and load average."""
+    cells = [c for c in summary.get("cells") or [] if c.get("overall") and TOMCAT_THREADS in (c.get("axes") or {})]
+    groups: dict = {}
+    for c in cells:
+        rest = tuple((k, v) for k, v in c["axes"].items() if k != TOMCAT_THREADS)
+        groups.setdefault(rest, []).append(c)
+    out = []
+    for rest, members in groups.items():
+        if len({c["axes"][TOMCAT_THREADS] for c in members}) < 2:
+            continue
+        members.sort(key=lambda c: float(c["axes"][TOMCAT_THREADS]))
+        best = max(overall(c, "throughput_per_s") for c in members)
+        chosen = next(c for c in members if overall(c, "throughput_per_s") >= (1 - SAME_X) * best)
+        larger = [c for c in members if float(c["axes"][TOMCAT_THREADS]) > float(chosen["axes"][TOMCAT_THREADS])]
+        smaller = [c for c in members if float(c["axes"][TOMCAT_THREADS]) < float(chosen["axes"][TOMCAT_THREADS])]
+        where = ", ".join(f"{k} = {v}" for k, v in rest) or "every cell"
+
+        def load(c):
+            return num((c.get("host") or {}).get("load1_mean"))
+
+        def describe(c):
+            text = (f"{c['axes'][TOMCAT_THREADS]} threads: X = {rate(overall(c, 'throughput_per_s'))}, "
+                    f"p99 = {ms(overall(c, 'p99_ms'))}")
+            return text + (f", load average {load(c):.2g}" if load(c) is not None else "")
+
+        statement = f"Thread-pool size at {where}: " + "; ".join(describe(c) for c in members) + ". "
+        if smaller:
+            statement += (f"Fewer than {chosen['axes'][TOMCAT_THREADS]} threads cost throughput, so take "
+                          f"{chosen['axes'][TOMCAT_THREADS]}")
+        else:
+            statement += f"{chosen['axes'][TOMCAT_THREADS]} threads reach the best throughput"
+        if larger:
+            worse = [c for c in larger if (overall(c, "p99_ms") or 0) > (overall(chosen, "p99_ms") or 0)]
+            statement += (f"; more threads add no throughput" + (" and raise p99" if worse else "") + ".")
+        else:
+            statement += "."
+        out.append(Finding("recommendation", statement, "holds",
+                           f"the smallest pool within {SAME_X:.0%} of the best X at the same load",
+                           tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c["id"]) for c in members)
+                           + tuple(Figure("p99", overall(c, "p99_ms"), "ms", c["id"]) for c in members)
+                           + tuple(Figure("load average", load(c), "", c["id"]) for c in members if load(c) is not None),
+                           fields({"threads_max": float(chosen["axes"][TOMCAT_THREADS])}), rest,
+                           tuple(c["id"] for c in members),
+                           recommendation=f"{TOMCAT_THREADS} = {chosen['axes'][TOMCAT_THREADS]}"))
+    return out
+
+
+def next_cells(summary: dict) -> list[Finding]:
+    """Per curve: where the knee N* is not pinned by measured cells on both sides close to it, the N to run next."""
+    out = []
+    for group, members, bound in curves(summary):
+        n_star = num((bound or {}).get("n_star"))
+        ns = sorted({users(c) for c in members})
+        if n_star is None or not ns:
+            continue
+        below = [n for n in ns if n < n_star * 0.95]
+        above = [n for n in ns if n > n_star * 1.05]
+        proposal, why = [], ""
+        if not below:
+            proposal = sorted({max(1, round(n_star / 4)), max(1, round(n_star / 2))} - set(ns))
+            why = f"no cell lies below the knee N* = {n_star:.3g}, so the contention-free line is not seen"
+        elif not above:
+            proposal = [round(n_star * 1.5), round(n_star * 3)]
+            proposal = sorted(set(n for n in proposal if n > ns[-1]) or {round(ns[-1] * 2)})
+            why = f"no cell lies beyond the knee N* = {n_star:.3g}, so saturation is not seen"
+        elif above[0] / below[-1] > WIDE_GAP:
+            lo, hi = below[-1], above[0]
+            proposal = sorted({round(math.sqrt(lo * n_star)), round(n_star), round(math.sqrt(n_star * hi))} - set(ns))
+            why = f"the nearest cells N = {lo:g} and {hi:g} are {hi / lo:.3g}× apart around N* = {n_star:.3g}"
+        if not proposal:
+            continue
+        head = group_words(group)
+        statement = (f"Next cells worth running{(' ' + head) if head else ''}: N = "
+                     f"{', '.join(f'{n:g}' for n in proposal)}: {why}.")
+        out.append(Finding("recommendation", statement, "holds", "measured N against the bounds' knee",
+                           (Figure("N*", n_star, "users"),), fields({"n_star": n_star}), tuple(group.items()),
+                           tuple(c["id"] for c in members),
+                           recommendation="run N = " + ", ".join(f"{n:g}" for n in proposal)))
+    return out

@@ -1,0 +1,172 @@
+"""The finding record, its ranking and the small readers of the summary every finding family shares."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from littlegrid import models
+
+STANDINGS = ("holds", "suggests", "cannot tell")
+# What a performance engineer needs first: what limits the system, where the requests wait, which cells not
+# to trust; then the shape of the curves, the arms, the think time and what to do next.
+KIND_ORDER = ("saturation", "bottleneck", "waiting", "validity", "knee", "arms", "think_time", "scaling",
+              "recommendation")
+TOMCAT_THREADS = "server.tomcat.threads.max"
+THROTTLE = "littlegrid.throttle.max-concurrent"
+MAX_CONNECTIONS = "server.tomcat.max-connections"
+ACCEPT_COUNT = "server.tomcat.accept-count"
+TOMCAT_DEFAULT_THREADS = 200  # the sample server is Spring Boot's Tomcat: its default pool
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number behind a finding, named, with its unit and the cell (or arm) it was measured in."""
+
+    name: str
+    value: float | None
+    unit: str = ""
+    cell: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "value": self.value, "unit": self.unit, "cell": self.cell}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the experiment shows, in one or two sentences with their figures, and how far the data carries it.
+
+    standing: "holds" (the evidence says so), "suggests" (consistent, one piece missing), "cannot tell" (the
+    data cannot decide; `why` says what is missing). `where`: axis values shared by every cell it is about;
+    `cells`: those cells; `figures`: its headline numbers by name (users, throughput_per_s, ...).
+    """
+
+    kind: str
+    statement: str
+    standing: str
+    why: str
+    evidence: tuple[Figure, ...] = ()
+    figures: tuple[tuple[str, float | None], ...] = ()
+    where: tuple[tuple[str, object], ...] = ()
+    cells: tuple[str, ...] = ()
+    resource: str | None = None
+    recommendation: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in KIND_ORDER:
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+        if self.standing not in STANDINGS:
+            raise ValueError(f"unknown standing {self.standing!r}")
+
+    def as_dict(self) -> dict:
+        out = {"kind": self.kind, "statement": self.statement, "standing": self.standing, "why": self.why,
+               "where": dict(self.where), "cells": list(self.cells), "figures": dict(self.figures),
+               "evidence": [f.as_dict() for f in self.evidence], "recommendation": self.recommendation}
+        if self.resource is not None:
+            out["resource"] = self.resource
+        return out
+
+
+def rank(found: list[Finding]) -> list[Finding]:
+    """Kind first (KIND_ORDER), then standing (what holds before what is suggested), stable otherwise."""
+    return sorted(found, key=lambda f: (KIND_ORDER.index(f.kind), STANDINGS.index(f.standing)))
+
+
+# ---------------------------------------------------------------- reading the summary
+
+def num(x) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def overall(cell: dict, key: str) -> float | None:
+    return num((cell.get("overall") or {}).get(key))
+
+
+def users(cell: dict) -> float | None:
+    return num((cell.get("users") or {}).get("n"))
+
+
+def check(cell: dict, name: str) -> dict | None:
+    return next((c for c in cell.get("checks") or [] if c.get("name") == name), None)
+
+
+def knob(summary: dict, cell: dict, name: str) -> float | None:
+    """A server knob of a cell: its axis value, else the run's fixed knob."""
+    value = (cell.get("axes") or {}).get(name)
+    if value is None:
+        value = ((summary.get("run") or {}).get("server_knobs") or {}).get(name)
+    try:
+        return float(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def threads_max(summary: dict, cell: dict) -> tuple[float | None, str]:
+    """(Tomcat's thread pool size, how it is known): a knob, else Tomcat's default when the server reported
+    metrics (the sample server is Tomcat), else unknown."""
+    value = knob(summary, cell, TOMCAT_THREADS)
+    if value is None and num((cell.get("server") or {}).get("threads_max")) is not None:
+        return cell["server"]["threads_max"], f"the server reports threads.max = {cell['server']['threads_max']:g}"
+    if value is not None:
+        return value, f"{TOMCAT_THREADS} = {value:g}"
+    if cell.get("server"):
+        return float(TOMCAT_DEFAULT_THREADS), f"Tomcat's default {TOMCAT_DEFAULT_THREADS} threads"
+    return None, "unknown"
+
+
+def where_of(cells: list[dict]) -> tuple[tuple[str, object], ...]:
+    """Axis values every one of the cells shares, in the first cell's axis order."""
+    if not cells:
+        return ()
+    first = cells[0].get("axes") or {}
+    return tuple((k, v) for k, v in first.items() if all((c.get("axes") or {}).get(k, object()) == v for c in cells))
+
+
+def curves(summary: dict) -> list[tuple[dict, list[dict], dict | None]]:
+    """(group axes, cells sorted by N, the bounds entry of that curve) for every X(N) curve (spikes left out)."""
+    bounds = (summary.get("models") or {}).get("bounds") or []
+    out = []
+    for key, members in models.curves(summary.get("cells") or []).items():
+        group = dict(key)
+        bound = next((b for b in bounds if (b.get("group") or {}) == group
+                      and b.get("think_ms") == models.think_of(members[0])), None)
+        if bound is None:  # summaries written before bounds carried their group
+            bound = next((b for b in bounds if b.get("think_ms") == models.think_of(members[0])
+                          and not b.get("group")), None)
+        out.append((group, members, bound))
+    return out
+
+
+def group_words(group: dict) -> str:
+    """"with server.tomcat.threads.max = 10" for a curve's fixed axes ("" when the grid has one curve)."""
+    return ("with " + ", ".join(f"{k} = {v}" for k, v in group.items())) if group else ""
+
+
+def cells_words(cells: list[dict], group: dict) -> str:
+    """The cells of one curve by their N ("N = 20 and 100"), prefixed by the curve's fixed axes."""
+    ns = [f"{users(c):g}" for c in cells]
+    listed = ns[0] if len(ns) == 1 else ", ".join(ns[:-1]) + " and " + ns[-1]
+    head = group_words(group)
+    return f"N = {listed}" + (f" {head}" if head else "")
+
+
+def cell_words(cell: dict) -> str:
+    """One cell by its axis values (its id when it has none)."""
+    axes = cell.get("axes") or {}
+    return "cell " + (", ".join(f"{k} = {v}" for k, v in axes.items()) if axes else str(cell.get("id")))
+
+
+def rate(x: float | None) -> str:
+    return "no figure" if x is None else f"{x:.3g}/s" if x < 100 else f"{x:.0f}/s"
+
+
+def ms(x: float | None) -> str:
+    return "no figure" if x is None else f"{x:.3g} ms" if x < 100 else f"{x:.0f} ms"
+
+
+def pct(x: float | None) -> str:
+    return "no figure" if x is None else f"{100 * x:.2g}%" if abs(x) < 0.1 else f"{100 * x:.0f}%"
+
+
+def fields(pairs: dict) -> tuple:
+    return tuple((k, num(v) if not isinstance(v, str) else v) for k, v in pairs.items())

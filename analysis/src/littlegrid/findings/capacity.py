@@ -1,0 +1,424 @@
+"""Saturation, the bottleneck that causes it, where requests wait, and the latency knee, per X(N) curve."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from littlegrid import models
+from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
+                                      cells_words, check, curves, fields, group_words, knob, ms, num, overall,
+                                      pct, rate, threads_max, users, where_of)
+
+# Saturation: the load grew by at least LOAD_STEP while X grew by at most LEVEL_GROWTH.
+LOAD_STEP = 1.5
+LEVEL_GROWTH = 0.10
+# A lone last cell "suggests" saturation when it is this far below the contention-free line and this close to a
+# bound the grid gives (no heavier cell confirms that X stopped growing).
+KNEE_EFFICIENCY = models.KNEE_EFFICIENCY
+NEAR_BOUND = 0.9
+BUSY_SHARE = 0.9        # busy threads / threads.max at which the pool counts as full
+CPU_BUSY = 0.9          # host CPU utilisation at which the cores count as saturated
+STRETCH = 1.2           # R_server / S beyond which the service itself is slowed (contention inside)
+THROTTLE_QUEUE = 0.5    # mean throttle queue length that says requests wait at the throttle
+WAIT_SHARE = 0.10       # R − R_server above this share of R: requests wait in front of the server
+LATENCY_MARGIN = 0.10   # R above (1 + this) × max(D, N·D_max − Z) leaves its bound
+TAIL_DROP = 0.8         # Hill α at the heaviest cell below this share of the lightest's: the tail got heavier
+CONNECTION_CLASSES = ("connection_refused", "connection_reset", "connect_timeout")
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """A saturated curve: the cells from the first N where X stopped growing, and the bound it meets."""
+
+    group: dict
+    members: list
+    cells: list
+    bound: dict | None
+    standing: str
+    why: str
+
+
+def _line(bound: dict | None, cell: dict) -> float | None:
+    """The contention-free line N/(D+Z) at this cell (per second)."""
+    if bound is None or num(bound.get("d_ms")) is None:
+        return None
+    cycle = bound["d_ms"] + models.think_of(cell)
+    return 1000.0 * users(cell) / cycle if cycle > 0 else None
+
+
+def plateaus(summary: dict) -> list[Plateau]:
+    out = []
+    for group, members, bound in curves(summary):
+        if len(members) < 2:
+            continue
+        xs = [overall(c, "throughput_per_s") for c in members]
+        start = None
+        for k, c in enumerate(members):
+            later = [j for j in range(k + 1, len(members)) if users(members[j]) >= LOAD_STEP * users(c)]
+            if later and all(xs[j] <= (1 + LEVEL_GROWTH) * xs[k] for j in range(k + 1, len(members))):
+                start = k
+                break
+        if start is not None:
+            grown = members[-1]
+            why = (f"the load grew {users(grown) / users(members[start]):.3g}-fold from N = {users(members[start]):g} "
+                   f"to {users(grown):g} while X changed by {xs[-1] / xs[start] - 1:+.1%} (a level is at most "
+                   f"{LEVEL_GROWTH:+.0%} for at least {LOAD_STEP:g}× the load)")
+            out.append(Plateau(group, members, members[start:], bound, "holds", why))
+            continue
+        last, line = members[-1], _line(bound, members[-1])
+        ceiling = 1000.0 / bound["d_max_ms"] if bound and num(bound.get("d_max_ms")) else None
+        if (line and ceiling and str(bound.get("basis", "")).startswith("grid")
+                and xs[-1] < KNEE_EFFICIENCY * line and xs[-1] >= NEAR_BOUND * ceiling):
+            out.append(Plateau(group, members, [last], bound, "suggests",
+                               f"the heaviest cell is at {xs[-1] / ceiling:.0%} of the bound and "
+                               f"{xs[-1] / line:.0%} of N/(D+Z), but no heavier cell shows X staying level"))
+    return out
+
+
+def _bound_words(summary: dict, p: Plateau) -> tuple[float | None, str]:
+    """(bound per second, its name and figures) that the plateau meets."""
+    b = p.bound
+    if b is None or num(b.get("d_max_ms")) is None:
+        return None, "no bound (the summary has no bounds model)"
+    ceiling = 1000.0 / b["d_max_ms"]
+    if not str(b.get("basis", "")).startswith("grid"):
+        return ceiling, (f"1/D_max = {rate(ceiling)}, estimated from the highest X itself (the grid gives no S and "
+                         f"c), so the level is not explained by it")
+    c, s = b["d_ms"] / b["d_max_ms"], b["d_ms"]
+    k = knob(summary, p.cells[0], THROTTLE)
+    if k and k > 0 and round(c) == round(k):
+        return ceiling, f"the throttle's K/S = {k:g}/{ms(s)} = {rate(ceiling)}"
+    return ceiling, f"c/S = {c:g}/{ms(s)} = {rate(ceiling)}"
+
+
+def saturation(summary: dict, p: Plateau) -> Finding:
+    xs = [overall(c, "throughput_per_s") for c in p.cells]
+    level = sum(xs) / len(xs)
+    ceiling, bound_words = _bound_words(summary, p)
+    first = p.cells[0]
+    span = rate(min(xs)) if len(xs) == 1 or rate(min(xs)) == rate(max(xs)) else f"{rate(min(xs))}–{rate(max(xs))}"
+    statement = (f"Throughput levels off at {span} from N = {users(first):g} on ({cells_words(p.cells, p.group)}), "
+                 f"against {bound_words}.")
+    if ceiling and str((p.bound or {}).get("basis", "")).startswith("grid"):
+        statement += f" X is {level / ceiling:.0%} of that bound."
+        if level < 0.8 * ceiling:
+            statement += " Something other than the server's c servers limits it."
+    evidence = tuple(Figure("X", x, "/s", c["id"]) for x, c in zip(xs, p.cells))
+    evidence += tuple(Figure("N/(D+Z)", _line(p.bound, c), "/s", c["id"]) for c in p.cells if _line(p.bound, c))
+    return Finding("saturation", statement, p.standing, p.why, evidence,
+                   fields({"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling}),
+                   where_of(p.cells) or tuple(p.group.items()), tuple(c["id"] for c in p.cells))
+
+
+# ---------------------------------------------------------------- the bottleneck
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def bottleneck(summary: dict, p: Plateau) -> Finding:
+    """The resource that caps the plateau, from server and host evidence, in order of what explains the most:
+    a generator that did not deliver, saturated cores, a throttle's queue, a full thread pool, refused
+    connections; else unknown, naming what to measure."""
+    cells, ids = p.cells, tuple(c["id"] for c in p.cells)
+    xs = [overall(c, "throughput_per_s") for c in cells]
+    figures = {"throughput_per_s": _mean(xs), "users": users(cells[0])}
+    where = where_of(cells) or tuple(p.group.items())
+    on = cells_words(cells, p.group)
+
+    def found(resource, statement, standing, why, evidence, **extra):
+        return Finding("bottleneck", statement, standing, why, tuple(evidence),
+                       fields(figures | extra), where, ids, resource)
+
+    failed = [(c, k) for c in cells for k in ("workload", "think_time", "generator_sizing")
+              if (check(c, k) or {}).get("passed") is False]
+    if failed:
+        c, k = failed[0]
+        return found("generator", f"The generator, not the server, may set X = {rate(_mean(xs))} at {on}: the "
+                     f"{k} check fails in {cell_words(c)} ({check(c, k).get('explanation')})", "holds",
+                     "a failed workload-fidelity check means the load asked for was not put on",
+                     [Figure(f"{k} relative error", num(check(c, k).get("rel_error")), "", c["id"]) for c, k in failed])
+
+    servers = [c.get("server") or {} for c in cells]
+    hosts = [c.get("host") or {} for c in cells]
+    busy = [num(s.get("busy_threads_mean")) for s in servers]
+    cpu = _mean([num(h.get("cpu_util_mean")) for h in hosts])
+    r_server = _mean([num(s.get("service_mean_ms")) for s in servers])
+    s_grid = num((p.bound or {}).get("d_ms")) if str((p.bound or {}).get("basis", "")).startswith("grid") else None
+    stretched = r_server is not None and s_grid is not None and r_server > STRETCH * s_grid
+    pool = [threads_max(summary, c) for c in cells]
+    full = [b is not None and t is not None and b >= BUSY_SHARE * t for b, (t, _) in zip(busy, pool)]
+    cores = num(((summary.get("run") or {}).get("host") or {}).get("cpus"))
+
+    if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched):
+        x = _mean(xs)
+        demand = 1000.0 * cpu * cores / x if cores and x else None
+        text = (f"The host's CPU caps X = {rate(x)} at {on}: it is {pct(cpu)} busy")
+        if demand:
+            text += (f"; by the demand law U = X·D each request costs D = {cpu:.2f} × {cores:g} cores / {rate(x)} = "
+                     f"{demand:.3g} core-ms, so the cores allow at most {rate(cores * 1000.0 / demand)}")
+        text += "." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
+        return found("cpu", text, "holds",
+                     "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
+                     "own share is not separated", [Figure("host CPU utilisation", num(h.get("cpu_util_mean")), "",
+                                                           c["id"]) for c, h in zip(cells, hosts)],
+                     cpu_util=cpu, demand_core_ms=demand)
+
+    queue = [num(s.get("throttle_queue_mean")) for s in servers]
+    k = knob(summary, cells[0], THROTTLE)
+    if k and k > 0 and all(q is not None and q >= THROTTLE_QUEUE for q in queue):
+        waits = [num(s.get("throttle_wait_ms")) for s in servers]
+        return found("throttle", f"The throttle (K = {k:g}) caps X = {rate(_mean(xs))} at {on}: on average "
+                     f"{_mean(queue):.3g} requests wait in its queue, {ms(_mean(waits))} each.", "holds",
+                     "the throttle's queue is never empty while X stays level",
+                     [Figure("throttle queue", q, "requests", c["id"]) for q, c in zip(queue, cells)],
+                     throttle_queue=_mean(queue), throttle_k=k)
+
+    seen = [f for f, b in zip(full, busy) if b is not None]
+    if seen and all(seen):
+        t, how = pool[0]
+        blind = [c for c, b in zip(cells, busy) if b is None]
+        busy_words = ", ".join(f"{b:.3g} at N = {users(c):g}" for b, c in zip(busy, cells) if b is not None)
+        return found("thread_pool", f"Tomcat's thread pool caps X = {rate(_mean(xs))} at {on}: of its {t:g} "
+                     f"threads ({how}) {busy_words} are busy on average."
+                     + (f" At N = {', '.join(f'{users(c):g}' for c in blind)} the server metrics are missing "
+                        f"({_no_metrics(blind[0])}); X there is the same level." if blind else ""), "holds",
+                     f"busy threads at least {BUSY_SHARE:.0%} of threads.max while X stays level" +
+                     ("" if cpu is None else f"; host CPU {pct(cpu)}, not saturated" if cpu < CPU_BUSY
+                      else f"; host CPU {pct(cpu)} too, but R_server = {ms(r_server)} is the service time "
+                           f"S = {ms(s_grid)}, so the threads are not slowed by the cores"),
+                     [Figure("busy threads", b, "threads", c["id"]) for b, c in zip(busy, cells)],
+                     busy_threads=_mean(busy), threads_max=t)
+
+    connection = {c["id"]: sum(((c.get("overall") or {}).get("errors_by_class") or {}).get(k, 0)
+                               for k in CONNECTION_CLASSES) for c in cells}
+    if any(connection.values()):
+        return connections_finding(summary, [c for c in cells if connection[c["id"]]], p.group, figures)
+
+    missing = [c for c, s in zip(cells, servers) if num(s.get("busy_threads_mean")) is None]
+    t, how = pool[0]
+    ceiling = 1000.0 / p.bound["d_max_ms"] if p.bound and num(p.bound.get("d_max_ms")) else None
+    c_grid = p.bound["d_ms"] / p.bound["d_max_ms"] if s_grid is not None and ceiling else None
+    if missing and t is not None and c_grid is not None and abs(_mean(xs) / ceiling - 1) <= 0.1 \
+            and round(c_grid) == round(t):
+        return found("thread_pool", f"Tomcat's thread pool probably caps X = {rate(_mean(xs))} at {on}: X is "
+                     f"{_mean(xs) / ceiling:.0%} of c/S with c = {how}; cannot confirm busy threads: no server "
+                     f"metrics in {', '.join(cell_words(c) for c in missing)} ({_no_metrics(missing[0])}).",
+                     "suggests",
+                     "X matches the thread pool's c/S, but the server's busy-thread count is missing",
+                     [Figure("X", x, "/s", c["id"]) for x, c in zip(xs, cells)], bound_per_s=ceiling)
+    absent = []
+    if missing:
+        absent.append("server metrics (busy threads, in-flight, throttle queue)")
+    if cpu is None:
+        absent.append("host CPU")
+    what = "; ".join(absent) if absent else "the figures present (busy threads, CPU, queues) name no resource"
+    return found("unknown", f"X stays level at {rate(_mean(xs))} at {on}, and cannot tell what caps it: "
+                 f"{what}. Measure next: busy threads vs threads.max, host CPU, the throttle queue, connection "
+                 f"errors by class, and the generator's own CPU.", "cannot tell",
+                 "saturated, but no evidence names a resource",
+                 [Figure("X", x, "/s", c["id"]) for x, c in zip(xs, cells)])
+
+
+def _no_metrics(cell: dict) -> str:
+    """Why a cell has no server figures, as the summary says it."""
+    s = cell.get("server") or {}
+    if s.get("in_front_reason"):
+        return str(s["in_front_reason"])
+    if s.get("failed_scrapes"):
+        return f"{s['failed_scrapes']} scrapes failed"
+    return "no server-metrics readings in the window" if cell.get("server") is not None else "no server metrics"
+
+
+def connections_finding(summary: dict, cells: list[dict], group: dict, figures: dict) -> Finding:
+    """Requests refused or reset at the connection level, against max-connections + accept-count."""
+    by_class = {}
+    for c in cells:
+        for k in CONNECTION_CLASSES:
+            by_class[k] = by_class.get(k, 0) + (((c.get("overall") or {}).get("errors_by_class") or {}).get(k) or 0)
+    total = sum(by_class.values())
+    count = sum((c.get("overall") or {}).get("count") or 0 for c in cells)
+    limit_words, limit = "", None
+    mc, ac = knob(summary, cells[0], MAX_CONNECTIONS), knob(summary, cells[0], ACCEPT_COUNT)
+    if mc is not None and ac is not None:
+        limit = mc + ac
+        limit_words = (f"; the server takes at most max-connections + accept-count = {mc:g} + {ac:g} = {limit:g} "
+                       f"connections at once")
+    classes = ", ".join(f"{k} {v}" for k, v in by_class.items() if v)
+    figures = dict(figures) | {"connection_errors": total, "requests": count, "connection_limit": limit}
+    over = limit is None or all(users(c) > limit for c in cells)
+    return Finding("bottleneck", f"Connections are the limit at {cells_words(cells, group)}: {total} of {count} "
+                   f"requests failed to connect or were dropped ({classes}){limit_words}.",
+                   "holds" if over else "suggests",
+                   "connection-level failures by class" + ("" if over else f", though N is not above {limit:g}"),
+                   tuple(Figure("connection errors", sum((((c.get("overall") or {}).get("errors_by_class") or {})
+                                                          .get(k) or 0) for k in CONNECTION_CLASSES), "", c["id"])
+                         for c in cells),
+                   fields(figures), where_of(cells), tuple(c["id"] for c in cells), "connections")
+
+
+def connection_findings(summary: dict, covered: set) -> list[Finding]:
+    """Connection failures in cells no plateau covers (a spike has no curve): one finding per curve or spike
+    group. `covered`: cell ids already explained by a plateau's bottleneck."""
+    groups: dict = {}
+    for c in summary.get("cells") or []:
+        if c["id"] in covered or not (c.get("overall") or {}).get("errors_by_class"):
+            continue
+        if any(((c["overall"]["errors_by_class"]).get(k) or 0) for k in CONNECTION_CLASSES):
+            groups.setdefault(models.group_key(c.get("axes") or {}), []).append(c)
+    out = []
+    for key, cells in groups.items():
+        cells.sort(key=lambda c: users(c) or 0)
+        out.append(connections_finding(summary, cells, dict(key),
+                                       {"throughput_per_s": _mean([overall(c, "throughput_per_s") for c in cells]),
+                                        "users": users(cells[0])}))
+    return out
+
+
+# ---------------------------------------------------------------- where requests wait
+
+def _in_front(cell: dict) -> tuple[float | None, float | None]:
+    """(users waiting in front of the server, ms each waits there): N − L_server and R − R_server; the summary's
+    own figures when it carries them."""
+    s = cell.get("server") or {}
+    waiting = num(s.get("waiting_in_front"))
+    wait_ms = num(s.get("wait_in_front_ms"))
+    if waiting is None and num(s.get("in_flight_mean")) is not None and users(cell) is not None:
+        waiting = users(cell) - s["in_flight_mean"]
+    if wait_ms is None:
+        wait_ms = num(s.get("client_minus_server_ms"))
+        if wait_ms is None and num(s.get("service_mean_ms")) is not None and overall(cell, "mean_ms") is not None:
+            wait_ms = overall(cell, "mean_ms") - s["service_mean_ms"]
+    return waiting, wait_ms
+
+
+def waiting(summary: dict, saturated: set) -> list[Finding]:
+    """Per curve: the cells where a share of R is spent in front of the server (the accept queue, connection
+    set-up); a saturated curve without server figures gets a "cannot tell"."""
+    out = []
+    for group, members, _ in curves(summary):
+        queued, blind = [], []
+        for c in members:
+            n_front, w = _in_front(c)
+            r = overall(c, "mean_ms")
+            if n_front is None or w is None:
+                if c["id"] in saturated:
+                    blind.append(c)
+                continue
+            if r and w > WAIT_SHARE * r and n_front >= 1:
+                queued.append((c, n_front, w, r))
+        if queued:
+            parts = [f"at N = {users(c):g}, {n:.3g} of {users(c):g} users wait in front of the server "
+                     f"{ms(w)} of R = {ms(r)} ({w / r:.0%}; L_server = {users(c) - n:.3g}, R_server = {ms(r - w)})"
+                     for c, n, w, r in queued]
+            head = group_words(group)
+            statement = ("Requests queue in front of the server" + (f" {head}" if head else "") + ": "
+                         + "; ".join(parts) + ".")
+            evidence = []
+            for c, n, w, _ in queued:
+                evidence += [Figure("N − L_server", n, "users", c["id"]), Figure("R − R_server", w, "ms", c["id"])]
+            cells = [c for c, *_ in queued]
+            heaviest = queued[-1]
+            out.append(Finding("waiting", statement, "holds",
+                               f"R − R_server above {WAIT_SHARE:.0%} of R and at least one user outside the server",
+                               tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
+                                                        "users": users(heaviest[0])}),
+                               where_of(cells) or tuple(group.items()), tuple(c["id"] for c in cells)))
+        if blind:
+            out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, group)}: no "
+                               f"server metrics ({_no_metrics(blind[0])}).", "cannot tell",
+                               "no server metrics in the saturated cells", (), (),
+                               where_of(blind) or tuple(group.items()), tuple(c["id"] for c in blind)))
+    return out
+
+
+# ---------------------------------------------------------------- the latency knee
+
+def knees(summary: dict) -> list[Finding]:
+    """Per curve with bounds: where R leaves max(D, N·D_max − Z) by more than LATENCY_MARGIN, beside N*, and
+    whether the tail grows heavier past it."""
+    out = []
+    for group, members, bound in curves(summary):
+        if bound is None or len(members) < 2 or num(bound.get("n_star")) is None:
+            continue
+        points = {p.get("users"): p.get("r_lower_ms") for p in bound.get("points") or []}
+        ratios = [(c, overall(c, "mean_ms"), num(points.get(users(c)))) for c in members]
+        ratios = [(c, r, lo) for c, r, lo in ratios if r is not None and lo]
+        if len(ratios) < 2:
+            continue
+        n_star = bound["n_star"]
+        leaving = next(((c, r, lo) for c, r, lo in ratios if r > (1 + LATENCY_MARGIN) * lo), None)
+        worst = max(ratios, key=lambda t: t[1] / t[2])
+        head = group_words(group)
+        at = f" {head}" if head else ""
+        if leaving:
+            c, r, lo = leaving
+            statement = (f"Response time leaves its lower bound{at} at N = {users(c):g}: R = {ms(r)} against "
+                         f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%}); "
+                         f"the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
+        else:
+            statement = (f"Response time stays within {LATENCY_MARGIN:.0%} of its lower bound max(D, N·D_max − Z) "
+                         f"at every N measured{at} (N = {users(members[0]):g}–{users(members[-1]):g}; at most "
+                         f"+{worst[1] / worst[2] - 1:.0%}, at N = {users(worst[0]):g}): queueing adds what the "
+                         f"bounds predict and no more; N* = (D+Z)/D_max = {n_star:.3g}.")
+        tail = _tail_words(members, n_star)
+        evidence = tuple(Figure("R", r, "ms", c["id"]) for c, r, _ in ratios) + \
+            tuple(Figure("R lower bound", lo, "ms", c["id"]) for c, _, lo in ratios)
+        basis = str(bound.get("basis") or "")
+        standing = "holds" if basis.startswith("grid") else "suggests"
+        why = (f"bounds from {basis}" if standing == "holds"
+               else f"bounds {basis}: D and D_max are estimates from the same cells")
+        out.append(Finding("knee", statement + (" " + tail[0] if tail else ""), standing, why,
+                           evidence + (tail[1] if tail else ()),
+                           fields({"n_star": n_star, "users": users(leaving[0]) if leaving else None,
+                                   "margin": LATENCY_MARGIN}),
+                           tuple(group.items()), tuple(c["id"] for c in members)))
+    return out
+
+
+def _tail_words(members: list[dict], n_star: float):
+    """A sentence on the tail past the knee, from the lightest cell to those beyond N*: Hill α falling below
+    TAIL_DROP of the lightest's, or the tail verdict turning heavier than exponential. Both are stated with their
+    figures; "heavier" is claimed only when neither contradicts it."""
+    tails = [(c, (c.get("overall") or {}).get("tail") or {}) for c in members]
+    tails = [(c, t) for c, t in tails if num(t.get("hill_alpha")) is not None]
+    beyond = [(c, t) for c, t in tails if users(c) > 1.05 * n_star]
+    if len(tails) < 2 or not beyond or tails[0] in beyond:
+        return None
+    c0, t0 = tails[0]
+    alphas = ", ".join(f"{t['hill_alpha']:.3g} at N = {users(c):g}" for c, t in [tails[0], *beyond])
+    heavy = [c for c, t in beyond if str(t.get("verdict", "")).startswith("heavier")]
+    falling = [c for c, t in beyond if t["hill_alpha"] < TAIL_DROP * t0["hill_alpha"]]
+    rising = [c for c, t in beyond if t["hill_alpha"] > t0["hill_alpha"] / TAIL_DROP]
+    figures = tuple(Figure("Hill alpha", t["hill_alpha"], "", c["id"]) for c, t in [tails[0], *beyond])
+    heavy_words = f"the tail verdict is heavier than exponential at N = {', '.join(f'{users(c):g}' for c in heavy)}"
+    if (heavy or falling) and not rising:
+        return (f"Past the knee the tail grows heavier: Hill α {alphas}"
+                + (f"; {heavy_words}" if heavy else "") + ".", figures)
+    if heavy:
+        return (f"Past the knee the tail is mixed: {heavy_words} (a few outliers), while Hill α {alphas} says "
+                f"the bulk of the tail got lighter.", figures)
+    return (f"Past the knee the tail does not grow heavier: Hill α {alphas}.", figures)
+
+
+def scaling(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
+    """A curve that did not saturate: X kept growing with N (so no saturation is claimed for it)."""
+    out = []
+    for group, members, bound in curves(summary):
+        if group in saturated_groups or len(members) < 2:
+            continue
+        last = members[-1]
+        line = _line(bound, last)
+        x = overall(last, "throughput_per_s")
+        if line is None or x is None:
+            continue
+        head = group_words(group)
+        out.append(Finding("scaling", f"No saturation{(' ' + head) if head else ''}: X grows with N up to "
+                           f"N = {users(last):g}, where X = {rate(x)} is {x / line:.0%} of the contention-free "
+                           f"N/(D+Z) = {rate(line)}.", "holds",
+                           f"no load step of {LOAD_STEP:g}× left X within {LEVEL_GROWTH:+.0%}",
+                           tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c["id"]) for c in members),
+                           fields({"users": users(last), "throughput_per_s": x, "line_per_s": line}),
+                           tuple(group.items()), tuple(c["id"] for c in members)))
+    return out
