@@ -1,5 +1,6 @@
 """`littlegrid analyze`: a run folder or JTL files in, summary.json (statistics, law checks, models) out."""
 
+import functools
 import importlib.util
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -13,6 +14,7 @@ from littlegrid import findings, laws, models, server_metrics, summary
 from littlegrid.error_classes import classify
 from littlegrid.findings import expect
 from littlegrid.int_sort import sort_ints
+from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.series import time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
 from littlegrid.think_time import realised_gaps, think_time_stats, thread_keys
@@ -42,6 +44,7 @@ def add_arguments(parser) -> None:
                         "(default: the cell's cooldown_s, else 0)")
     parser.add_argument("--by-label", action="store_true", help="also compute the statistics per label")
     parser.add_argument("--force", action="store_true", help="overwrite FILE even if it is not a littlegrid summary")
+    add_reader_arguments(parser)
 
 
 def _threads_of_open_plan(cell, n):
@@ -105,7 +108,8 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
                                           think["sd_ms"], think["gaps"])]
     srv = entry["server"]
     if srv is not None:
-        srv["client_minus_server_ms"] = r - srv["service_mean_ms"] if srv["service_mean_ms"] is not None else None
+        srv.update(server_metrics.in_front_of_server(x, r, srv, steady=not spike))
+        srv["client_minus_server_ms"] = srv["wait_in_front_ms"]  # the older name of the same figure
     if srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
         checks.append(laws.server_little(cell.id, srv["in_flight_mean"], srv["in_flight_se"],
                                          srv["throughput_per_s"], srv["service_mean_ms"], srv["in_flight_source"],
@@ -251,14 +255,18 @@ def _evaluate_criteria(criteria, result: dict) -> list:
     return evaluate(list(criteria), result)
 
 
-def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, tolerances=None, read_jtl=None) -> dict:
+def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, tolerances=None, read_jtl=None,
+            read_options=None) -> dict:
     """The summary (contract §5) of a run folder or JTL files; nothing is written.
 
     slo: latency objectives for the capacity table, as (percentile, ms) pairs or criterion strings; default:
     the grid's unscoped latency criteria. tolerances: overrides on top of the grid's [tolerances].
+    read_options: read_jtl keywords for every JTL (littlegrid.jtl_options: --columns, --jmeter-properties...).
     """
     if read_jtl is None:
         from littlegrid.jtl import read_jtl
+    if read_options:
+        read_jtl = functools.partial(read_jtl, **read_options)
     for name, value in (("--warmup", warmup_s), ("--cooldown", cooldown_s)):
         if value is not None and value < 0:
             raise UserError(f"{name} {value:g}: must be 0 or more seconds")
@@ -311,7 +319,8 @@ def _refuse_foreign(path: Path) -> None:
 
 
 def main(args) -> int:
-    result = analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown, by_label=args.by_label)
+    result = analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown, by_label=args.by_label,
+                     read_options=reader_options(args))
     failed = [c for e in result["cells"] for c in e["checks"] if c["passed"] is False] + \
              [c for c in result["checks"] if c["passed"] is False]
     if args.json == "-":

@@ -51,12 +51,14 @@ def run_cell(
     remote_hosts: list[str] | None = None,
     heap: str = "1g",
     metrics_url: str | None = None,
+    connector_port: int | None = None,
     on_progress: Callable[[Live, float], None] | None = None,
 ) -> CellOutcome:
     """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, the two metrics CSVs).
 
     On Ctrl-C/SIGTERM JMeter's process group is stopped and `Interrupted` propagates after the metrics files
-    are closed; the caller records the cell as incomplete.
+    are closed; the caller records the cell as incomplete. `connector_port` is the port under test: the Tomcat
+    series of other connectors in the scrape are left out.
     """
     started, t0 = rf.utc_now(), time.monotonic()
     # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
@@ -66,7 +68,8 @@ def run_cell(
                          remote_hosts=remote_hosts or None, heap=heap, remote_exit=False)
     live = Live()
     tail: deque[str] = deque(maxlen=20)
-    with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url), \
+    with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url,
+                        connector_port=connector_port), \
             out.open("w", encoding="utf-8") as console:
         # cwd = the cell's folder: anything JMeter writes relative to its working directory stays in the run folder.
         process = spawn(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

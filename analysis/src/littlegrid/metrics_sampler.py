@@ -15,7 +15,7 @@ from littlegrid.host_metrics import COLUMNS as HOST_COLUMNS
 from littlegrid.host_metrics import HostSampler
 
 SERVER_COLUMNS = ["time_ms", "busy_threads", "connections", "in_flight", "throttle_queue",
-                  "requests_total", "service_seconds_total", "in_flight_seconds_total"]
+                  "requests_total", "service_seconds_total", "in_flight_seconds_total", "threads_max"]
 
 # CSV column -> Prometheus metric (docs/contracts.md §6); series of one metric are summed over their labels.
 SERVER_METRICS = {
@@ -26,7 +26,11 @@ SERVER_METRICS = {
     "requests_total": "littlegrid_service_seconds_count",
     "service_seconds_total": "littlegrid_service_seconds_sum",
     "in_flight_seconds_total": "littlegrid_in_flight_seconds_total",
+    "threads_max": "tomcat_threads_config_max_threads",
 }
+# Tomcat names a connector <protocol>-<io>-[<address>-]<port> (http-nio-8080, http-nio-127.0.0.1-8080,
+# http-nio-auto-1-34567): its port is the last field.
+_CONNECTOR_PORT = re.compile(r"-(\d+)$")
 
 _SAMPLE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s+(\S+)(?:\s+-?\d+)?\s*$")
 _LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
@@ -53,17 +57,27 @@ def parse_prometheus(text: str) -> list[tuple[str, dict, float]]:
     return samples
 
 
-def server_row(text: str) -> dict:
+def server_row(text: str, connector_port: int | None = None) -> dict:
     """The server-metrics CSV columns from one scrape; a metric the server does not expose stays empty.
 
     The scrape itself is not application load: series labelled with an /actuator endpoint are left out.
+    With `connector_port`, Tomcat series are those of the connector on that port only (the one under test):
+    a management connector on another port, should the server publish it, would add its own threads.
     """
     totals: dict[str, float] = {}
     for name, labels, value in parse_prometheus(text):
         if labels.get("endpoint", labels.get("uri", "")).startswith("/actuator") or math.isnan(value):
             continue
+        if connector_port is not None and name.startswith("tomcat_") and not _on_port(labels, connector_port):
+            continue
         totals[name] = totals.get(name, 0.0) + value
     return {column: _number(totals.get(metric)) for column, metric in SERVER_METRICS.items()}
+
+
+def _on_port(labels: dict, port: int) -> bool:
+    """True for a series of the connector on `port`, and for a series that names no connector."""
+    m = _CONNECTOR_PORT.search(labels.get("name", ""))
+    return m is None or int(m.group(1)) == port
 
 
 def _number(value: float | None):
@@ -77,11 +91,14 @@ class MetricsSampler:
 
     `metrics_url` None (no server of ours) writes a server-metrics.csv with its header only.
     A failed scrape writes a row with the time and empty values, so gaps stay visible.
+    `connector_port`: the port under test, whose Tomcat connector the busy-thread and connection columns describe.
     """
 
-    def __init__(self, server_csv: Path, host_csv: Path, metrics_url: str | None, interval_s: float = 1.0):
+    def __init__(self, server_csv: Path, host_csv: Path, metrics_url: str | None, interval_s: float = 1.0,
+                 connector_port: int | None = None):
         self.server_csv, self.host_csv = server_csv, host_csv
         self.metrics_url = metrics_url
+        self.connector_port = connector_port
         self.interval_s = interval_s
         self.failed_scrapes = 0
         self._stop = threading.Event()
@@ -123,7 +140,7 @@ class MetricsSampler:
             row = {"time_ms": int(time.time() * 1000)}
             try:
                 with urllib.request.urlopen(self.metrics_url, timeout=0.8) as r:
-                    row.update(server_row(r.read().decode("utf-8", errors="replace")))
+                    row.update(server_row(r.read().decode("utf-8", errors="replace"), self.connector_port))
             except (urllib.error.URLError, OSError, ValueError):
                 self.failed_scrapes += 1
             self._server_writer.writerow(row)

@@ -20,7 +20,7 @@ from littlegrid.grid_file import load_grid
 from littlegrid.jmeter import JMeter, find_jmeter, java_version
 from littlegrid.plan_properties import save_service_properties, workload_of
 from littlegrid.progress import Clock, Live, hms
-from littlegrid.sample_server import SampleServer, find_server_jar, port_is_busy
+from littlegrid.sample_server import PORT_KNOBS, SampleServer, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
 
 HELP = "run a grid file: JMeter once per cell, server and host metrics beside each, into reports/<run-id>/"
@@ -92,6 +92,7 @@ class _Run:
         self.resumed = resumed
         self.server: SampleServer | None = None
         self.server_port = grid.server.port if grid.server else None
+        self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
         self.tty = sys.stdout.isatty()
 
     def execute(self) -> Path:
@@ -166,9 +167,9 @@ class _Run:
         spec = self.grid.server
         t = time.monotonic()
         print(f"sample server: starting with {_knob_text(knobs)}", flush=True)
-        server = SampleServer(knobs, port=self.server_port, log=self.folder.server_log, heap=spec.heap,
-                              ready_timeout_s=spec.ready_timeout_s)
-        self.server_port = server.port  # keep one port for the whole run
+        server = SampleServer(knobs, port=self.server_port, management_port=self.management_port,
+                              log=self.folder.server_log, heap=spec.heap, ready_timeout_s=spec.ready_timeout_s)
+        self.server_port, self.management_port = server.port, server.management_port  # kept for the whole run
         self.server = server  # before start(): a Ctrl-C while it boots must still stop it
         server.start()
         clock.server_started(time.monotonic() - t)
@@ -199,7 +200,8 @@ class _Run:
         try:
             outcome = run_cell(self.jmeter, grid.plan, folder, properties, duration_s=grid.timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
-                               metrics_url=f"{self.server.base_url}/actuator/prometheus" if self.server else None,
+                               metrics_url=self.server.metrics_url if self.server else None,
+                               connector_port=self.server.port if self.server else None,
                                on_progress=show)
         except Interrupted as e:
             self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
@@ -323,7 +325,7 @@ def _number_or_text(text: str | None):
 
 
 def _spring_knobs(knobs: dict) -> dict:
-    return {k: v for k, v in knobs.items() if k != "server.port"}
+    return {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
 
 
 def _knob_text(knobs: dict) -> str:

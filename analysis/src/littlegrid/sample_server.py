@@ -17,6 +17,8 @@ from littlegrid.processes import spawn
 from littlegrid.usererror import UserError
 
 JAR_RELATIVE = Path("server/target/littlegrid-server.jar")
+# Knobs that are ports: the runner chooses them (free unless given) and keeps them for the whole run.
+PORT_KNOBS = ("server.port", "management.server.port")
 
 
 def find_server_jar(root: Path | None = None) -> Path:
@@ -50,6 +52,10 @@ class SampleServer:
 
     Knobs are Spring properties (`server.tomcat.threads.max`, `littlegrid.throttle.max-concurrent`, ...),
     passed as `--name=value`. The server is stopped (SIGTERM, then SIGKILL) when the block exits.
+
+    The actuator (health, metrics) answers on its own port, `management_port`: Spring Boot then serves it from
+    a second Tomcat with its own connector and threads, so a health check or a 1 Hz scrape never queues
+    behind the load in the pool under test (with 10 threads and 100 users it would time out).
     """
 
     def __init__(
@@ -57,13 +63,16 @@ class SampleServer:
         knobs: dict | None = None,
         *,
         port: int | None = None,
+        management_port: int | None = None,
         jar: Path | None = None,
         log: Path | None = None,
         heap: str = "512m",
         ready_timeout_s: float = 60.0,
     ):
-        self.knobs = {k: v for k, v in (knobs or {}).items() if k != "server.port"}
-        self.port = int(port or (knobs or {}).get("server.port") or free_port())
+        knobs = knobs or {}
+        self.knobs = {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
+        self.port = int(port or knobs.get("server.port") or free_port())
+        self.management_port = int(management_port or knobs.get("management.server.port") or free_port())
         self.jar = jar or find_server_jar()
         self.log = log
         self.heap = heap
@@ -75,14 +84,24 @@ class SampleServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def management_url(self) -> str:
+        return f"http://127.0.0.1:{self.management_port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"{self.management_url}/actuator/prometheus"
+
     def command(self) -> list[str]:
         cmd = ["java", f"-Xmx{self.heap}", "-jar", str(self.jar), f"--server.port={self.port}",
-               "--server.address=127.0.0.1"]
+               "--server.address=127.0.0.1", f"--management.server.port={self.management_port}",
+               "--management.server.address=127.0.0.1"]
         return cmd + [f"--{k}={_spring_value(v)}" for k, v in self.knobs.items()]
 
     def start(self) -> "SampleServer":
-        if port_is_busy(self.port):
-            raise UserError(f"sample server: port {self.port} on 127.0.0.1 is already in use")
+        for what, port in (("port", self.port), ("management port", self.management_port)):
+            if port_is_busy(port):
+                raise UserError(f"sample server: {what} {port} on 127.0.0.1 is already in use")
         out = subprocess.DEVNULL
         if self.log is not None:
             self._log_file = open(self.log, "ab")
@@ -104,17 +123,17 @@ class SampleServer:
                 return
             time.sleep(0.25)
         self.stop()
-        raise UserError(f"sample server: not ready within {self.ready_timeout_s:.0f} s at {self.base_url}/actuator/health")
+        raise UserError(f"sample server: not ready within {self.ready_timeout_s:.0f} s at {self.management_url}/actuator/health")
 
     def health(self) -> str | None:
         try:
-            with urllib.request.urlopen(f"{self.base_url}/actuator/health", timeout=2) as r:
+            with urllib.request.urlopen(f"{self.management_url}/actuator/health", timeout=2) as r:
                 return json.loads(r.read().decode("utf-8")).get("status")
         except (urllib.error.URLError, OSError, ValueError):
             return None
 
     def metrics_text(self, timeout: float = 2.0) -> str:
-        with urllib.request.urlopen(f"{self.base_url}/actuator/prometheus", timeout=timeout) as r:
+        with urllib.request.urlopen(self.metrics_url, timeout=timeout) as r:
             return r.read().decode("utf-8")
 
     def stop(self, grace_s: float = 10.0) -> None:

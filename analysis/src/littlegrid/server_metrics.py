@@ -58,13 +58,19 @@ def server_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | N
     L_server comes from the counter in_flight_seconds_total when the server provides it (its increase over
     the window divided by the elapsed time is the exact time-average), else from the 1 Hz in_flight samples.
     service_mean_ms and throughput_per_s come from the cumulative request and service-time counters.
+    A failed scrape is a row with its time and no values: it counts in failed_scrapes, not in readings.
     """
     if frame is None:
         return None
     rows = _in_window(frame, window)
     if rows.empty:
         return None
-    out = {"readings": int(len(rows)), "in_flight_mean": None, "in_flight_source": None, "in_flight_se": None,
+    answered = rows.drop(columns="time_ms").notna().any(axis=1).to_numpy()
+    threads_max = rows["threads_max"].max() if "threads_max" in rows.columns else None
+    out = {"readings": int(answered.sum()), "failed_scrapes": int((~answered).sum()),
+           "longest_gap_s": longest_gap_s(rows["time_ms"].to_numpy()[answered], window),
+           "threads_max": None if threads_max is None or pd.isna(threads_max) else int(threads_max),
+           "in_flight_mean": None, "in_flight_source": None, "in_flight_se": None,
            "in_flight_sampled_mean": _mean(rows, "in_flight"), "busy_threads_mean": _mean(rows, "busy_threads"),
            "connections_mean": _mean(rows, "connections"), "throttle_queue_mean": _mean(rows, "throttle_queue"),
            "service_mean_ms": None, "throughput_per_s": None}
@@ -85,6 +91,42 @@ def server_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | N
         if service is not None and requests[0] > 0:
             out["service_mean_ms"] = 1000.0 * service[0] / requests[0]
     out.update(throttle_split(out["throttle_queue_mean"], out["throughput_per_s"], out["service_mean_ms"]))
+    return out
+
+
+def longest_gap_s(times_ms, window: SteadyWindow) -> float:
+    """The longest stretch of the window without a server reading (its edges count): 1 s at 1 Hz, all of it with none."""
+    edges = np.concatenate(([window.start_ms], np.sort(np.asarray(times_ms, dtype=float)), [window.end_ms]))
+    return float(np.diff(edges).max()) / 1000.0
+
+
+def in_front_of_server(x_per_s: float | None, r_ms: float | None, server: dict, steady: bool = True) -> dict:
+    """Where the requests the server does not hold wait, by Little's law at two boundaries.
+
+    The client's boundary holds X·R requests (sent, not yet answered; N when there is no think time), the
+    server's L_server of them; the rest, waiting_in_front = X·R − L_server, are in front of the service:
+    in Tomcat's accept queue and connection backlog before a worker takes them, on the network or in the
+    client. Per request that is wait_in_front_ms = R − R_server. in_front_reason says why a figure is absent.
+    """
+    out = {"client_in_flight": None, "waiting_in_front": None, "wait_in_front_ms": None, "in_front_reason": None}
+    if not steady:
+        out["in_front_reason"] = "a spike has no steady state to apply Little's law to"
+        return out
+    if x_per_s is not None and r_ms is not None:
+        out["client_in_flight"] = x_per_s * r_ms / 1000.0
+    l_server, r_server = server.get("in_flight_mean"), server.get("service_mean_ms")
+    if r_ms is not None and r_server is not None:
+        out["wait_in_front_ms"] = r_ms - r_server
+    if out["client_in_flight"] is not None and l_server is not None:
+        out["waiting_in_front"] = out["client_in_flight"] - l_server
+    missing = [what for what, value in (("in-flight (L_server)", l_server), ("service-time (R_server)", r_server))
+               if value is None]
+    if missing:
+        failed = server.get("failed_scrapes") or 0
+        out["in_front_reason"] = (f"the server metrics lack {' and '.join(missing)} in the window"
+                                  + (f" ({failed} of {failed + server.get('readings', 0)} scrapes failed)" if failed else ""))
+    elif out["client_in_flight"] is None:
+        out["in_front_reason"] = "the cell has no client throughput or response time"
     return out
 
 

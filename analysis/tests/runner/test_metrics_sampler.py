@@ -13,6 +13,7 @@ SCRAPE = """# HELP tomcat_threads_busy_threads
 # TYPE tomcat_threads_busy_threads gauge
 tomcat_threads_busy_threads{name="http-nio-127.0.0.1-8080"} 3.0
 tomcat_connections_current_connections{name="http-nio-127.0.0.1-8080"} 12.0
+tomcat_threads_config_max_threads{name="http-nio-127.0.0.1-8080"} 10.0
 littlegrid_in_flight_requests 2.0
 littlegrid_in_flight_seconds_total 41.25
 littlegrid_throttle_queue_length 0.0
@@ -38,7 +39,41 @@ def test_the_text_format_gives_names_labels_and_values_and_skips_what_it_cannot_
 def test_a_server_row_sums_series_over_labels_and_leaves_the_scrape_itself_out():
     row = server_row(SCRAPE)
     assert row == {"busy_threads": 3, "connections": 12, "in_flight": 2, "throttle_queue": 0,
-                   "requests_total": 1500, "service_seconds_total": 30.5, "in_flight_seconds_total": 41.25}
+                   "requests_total": 1500, "service_seconds_total": 30.5, "in_flight_seconds_total": 41.25,
+                   "threads_max": 10}
+
+
+# The application's connector (under test, saturated) and a management connector that a server might also
+# publish: only the first describes the pool under test.
+TWO_CONNECTORS = """tomcat_threads_busy_threads{name="http-nio-127.0.0.1-8080"} 10.0
+tomcat_threads_config_max_threads{name="http-nio-127.0.0.1-8080"} 10.0
+tomcat_connections_current_connections{name="http-nio-127.0.0.1-8080"} 100.0
+tomcat_threads_busy_threads{name="http-nio-127.0.0.1-8081"} 1.0
+tomcat_threads_config_max_threads{name="http-nio-127.0.0.1-8081"} 200.0
+tomcat_connections_current_connections{name="http-nio-127.0.0.1-8081"} 1.0
+tomcat_servlet_request_seconds_count{name="dispatcherServlet"} 5.0
+littlegrid_in_flight_requests 10.0
+"""
+
+
+def test_with_the_port_under_test_the_tomcat_columns_are_that_connectors_only():
+    row = server_row(TWO_CONNECTORS, connector_port=8080)
+    assert (row["busy_threads"], row["threads_max"], row["connections"]) == (10, 10, 100)
+    assert row["in_flight"] == 10  # series that name no connector are kept
+    other = server_row(TWO_CONNECTORS, connector_port=8081)
+    assert (other["busy_threads"], other["threads_max"], other["connections"]) == (1, 200, 1)
+
+
+def test_a_connector_named_without_an_address_or_on_an_auto_port_is_found_by_its_last_field():
+    text = ('tomcat_threads_busy_threads{name="http-nio-8080"} 4.0\n'
+            'tomcat_threads_busy_threads{name="http-nio-auto-1-38080"} 2.0\n')
+    assert server_row(text, connector_port=8080)["busy_threads"] == 4
+    assert server_row(text, connector_port=38080)["busy_threads"] == 2
+
+
+def test_when_no_connector_is_on_the_port_under_test_the_tomcat_columns_stay_empty():
+    row = server_row(TWO_CONNECTORS, connector_port=9999)
+    assert row["busy_threads"] is None and row["connections"] is None and row["in_flight"] == 10
 
 
 def test_a_metric_the_server_does_not_expose_stays_empty():

@@ -128,12 +128,15 @@ class FakeServer:
 
     events: list = []
 
-    def __init__(self, knobs, *, port=None, log=None, heap="512m", ready_timeout_s=60.0):
+    def __init__(self, knobs, *, port=None, management_port=None, log=None, heap="512m", ready_timeout_s=60.0):
+        self.asked_ports = (port, management_port)  # what the runner passed: None lets the server choose
         self.knobs, self.port = dict(knobs), port or 40000
+        self.management_port = management_port or 40001
         self.base_url = f"http://127.0.0.1:{self.port}"
+        self.metrics_url = f"http://127.0.0.1:{self.management_port}/actuator/prometheus"
 
     def start(self):
-        FakeServer.events.append(("start", dict(self.knobs)))
+        FakeServer.events.append(("start", dict(self.knobs), self.asked_ports))
         return self
 
     def stop(self):
@@ -191,6 +194,8 @@ def test_the_server_restarts_only_when_its_knobs_change_and_stops_at_the_end(tmp
     assert [s[1]["server.tomcat.threads.max"] for s in starts] == [2, 8]
     assert all(s[1]["littlegrid.throttle.max-concurrent"] == 0 for s in starts)
     assert [e[0] for e in events] == ["start"] + ["cell"] * 4 + ["stop", "start"] + ["cell"] * 4 + ["stop"]
+    # The first start chooses both ports; the restart keeps them (the application's and the actuator's).
+    assert [s[2] for s in starts] == [(None, None), (40000, 40001)]
     cm = json.loads((run / "cells" / "users=10,think_ms=50,server.tomcat.threads.max=8" / "manifest.json").read_text())
     assert cm["server"] == {"littlegrid.throttle.max-concurrent": 0, "server.tomcat.threads.max": 8}
     assert cm["index"] == 8 and cm["status"] == "complete" and cm["properties"]["port"] == "40000"
