@@ -30,11 +30,28 @@ def test_heatmap_rows_are_think_times_columns_users_and_the_colour_scale_spans_t
     assert table["rows"][1]["cells"][1][0]["href"] == "cells/d.html"
 
 
-def test_heatmap_anchored_at_zero_shows_a_uniform_small_error_rate_as_low():
-    cells = [_cell("a", 1, 0), _cell("b", 2, 0)]
-    cells[0]["overall"]["error_rate"] = cells[1]["overall"]["error_rate"] = 0.001
+def _rate_classes(*rates):
+    cells = [_cell(str(i), i + 1, 0) for i in range(len(rates))]
+    for c, r in zip(cells, rates):
+        c["overall"]["error_rate"] = r
     (t,) = layout.heatmaps(cells, lambda c: c["overall"]["error_rate"], str, layout.page_names(cells), from_zero=True)
-    assert [e[0]["cls"] for e in t["rows"][0]["cells"]] == ["q9", "q9"]
+    return [e[0]["cls"] for e in t["rows"][0]["cells"]]
+
+
+def test_heatmap_of_a_rate_shows_a_uniform_small_error_rate_as_low():
+    # 0.1 % everywhere is the grid's maximum, but a small rate: drawn light, not in the darkest class
+    assert _rate_classes(0.001, 0.001) == ["q1", "q1"]
+
+
+def test_heatmap_of_a_rate_is_one_class_per_percentage_point_whatever_the_grid_holds():
+    assert _rate_classes(0.0, 0.0001, 0.0199, 0.02, 0.03, 0.0899, 0.09, 0.5) == \
+        ["q0", "q1", "q1", "q2", "q3", "q8", "q9", "q9"]
+    assert _rate_classes(0.0, 0.0) == ["q0", "q0"]  # no errors anywhere: clean, not "the top of an empty scale"
+    assert _rate_classes(0.05, None) == ["q5", "qna"]  # the same 5 % is q5 beside any other cell
+
+
+def test_heatmap_without_values_marks_every_entry_as_not_available():
+    cells = [_cell("a", 1, 0), _cell("b", 2, 0)]
     (t,) = layout.heatmaps(cells, lambda c: None, str, layout.page_names(cells))
     assert [e[0]["cls"] for e in t["rows"][0]["cells"]] == ["qna", "qna"]
 

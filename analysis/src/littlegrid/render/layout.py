@@ -73,15 +73,27 @@ def _colour_class(value, lo: float, hi: float) -> str:
     return f"q{min(COLOUR_STEPS - 1, max(0, step))}"
 
 
+def _rate_class(value) -> str:
+    """A rate whose size means something by itself (error rate, closed-law error), on a fixed scale rather than the
+    grid's range: class k for k % to (k+1) %, any rate above 0 at least class 1, 9 % or more the darkest. So 0.1 %
+    of errors everywhere looks light, as it is, never as alarming as 50 %; docs/report.md, "Heatmap colours"."""
+    if value is None:
+        return "qna"
+    if value <= 0:
+        return "q0"
+    percent = round(value * 100, 6)  # rounded: 0.07 × 100 is 7.000000000000001 and 0.29 × 100 is 28.999999999999996
+    return f"q{max(1, min(COLOUR_STEPS - 1, int(percent)))}"
+
+
 def heatmaps(cells: list[dict], metric: Callable[[dict], float | None], fmt: Callable[[float], str],
              pages: dict[str, str], *, from_zero: bool = False) -> list[dict]:
     """One table per facet: rows = think times, columns = users, each cell coloured by `metric`.
 
-    The colour scale spans the whole grid (all facets) so that tables compare; `from_zero` anchors it at 0
-    (error rates: 0 must look clean whatever the minimum is).
+    The colour scale spans the whole grid (all facets) so that tables compare; `from_zero` marks a rate whose
+    size means something by itself, coloured one class per percentage point from 0 instead (_rate_class).
     """
     values = [v for v in (metric(c) for c in cells) if v is not None]
-    lo = 0.0 if from_zero or not values else min(values)
+    lo = min(values) if values else 0.0
     hi = max(values) if values else 0.0
     tables: dict[str, dict] = {}
     for c in cells:
@@ -92,7 +104,8 @@ def heatmaps(cells: list[dict], metric: Callable[[dict], float | None], fmt: Cal
         if z not in t["thinks"]:
             t["thinks"].append(z)
         v = metric(c)
-        t["at"].setdefault((z, u), []).append({"text": "—" if v is None else fmt(v), "cls": _colour_class(v, lo, hi),
+        cls = _rate_class(v) if from_zero else _colour_class(v, lo, hi)
+        t["at"].setdefault((z, u), []).append({"text": "—" if v is None else fmt(v), "cls": cls,
                                               "href": "cells/" + pages[c["id"]], "cell": str(c["id"]),
                                               "status": c.get("status")})
     out = []
