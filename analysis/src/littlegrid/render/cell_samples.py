@@ -46,13 +46,14 @@ def window_samples(elapsed_ms: np.ndarray, end_ms: np.ndarray, window: dict) -> 
     return CellSamples(Latencies.from_samples(elapsed_ms[inside]), np.bincount(bins, minlength=seconds), "")
 
 
-def load_cell_samples(paths: tuple, cell: dict) -> tuple[CellSamples | None, str]:
-    """(samples, note): None with a reason when the JTL is gone or disagrees with the summary."""
+def load_cell_samples(paths: tuple, cell: dict, read_options=None) -> tuple[CellSamples | None, str]:
+    """(samples, note): None with a reason when the JTL is gone or disagrees with the summary.
+    read_options: read_jtl keywords, as the analysis read the files (--columns, --jmeter-properties...)."""
     if not paths or not all(Path(p).is_file() for p in paths):
         return None, "no JTL found for this cell: intervals need the samples"
     from littlegrid.jtl import read_jtl  # only a comparison with samples pays for the reader
 
-    reading = read_jtl([str(p) for p in paths])
+    reading = read_jtl([str(p) for p in paths], **(read_options or {}))
     s = reading.samples
     if reading.transaction_labels:  # as analyze does: transaction parents would count requests twice
         s = s[~s["label"].isin(reading.transaction_labels)]

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from littlegrid import arms
+from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.render import cell_samples, charts, html, layout, load, overview, pairing
 from littlegrid.render.report import run_title
 from littlegrid.usererror import UserError
@@ -34,15 +35,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "relative change (default 0.02 = 2%%)")
     parser.add_argument("--no-samples", action="store_true",
                         help="do not re-read the JTL files: deltas without intervals (and so without verdicts)")
+    add_reader_arguments(parser)  # how both runs' JTLs are read, for the analysis and the intervals
 
 
-def open_run(arg: str) -> tuple[dict, Path | None, Path]:
+def open_run(arg: str, read_options=None) -> tuple[dict, Path | None, Path]:
     """(summary, run folder or None, default output base) for a run folder or a summary.json path."""
     p = Path(arg)
     if p.is_file():
         summary = load.read_summary(p)
         return summary, (p.parent if (p.parent / "cells").is_dir() else None), p.parent
-    summary, base, _ = load.load_or_analyze([arg])
+    summary, base, _ = load.load_or_analyze([arg], read_options=read_options)
     return summary, base, base
 
 
@@ -71,7 +73,7 @@ def _pdf_chart(i: int, a: dict, b: dict) -> dict:
 
 def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = None, run_b: Path | None = None,
                      samples: bool = True, seed: int = 1, reps: int = 1000, min_effect: float = 0.02,
-                     generated: str | None = None) -> Path:
+                     generated: str | None = None, read_options=None) -> Path:
     """Pair the cells, bootstrap the deltas, write out_dir/index.html; returns its path."""
     if reps < 100:
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
@@ -85,8 +87,8 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
         notes = []
         got_a = got_b = None
         if samples:
-            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a)
-            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b)
+            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a, read_options)
+            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b, read_options)
             notes += [f"A: {note_a}"] if note_a else []
             notes += [f"B: {note_b}"] if note_b else []
         else:
@@ -113,10 +115,12 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
 def main(args: argparse.Namespace) -> int:
     if args.run_b is None and not args.arms:
         raise UserError("compare needs two runs (RUN_A RUN_B), or one run and --arms AXIS=A,B")
-    sa, dir_a, base_a = open_run(args.run_a)
-    sb, dir_b, base_b = open_run(args.run_b) if args.run_b else (sa, dir_a, base_a)
+    read_options = reader_options(args)
+    sa, dir_a, base_a = open_run(args.run_a, read_options)
+    sb, dir_b, base_b = open_run(args.run_b, read_options) if args.run_b else (sa, dir_a, base_a)
     out_dir = args.output or base_b / "compare"
-    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "min_effect": args.min_effect}
+    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "min_effect": args.min_effect,
+               "read_options": read_options}
     if args.arms and args.run_b is None:
         index = compare_arms(sa, args.arms, args.output, base_a, dir_a, **options)
     else:

@@ -47,23 +47,24 @@ def resolve_inputs(inputs: list[str]) -> tuple[Path | None, list[Path]]:
 
 
 def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_label=False,
-                    reanalyze=False) -> tuple[dict, Path, bool]:
+                    reanalyze=False, read_options=None) -> tuple[dict, Path, bool]:
     """(summary, folder the report goes into by default, whether the summary was just produced).
 
-    A run folder with summary.json is read as is (unless `reanalyze`, a trim or `by_label` is asked); otherwise
+    A run folder with summary.json is read as is (unless `reanalyze`, a trim, `by_label` or reader options
+    (`read_options`, read_jtl keywords) are asked); otherwise
     `littlegrid.analyze` produces the summary. For a run folder it is written there, so `check` and
     `compare` reuse it; for JTL files the caller writes it beside the report.
     """
     run_dir, jtls = resolve_inputs(inputs)
     base = run_dir if run_dir is not None else jtls[0].parent
     existing = base / SUMMARY
-    asked = reanalyze or by_label or warmup_s is not None or cooldown_s is not None
+    asked = reanalyze or by_label or warmup_s is not None or cooldown_s is not None or bool(read_options)
     if run_dir is not None and existing.is_file() and not asked:
         return read_summary(existing), base, False
     from littlegrid.analyze import analyze  # imported only when needed: it pulls in the JTL reader
 
     summary = analyze([str(run_dir)] if run_dir is not None else [str(p) for p in jtls],
-                      warmup_s=warmup_s, cooldown_s=cooldown_s, by_label=by_label)
+                      warmup_s=warmup_s, cooldown_s=cooldown_s, by_label=by_label, read_options=read_options)
     if run_dir is not None:
         write_json(existing, summary)
     return summary, base, True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.render import cellpage, distributions, html, layout, load, overview
 from littlegrid.usererror import UserError
 
@@ -23,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=float, metavar="S", help="re-analyse with this warm-up trim (seconds)")
     parser.add_argument("--cooldown", type=float, metavar="S", help="re-analyse with this cool-down trim (seconds)")
     parser.add_argument("--by-label", action="store_true", help="re-analyse with statistics per label (percentile table per label)")
+    add_reader_arguments(parser)  # given for a run folder, they re-analyse it
 
 
 def run_title(summary: dict) -> str:
@@ -72,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
     if args.output is not None and args.output.exists() and not args.output.is_dir():
         raise UserError(f"{args.output}: exists and is not a folder")
     summary, base, fresh = load.load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
-                                                by_label=args.by_label)
+                                                by_label=args.by_label, read_options=reader_options(args))
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")

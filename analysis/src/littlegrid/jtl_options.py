@@ -1,12 +1,11 @@
-"""The reader's command-line options, shared by `analyze`, `report` and `compare`, and the read_jtl keywords
-they give."""
+"""The JTL reader's command-line options, shared by `analyze`, `report` and `compare`, and the read_jtl
+keywords they give. Outside littlegrid.jtl so that defining them does not import the reader (pandas and
+pyarrow: half a second a `report` of an analysed run folder need not pay)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from littlegrid.jtl import save_config
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +32,8 @@ def reader_options(args: argparse.Namespace) -> dict:
     Empty when nothing was given, so callers can tell "read as usual"."""
     options: dict = {}
     if getattr(args, "jmeter_properties", None):
+        from littlegrid.jtl import save_config
+
         config = save_config.from_files(args.jmeter_properties)
         options.update(columns=list(config.columns), delimiter=config.delimiter,
                        timestamp_format=config.timestamp_format, timestamp_is_start=config.timestamp_is_start)
