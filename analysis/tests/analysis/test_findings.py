@@ -1,0 +1,295 @@
+"""Findings on synthetic summaries whose answers are known on paper, each with a negative control."""
+
+import math
+
+import pytest
+
+from littlegrid import models
+from littlegrid.cells import Service
+from littlegrid.findings import findings, two_arms
+from littlegrid.findings.expect import evaluate, parse
+from littlegrid.findings.validity import needed_window_s
+from littlegrid.laws import DEFAULT_TOLERANCES
+from littlegrid.usererror import UserError
+
+THREADS = "server.tomcat.threads.max"
+
+
+def cell(n, x, r, *, threads=10, z=0.0, busy=None, cpu=0.2, server=True, window=23.0, checks=(), errors=None,
+         count=None, tail=None, queue=None, extra_axes=None, workload="closed", in_flight=None, r_server=None):
+    """One cell as analyze writes it (the fields the findings read), at N users, X per second and R ms."""
+    axes = {THREADS: threads, **(extra_axes or {}), "users": n}
+    cid = ",".join(f"{k}={v}" for k, v in axes.items())
+    count = count or int(x * window)
+    srv = None
+    if server:
+        l_server = in_flight if in_flight is not None else min(n, threads) if busy is None else busy
+        rs = r_server if r_server is not None else 1000.0 * l_server / x
+        srv = {"busy_threads_mean": busy if busy is not None else min(n, threads), "in_flight_mean": l_server,
+               "service_mean_ms": rs, "throughput_per_s": x, "throttle_queue_mean": queue,
+               "waiting_in_front": n - l_server, "wait_in_front_ms": r - rs}
+    return {"id": cid, "axes": axes, "status": "complete", "reason": None,
+            "window": {"length_s": window, "warmup_s": 5.0, "cooldown_s": 2.0},
+            "users": {"n": n}, "intended": {"think_ms": z, "think_dist": "constant", "workload": workload},
+            "overall": {"count": count, "throughput_per_s": x, "successes_per_s": x, "mean_ms": r,
+                        "p99_ms": 1.1 * r, "error_rate": (sum((errors or {}).values()) / count),
+                        "errors_by_class": errors or {}, "tail": tail or {}},
+            "think_time": {"mean_ms": z + 1.0, "gaps": count, "cv": 0.0},
+            "server": srv, "host": {"cpu_util_mean": cpu, "load1_mean": 1.0},
+            "checks": [{"name": name, "passed": passed, "rel_error": 0.1, "tolerance": tol,
+                        "explanation": f"{name} explanation"} for name, passed, tol in checks]}
+
+
+def summary_of(cells, service_ms=100.0, cpus=2, axes=None, slos=()):
+    """The summary around the cells, with the real bounds, knee and USL models computed by littlegrid.models."""
+    services = {c["id"]: Service(int(c["axes"].get(THREADS, 200)), service_ms, "const") for c in cells} \
+        if service_ms else {}
+    grid_models, _ = models.grid_models(cells, services, list(slos), lambda cid, q: None, DEFAULT_TOLERANCES)
+    return {"run": {"host": {"cpus": cpus}, "server_knobs": None}, "axes": axes or {}, "cells": cells,
+            "models": grid_models, "tolerances": dict(DEFAULT_TOLERANCES), "checks": [], "criteria": []}
+
+
+def littles_law(server_at_100=True):
+    """The classic table: 100 ms per request, 10 or 100 threads, N = 10, 20, 100, no think time."""
+    return summary_of([
+        cell(10, 98.0, 102.0, window=23.0), cell(20, 99.0, 202.0, busy=9.95),
+        cell(100, 99.2, 1007.0, busy=10.0, server=server_at_100),
+        cell(10, 98.0, 102.0, threads=100), cell(20, 196.0, 102.0, threads=100),
+        cell(100, 983.0, 101.7, threads=100)], axes={THREADS: [10, 100], "users": [10, 20, 100]})
+
+
+def of_kind(found, kind, **where):
+    return [f for f in found if f.kind == kind and all(dict(f.where).get(k) == v for k, v in where.items())]
+
+
+def test_ten_threads_saturate_at_c_over_s_from_n_10_and_a_hundred_threads_do_not():
+    found = findings(littles_law())
+    sat = of_kind(found, "saturation")
+    assert len(sat) == 1 and dict(sat[0].where) == {THREADS: 10} and sat[0].standing == "holds"
+    figures = dict(sat[0].figures)
+    assert figures["users"] == 10 and figures["bound_per_s"] == pytest.approx(100.0)
+    assert figures["throughput_per_s"] == pytest.approx((98.0 + 99.0 + 99.2) / 3)
+    assert "c/S = 10/100 ms = 100/s" in sat[0].statement and "N = 10, 20 and 100" in sat[0].statement
+    assert not of_kind(found, "saturation", **{THREADS: 100}) and not of_kind(found, "bottleneck", **{THREADS: 100})
+    assert of_kind(found, "scaling", **{THREADS: 100})[0].standing == "holds"
+    assert found[0].kind == "saturation" and found[1].kind == "bottleneck"  # ranked first
+
+
+def test_a_curve_whose_throughput_keeps_growing_is_not_saturated():
+    found = findings(summary_of([cell(10, 98.0, 102.0, threads=100), cell(20, 196.0, 102.0, threads=100),
+                                 cell(100, 983.0, 101.7, threads=100)]))
+    assert not of_kind(found, "saturation") and not of_kind(found, "bottleneck")
+
+
+def test_the_thread_pool_is_named_when_busy_threads_reach_threads_max():
+    found = findings(littles_law())
+    b = of_kind(found, "bottleneck")
+    assert len(b) == 1 and b[0].resource == "thread_pool" and b[0].standing == "holds"
+    assert dict(b[0].figures)["throughput_per_s"] == pytest.approx(98.73, abs=0.01)
+    assert "10 threads" in b[0].statement and "9.95 at N = 20" in b[0].statement
+
+
+def test_without_any_busy_thread_figure_the_thread_pool_is_only_suggested_and_says_why():
+    s = littles_law()
+    for c in s["cells"][:3]:
+        c["server"] = None
+    b = of_kind(findings(s), "bottleneck")
+    assert b[0].resource == "thread_pool" and b[0].standing == "suggests"
+    assert "cannot confirm busy threads: no server metrics" in b[0].statement
+
+
+def test_saturation_that_no_evidence_explains_is_unknown_and_names_what_to_measure():
+    s = summary_of([cell(10, 50.0, 200.0, busy=3.0, server=True), cell(20, 51.0, 392.0, busy=3.0),
+                    cell(40, 50.5, 792.0, busy=3.0)], service_ms=None)
+    b = of_kind(findings(s), "bottleneck")
+    assert b[0].resource == "unknown" and b[0].standing == "cannot tell"
+    assert "Measure next" in b[0].statement
+
+
+def test_saturated_cores_are_named_by_the_demand_law_when_the_service_itself_stretches():
+    # 2 cores, 5 ms of CPU per request: U = X·D = 380/s · 5 ms / 2 cores = 0.95
+    s = summary_of([cell(1, 190.0, 5.2, threads=200, cpu=0.5, busy=1.0),
+                    cell(4, 380.0, 10.5, threads=200, cpu=0.95, busy=4.0),
+                    cell(8, 382.0, 20.9, threads=200, cpu=0.96, busy=8.0)], service_ms=None)
+    b = of_kind(findings(s), "bottleneck")
+    assert b[0].resource == "cpu" and b[0].standing == "holds"
+    assert dict(b[0].figures)["demand_core_ms"] == pytest.approx(1000 * 0.955 * 2 / 381.0, rel=1e-3)
+
+
+def test_a_throttle_with_a_standing_queue_is_the_bottleneck():
+    s = summary_of([cell(1, 190.0, 5.2, threads=200, cpu=0.5, busy=1.0, queue=0.0, extra_axes={"littlegrid.throttle.max-concurrent": 2}),
+                    cell(4, 380.0, 10.5, threads=200, cpu=0.6, busy=4.0, queue=2.0, extra_axes={"littlegrid.throttle.max-concurrent": 2}),
+                    cell(8, 382.0, 20.9, threads=200, cpu=0.6, busy=8.0, queue=6.0, extra_axes={"littlegrid.throttle.max-concurrent": 2})],
+                   service_ms=None)
+    b = of_kind(findings(s), "bottleneck")
+    assert b[0].resource == "throttle" and dict(b[0].figures)["throttle_queue"] == pytest.approx(4.0)
+
+
+def test_connection_failures_of_a_spike_name_connections_and_a_spike_without_them_names_nothing():
+    refused = {"connection_refused": 85, "connect_timeout": 5}
+    spike = [cell(n, 10.0, 2000.0, workload="spike", count=n, errors=refused if n == 120 else None,
+                  extra_axes={"server.tomcat.max-connections": 20, "server.tomcat.accept-count": 10})
+             for n in (10, 120)]
+    found = findings(summary_of(spike, service_ms=None))
+    b = of_kind(found, "bottleneck")
+    assert len(b) == 1 and b[0].resource == "connections" and b[0].cells == (spike[1]["id"],)
+    assert "max-connections + accept-count = 20 + 10 = 30" in b[0].statement and "90 of 120" in b[0].statement
+    quiet = findings(summary_of([spike[0]], service_ms=None))
+    assert not of_kind(quiet, "bottleneck")
+
+
+def test_a_failed_workload_check_names_the_generator():
+    s = summary_of([cell(10, 98.0, 102.0), cell(20, 99.0, 202.0, checks=[("workload", False, 0.02)]),
+                    cell(100, 99.2, 1007.0)])
+    assert of_kind(findings(s), "bottleneck")[0].resource == "generator"
+
+
+def test_requests_wait_in_front_of_the_server_as_n_minus_l_and_r_minus_r_server():
+    found = findings(littles_law())
+    w = of_kind(found, "waiting", **{THREADS: 10})
+    held = [f for f in w if f.standing == "holds"][0]
+    # N = 20: L_server = 9.95, so 10.05 users wait in front, 202 − 100.5 ms each
+    assert dict(held.figures)["waiting_in_front"] == pytest.approx(90.0)  # the heaviest cell, N = 100
+    assert "10.1 of 20 users wait in front" in held.statement and "90 of 100" in held.statement
+    assert not of_kind(found, "waiting", **{THREADS: 100})  # negative control: N = L_server there
+
+
+def test_without_server_metrics_in_a_saturated_cell_where_requests_wait_cannot_be_told():
+    found = findings(littles_law(server_at_100=False))
+    blind = [f for f in of_kind(found, "waiting") if f.standing == "cannot tell"]
+    assert len(blind) == 1 and blind[0].cells == ("server.tomcat.threads.max=10,users=100",)
+    b = of_kind(found, "bottleneck")[0]
+    assert b.resource == "thread_pool" and "At N = 100 the server metrics are missing" in b.statement
+
+
+def test_the_latency_knee_is_where_r_leaves_its_bound_by_more_than_the_margin():
+    # M/M/1-like: D = 100 ms, one server: N* = 1; R at N = 2 is 150 ms against max(100, 2·100 − 0) = 200 (inside),
+    # at N = 4, 520 ms against 400 (+30%)
+    s = summary_of([cell(1, 9.8, 101.0, threads=1), cell(2, 9.9, 199.0, threads=1), cell(4, 7.7, 520.0, threads=1)])
+    k = of_kind(findings(s), "knee")[0]
+    assert dict(k.figures)["users"] == 4 and dict(k.figures)["n_star"] == pytest.approx(1.0)
+    assert "leaves its lower bound" in k.statement and "+30%" in k.statement
+    calm = of_kind(findings(littles_law()), "knee", **{THREADS: 10})[0]
+    assert dict(calm.figures)["users"] is None and "stays within 10%" in calm.statement
+
+
+def test_a_falling_hill_alpha_past_the_knee_is_a_heavier_tail_and_a_steady_one_is_not():
+    tails = [{"hill_alpha": 8.0, "verdict": "consistent with an exponential tail"},
+             {"hill_alpha": 7.9, "verdict": "consistent with an exponential tail"},
+             {"hill_alpha": 3.0, "verdict": "heavier than exponential (power-law-like)"}]
+    s = summary_of([cell(n, x, r, tail=t) for (n, x, r), t in zip([(5, 49.0, 102.0), (20, 99.0, 202.0),
+                                                                     (100, 99.2, 1007.0)], tails)])
+    assert "Past the knee the tail grows heavier: Hill α 8 at N = 5" in of_kind(findings(s), "knee")[0].statement
+    for c in s["cells"]:
+        c["overall"]["tail"] = tails[0]
+    assert "does not grow heavier" in of_kind(findings(s), "knee")[0].statement
+
+
+def test_a_window_too_short_for_the_tolerance_gets_the_cell_length_that_would_do():
+    s = littles_law()
+    s["cells"][2]["checks"] = [{"name": "closed_law", "passed": True, "rel_error": 0.004, "tolerance": 0.026,
+                                "explanation": "holds"}]
+    v = of_kind(findings(s), "validity")
+    assert len(v) == 1 and v[0].cells == ("server.tomcat.threads.max=10,users=100",)
+    need = 6 * 1.008 / (0.02 * 10)  # T = 6·(R+Z)/(tolerance·√N) with Z realised 1 ms
+    assert dict(v[0].figures)["needed_window_s"] == pytest.approx(need)
+    assert dict(v[0].figures)["needed_duration_s"] == math.ceil(need + 7)
+    assert needed_window_s(1008.0, 100, 0.02) == pytest.approx(need)
+    assert not of_kind(findings(littles_law()), "validity")  # negative control
+
+
+def test_failed_checks_and_errors_make_a_cell_untrustworthy_and_say_why():
+    s = littles_law()
+    s["cells"][0]["checks"] = [{"name": "closed_law", "passed": False, "rel_error": 0.08, "tolerance": 0.02,
+                                "explanation": "X·(R+Z_realised) = 9.2 but N = 10"}]
+    s["cells"][1]["overall"]["errors_by_class"] = {"http_5xx": 100}
+    s["cells"][1]["overall"]["error_rate"] = 0.05
+    v = {f.cells[0]: f for f in of_kind(findings(s), "validity")}
+    assert "the closed law N = X·(R+Z) fails" in v[s["cells"][0]["id"]].statement
+    assert "5% of its requests failed (http_5xx 100)" in v[s["cells"][1]["id"]].statement
+
+
+def test_the_poisson_timer_is_reported_nearly_constant_with_its_cv_and_an_exponential_one_is_not():
+    s = littles_law()
+    for c in s["cells"]:
+        c["intended"] |= {"think_ms": 50.0, "think_dist": "poisson", "think_offset_ms": 0.0}
+        c["think_time"] = {"mean_ms": 52.0, "gaps": 1000, "cv": 0.15}
+    t = of_kind(findings(s), "think_time")[0]
+    assert dict(t.figures)["expected_cv"] == pytest.approx(math.sqrt(50) / 50)
+    assert dict(t.figures)["realised_think_ms"] == pytest.approx(52.0)
+    assert "nearly constant" in t.statement and "+4.0%" in t.statement
+    for c in s["cells"]:
+        c["intended"]["think_dist"] = "exponential"
+        c["think_time"]["cv"] = 1.0
+    assert "nearly constant" not in of_kind(findings(s), "think_time")[0].statement
+    assert not of_kind(findings(littles_law()), "think_time")  # no think time: nothing to say
+
+
+def test_slo_capacity_per_think_time_gives_users_per_ms_of_think_time():
+    s = littles_law()
+    s["models"]["slo_capacity"] = [
+        {"criterion": "p90 < 50ms", "think_ms": z, "group": {"think_ms": z}, "max_users": n, "how": "interpolated",
+         "note": None} for z, n in ((5, 15), (25, 22), (50, 35))]
+    t = of_kind(findings(s), "think_time")[0]
+    assert dict(t.figures)["users_per_think_ms"] == pytest.approx(20 / 45)
+    s["models"]["slo_capacity"] = s["models"]["slo_capacity"][:1]
+    assert not of_kind(findings(s), "think_time")
+
+
+def test_recommendations_limit_concurrency_near_n_star_size_the_pool_and_name_the_next_cells():
+    rec = of_kind(findings(littles_law()), "recommendation")
+    limit = [f for f in rec if (f.recommendation or "").startswith("concurrency limit")]
+    assert len(limit) == 1 and dict(limit[0].figures)["limit"] == 10
+    pools = {dict(f.where).get("users"): dict(f.figures)["threads_max"] for f in rec
+             if (f.recommendation or "").startswith(THREADS)}
+    assert pools == {10: 10.0, 20: 100.0, 100: 100.0}
+    nxt = {dict(f.where)[THREADS]: f.recommendation for f in rec if (f.recommendation or "").startswith("run N")}
+    assert nxt == {10: "run N = 2, 5", 100: "run N = 150, 300"}
+
+
+def test_two_arms_state_only_the_metrics_whose_interval_excludes_no_change():
+    a, b = {"id": "a", "axes": {"users": 100}}, {"id": "b", "axes": {"users": 100}}
+    metrics = [{"key": "throughput_per_s", "name": "X", "a": 99.0, "b": 983.0, "rel": 8.93, "rel_lo": 8.8,
+                "rel_hi": 9.1, "verdict": "better"},
+               {"key": "p50_ms", "name": "p50", "a": 100.0, "b": 101.0, "rel": 0.01, "rel_lo": -0.01,
+                "rel_hi": 0.03, "verdict": "same"}]
+    found = two_arms([{"id": "users=100", "a": a, "b": b, "metrics": metrics}], "threads 10", "threads 100")
+    assert len(found) == 1 and found[0].kind == "arms" and dict(found[0].figures)["rel"] == pytest.approx(8.93)
+    assert found[0].statement.startswith("At users = 100, X is better in threads 100 than in threads 10: 983/s")
+    assert two_arms([{"id": "x", "a": a, "b": b, "metrics": metrics[1:]}]) == []
+
+
+def test_expectations_are_met_by_findings_that_hold_about_a_cell_in_scope():
+    s = littles_law()
+    found = [f.as_dict() for f in findings(s)]
+    got = evaluate([f"bottleneck thread_pool where {THREADS} == 10", f"no saturation where {THREADS} == 100",
+                    f"no bottleneck where {THREADS} == 10", f"saturation where {THREADS} == 100",
+                    "bottleneck cpu"], s, found)
+    assert [e["passed"] for e in got] == [True, True, False, False, False]
+    assert got[0]["explanation"].startswith("Tomcat's thread pool caps X")
+
+
+def test_an_expectation_only_suggested_is_undecided_and_a_scope_matching_nothing_is_too():
+    s = littles_law()
+    for c in s["cells"][:3]:
+        c["server"] = None
+    found = [f.as_dict() for f in findings(s)]
+    got = evaluate([f"bottleneck thread_pool where {THREADS} == 10", f"saturation where {THREADS} == 7"], s, found)
+    assert [e["passed"] for e in got] == [None, None]
+    assert got[0]["explanation"].startswith("only suggested")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("bottlenek", "unknown finding kind 'bottlenek'"),
+    ("bottleneck gpu", "unknown resource 'gpu'"),
+    ("saturation where users = 3", "bad operator '=' (use ==)"),
+    ("saturation users == 3", "a scope starts with where"),
+])
+def test_a_malformed_expectation_is_one_line_naming_it(text, problem):
+    with pytest.raises(UserError, match=rf"expectation '{text}': .*{problem}".replace("(", r"\(").replace(")", r"\)")):
+        parse(text)
+
+
+def test_an_expectation_naming_an_axis_the_grid_lacks_is_refused():
+    with pytest.raises(UserError, match="the grid has no axis 'threads'"):
+        evaluate(["saturation where threads == 10"], littles_law(), [])
