@@ -61,9 +61,8 @@ class Finding:
     def as_dict(self) -> dict:
         out = {"kind": self.kind, "statement": self.statement, "standing": self.standing, "why": self.why,
                "where": dict(self.where), "cells": list(self.cells), "figures": dict(self.figures),
-               "evidence": [f.as_dict() for f in self.evidence], "recommendation": self.recommendation}
-        if self.resource is not None:
-            out["resource"] = self.resource
+               "evidence": [f.as_dict() for f in self.evidence], "recommendation": self.recommendation,
+               "resource": self.resource}
         return out
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from littlegrid import arms
+from littlegrid.findings import two_arms
 from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.render import cell_samples, charts, html, layout, load, overview, pairing
 from littlegrid.render.report import run_title
@@ -96,6 +97,7 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
         row = pairing.compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
         rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
     counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in pairing.VERDICT_WORDS}
+    arm_findings = [f.as_dict() for f in two_arms(rows)]
     curve_charts = [_curve_chart("cmp-x", "Throughput X vs users N (A solid, B dashed)", "X (req/s)", "throughput_per_s", sa, sb),
                     _curve_chart("cmp-p90", "p90 vs users N", "ms", "p90_ms", sa, sb),
                     _curve_chart("cmp-p99", "p99 vs users N", "ms", "p99_ms", sa, sb)]
@@ -107,6 +109,8 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
         words=pairing.VERDICT_WORDS, metric_names=[m[1] for m in pairing.METRICS],
         only_a=[str(c["id"]) for c in only_a], only_b=[str(c["id"]) for c in only_b],
         seed=seed, reps=reps, min_effect=min_effect, curve_charts=curve_charts, pdf_charts=pdf_charts,
+        findings=arm_findings, no_findings="No metric of a paired cell differs significantly: every 95% interval "
+                                           "reaches within the minimum effect, or there are no intervals.",
         chart_data=curve_charts + pdf_charts, **({"generated": generated} if generated else {}))
     html.write(out_dir / "index.html", page)
     return out_dir / "index.html"

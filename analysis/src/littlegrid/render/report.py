@@ -49,7 +49,8 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
         outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
         heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
-        cell_href=cell_href("cells/"), **common)
+        cell_href=cell_href("cells/"), findings=summary.get("findings") or [],
+        expectations=summary.get("expectations") or [], **common)
     html.write(out_dir / "index.html", index)
 
     pdf, ccdf = distributions.overlay_charts(cells, "pdf"), distributions.overlay_charts(cells, "ccdf")
