@@ -6,7 +6,7 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
 from littlegrid.analyze import analyze
-from littlegrid.server_metrics import host_figures, read_metrics, server_figures
+from littlegrid.server_metrics import host_figures, in_front_of_server, read_metrics, server_figures
 from littlegrid.usererror import UserError
 from littlegrid.window import SteadyWindow
 
@@ -88,3 +88,73 @@ def test_without_a_throttle_queue_column_there_is_no_split(tmp_path):
     server_csv().drop(columns=["throttle_queue"]).to_csv(tmp_path / "s.csv", index=False)
     s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
     assert s["throttle_wait_ms"] is None and s["in_service_ms"] is None
+
+
+def test_readings_count_answered_scrapes_and_the_longest_gap_is_the_longest_stretch_without_one(tmp_path):
+    frame = server_csv()
+    frame.loc[10:12, frame.columns != "time_ms"] = np.nan  # three failed scrapes: rows with a time and no values
+    frame["threads_max"] = 10
+    frame.loc[10:12, "threads_max"] = np.nan
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    assert (s["readings"], s["failed_scrapes"]) == (25, 3)  # 28 rows in the window
+    assert s["longest_gap_s"] == pytest.approx(4.0)  # from the reading at +9 s to the one at +13 s
+    assert s["threads_max"] == 10
+
+
+def test_with_a_reading_every_second_the_longest_gap_is_one_second_and_with_none_it_is_the_window():
+    window_ms = (WINDOW.start_ms, WINDOW.end_ms)
+    every_second = np.arange(window_ms[0], window_ms[1] + 1, 1000)
+    s = server_figures(pd.DataFrame({"time_ms": every_second, "in_flight": 1.0}), WINDOW)
+    assert s["longest_gap_s"] == pytest.approx(1.0) and s["readings"] == len(every_second)
+    none = server_figures(pd.DataFrame({"time_ms": every_second, "in_flight": np.nan}), WINDOW)
+    assert none["readings"] == 0 and none["longest_gap_s"] == pytest.approx(27.0) and none["in_flight_mean"] is None
+
+
+def test_the_requests_the_server_does_not_hold_wait_in_front_of_it_by_littles_law_at_both_boundaries():
+    # X = 100/s, R = 1000 ms at the client: 100 requests outstanding; the server holds 10 for 100 ms each.
+    f = in_front_of_server(100.0, 1000.0, {"in_flight_mean": 10.0, "service_mean_ms": 100.0})
+    assert f == {"client_in_flight": pytest.approx(100.0), "waiting_in_front": pytest.approx(90.0),
+                 "wait_in_front_ms": pytest.approx(900.0), "in_front_reason": None}
+    # the same queue by Little's law: 90 waiting at 100/s is 900 ms each
+    assert f["waiting_in_front"] / 100.0 * 1000 == pytest.approx(f["wait_in_front_ms"])
+
+
+def test_without_in_flight_at_the_server_nothing_is_said_to_wait_in_front_and_the_reason_names_the_failed_scrapes():
+    f = in_front_of_server(100.0, 1000.0, {"in_flight_mean": None, "service_mean_ms": None, "readings": 3,
+                                           "failed_scrapes": 25})
+    assert f["waiting_in_front"] is None and f["wait_in_front_ms"] is None
+    assert f["client_in_flight"] == pytest.approx(100.0)
+    assert f["in_front_reason"] == ("the server metrics lack in-flight (L_server) and service-time (R_server) "
+                                    "in the window (25 of 28 scrapes failed)")
+    spike = in_front_of_server(100.0, 1000.0, {"in_flight_mean": 10.0, "service_mean_ms": 100.0}, steady=False)
+    assert spike["waiting_in_front"] is None and "spike" in spike["in_front_reason"]
+
+
+def saturated_cell(tmp_path, server_metrics):
+    """100 users without think time on a server of 10 threads of 100 ms: X = 100/s, R = 1000 ms."""
+    samples = closed_loop(100, 1000, 0, duration_s=30)
+    return analyze([make_run(tmp_path, [{
+        "id": "users=100", "axes": {"users": 100}, "samples": samples, "users": 100, "think_ms": 0,
+        "think_dist": "constant", "server": {"server.tomcat.threads.max": 10}, "properties": {"path": "/"},
+        "server_metrics": server_metrics}])])["cells"][0]
+
+
+def test_a_saturated_cell_says_90_of_100_users_wait_900_ms_in_front_of_a_10_thread_server(tmp_path):
+    frame = server_csv(l_mean=10.0, x=100.0, r_s=0.1)
+    frame["threads_max"] = 10
+    cell = saturated_cell(tmp_path, frame)
+    srv = cell["server"]
+    assert cell["overall"]["throughput_per_s"] == pytest.approx(100.0, rel=0.01)
+    assert srv["in_flight_mean"] == pytest.approx(10.0) and srv["busy_threads_mean"] == pytest.approx(10.0)
+    assert srv["threads_max"] == 10
+    assert srv["waiting_in_front"] == pytest.approx(90.0, rel=0.01)
+    assert srv["wait_in_front_ms"] == pytest.approx(900.0) and srv["client_minus_server_ms"] == srv["wait_in_front_ms"]
+    assert srv["in_front_reason"] is None
+    assert {c["name"]: c for c in cell["checks"]}["server_little"]["passed"] is True
+
+
+def test_a_cell_without_server_metrics_has_no_server_block_and_no_figures_in_front(tmp_path):
+    cell = saturated_cell(tmp_path, None)
+    assert cell["server"] is None
+    assert "server_little" not in {c["name"] for c in cell["checks"]}

@@ -26,3 +26,30 @@ def test_percentile_table_has_all_samples_first_then_labels_and_errors_largest_f
     assert [r["label"] for r in rows] == ["all samples", "a", "b"]
     assert rows[0]["values"][cellpage.PERCENTILE_COLUMNS.index(("p90_ms", "p90", cellpage.fmt.ms))] == "12 ms"
     assert [(r["error_class"], r["count"]) for r in cellpage.error_rows(cell)] == [("timeout", 2), ("500", 1)]
+
+
+SATURATED = {"users": {"n": 100}, "overall": {"mean_ms": 1008.0}, "window": {"length_s": 23.0},
+             "server": {"readings": 24, "failed_scrapes": 0, "longest_gap_s": 1.0, "threads_max": 10,
+                        "in_flight_mean": 10.0, "busy_threads_mean": 10.0, "client_in_flight": 100.0,
+                        "waiting_in_front": 90.0, "wait_in_front_ms": 905.0, "in_front_reason": None}}
+
+
+def test_the_server_view_says_how_many_users_wait_in_front_of_the_server_and_for_how_long():
+    view = cellpage.server_view(SATURATED)
+    assert view["wait"] == ("Of N = 100 users, X·R = 100 have a request outstanding; L_server = 10 of them are in the "
+                            "server (busy threads 10 of 10); 90 wait in front of it: each request spends 905 ms of its "
+                            "1,008 ms there (R − R_server): in Tomcat's accept queue before a worker takes them, on "
+                            "the network or in the client.")
+    assert view["readings"] == "24 server readings in the 23 s steady window; longest stretch without one 1 s."
+
+
+def test_without_server_figures_the_server_view_says_why():
+    assert "this cell has no server metrics" in cellpage.server_view({"server": None})["wait"]
+    starved = {**SATURATED, "server": {"readings": 2, "failed_scrapes": 21, "longest_gap_s": 21.0,
+                                       "waiting_in_front": None,
+                                       "in_front_reason": "the server metrics lack in-flight (L_server) in the window"}}
+    view = cellpage.server_view(starved)
+    assert view["wait"] == ("Where requests wait is not known: the server metrics lack in-flight (L_server) in the "
+                            "window.")
+    assert view["readings"] == ("2 server readings in the 23 s steady window, 21 scrapes failed; "
+                                "longest stretch without one 21 s.")

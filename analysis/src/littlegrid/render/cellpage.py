@@ -72,6 +72,34 @@ def _users_text(u: dict) -> str:
     return f"{fmt.value(u.get('n'))}" + (f" ({'; '.join(parts)})" if parts else "")
 
 
+def server_view(cell: dict) -> dict:
+    """Where the requests wait (client vs server by Little's law) and how well the server was sampled, in words."""
+    srv, o, u = cell.get("server"), cell.get("overall") or {}, cell.get("users") or {}
+    if not srv:
+        return {"wait": "Where requests wait is not known: this cell has no server metrics (the runner samples them "
+                        "only from the sample server it starts).", "readings": None}
+    window = (cell.get("window") or {}).get("length_s")
+    readings = None if srv.get("readings") is None else (
+        f"{fmt.num(srv['readings'])} server readings in the {fmt.seconds(window)} steady window"
+        + (f", {fmt.num(srv.get('failed_scrapes'))} scrapes failed" if srv.get("failed_scrapes") else "")
+        + (f"; longest stretch without one {fmt.seconds(srv.get('longest_gap_s'))}"
+           if srv.get("longest_gap_s") is not None else "") + ".")
+    if "in_front_reason" not in srv:
+        return {"wait": "Where requests wait is not in this summary: it was analysed by an older littlegrid "
+                        "(run `littlegrid analyze` again).", "readings": readings}
+    if srv.get("waiting_in_front") is None:
+        return {"wait": f"Where requests wait is not known: {srv['in_front_reason']}.", "readings": readings}
+    pool = "" if srv.get("threads_max") is None else f" of {fmt.num(srv['threads_max'])}"
+    per_request = ("" if srv.get("wait_in_front_ms") is None else
+                   f": each request spends {fmt.ms(srv['wait_in_front_ms'])} of its {fmt.ms(o.get('mean_ms'))} there "
+                   f"(R − R_server)")
+    wait = (f"Of N = {fmt.num(u.get('n'))} users, X·R = {fmt.num(srv.get('client_in_flight'))} have a request "
+            f"outstanding; L_server = {fmt.num(srv.get('in_flight_mean'))} of them are in the server (busy threads "
+            f"{fmt.num(srv.get('busy_threads_mean'))}{pool}); {fmt.num(srv['waiting_in_front'])} wait in front of it"
+            f"{per_request}: in Tomcat's accept queue before a worker takes them, on the network or in the client.")
+    return {"wait": wait, "readings": readings}
+
+
 def facts(cell: dict) -> list[tuple[str, str]]:
     w, u, i = cell.get("window") or {}, cell.get("users") or {}, cell.get("intended") or {}
     srv, host = cell.get("server") or {}, cell.get("host") or {}

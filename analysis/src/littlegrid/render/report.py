@@ -63,6 +63,7 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
         ts = cellpage.time_series_charts(c)
         html.write(out_dir / "cells" / pages[c["id"]], html.render(
             "cell.html.j2", root="../", cell_id=str(c["id"]), chart_data=ts, facts=cellpage.facts(c),
+            server_view=cellpage.server_view(c),
             checks=[overview.normalise(k, overview.CHECK_KEYS) for k in c.get("checks") or []],
             stats_header=[h for _, h, _ in cellpage.PERCENTILE_COLUMNS], stats=cellpage.stats_rows(c),
             errors=cellpage.error_rows(c),
