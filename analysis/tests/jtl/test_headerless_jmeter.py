@@ -1,0 +1,129 @@
+"""Header-less files JMeter 5.6.3 wrote under other save configurations (fixtures/headerless, made by its
+make.sh): read exactly when the layout is inferable, refused with the candidates when not, and read exactly
+with the run's own properties file (--jmeter-properties)."""
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from littlegrid import cli
+from littlegrid.jtl import read_jtl
+from littlegrid.jtl.save_config import from_files
+from littlegrid.usererror import UserError
+
+HERE = Path(__file__).parent / "fixtures" / "headerless"
+LAYOUT_2_13 = ["timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType",
+               "success", "bytes", "grpThreads", "allThreads", "Latency"]
+# file -> (delimiter, its true columns)
+FILES = {
+    "12-tab-jmeter-2.13.jtl": ("\t", LAYOUT_2_13),
+    "12-comma-dates-end.jtl": (",", LAYOUT_2_13),
+    "9-pipe.jtl": ("|", ["timeStamp", "elapsed", "label", "responseCode", "threadName", "success", "bytes",
+                         "grpThreads", "allThreads"]),
+    "13-semicolon.jtl": (";", ["timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName",
+                               "success", "bytes", "sentBytes", "grpThreads", "allThreads", "Latency", "Connect"]),
+}
+
+
+def _truth(name):
+    """The file's figures computed here, from its lines and its known layout: the answers the reader must give."""
+    delimiter, columns = FILES[name]
+    rows = [dict(zip(columns, line.split(delimiter)))
+            for line in (HERE / name).read_text().splitlines()]
+    assert all(len(r) == len(columns) for r in rows)
+    elapsed = [int(r["elapsed"]) for r in rows]
+    if name == "12-comma-dates-end.jtl":  # formatted end times (UTC, see make.sh): start = end - elapsed
+        ends = [int(datetime.strptime(r["timeStamp"], "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=timezone.utc)
+                    .timestamp() * 1000 + 0.5) for r in rows]
+        starts = [e - t for e, t in zip(ends, elapsed)]
+    else:
+        starts = [int(r["timeStamp"]) for r in rows]
+    return {"rows": len(rows), "starts": starts, "elapsed": elapsed,
+            "failures": sum(r["success"] == "false" for r in rows),
+            "labels": {label: sum(r["label"] == label for r in rows) for label in {r["label"] for r in rows}},
+            "threads": len({r["threadName"] for r in rows})}
+
+
+def _assert_exact(reading, name):
+    truth = _truth(name)
+    s = reading.samples
+    assert len(s) == truth["rows"] == 48 and reading.skipped_total == 0
+    assert s["start_ms"].tolist() == truth["starts"]
+    assert s["elapsed_ms"].tolist() == truth["elapsed"]
+    assert int((~s["success"]).sum()) == truth["failures"] == 24
+    assert s["label"].astype(str).value_counts().to_dict() == truth["labels"] == {"java ok": 24, "java fails": 24}
+    assert s["thread"].nunique() == truth["threads"] == 3
+    assert set(s.loc[~s["success"], "response_code"].astype(str)) == {"500"}
+
+
+def test_the_jmeter_2_13_default_layout_is_inferred_and_said_why():
+    name = "12-tab-jmeter-2.13.jtl"
+    reading = read_jtl(HERE / name)
+    _assert_exact(reading, name)
+    assert reading.format == "csv TAB no header"
+    note = next(w for w in reading.warnings if "layout inferred" in w)
+    assert f"{','.join(LAYOUT_2_13)} (JMeter 2.13's default save configuration;" in note
+    assert reading.samples["latency_ms"].notna().all() and reading.samples["url"].isna().all()
+
+
+def test_formatted_timestamps_are_detected_but_only_the_properties_say_they_mark_the_end():
+    name = "12-comma-dates-end.jtl"
+    guessed = read_jtl(HERE / name)
+    assert guessed.format == "csv ',' no header timestamps 'yyyy/MM/dd HH:mm:ss.SSS'"
+    truth = _truth(name)
+    # read as starts, every sample sits `elapsed` ms late: nothing in the file can tell
+    assert (guessed.samples["start_ms"] - guessed.samples["elapsed_ms"]).tolist() == truth["starts"]
+    _assert_exact(read_jtl(HERE / name, timestamp_is_start=False), name)
+
+
+@pytest.mark.parametrize("name", ["9-pipe.jtl", "13-semicolon.jtl"])
+def test_a_layout_the_values_cannot_settle_is_refused_with_the_candidates(name):
+    with pytest.raises(UserError) as error:
+        read_jtl(HERE / name)
+    message = str(error.value)
+    width = len(FILES[name][1])
+    assert message.startswith(f"{HERE / name}:1: no header and {width} fields per row: 4 save configurations fit")
+    assert ",".join(FILES[name][1]) in message  # the true layout is among those listed
+    assert message.endswith("pick one with --columns NAMES or --jmeter-properties FILE")
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_every_file_is_read_exactly_with_the_runs_properties(name):
+    config = from_files([HERE / name.replace(".jtl", ".properties")])
+    assert list(config.columns) == FILES[name][1] and config.delimiter == FILES[name][0]
+    assert config.header is False
+    reading = read_jtl(HERE / name, columns=list(config.columns), delimiter=config.delimiter,
+                       timestamp_format=config.timestamp_format, timestamp_is_start=config.timestamp_is_start)
+    _assert_exact(reading, name)
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_analyze_with_jmeter_properties_on_the_command_line(name, capsys):
+    props = HERE / name.replace(".jtl", ".properties")
+    assert cli.main(["analyze", str(HERE / name), "--json", "-", "--jmeter-properties", str(props)]) == 0
+    cell = json.loads(capsys.readouterr().out)["cells"][0]
+    assert cell["reading"]["rows_read"] == 48 and cell["reading"]["rows_skipped"] == 0
+    assert cell["users"]["threads_seen"] == 3
+    assert any("columns as given (--columns or --jmeter-properties)" in w for w in cell["warnings"])
+
+
+def test_a_refusal_on_the_command_line_is_one_line_naming_file_line_and_option(capsys):
+    path = HERE / "9-pipe.jtl"
+    assert cli.main(["analyze", str(path), "--json", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"littlegrid analyze: {path}:1: no header and 9 fields")
+    assert "--columns NAMES" in err
+
+
+def test_report_with_columns_end_to_end(tmp_path, capsys):
+    name = "9-pipe.jtl"
+    out = tmp_path / "report"
+    assert cli.main(["report", str(HERE / name), "--columns", ",".join(FILES[name][1]), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out / "index.html")
+    summary = json.loads((out / "summary.json").read_text())
+    overall = summary["cells"][0]["overall"]
+    assert summary["cells"][0]["reading"]["format"] == "csv '|' no header"
+    assert overall["count"] == 48 and overall["errors"] == 24
+    assert sorted(p.name for p in out.iterdir()) == ["cells", "distributions.html", "index.html", "summary.json"]
