@@ -1,6 +1,7 @@
 """Findings on synthetic summaries whose answers are known on paper, each with a negative control."""
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -293,3 +294,29 @@ def test_a_malformed_expectation_is_one_line_naming_it(text, problem):
 def test_an_expectation_naming_an_axis_the_grid_lacks_is_refused():
     with pytest.raises(UserError, match="the grid has no axis 'threads'"):
         evaluate(["saturation where threads == 10"], littles_law(), [])
+
+
+def test_the_grid_file_refuses_a_malformed_expectation_before_any_load(tmp_path):
+    from littlegrid.grid_file import load_grid
+    from littlegrid.jmeter import repo_root
+    plan = repo_root(Path(__file__).parent) / "plans" / "closed.jmx"
+    grid = tmp_path / "g.toml"
+    head = f'plan = "{plan}"\n'
+    tail = '[server]\nstart = true\n[axes]\n"server.tomcat.threads.max" = [10]\nusers = [1]\n'
+    grid.write_text(head + 'expect = ["bottleneck thread_pool where server.tomcat.threads.max == 10"]\n' + tail)
+    assert load_grid(grid).name == "g"
+    grid.write_text(head + 'expect = ["bottleneck thread_pol"]\n' + tail)
+    with pytest.raises(UserError, match=r"g.toml:2: expect: expectation 'bottleneck thread_pol': unknown resource"):
+        load_grid(grid)
+    grid.write_text(head + 'expect = ["saturation where threads == 10"]\n' + tail)
+    with pytest.raises(UserError, match="the grid has no axis 'threads'"):
+        load_grid(grid)
+
+
+def test_every_classic_grid_declares_expected_findings_that_parse():
+    from littlegrid.grid_file import load_grid
+    from littlegrid.jmeter import repo_root
+    grids = repo_root(Path(__file__).parent) / "grids"
+    for name in ("littles-law", "throttling", "connection-limits", "think-time", "thread-pool-proxy",
+                 "thread-pool-transform"):
+        assert load_grid(grids / f"{name}.toml").raw.get("expect"), name
