@@ -2,10 +2,13 @@
 # The littlegrid sample server (system under test), built from source into the same jar as
 # `./mvnw -pl server package`. Build from the repository root:
 #   docker build -f docker/server.Dockerfile -t littlegrid-server .
-#   docker run --rm -p 8080:8080 -e SERVER_TOMCAT_THREADS_MAX=10 littlegrid-server
+#   docker run --rm -p 8080:8080 -p 8081:8081 -e SERVER_TOMCAT_THREADS_MAX=10 littlegrid-server
 # Knobs: environment variables (SERVER_TOMCAT_THREADS_MAX, LITTLEGRID_THROTTLE_MAXCONCURRENT, ...) or
 # arguments after the image name (--server.tomcat.threads.max=10); JVM options: JAVA_TOOL_OPTIONS.
-# Change the port with -e SERVER_PORT=…, not --server.port: the HEALTHCHECK reads SERVER_PORT.
+# The actuator (/actuator/health, /actuator/prometheus) answers on its own port, 8081, with its own Tomcat
+# threads, so health checks and scrapes never wait behind the load in a saturated pool.
+# Change the ports with -e SERVER_PORT=… and -e MANAGEMENT_SERVER_PORT=…, not with arguments: the HEALTHCHECK
+# reads MANAGEMENT_SERVER_PORT.
 
 # ---- build stage: Maven 3.9 on JDK 17; the server module builds on its own (its parent is Spring Boot's)
 FROM maven:3.9-eclipse-temurin-17 AS build
@@ -29,9 +32,9 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build --chown=root:root /build/server/target/littlegrid-server.jar /app/littlegrid-server.jar
 USER 10001:10001
-ENV SERVER_PORT=8080
-EXPOSE 8080
+ENV SERVER_PORT=8080 MANAGEMENT_SERVER_PORT=8081
+EXPOSE 8080 8081
 # UP only once the server is ready (readiness state and the /cpu calibration); start-up takes a few seconds.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
-  CMD curl -fsS -o /dev/null "http://127.0.0.1:${SERVER_PORT}/actuator/health" || exit 1
+  CMD curl -fsS -o /dev/null "http://127.0.0.1:${MANAGEMENT_SERVER_PORT}/actuator/health" || exit 1
 ENTRYPOINT ["java", "-jar", "/app/littlegrid-server.jar"]

@@ -44,11 +44,12 @@ def test_every_image_is_multi_stage_runs_unprivileged_and_copies_files_that_exis
                 assert list(ROOT.glob(source)), f"{dockerfile.name}: COPY {source}: nothing in the build context"
 
 
-def test_the_server_image_exposes_8080_and_checks_the_actuator_health():
+def test_the_server_image_exposes_8080_and_the_actuator_on_8081_where_it_checks_its_health():
     steps = _instructions(DOCKER / "server.Dockerfile")
-    assert ("EXPOSE", "8080") in steps
+    assert ("EXPOSE", "8080 8081") in steps
+    assert ("ENV", "SERVER_PORT=8080 MANAGEMENT_SERVER_PORT=8081") in steps
     health = [a for i, a in steps if i == "HEALTHCHECK"]
-    assert health and "/actuator/health" in health[0]
+    assert health and "${MANAGEMENT_SERVER_PORT}/actuator/health" in health[0]
 
 
 @pytest.mark.parametrize("compose", COMPOSE_FILES, ids=lambda p: p.name)
@@ -92,4 +93,6 @@ def test_prometheus_scrapes_the_server_actuator_every_second():
     config = yaml.safe_load((DOCKER / "monitoring" / "prometheus.yml").read_text())
     job = config["scrape_configs"][0]
     assert job["metrics_path"] == "/actuator/prometheus"
+    # on the management port, whose threads a saturated application pool cannot starve
+    assert job["static_configs"][0]["targets"] == ["server:8081"]
     assert config["global"]["scrape_interval"] == "1s"
