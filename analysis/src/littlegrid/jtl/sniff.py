@@ -36,7 +36,8 @@ class Sniffed:
     def describe(self) -> str:
         if self.kind == "xml":
             return "xml" + (" gzip" if self.gzip else "")
-        parts = ["csv", _DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter)), "header" if self.header else "no header"]
+        parts = ["csv", _DELIMITER_NAMES.get(self.delimiter, repr(self.delimiter)),
+                 "header" if self.header else "no header"]
         if self.timestamp_format:
             parts.append(f"timestamps '{self.timestamp_format}'")
         if self.gzip:
