@@ -320,3 +320,22 @@ def test_every_classic_grid_declares_expected_findings_that_parse():
     for name in ("littles-law", "throttling", "connection-limits", "think-time", "thread-pool-proxy",
                  "thread-pool-transform"):
         assert load_grid(grids / f"{name}.toml").raw.get("expect"), name
+
+
+def test_explain_prints_the_findings_as_text_and_as_json(tmp_path, capsys):
+    import json
+
+    from littlegrid import cli, summary
+    s = littles_law() | {"schema": summary.SCHEMA, "run": {"host": {"cpus": 2}, "expect": [
+        f"bottleneck thread_pool where {THREADS} == 10"]}}
+    s["findings"] = [f.as_dict() for f in findings(s)]
+    summary.write(s, tmp_path / "summary.json")
+    assert cli.main(["explain", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1. [saturation, holds] Throughput levels off at 98/s–99.2/s from N = 10")
+    assert "expect bottleneck thread_pool where server.tomcat.threads.max == 10: met: Tomcat's thread pool" in out
+    assert cli.main(["explain", str(tmp_path), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["findings"]
+    assert got[1]["kind"] == "bottleneck" and got[1]["resource"] == "thread_pool"
+    assert got[1]["where"] == {THREADS: 10} and isinstance(got[1]["figures"]["throughput_per_s"], float)
+    assert cli.main(["check", str(tmp_path), "--criteria-only"]) == 0  # the expectation is met
