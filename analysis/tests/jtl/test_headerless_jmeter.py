@@ -127,3 +127,18 @@ def test_report_with_columns_end_to_end(tmp_path, capsys):
     assert summary["cells"][0]["reading"]["format"] == "csv '|' no header"
     assert overall["count"] == 48 and overall["errors"] == 24
     assert sorted(p.name for p in out.iterdir()) == ["cells", "distributions.html", "index.html", "summary.json"]
+
+
+def test_compare_rereads_header_less_jtls_with_the_same_options(tmp_path, capsys):
+    name, columns = "9-pipe.jtl", ",".join(FILES["9-pipe.jtl"][1])
+    assert cli.main(["report", str(HERE / name), "--columns", columns, "-o", str(tmp_path / "r")]) == 0
+    summary = tmp_path / "summary.json"  # beside the report, its cells/ pages would pass for a run folder's cells
+    summary.write_text((tmp_path / "r" / "summary.json").read_text())
+    summary = str(summary)
+    capsys.readouterr()
+    # the intervals need the samples: without the layout the re-read is refused, naming the option
+    assert cli.main(["compare", summary, summary, "-o", str(tmp_path / "c0")]) == 2
+    assert "--columns NAMES" in capsys.readouterr().err
+    assert cli.main(["compare", summary, summary, "--columns", columns, "-o", str(tmp_path / "c")]) == 0
+    page = (tmp_path / "c" / "index.html").read_text()
+    assert "no JTL found" not in page and str(HERE / name) in page
