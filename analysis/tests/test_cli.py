@@ -63,3 +63,22 @@ def test_usage_text_ends_with_runnable_examples(fake_command, capsys):
 
 def test_user_error_without_a_line_names_only_the_file():
     assert str(at("grid.toml", None, "unknown key 'userz'")) == "grid.toml: unknown key 'userz'"
+
+
+def test_a_reader_that_leaves_early_is_no_error(tmp_path):
+    """`littlegrid analyze X --json - | head -c 1`: the closed pipe ends the command quietly, exit 0."""
+    import subprocess
+    import sys
+
+    # 2,000 labels: their statistics are far more JSON than a pipe buffers, so the writer meets the closed pipe
+    jtl = tmp_path / "many-labels.jtl"
+    rows = [f"{1700000000000 + i},{5 + i % 7},label {i},200,OK,t 1-1,text,true,,10,0,1,1,,1,0,0" for i in range(2000)]
+    jtl.write_text("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,"
+                   "bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n" + "\n".join(rows) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "littlegrid.cli", "analyze", str(jtl), "--by-label", "--json", "-"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    assert proc.stdout.read(1)  # read one byte, then leave
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err, err

@@ -63,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"littlegrid {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `littlegrid explain --json | head`: the reader left, which is no error of ours. Point stdout at
+        # /dev/null so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def entry() -> None:
