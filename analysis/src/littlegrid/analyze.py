@@ -17,14 +17,15 @@ from littlegrid.int_sort import sort_ints
 from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.series import time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
-from littlegrid.think_time import realised_gaps, think_time_stats, thread_keys
+from littlegrid.think_time import RULE_EVERY, RULE_NONE, think_sequence, think_time_stats, thread_keys
 from littlegrid.usererror import UserError
 from littlegrid.window import EmptyWindow, in_window, steady_window, window_mask
 
 # The columns the window's copy carries (not messages, URL, bytes…: at millions of rows every column costs).
 WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]
-# The table columns the analysis reads: URL, bytes, idle time… are never parsed (a third of a default JTL).
-ANALYZED_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "success",
+# The table columns the analysis reads: URL, bytes… are never parsed (a third of a default JTL). IdleTime
+# gives a transaction's whole span (its timers), which tells the samplers it wraps.
+ANALYZED_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "idle_ms", "label", "success",
                    "response_code", "response_message", "failure_message", "thread", "all_threads", "host")
 HELP = "steady-state statistics, queueing-law checks and capacity models of a run folder or JTL files -> summary.json"
 EXAMPLES = [
@@ -92,7 +93,8 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
     spike = cell.workload == "spike"  # users released at once run down one by one: no steady state to check
     checks = [laws.not_made("closed_law", cell.id, "a spike has no steady state (its users finish one by one); "
                             "the time series and the error classes tell what the server did with the burst")
-              if spike else laws.closed_law(cell.id, n, x, r, think["mean_ms"], T, tol["closed_law"])]
+              if spike else _closed_law(cell.id, n, x, r, think, T, tol["closed_law"],
+                                        entry["reading"]["transaction_rows_excluded"])]
     if cell.plan_users is not None:
         checks.append(laws.users_count(cell.id, n, users["all_threads_max"], cell.engines, users["threads_seen"]))
     if cell.rate_per_s and not spike:
@@ -117,9 +119,23 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
     return checks
 
 
-def _think_time(samples, window, keys, cell) -> dict:
-    gaps = realised_gaps(samples, window, keys)
-    return think_time_stats(gaps, cell.think_dist, cell.think_offset_ms)
+def _closed_law(cell_id, n, x, r, think: dict, window_s, floor, transaction_rows: int):
+    """N = X·(R+Z) on the sequence think time was measured on: the samples themselves (X and R as reported), the
+    outermost ones (their own X and R, since Z runs between them), or none when a thread's samples overlap."""
+    seq = think["sequence"]
+    if seq["rule"] == RULE_NONE:
+        return laws.does_not_apply("closed_law", cell_id, seq["text"].removeprefix("does not apply: "))
+    if seq["rule"] == RULE_EVERY and not transaction_rows:
+        return laws.closed_law(cell_id, n, x, r, think["mean_ms"], window_s, floor)
+    return laws.closed_law(cell_id, n, seq["throughput_per_s"], seq["mean_ms"], think["mean_ms"], window_s, floor,
+                           basis=f"X and R of the {seq['rule']} ({seq['count']:,} in the window)")
+
+
+def _think_time(table, window, keys, cell, transactions) -> dict:
+    """Realised think time on `table`: every row, Transaction Controller rows (labels `transactions`) included."""
+    seq = think_sequence(table, window, thread_keys(table) if keys is None else keys, transactions)
+    gaps = seq.gaps if seq.gaps is not None else pd.DataFrame({"key": [], "gap_ms": [], "cycle_ms": []}, dtype=np.int64)
+    return think_time_stats(gaps, cell.think_dist, cell.think_offset_ms) | {"sequence": seq.as_dict(window.length_s)}
 
 
 def _sample_figures(entry, samples, everything, transactions, window, keys, cell, by_label):
@@ -186,7 +202,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     # statistics: NumPy releases the GIL in both, and two cores take ~0.3 s off a 5 M-sample cell. Both
     # branches only read `samples`; neither may add or change a column while the other runs.
     with ThreadPoolExecutor(max_workers=1) as worker:
-        think = worker.submit(_think_time, samples, window, keys, cell)
+        think = worker.submit(_think_time, everything, window, keys if everything is samples else None, cell,
+                              transactions)
         steady, elapsed_sorted, all_classes = _sample_figures(entry, samples, everything, transactions, window,
                                                               keys, cell, by_label)
         server_frame = server_metrics.read_metrics(cell.server_metrics)

@@ -47,6 +47,11 @@ def not_made(name: str, cell: str | None, why: str) -> Check:
     return Check(name, cell, None, None, None, None, None, f"not checked: {why}")
 
 
+def does_not_apply(name: str, cell: str | None, why: str) -> Check:
+    """A check whose premise the data does not meet (e.g. the closed law when a thread's samples overlap)."""
+    return Check(name, cell, None, None, None, None, None, f"does not apply: {why}")
+
+
 def window_error(cycle_s: float, window_s: float, users: float) -> float:
     """Relative error of X·(R+Z) expected from the window alone: each thread's partial cycles at the two
     window edges count ±1 cycle in T/(R+Z), independent across threads, ≈ 2·(R+Z)/(T·√N)."""
@@ -57,8 +62,9 @@ def _rel(value: float, expected: float) -> float:
     return abs(value - expected) / abs(expected)
 
 
-def closed_law(cell, n, x, r_ms, z_ms, window_s, floor) -> Check:
-    """N = X·(R+Z_realised): a consistency check of the data itself."""
+def closed_law(cell, n, x, r_ms, z_ms, window_s, floor, basis: str | None = None) -> Check:
+    """N = X·(R+Z_realised): a consistency check of the data itself. basis: where X and R come from, when not
+    from every sample (the outermost samples of each thread)."""
     if None in (n, x, r_ms, z_ms) or not n:
         return not_made("closed_law", cell, "needs N, X, R and a realised think time (no gaps in the window)")
     cycle = (r_ms + z_ms) / 1000.0
@@ -73,6 +79,8 @@ def closed_law(cell, n, x, r_ms, z_ms, window_s, floor) -> Check:
         why = (f"X·(R+Z_realised) = {value:.2f} but N = {n:g}: threads were not all active through the window "
                f"(ramp-up or early exits inside it), N is miscounted (engines?), or the window is too short "
                f"(expected error {err:.1%}).")
+    if basis:
+        why += f" ({basis}.)"
     return Check("closed_law", cell, value, float(n), rel, tol, rel <= tol, why)
 
 

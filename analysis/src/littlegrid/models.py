@@ -56,12 +56,17 @@ def curves(cells: list[dict]) -> dict:
     return out
 
 
-def think_of(c: dict) -> float:
-    """A cell's think time for the models: the intended one, else the realised mean (bare JTLs), else 0."""
+def think_of(c: dict) -> float | None:
+    """A cell's think time for the models: the intended one, else the realised mean (bare JTLs; a mean within
+    the 1 ms rounding below zero is 0), else 0 when no gap was measured; None when think time does not apply
+    (a thread's samples overlap: think_time.ThinkSequence), so that no bound is drawn with a made-up Z."""
     intended = c["intended"].get("think_ms")
     if intended is not None:
         return intended
-    return (c.get("think_time") or {}).get("mean_ms") or 0.0
+    think = c.get("think_time") or {}
+    if (think.get("sequence") or {}).get("rule") == "does not apply":
+        return None
+    return max(0.0, think.get("mean_ms") or 0.0)
 
 
 def _entry(key: tuple, members: list) -> dict:
@@ -184,10 +189,11 @@ def grid_models(cells: list[dict], services: dict, slos, percentile_of, toleranc
     models = {"bounds": [], "usl": [], "knee": [], "slo_capacity": [], "mmcn": []}
     for key, members in curves(cells).items():
         service = services.get(members[0]["id"])
-        bound = bounds(key, members, service)
-        models["bounds"].append(bound)
+        if think_of(members[0]) is not None:  # bounds and knee need Z
+            bound = bounds(key, members, service)
+            models["bounds"].append(bound)
+            models["knee"].append(knee(key, members, bound))
         models["usl"].append(usl_fit(key, members))
-        models["knee"].append(knee(key, members, bound))
         models["slo_capacity"].extend(slo_capacity(key, members, slos, percentile_of))
     checks = []
     for c in cells:

@@ -1,6 +1,7 @@
 """Realised think time per thread (next start − (start + elapsed)) and how its distribution compares with the intended one."""
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -66,36 +67,207 @@ def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
     return order, key_sorted[firsts], np.diff(np.append(firsts, len(key))), start[order]
 
 
+# JMeter writes whole milliseconds: a sample may seem to start up to 1 ms before the previous one of its
+# thread ended (start and elapsed come from two clocks). Beyond this, the two samples really overlap.
+OVERLAP_TOLERANCE_MS = 1
+RULE_EVERY, RULE_OUTERMOST, RULE_NONE = "every sample", "outermost samples", "does not apply"
+
+
+@dataclass(frozen=True)
+class ThinkSequence:
+    """The samples think time is measured between, and why those.
+
+    A thread's samples overlap when Transaction Controller rows wrap their samplers, when a parallel controller
+    or embedded resources run beside one another, or when sub-results are kept. Think time and the closed law
+    need one sequence of samples per thread that follow one another: every sample when none overlaps (beyond
+    OVERLAP_TOLERANCE_MS), else the outermost ones (a sample contained in another of its thread is dropped); when
+    outermost samples still overlap (parallel requests), there is no such sequence and `gaps` is None.
+    count / elapsed_sum: the sequence's samples completed in the window (its X and R)."""
+
+    rule: str
+    gaps: pd.DataFrame | None
+    rows: int
+    contained: int = 0
+    transaction_rows: int = 0  # outermost samples that are Transaction Controller rows
+    partial_overlaps: int = 0  # outermost samples starting before the previous one of their thread ended
+    successive_pairs: int = 0  # outermost samples that have a previous one in their thread
+    count: int = 0
+    elapsed_sum: int = 0
+
+    def text(self) -> str:
+        """The rule in words, with its figures."""
+        if self.rule == RULE_EVERY:
+            return "think time from every sample: no sample overlaps another of its thread"
+        if self.rule == RULE_NONE:
+            dropped = f", after dropping {self.contained:,} samples contained in another" if self.contained else ""
+            return (f"does not apply: samples overlap within threads ({self.partial_overlaps:,} of "
+                    f"{self.successive_pairs:,} successive samples{dropped})")
+        wrappers = (f"{self.transaction_rows:,} transaction rows and {self.rows - self.contained - self.transaction_rows:,}"
+                    f" other outermost samples" if self.transaction_rows else
+                    f"{self.rows - self.contained:,} outermost samples")
+        return (f"think time from the outermost samples: {wrappers} wrap {self.contained:,} samples; "
+                f"{self.partial_overlaps} partial overlaps")
+
+    def as_dict(self, window_s: float) -> dict:
+        applies = self.rule != RULE_NONE
+        return {"rule": self.rule, "text": self.text(), "rows": self.rows, "contained": self.contained,
+                "transaction_rows": self.transaction_rows, "partial_overlaps": self.partial_overlaps,
+                "successive_pairs": self.successive_pairs,
+                "count": self.count if applies else None,
+                "throughput_per_s": self.count / window_s if applies and window_s > 0 else None,
+                "mean_ms": self.elapsed_sum / self.count if applies and self.count else None}
+
+
 def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None) -> pd.DataFrame:
+    """The gaps between a thread's successive samples, taken as they are (overlapping or not): see
+    think_sequence for the gaps think time is measured from."""
+    key = thread_keys(samples) if keys is None else keys
+    if len(key) == 0:
+        return _no_gaps(key)
+    start = samples["start_ms"].to_numpy(dtype=np.int64)
+    end = samples["end_ms"].to_numpy(dtype=np.int64)
+    order, threads, sizes, start = _thread_time_order(key, start, end)
+    return _gaps(threads, sizes, start, end[order], window)
+
+
+def _no_gaps(key: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({"key": key[:0], "gap_ms": key[:0], "cycle_ms": key[:0]})
+
+
+def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None,
+                   transactions: frozenset = frozenset()) -> ThinkSequence:
+    """The sequence think time is measured on (ThinkSequence) and its gaps, from every row of `samples`
+    (Transaction Controller rows included: their labels in `transactions`).
+
+    A sample's occupied span is [start, end + IdleTime]: a transaction's elapsed leaves out the timers inside
+    it (IdleTime), and its last sampler may end in that idle tail. The gaps themselves run from end (start +
+    elapsed), so a timer inside a transaction counts as think time, as the closed law needs (R + Z = cycle).
+    The common case (nothing overlaps) costs one comparison over the gaps and gives today's figures."""
+    key = thread_keys(samples) if keys is None else keys
+    rows = len(key)
+    if rows == 0:
+        return ThinkSequence(RULE_EVERY, _no_gaps(key), 0)
+    start = samples["start_ms"].to_numpy(dtype=np.int64)
+    end = samples["end_ms"].to_numpy(dtype=np.int64)
+    order, threads, sizes, start = _thread_time_order(key, start, end)
+    span = end = end[order]
+    longest_idle = samples["idle_ms"].max() if "idle_ms" in samples else None  # nulls skipped
+    if pd.notna(longest_idle) and longest_idle > 0:  # the timers inside transactions
+        span = end + samples["idle_ms"].to_numpy(dtype=np.int64, na_value=0)[order]
+    firsts = np.cumsum(sizes) - sizes  # each thread's first row
+    overlapping = np.subtract(start[1:], span[:-1]) < -OVERLAP_TOLERANCE_MS
+    overlapping[firsts[1:] - 1] = False  # a thread's first sample follows nothing
+    if not overlapping.any():
+        del overlapping, span, order
+        count, elapsed = _window_totals(start, end, window)
+        return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
+                             elapsed_sum=elapsed)
+    del overlapping
+    thread_of_row = np.repeat(np.arange(len(threads)), sizes)
+    outer, partial = _outermost(start, end, span, thread_of_row, firsts)
+    del span
+    outer_threads = thread_of_row[outer]
+    present = np.bincount(outer_threads, minlength=len(threads))  # every thread keeps its first sample
+    transaction_rows = 0
+    if transactions:
+        transaction_rows = int(np.count_nonzero(samples["label"].isin(transactions).to_numpy()[order[outer]]))
+    start, end = start[outer], end[outer]
+    count, elapsed = _window_totals(start, end, window)
+    common = {"rows": rows, "contained": rows - len(outer), "transaction_rows": transaction_rows,
+              "partial_overlaps": partial, "successive_pairs": len(outer) - len(threads),
+              "count": count, "elapsed_sum": elapsed}
+    if partial:
+        return ThinkSequence(RULE_NONE, None, **common)
+    return ThinkSequence(RULE_OUTERMOST, _gaps(threads, present, start, end, window), **common)
+
+
+def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, thread: np.ndarray, firsts: np.ndarray):
+    """(positions of the outermost samples, how many of them overlap an earlier sample of their thread), rows
+    sorted by thread then start.
+
+    Samples starting together form a run: its longest span (the last written of equal spans: JMeter writes a
+    transaction after its samplers, with the first one's start) stands for it, the others are contained in it.
+    A run's sample is contained when its span ends no later (+ tolerance) than an earlier one's: a running
+    maximum per thread, reset by offsetting each thread's values past the previous thread's.
+
+    An outermost sample overlaps when it starts before an earlier sample of its thread ended (− tolerance),
+    by the ends of the samples themselves (start + elapsed), not the spans: IdleTime counts a nested
+    transaction's timers twice (its own and its child transaction's), so a span can reach a few ms past the
+    work it wraps, enough to contain a sample but not to fake an overlap."""
+    tol = OVERLAP_TOLERANCE_MS
+    n = len(start)
+    new_run = np.ones(n, dtype=bool)
+    np.not_equal(start[1:], start[:-1], out=new_run[1:])
+    new_run[firsts] = True
+    run_firsts = np.flatnonzero(new_run)
+    run_of_row = np.cumsum(new_run) - 1
+    del new_run
+    longest = np.maximum.reduceat(span, run_firsts)
+    candidate = np.where(span == longest[run_of_row], np.arange(n), -1)
+    del run_of_row
+    rep = np.maximum.reduceat(candidate, run_firsts)  # one sample per run
+    del candidate
+    run_end = np.maximum.reduceat(end, run_firsts)
+    base = int(start.min())
+    stride = int(span.max()) - base + 2 * tol + 2
+    run_thread = thread[run_firsts]
+    if (int(run_thread.max()) + 1) * stride < 2**62:
+        offset = run_thread * stride - base
+        longest += offset
+        contained = longest <= _before(longest) + tol  # longest[k] = span[rep[k]]
+        run_end += offset
+        overlap = (start[rep] + offset) < _before(run_end) - tol
+    else:  # spans too wide to pack: one thread at a time
+        contained = np.zeros(len(rep), dtype=bool)
+        overlap = np.zeros(len(rep), dtype=bool)
+        bounds = np.flatnonzero(np.diff(run_thread)) + 1
+        for lo, hi in zip(np.concatenate(([0], bounds)), np.append(bounds, len(rep))):
+            contained[lo:hi] = longest[lo:hi] <= _before(longest[lo:hi]) + tol
+            overlap[lo:hi] = start[rep[lo:hi]] < _before(run_end[lo:hi]) - tol
+    keep = ~contained
+    return rep[keep], int(np.count_nonzero(overlap & keep))
+
+
+def _before(values: np.ndarray) -> np.ndarray:
+    """The largest of the values before each one (far below any value for the first)."""
+    out = np.empty_like(values)
+    out[0] = np.iinfo(np.int64).min // 2
+    np.maximum.accumulate(values[:-1], out=out[1:])
+    return out
+
+
+def _window_totals(start: np.ndarray, end: np.ndarray, window: SteadyWindow) -> tuple[int, int]:
+    """Samples completing in the window and the sum of their elapsed times (end − start)."""
+    inside = (end >= window.start_ms) & (end <= window.end_ms)
+    return int(np.count_nonzero(inside)), int(end[inside].sum() - start[inside].sum())
+
+
+def _gaps(threads: np.ndarray, sizes: np.ndarray, start: np.ndarray, end: np.ndarray,
+          window: SteadyWindow) -> pd.DataFrame:
     """One row per gap: thread key, the gap in ms, and the cycle (elapsed of the sample it follows + gap),
-    grouped by thread key in ascending order.
+    grouped by thread key in ascending order; rows by thread (`sizes` rows each, threads with none allowed)
+    then start.
 
     The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
     window (the same samples as throughput and R, so X·(R+Z) sums whole cycles), whatever the next start.
     The cycle (end(i) − start(i)) + gap is start(i+1) − start(i). This runs beside the sample statistics,
     so memory is spent sparingly: at most three 8-byte-a-row arrays at once (each is 40 MB at 5 M samples),
     computed in place where they can be, freed as soon as used; the outputs are int32 when they fit.
+    `end` is overwritten.
     """
-    key = thread_keys(samples) if keys is None else keys  # keys: thread_keys(samples), when the caller has it
-    if len(key) == 0:
-        return pd.DataFrame({"key": key, "gap_ms": key, "cycle_ms": key})
-    start = samples["start_ms"].to_numpy(dtype=np.int64)
-    end = samples["end_ms"].to_numpy(dtype=np.int64)
-    order, threads, sizes, start = _thread_time_order(key, start, end)
-    end = end[order]
-    del order
     # keep[i]: row i has a next row in its thread and completed in the window (the last row never has one)
     ends = np.cumsum(sizes)  # one past each thread's last row
     keep = end >= window.start_ms
     keep &= end <= window.end_ms
-    keep[ends - 1] = False
+    keep[ends[sizes > 0] - 1] = False
     kept = int(np.count_nonzero(keep))
     keep = keep[:-1]
     gap = _kept(np.subtract(start[1:], end[:-1], out=end[:-1]), keep, kept)  # end[i] is read before it is replaced
     del end
     cycle = _kept(np.diff(start), keep, kept)
     del start
-    per_thread = np.add.reduceat(np.append(keep, False), ends - sizes, dtype=np.int64)
+    per_thread = np.add.reduceat(np.append(keep, False), np.minimum(ends - sizes, len(keep)), dtype=np.int64)
+    per_thread[sizes == 0] = 0
     key = np.repeat(threads.astype(np.int32 if int(threads.max()) < 2**31 else np.int64), per_thread)
     # copy=False: three blocks instead of one consolidated copy (0.3 s and 120 MB at 5 M gaps)
     return pd.DataFrame({"key": key, "gap_ms": gap, "cycle_ms": cycle}, copy=False)
