@@ -68,3 +68,13 @@ def test_check_named_finds_the_closed_law_check_whatever_its_spelling():
     cell = {"checks": [{"name": "users"}, {"name": "Closed-Law (realised Z)", "rel_error": 0.01}]}
     assert layout.check_named(cell, "closed_law")["rel_error"] == 0.01
     assert layout.check_named({"checks": []}, "closed_law") is None
+
+
+def test_a_grid_needs_cells_at_more_than_one_point_and_a_curve_more_than_one_n():
+    one = [_cell("a", 5, 0)]
+    assert not layout.is_grid(one) and layout.curves_over_users(one) == []
+    assert not layout.is_grid([_cell("a", 5, 0), _cell("a2", 5, 0)])  # repetitions of one point
+    thinks = [_cell("a", 5, 0), _cell("b", 5, 50)]  # two think times, one N each: a grid, but no curve over N
+    assert layout.is_grid(thinks) and layout.curves_over_users(thinks) == []
+    line = [_cell("a", 5, 0), _cell("b", 10, 0), _cell("c", 5, 50)]
+    assert [(z, [c["id"] for c in cs]) for z, _, cs in layout.curves_over_users(line)] == [(0, ["a", "b"])]

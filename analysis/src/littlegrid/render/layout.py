@@ -43,6 +43,18 @@ def curves(cells: list[dict]) -> list[tuple[object, str, list[dict]]]:
     return [(k[0], k[1], sorted(v, key=users_of)) for k, v in groups.items()]
 
 
+def is_grid(cells: list[dict]) -> bool:
+    """Whether the cells lie at more than one point of the grid (users, think time, other axes): the grid-only
+    sections (heatmaps, M/M/c//N beside the measurement) show nothing worth a table for a single point."""
+    return len({(str(users_of(c)), str(think_of(c)), facet_of(c)) for c in cells}) > 1
+
+
+def curves_over_users(cells: list[dict]) -> list[tuple[object, str, list[dict]]]:
+    """The curves (as `curves`) with more than one distinct users value: a line over N, a bound, a USL fit or
+    an SLO capacity needs two N at least; one point is no curve."""
+    return [g for g in curves(cells) if len({users_of(c) for c in g[2]}) > 1]
+
+
 def page_names(cells: list[dict]) -> dict[str, str]:
     """Cell id -> file name under cells/: only safe characters, unique even when two ids slug alike."""
     names, used = {}, set()

@@ -84,6 +84,9 @@ HEATMAPS = [  # (title, metric, format, anchored at zero)
 
 
 def heatmap_sections(cells: list[dict], pages: dict[str, str]) -> list[dict]:
+    """The grid at a glance; none for a single point (layout.is_grid)."""
+    if not layout.is_grid(cells):
+        return []
     return [{"title": title, "tables": layout.heatmaps(cells, metric, f, pages, from_zero=zero)}
             for title, metric, f, zero in HEATMAPS]
 
@@ -96,8 +99,9 @@ def _usl(n: float, fit: dict) -> float | None:
 
 
 def throughput_chart(summary: dict) -> dict | None:
-    """X vs N: measured lines per think time, the asymptotic upper bound and the USL fit (dashed)."""
-    groups = layout.curves(summary.get("cells") or [])
+    """X vs N: measured lines per think time, the asymptotic upper bound and the USL fit (dashed); only the
+    curves with more than one N (layout.curves_over_users), None when there is none."""
+    groups = layout.curves_over_users(summary.get("cells") or [])
     if not groups:
         return None
     models = summary.get("models") or {}
@@ -108,11 +112,11 @@ def throughput_chart(summary: dict) -> dict | None:
         lines.append((layout.curve_label(think, facet) + " measured", "points", thinks[think]))
     all_n = [layout.users_of(c) for _, _, cs in groups for c in cs]
     lo, hi = min(all_n), max(all_n)
-    for b in models.get("bounds") or []:
+    for b in _over_users(models.get("bounds"), thinks):
         pts = b.get("points") or []
         curves.append(([p.get("users") for p in pts], [p.get("x_upper") for p in pts]))
         lines.append((layout.think_label(b.get("think_ms")) + " bound min(N/(D+Z), 1/Dmax)", "dash", thinks.get(b.get("think_ms"))))
-    for fit in models.get("usl") or []:
+    for fit in _over_users(models.get("usl"), thinks):
         if not fit.get("ok"):
             continue
         ns = [lo + (hi - lo) * i / (USL_POINTS - 1) for i in range(USL_POINTS)] if hi > lo else [lo]
@@ -126,6 +130,11 @@ def throughput_chart(summary: dict) -> dict | None:
                              "Dotted: USL fit.")
 
 
+def _over_users(entries, thinks: dict) -> list[dict]:
+    """The model entries (bounds, USL, knee, SLO capacity) of the think times that have a curve over users."""
+    return [e for e in entries or [] if e.get("think_ms") in thinks]
+
+
 def _think_groups(groups) -> dict:
     thinks: dict = {}
     for think, _, _ in groups:
@@ -134,8 +143,8 @@ def _think_groups(groups) -> dict:
 
 
 def latency_charts(summary: dict) -> list[dict]:
-    """Mean R (with its lower bound) and p50, p90, p99 vs N, one line per think time."""
-    groups = layout.curves(summary.get("cells") or [])
+    """Mean R (with its lower bound) and p50, p90, p99 vs N, one line per think time with more than one N."""
+    groups = layout.curves_over_users(summary.get("cells") or [])
     if not groups:
         return []
     thinks = _think_groups(groups)
@@ -144,7 +153,7 @@ def latency_charts(summary: dict) -> list[dict]:
         curves = [([layout.users_of(c) for c in cs], [_overall(key)(c) for c in cs]) for _, _, cs in groups]
         labels = [(layout.curve_label(t, f), "points", thinks[t]) for t, f, _ in groups]
         if key == "mean_ms":
-            for b in (summary.get("models") or {}).get("bounds") or []:
+            for b in _over_users((summary.get("models") or {}).get("bounds"), thinks):
                 pts = b.get("points") or []
                 curves.append(([p.get("users") for p in pts], [p.get("r_lower_ms") for p in pts]))
                 labels.append((layout.think_label(b.get("think_ms")) + " bound max(D, N·Dmax − Z)", "dash",
@@ -165,14 +174,16 @@ def normalise(row: dict, keys) -> dict:
 
 
 def model_rows(summary: dict) -> list[dict]:
-    """Bounds, knee and USL fit of each think time on one row (the numbers behind the dashed curves)."""
+    """Bounds, knee and USL fit of each think time on one row (the numbers behind the dashed curves), for the
+    think times with a curve over users only."""
     m = summary.get("models") or {}
+    thinks = _think_groups(layout.curves_over_users(summary.get("cells") or []))
     rows: dict = {}
-    for b in m.get("bounds") or []:
+    for b in _over_users(m.get("bounds"), thinks):
         rows.setdefault(b.get("think_ms"), {}).update(d_ms=b.get("d_ms"), d_max_ms=b.get("d_max_ms"), n_star=b.get("n_star"))
-    for k in m.get("knee") or []:
+    for k in _over_users(m.get("knee"), thinks):
         rows.setdefault(k.get("think_ms"), {})["knee"] = k.get("users")
-    for u in m.get("usl") or []:
+    for u in _over_users(m.get("usl"), thinks):
         rows.setdefault(u.get("think_ms"), {}).update(
             sigma=u.get("sigma"), kappa=u.get("kappa"), r2=u.get("r2"), n_peak=u.get("n_peak"),
             usl_note="" if u.get("ok") else str(u.get("reason") or "no fit"), **{"lambda": u.get("lambda")})
@@ -186,10 +197,12 @@ SLO_KEYS = ("criterion", "think_ms", "max_users", "how")
 
 
 def model_tables(summary: dict) -> dict:
-    """SLO capacity and the exact M/M/c//N predictions as rows with every field present."""
-    m = summary.get("models") or {}
-    return {"slo": [normalise(r, SLO_KEYS) for r in m.get("slo_capacity") or []],
-            "mmcn": [normalise(r, MMCN_KEYS) for r in m.get("mmcn") or []]}
+    """SLO capacity (per curve over users) and the exact M/M/c//N predictions (for a grid) as rows with every
+    field present; empty where the run has no such curve or is a single point."""
+    m, cells = summary.get("models") or {}, summary.get("cells") or []
+    thinks = _think_groups(layout.curves_over_users(cells))
+    return {"slo": [normalise(r, SLO_KEYS) for r in _over_users(m.get("slo_capacity"), thinks)],
+            "mmcn": [normalise(r, MMCN_KEYS) for r in m.get("mmcn") or []] if layout.is_grid(cells) else []}
 
 
 def cell_rows(cells: list[dict], pages: dict[str, str]) -> list[dict]:
