@@ -53,3 +53,15 @@ def test_without_server_figures_the_server_view_says_why():
                             "window.")
     assert view["readings"] == ("2 server readings in the 23 s steady window, 21 scrapes failed; "
                                 "longest stretch without one 21 s.")
+
+
+def test_the_facts_say_which_samples_think_time_was_measured_between():
+    outer = {"mean_ms": 320.0, "gaps": 236, "sequence": {"rule": "outermost samples", "text": "think time from the "
+             "outermost samples: 240 transaction rows and 0 other outermost samples wrap 720 samples; 0 partial overlaps"}}
+    rows = dict(cellpage.facts({"id": "c", "think_time": outer}))
+    assert rows["realised think time"] == ("320 ms over 236 gaps; think time from the outermost samples: 240 "
+                                           "transaction rows and 0 other outermost samples wrap 720 samples; 0 partial overlaps")
+    none = {"mean_ms": None, "gaps": 0, "sequence": {"rule": "does not apply", "text": "does not apply: samples "
+            "overlap within threads (60 of 117 successive samples)"}}
+    assert dict(cellpage.facts({"id": "c", "think_time": none}))["realised think time"] == none["sequence"]["text"]
+    assert "realised think time" not in dict(cellpage.facts({"id": "c", "think_time": None}))

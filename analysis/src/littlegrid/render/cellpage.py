@@ -100,6 +100,15 @@ def server_view(cell: dict) -> dict:
     return {"wait": wait, "readings": readings}
 
 
+def _think_text(think: dict) -> str:
+    """Z realised and the samples it was measured between (think_time.sequence: every sample, the outermost
+    ones, or none when a thread's samples overlap)."""
+    seq = think.get("sequence") or {}
+    if think.get("mean_ms") is None:
+        return seq.get("text") or ""
+    return f"{fmt.ms(think['mean_ms'])} over {think.get('gaps')} gaps" + (f"; {seq['text']}" if seq.get("text") else "")
+
+
 def facts(cell: dict) -> list[tuple[str, str]]:
     w, u, i = cell.get("window") or {}, cell.get("users") or {}, cell.get("intended") or {}
     srv, host = cell.get("server") or {}, cell.get("host") or {}
@@ -110,7 +119,8 @@ def facts(cell: dict) -> list[tuple[str, str]]:
              + (f", rate {fmt.rate(i.get('rate_per_s'))}" if i.get("rate_per_s") is not None else "")),
             ("steady window", f"{fmt.seconds(w.get('length_s'))} after trimming {fmt.seconds(w.get('warmup_s'))} warm-up "
                               f"({w.get('samples_trimmed_before')} samples) and {fmt.seconds(w.get('cooldown_s'))} cool-down "
-                              f"({w.get('samples_trimmed_after')} samples)")]
+                              f"({w.get('samples_trimmed_after')} samples)"),
+            ("realised think time", _think_text(cell.get("think_time") or {}))]
     if srv:
         rows.append(("server", f"in flight L {fmt.num(srv.get('in_flight_mean'))}, busy threads {fmt.num(srv.get('busy_threads_mean'))}, "
                                f"service time {fmt.ms(srv.get('service_mean_ms'))}, X {fmt.rate(srv.get('throughput_per_s'))}"))
