@@ -93,7 +93,7 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
     spike = cell.workload == "spike"  # users released at once run down one by one: no steady state to check
     checks = [laws.not_made("closed_law", cell.id, "a spike has no steady state (its users finish one by one); "
                             "the time series and the error classes tell what the server did with the burst")
-              if spike else _closed_law(cell.id, n, x, r, think, T, tol["closed_law"],
+              if spike else _closed_law(cell.id, n, cell.plan_users is None, x, r, think, T, tol["closed_law"],
                                         entry["reading"]["transaction_rows_excluded"])]
     if cell.plan_users is not None:
         checks.append(laws.users_count(cell.id, n, users["all_threads_max"], cell.engines, users["threads_seen"]))
@@ -119,12 +119,25 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
     return checks
 
 
-def _closed_law(cell_id, n, x, r, think: dict, window_s, floor, transaction_rows: int):
+def _closed_law(cell_id, n, n_seen: bool, x, r, think: dict, window_s, floor, transaction_rows: int):
     """N = X·(R+Z) on the sequence think time was measured on: the samples themselves (X and R as reported), the
-    outermost ones (their own X and R, since Z runs between them), or none when a thread's samples overlap."""
+    outermost ones (their own X and R, since Z runs between them), or none when a thread's samples overlap.
+    n_seen (bare JTLs: nobody says how many users ran, N is the threads seen): when fewer threads were active on
+    average than were seen (ramp-up, early exits, an Ultimate Thread Group inside the window), N was not constant
+    and the law with one N does not apply; saying it failed would misread the test."""
     seq = think["sequence"]
     if seq["rule"] == RULE_NONE:
         return laws.does_not_apply("closed_law", cell_id, seq["text"].removeprefix("does not apply: "))
+    active, z = seq["active_threads"], think["mean_ms"]
+    r_seq = r if seq["rule"] == RULE_EVERY else seq["mean_ms"]
+    # the deficit of active threads the check itself would tolerate (its window error, 3 standard errors)
+    slack = (max(floor, 3 * laws.window_error((r_seq + z) / 1000.0, window_s, n))
+             if None not in (n, r_seq, z) and n > 0 and window_s > 0 else floor)
+    if n_seen and n and active is not None and active < (1 - slack) * n:
+        return laws.does_not_apply("closed_law", cell_id, (
+            f"the number of active threads changes inside the window ({n:g} threads seen, {active:.1f} active on "
+            f"average: ramp-up, early exits or a stepping thread group); --warmup and --cooldown can trim the "
+            f"window to the part where all of them ran"))
     if seq["rule"] == RULE_EVERY and not transaction_rows:
         return laws.closed_law(cell_id, n, x, r, think["mean_ms"], window_s, floor)
     return laws.closed_law(cell_id, n, seq["throughput_per_s"], seq["mean_ms"], think["mean_ms"], window_s, floor,

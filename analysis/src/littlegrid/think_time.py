@@ -93,6 +93,7 @@ class ThinkSequence:
     successive_pairs: int = 0  # outermost samples that have a previous one in their thread
     count: int = 0
     elapsed_sum: int = 0
+    active_ms: int = 0  # Σ over threads of [first start, last end] of the sequence, clipped to the window
 
     def text(self) -> str:
         """The rule in words, with its figures."""
@@ -115,7 +116,9 @@ class ThinkSequence:
                 "successive_pairs": self.successive_pairs,
                 "count": self.count if applies else None,
                 "throughput_per_s": self.count / window_s if applies and window_s > 0 else None,
-                "mean_ms": self.elapsed_sum / self.count if applies and self.count else None}
+                "mean_ms": self.elapsed_sum / self.count if applies and self.count else None,
+                # threads active on average through the window: the N of N = X·(R+Z) when nobody says N
+                "active_threads": self.active_ms / 1000.0 / window_s if applies and window_s > 0 else None}
 
 
 def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None) -> pd.DataFrame:
@@ -160,8 +163,9 @@ def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray
     if not overlapping.any():
         del overlapping, span, order
         count, elapsed = _window_totals(start, end, window)
+        active = _active_ms(start, end, sizes, window)
         return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
-                             elapsed_sum=elapsed)
+                             elapsed_sum=elapsed, active_ms=active)
     del overlapping
     thread_of_row = np.repeat(np.arange(len(threads)), sizes)
     outer, partial = _outermost(start, end, span, thread_of_row, firsts)
@@ -175,7 +179,7 @@ def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray
     count, elapsed = _window_totals(start, end, window)
     common = {"rows": rows, "contained": rows - len(outer), "transaction_rows": transaction_rows,
               "partial_overlaps": partial, "successive_pairs": len(outer) - len(threads),
-              "count": count, "elapsed_sum": elapsed}
+              "count": count, "elapsed_sum": elapsed, "active_ms": _active_ms(start, end, present, window)}
     if partial:
         return ThinkSequence(RULE_NONE, None, **common)
     return ThinkSequence(RULE_OUTERMOST, _gaps(threads, present, start, end, window), **common)
@@ -234,6 +238,15 @@ def _before(values: np.ndarray) -> np.ndarray:
     out[0] = np.iinfo(np.int64).min // 2
     np.maximum.accumulate(values[:-1], out=out[1:])
     return out
+
+
+def _active_ms(start: np.ndarray, end: np.ndarray, sizes: np.ndarray, window: SteadyWindow) -> int:
+    """Σ over threads of the time from its first start to its last end (rows by thread then start, followed
+    by one another), within the window."""
+    last = np.cumsum(sizes)[sizes > 0] - 1
+    first = last - sizes[sizes > 0] + 1
+    active = np.minimum(end[last], window.end_ms) - np.maximum(start[first], window.start_ms)
+    return int(np.clip(active, 0, None).sum())
 
 
 def _window_totals(start: np.ndarray, end: np.ndarray, window: SteadyWindow) -> tuple[int, int]:

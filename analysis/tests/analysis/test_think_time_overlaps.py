@@ -161,3 +161,19 @@ def test_real_files_say_which_rule_and_never_carry_a_negative_think_time(corpus,
     assert (t["sequence"]["rule"], t["sequence"]["partial_overlaps"]) == (rule, partial)
     assert t["mean_ms"] is None or t["mean_ms"] > 0
     assert t["histogram"]["edges_ms"][:1] in ([], [0.0], [-1.0]) or t["histogram"]["edges_ms"][0] > 0
+
+
+def test_a_bare_jtl_whose_threads_come_and_go_in_the_window_gets_no_closed_law_failure(tmp_path):
+    # half the 20 threads stop halfway: 15 active on average of 20 seen; a run folder would fail the law
+    samples = closed_loop(20, 100, 100, duration_s=30, stop_s=lambda i: 15 if i >= 10 else 30)
+    jtl = write_jtl(tmp_path / "ramp.jtl", [(s, e, "GET /", th, "OK", 0) for s, e, th in
+                                            samples[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
+    cell = analyze([jtl])["cells"][0]
+    assert cell["think_time"]["sequence"]["active_threads"] == pytest.approx(15, rel=0.01)
+    law = next(c for c in cell["checks"] if c["name"] == "closed_law")
+    assert law["passed"] is None and law["explanation"].startswith(
+        "does not apply: the number of active threads changes inside the window (20 threads seen, 14.9 active")  # 15 less the stopped threads last cycles
+    steady = write_jtl(tmp_path / "steady.jtl", [(s, e, "GET /", th, "OK", 0) for s, e, th in closed_loop(
+        20, 100, 100, duration_s=30)[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
+    law = next(c for c in analyze([steady])["cells"][0]["checks"] if c["name"] == "closed_law")
+    assert law["passed"] is True
