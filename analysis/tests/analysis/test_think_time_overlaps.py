@@ -172,7 +172,7 @@ def test_a_bare_jtl_whose_threads_come_and_go_in_the_window_gets_no_closed_law_f
     assert cell["think_time"]["sequence"]["active_threads"] == pytest.approx(15, rel=0.01)
     law = next(c for c in cell["checks"] if c["name"] == "closed_law")
     assert law["passed"] is None and law["explanation"].startswith(
-        "does not apply: the number of active threads changes inside the window (20 threads seen, 14.9 active")  # 15 less the stopped threads last cycles
+        "does not apply: the number of active threads changes inside the window (20 threads seen, 14.9 active")  # 15, less the last cycle of each stopped thread
     steady = write_jtl(tmp_path / "steady.jtl", [(s, e, "GET /", th, "OK", 0) for s, e, th in closed_loop(
         20, 100, 100, duration_s=30)[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
     law = next(c for c in analyze([steady])["cells"][0]["checks"] if c["name"] == "closed_law")
