@@ -11,11 +11,11 @@ import pandas as pd
 
 from littlegrid import cells as cells_mod
 from littlegrid import findings, laws, models, server_metrics, summary
-from littlegrid.error_classes import classify
+from littlegrid.error_classes import classify, error_types
 from littlegrid.findings import expect
 from littlegrid.int_sort import sort_ints
 from littlegrid.jtl_options import add_reader_arguments, reader_options
-from littlegrid.series import time_series
+from littlegrid.series import label_series, time_series
 from littlegrid.stats import nearest_rank, sample_stats, stats_by_label
 from littlegrid.think_time import RULE_EVERY, RULE_NONE, think_sequence, think_time_stats, thread_keys
 from littlegrid.usererror import UserError
@@ -27,6 +27,9 @@ WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms"
 # gives a transaction's whole span (its timers), which tells the samplers it wraps.
 ANALYZED_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "idle_ms", "label", "success",
                    "response_code", "response_message", "failure_message", "thread", "all_threads", "host")
+# Read only for the statistics per label (bytes received and sent per sample).
+LABEL_FIELDS = ("bytes", "sent_bytes")
+LABEL_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", *LABEL_FIELDS]
 HELP = "steady-state statistics, queueing-law checks and capacity models of a run folder or JTL files -> summary.json"
 EXAMPLES = [
     "littlegrid analyze reports/<run-id>",
@@ -43,7 +46,8 @@ def add_arguments(parser) -> None:
                         "(default: the cell's warmup_s, else 0)")
     parser.add_argument("--cooldown", type=float, metavar="S", help="seconds trimmed before the last sample's end "
                         "(default: the cell's cooldown_s, else 0)")
-    parser.add_argument("--by-label", action="store_true", help="also compute the statistics per label")
+    parser.add_argument("--by-label", action="store_true", help="also compute the statistics per label "
+                        "(always done for JTL files)")
     parser.add_argument("--force", action="store_true", help="overwrite FILE even if it is not a littlegrid summary")
     add_reader_arguments(parser)
 
@@ -161,15 +165,27 @@ def _sample_figures(entry, samples, everything, transactions, window, keys, cell
     T = window.length_s
     elapsed_sorted = sort_ints(steady["elapsed_ms"].to_numpy(dtype=np.int64))
     entry["overall"] = sample_stats(steady, classes, T, elapsed_sorted)
-    if by_label:
-        labelled, label_classes = steady, classes
-        if transactions:  # transactions keep their own per-label statistics
-            everything_mask = window_mask(everything, window)
-            labelled = in_window(everything, window, WINDOW_COLUMNS, everything_mask)
-            label_classes = classify(everything)[everything_mask]
-        entry["labels"] = stats_by_label(labelled, label_classes, T)
+    if by_label:  # on every row, transactions included: they keep their own per-label statistics
+        everything_classes = classify(everything) if transactions else all_classes
+        types = error_types(everything)
+        everything_mask = window_mask(everything, window)
+        labelled = in_window(everything, window, LABEL_COLUMNS, everything_mask)
+        entry["labels"] = stats_by_label(labelled, everything_classes[everything_mask], T, types[everything_mask],
+                                         transactions)
+        entry["errors"] = _error_tables(types[mask] if everything is samples else types.reindex(steady.index), T)
+        entry["label_series"] = label_series(everything, everything_classes.notna().to_numpy(), window)
     entry["users"] = _users(cell, samples, steady, keys if steady is samples else thread_keys(steady))
     return steady, elapsed_sorted, all_classes
+
+
+def _error_tables(types: pd.Series, window_s: float) -> dict:
+    """The window's errors by type (JMeter's "Errors" table), largest first: count, share of the errors."""
+    counts = types.dropna().value_counts()
+    counts = counts[counts > 0]
+    total = int(counts.sum())
+    rows = sorted(((str(t), int(n)) for t, n in counts.items()), key=lambda r: (-r[1], r[0]))
+    return {"by_type": [{"type": t, "count": n, "share_of_errors": n / total,
+                         "per_s": n / window_s if window_s > 0 else None} for t, n in rows]}
 
 
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
@@ -179,12 +195,13 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
              "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
                           "think_offset_ms": cell.think_offset_ms if cell.think_dist == "poisson" else None,
                           "rate_per_s": cell.rate_per_s, "workload": cell.workload},
-             "overall": None, "labels": {}, "think_time": None, "server": None, "host": None, "series": None,
+             "overall": None, "labels": {}, "errors": None, "label_series": None, "think_time": None, "server": None, "host": None, "series": None,
              "checks": []}
     if not cell.jtl_paths:
         return entry, None
     try:
-        reading = read_jtl([str(p) for p in cell.jtl_paths], fields=ANALYZED_FIELDS)
+        reading = read_jtl([str(p) for p in cell.jtl_paths],
+                           fields=ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ()))
     except UserError as e:
         if bare:  # the user's own file: their mistake, said in one line
             raise
@@ -301,7 +318,8 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
         if value is not None and value < 0:
             raise UserError(f"{name} {value:g}: must be 0 or more seconds")
     found = cells_mod.discover(list(inputs))
-    by_label = by_label or _label_scoped(found.criteria)
+    # a JTL is one test whose labels are what its user reads first; a grid's cells get them when asked
+    by_label = by_label or found.run["source"] == "jtl" or _label_scoped(found.criteria)
     overrides = dict(found.tolerances) | dict(tolerances or {})
     unknown = sorted(set(overrides) - set(laws.DEFAULT_TOLERANCES))
     if unknown:

@@ -67,20 +67,46 @@ def classify(samples: pd.DataFrame) -> pd.Series:
     Classification runs once per distinct (code, message, failure) triple, so millions of identical
     "Connection refused" rows cost one regex pass.
     """
+    return _per_failure(samples, lambda triple: classify_one(*triple))
+
+
+ASSERTION_FAILED = "Assertion failed"
+
+
+def error_type_one(response_code, response_message=None, failure_message=None) -> str:
+    """The error type JMeter's dashboard counts a failed sample under (ErrorsSummaryConsumer): "code/message",
+    or, when the response itself was fine (2xx/3xx or no code) and an assertion failed it, the assertion's
+    failure message ("Assertion failed" when it left none)."""
+    code, message, failure = ("" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+                              for v in (response_code, response_message, failure_message))
+    if _OK_STATUS.match(code) or (not code.strip() and failure.strip()):
+        return failure.strip() or ASSERTION_FAILED
+    return (code + (f"/{message}" if message else "")) or "no response code"
+
+
+def error_types(samples: pd.DataFrame) -> pd.Series:
+    """Error type per sample (null for successes), categorical, aligned with `samples.index`: once per
+    distinct triple, like classify."""
+    return _per_failure(samples, lambda triple: error_type_one(*triple))
+
+
+def _per_failure(samples: pd.DataFrame, name_of) -> pd.Series:
+    """name_of((code, message, failure)) for each failed sample, evaluated once per distinct triple."""
     cols = ["response_code", "response_message", "failure_message"]
     mask = failed_mask(samples)
-    codes = np.full(len(samples), -1, dtype=np.int16)  # -1: success (null in the categorical)
+    codes = np.full(len(samples), -1, dtype=np.int32)  # -1: success (null in the categorical)
     names: list[str] = []
     if mask.any():
         rows = np.flatnonzero(mask)  # a take per column: .loc[mask, cols] scanned all columns' blocks
         failed = pd.DataFrame({c: samples[c].array.take(rows) for c in cols})
         keys = pd.MultiIndex.from_frame(failed.astype("string").fillna(""))
         distinct = keys.unique()
-        per_triple = [classify_one(*triple) for triple in distinct]
+        per_triple = [name_of(triple) for triple in distinct]
         names = sorted(set(per_triple))
-        lookup = np.array([names.index(n) for n in per_triple], dtype=np.int16)
+        index = {n: i for i, n in enumerate(names)}
+        lookup = np.array([index[n] for n in per_triple], dtype=np.int32)
         codes[mask] = lookup[distinct.get_indexer(keys)]
-    # categorical: two bytes a row, where an object column of class names would take eight
+    # categorical: a small code a row, where an object column of names would take eight bytes
     return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=samples.index)
 
 

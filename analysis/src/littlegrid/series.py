@@ -49,6 +49,22 @@ def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int) ->
     return out
 
 
+def bucketing(window: SteadyWindow, budget: int = POINT_BUDGET) -> tuple[int, int, int]:
+    """(t0_ms, bucket_s, buckets): the time axis of a cell's series, shared by every series of the cell."""
+    t0 = window.first_start_ms
+    span_s = max(1, math.ceil((window.last_end_ms - t0 + 1) / 1000))
+    bucket_s = max(1, math.ceil(span_s / budget))
+    return t0, bucket_s, math.ceil(span_s / bucket_s)
+
+
+def bucket_of(samples: pd.DataFrame, t0: int, bucket_s: int, buckets: int) -> np.ndarray:
+    """Each sample's bucket by completion time (samples ending after the last bucket go into it)."""
+    bucket = samples["end_ms"].to_numpy(dtype=np.int64) - t0  # then in place: one 8-byte-a-row array
+    bucket //= 1000 * bucket_s
+    np.clip(bucket, 0, buckets - 1, out=bucket)
+    return bucket
+
+
 def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow, engines: int | None,
                 server: pd.DataFrame | None, host: pd.DataFrame | None, budget: int = POINT_BUDGET) -> dict:
     """Series over the whole cell (warm-up and cool-down included, so the report can show what was trimmed).
@@ -56,13 +72,8 @@ def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow,
     Time is seconds since the first sample's start; each point covers `bucket_s` seconds (1 unless the cell
     is longer than the budget), and rates are per second. Samples are placed by completion time, like X.
     """
-    t0 = window.first_start_ms
-    span_s = max(1, math.ceil((window.last_end_ms - t0 + 1) / 1000))
-    bucket_s = max(1, math.ceil(span_s / budget))
-    buckets = math.ceil(span_s / bucket_s)
-    bucket = samples["end_ms"].to_numpy(dtype=np.int64) - t0  # then in place: one 8-byte-a-row array
-    bucket //= 1000 * bucket_s
-    np.clip(bucket, 0, buckets - 1, out=bucket)
+    t0, bucket_s, buckets = bucketing(window, budget)
+    bucket = bucket_of(samples, t0, bucket_s, buckets)
     counts = np.bincount(bucket, minlength=buckets)
     errors = np.bincount(bucket[failed], minlength=buckets)  # not weights: a float copy of every sample
     out = {
@@ -75,6 +86,8 @@ def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow,
         "errors": (errors / bucket_s).tolist(),
     }
     out |= bucket_percentiles(bucket, samples["elapsed_ms"].to_numpy(dtype=np.int64), buckets)
+    if "response_code" in samples.columns:
+        out["codes"] = response_codes(samples["response_code"], bucket, buckets, bucket_s)
     all_threads = samples["all_threads"]
     if all_threads.notna().any():
         # int32 with −1 for null (allThreads ≥ 0); np.maximum.at: 10× faster than a groupby, no copies
@@ -89,3 +102,63 @@ def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow,
     out["busy_threads"] = per_bucket_mean(server, "busy_threads", t0, bucket_s, buckets)
     out["load1"] = per_bucket_mean(host, "load1", t0, bucket_s, buckets)
     return out
+
+
+CODES_MAX = 8  # response codes with a series of their own; the rarer ones are summed into "other"
+
+
+def response_codes(codes: pd.Series, bucket: np.ndarray, buckets: int, bucket_s: int) -> dict:
+    """{response code: samples per second}, the CODES_MAX most frequent codes (ties by code), then "other"
+    for the rest and "none" for samples without a code (JMeter's "Codes per second")."""
+    cat = codes.astype("category")
+    index = cat.cat.codes.to_numpy().astype(np.int64)  # −1: no code
+    names = [str(c) for c in cat.cat.categories]
+    per_code = np.bincount(index + 1, minlength=len(names) + 1)
+    ranked = sorted((i for i in range(len(names)) if per_code[i + 1]), key=lambda i: (-per_code[i + 1], names[i]))
+    slot = np.full(len(names) + 1, CODES_MAX, dtype=np.int64)  # slot per code (+1 for none): CODES_MAX = other
+    for s, i in enumerate(ranked[:CODES_MAX]):
+        slot[i + 1] = s
+    slot[0] = CODES_MAX + 1
+    counts = np.bincount(slot[index + 1] * buckets + bucket, minlength=(CODES_MAX + 2) * buckets)
+    counts = counts.reshape(CODES_MAX + 2, buckets) / bucket_s
+    out = {names[i]: counts[s].tolist() for s, i in enumerate(ranked[:CODES_MAX])}
+    for s, name in ((CODES_MAX, "other"), (CODES_MAX + 1, "none")):
+        if counts[s].any():
+            out[name] = counts[s].tolist()
+    return out
+
+
+LABEL_SERIES_MAX = 20  # labels with per-second series: the ones with the most samples
+LABEL_SERIES_RULE = (f"per-second series for the {LABEL_SERIES_MAX} labels with the most samples in the cell "
+                     f"(ties by label), on the cell's time axis")
+
+
+def label_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow, budget: int = POINT_BUDGET,
+                 top: int = LABEL_SERIES_MAX) -> dict:
+    """Per-label series (samples and errors per second, exact p50/p90/p99 per bucket) for the `top` labels
+    with the most samples, on the same time axis as time_series: one pass keyed by (label rank, bucket).
+
+    Bounded so that a JTL with thousands of labels keeps a small summary: top × buckets × 5 values."""
+    from littlegrid.stats import label_codes  # stats imports nothing from here; kept local to stay acyclic
+
+    if len(samples) == 0:
+        return {"rule": LABEL_SERIES_RULE, "labels": {}}
+    t0, bucket_s, buckets = bucketing(window, budget)
+    codes, names = label_codes(samples["label"])
+    per_label = np.bincount(codes, minlength=len(names))
+    chosen = sorted(range(len(names)), key=lambda i: (-per_label[i], names[i]))[:top]
+    rank = np.full(len(names), -1, dtype=np.int64)
+    rank[chosen] = np.arange(len(chosen))
+    row_rank = rank[codes]
+    keep = row_rank >= 0
+    key = row_rank[keep] * buckets + bucket_of(samples, t0, bucket_s, buckets)[keep]
+    width = len(chosen) * buckets
+    counts = np.bincount(key, minlength=width).reshape(len(chosen), buckets) / bucket_s
+    errors = np.bincount(key[failed[keep]], minlength=width).reshape(len(chosen), buckets) / bucket_s
+    pct = bucket_percentiles(key, samples["elapsed_ms"].to_numpy(dtype=np.int64)[keep], width)
+    out = {}
+    for r, i in enumerate(chosen):
+        part = slice(r * buckets, (r + 1) * buckets)
+        out[names[i]] = {"throughput": counts[r].tolist(), "errors": errors[r].tolist(),
+                         **{k: v[part] for k, v in pct.items()}}
+    return {"rule": LABEL_SERIES_RULE, "labels": out}

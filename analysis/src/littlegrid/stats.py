@@ -71,10 +71,109 @@ def sample_stats(samples: pd.DataFrame, error_class: pd.Series, window_length_s:
     return out
 
 
-def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_s: float) -> dict:
-    """{label: STATS} for every label with samples in the window, in label order."""
+TOP_ERRORS = 5  # error types kept per label (JMeter's dashboard: "Top 5 Errors by sampler")
+# Per-label figures: STATS' scalar fields (criteria read them by the same names) plus bytes, without the
+# distribution fields (pdf, ccdf, tail): thousands of labels must keep summary.json small.
+LABEL_MEANS = (("latency_ms", "latency_mean_ms"), ("connect_ms", "connect_mean_ms"),
+               ("bytes", "bytes_mean"), ("sent_bytes", "sent_bytes_mean"))
+
+
+def _rank(counts: np.ndarray, percentile) -> np.ndarray:
+    """Nearest rank ceil(p/100 · n) for every n at once, in integers (p as an exact fraction, as nearest_rank)."""
+    num, den = Fraction(str(percentile)).as_integer_ratio()
+    return np.maximum(-(-counts * num // (den * 100)), 1)
+
+
+def label_codes(labels: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """(code per row, label per code) with only the labels that occur, in label order."""
+    cat = labels.astype("category").cat.remove_unused_categories()
+    order = np.argsort(np.asarray(cat.cat.categories.astype(str), dtype=object), kind="stable")
+    remap = np.empty(len(order), dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    names = [str(c) for c in cat.cat.categories[order]]
+    return remap[cat.cat.codes.to_numpy()], names
+
+
+def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_s: float,
+                   error_type: pd.Series | None = None, transactions=frozenset()) -> dict:
+    """{label: LABEL_STATS} for every label with samples in the window, in label order (docs/analysis.md).
+
+    One pass for all labels, never a loop over the frame per label: each sample is keyed by
+    label code · scale + elapsed, one sort of the keys orders them by label then elapsed, and every label's
+    nearest-rank percentiles, min and max are read at once at start + rank − 1. Sums are bincounts.
+    `error_type`: the error type of each failed sample (error_classes.error_types), for the top errors;
+    `transactions`: the labels of Transaction Controller rows (marked, they have their own statistics).
+    """
+    if len(samples) == 0:
+        return {}
+    codes, names = label_codes(samples["label"])
+    k = len(names)
+    counts = np.bincount(codes, minlength=k)
+    elapsed = samples["elapsed_ms"].to_numpy(dtype=np.int64)
+    low = int(elapsed.min())
+    scale = int(elapsed.max()) - low + 1
+    keys = codes * scale + (elapsed - low)
+    keys = sort_ints(keys)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    per_label = {"count": counts, "min_ms": keys[starts] - np.arange(k) * scale + low,
+                 "max_ms": keys[starts + counts - 1] - np.arange(k) * scale + low}
+    for key, p in PERCENTILES:
+        per_label[key] = keys[starts + _rank(counts, p) - 1] - np.arange(k) * scale + low
+    del keys
+    sums = np.bincount(codes, weights=elapsed, minlength=k)
+    classes = error_class.reindex(samples.index)
+    failed = classes.notna().to_numpy()
+    errors = np.bincount(codes[failed], minlength=k)
+    by_class = _count_pairs(codes[failed], classes.cat.codes.to_numpy()[failed], list(classes.cat.categories))
+    means = {}
+    for column, name in LABEL_MEANS:
+        if column in samples.columns:
+            values = samples[column]
+            present = values.notna().to_numpy()
+            total = np.bincount(codes[present], weights=values.to_numpy(dtype=np.float64, na_value=0)[present],
+                                minlength=k)
+            seen = np.bincount(codes[present], minlength=k)
+            means[name] = [None if s == 0 else float(t / s) for t, s in zip(total, seen)]
+        else:
+            means[name] = [None] * k
+    top = {}
+    if error_type is not None and failed.any():
+        types = error_type.reindex(samples.index)
+        top = _count_pairs(codes[failed], types.cat.codes.to_numpy()[failed], list(types.cat.categories),
+                           limit=TOP_ERRORS)
+    rate = window_length_s if window_length_s > 0 else None
     out = {}
-    slim = samples[["label", "elapsed_ms", "latency_ms", "connect_ms"]]  # what sample_stats reads
-    for label, group in slim.groupby("label", observed=True, sort=True):
-        out[str(label)] = sample_stats(group, error_class, window_length_s)
+    for i, label in enumerate(names):
+        n, e = int(counts[i]), int(errors[i])
+        st = {"count": n, "successes": n - e, "errors": e, "error_rate": e / n,
+              "errors_by_class": by_class.get(i, {}),
+              "throughput_per_s": n / rate if rate else None, "successes_per_s": (n - e) / rate if rate else None,
+              "mean_ms": float(sums[i] / n), "min_ms": float(per_label["min_ms"][i])}
+        for key, _ in PERCENTILES:
+            st[key] = float(per_label[key][i])
+        st["max_ms"] = float(per_label["max_ms"][i])
+        for _, name in LABEL_MEANS:
+            st[name] = means[name][i]
+        received, sent = st["bytes_mean"], st["sent_bytes_mean"]
+        st["received_bytes_per_s"] = received * n / rate if rate and received is not None else None
+        st["sent_bytes_per_s"] = sent * n / rate if rate and sent is not None else None
+        st["transaction"] = label in transactions
+        st["top_errors"] = [{"type": t, "count": c} for t, c in top.get(i, {}).items()]
+        out[label] = st
+    return out
+
+
+def _count_pairs(group: np.ndarray, value: np.ndarray, value_names: list, limit: int | None = None) -> dict:
+    """{group: {value name: count}} largest first (ties by name), at most `limit` per group; one np.unique
+    over the combined keys (only the failed samples), not a count per group."""
+    if len(group) == 0:
+        return {}
+    width = max(len(value_names), 1)
+    pairs, n = np.unique(group.astype(np.int64) * width + value, return_counts=True)
+    g, v = pairs // width, pairs % width
+    out: dict = {}
+    for gi, vi, c in sorted(zip(g.tolist(), v.tolist(), n.tolist()), key=lambda r: (r[0], -r[2], str(value_names[r[1]]))):
+        row = out.setdefault(gi, {})
+        if limit is None or len(row) < limit:
+            row[str(value_names[vi])] = int(c)
     return out
