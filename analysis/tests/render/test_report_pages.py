@@ -6,6 +6,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -41,6 +42,11 @@ class Page(HTMLParser):
             self.text.append(data)
 
 
+def _json_block(page: Page, block_id: str) -> str:
+    (body,) = [body for attrs, body in page.scripts if attrs.get("id") == block_id]
+    return body
+
+
 def _pages(root: Path):
     return sorted(root.rglob("*.html"))
 
@@ -56,10 +62,20 @@ def test_report_has_an_overview_a_distribution_page_and_one_page_per_cell(hostil
 
 def test_every_link_points_to_a_page_of_the_report(hostile_report):
     for page in _pages(hostile_report):
-        for tag, attrs in Page(page.read_text()).tags:
-            if tag == "a":
-                target = (page.parent / attrs["href"].split("#")[0]).resolve()
+        p = Page(page.read_text())
+        ids = {a["id"] for _, a in p.tags if "id" in a}
+        for tag, attrs in p.tags:
+            if tag == "a" and attrs["href"].startswith("#label="):  # the page script opens the label's section
+                label = unquote(attrs["href"].removeprefix("#label="))
+                assert label in {r[0] for r in json.loads(_json_block(p, "label-data"))["rows"]}, attrs["href"]
+            elif tag == "a" and attrs["href"].startswith("#"):
+                assert attrs["href"][1:] in ids, f"{page.name}: no target for {attrs['href']}"
+            elif tag == "a":
+                path, _, fragment = attrs["href"].partition("#")
+                target = (page.parent / path).resolve()
                 assert target.is_file(), f"{page.name}: broken link {attrs['href']}"
+                if fragment:
+                    assert f'id="{fragment}"' in target.read_text(), f"{page.name}: no target for {attrs['href']}"
 
 
 def test_nothing_is_loaded_from_anywhere_and_the_csp_admits_exactly_the_inline_assets(hostile_report):
@@ -81,7 +97,10 @@ def test_hostile_labels_and_messages_appear_as_text_never_as_markup(hostile_repo
         assert "<script>alert(1)" not in raw and "<img src=x" not in raw
         assert not re.search(r"""(href|src)\s*=\s*["']?\s*javascript:""", raw, re.I)
         p = Page(raw)
-        assert [t for t, _ in p.tags].count("script") == 3  # chart data + uPlot + littlegrid.js, nothing injected
+        # chart data (+ label data where the page has the label table) + uPlot + littlegrid.js, nothing injected
+        labels = 1 if any(a.get("id") == "label-data" for t, a in p.tags) else 0
+        assert [t for t, _ in p.tags].count("script") == 3 + labels
+        assert [a.get("type") for a, _ in p.scripts].count("application/json") == 1 + labels
         assert not [t for t, _ in p.tags if t == "img"]
     overview = Page((hostile_report / "index.html").read_text())
     assert any(HOSTILE[0] in t for t in overview.text) and any(HOSTILE[1] in t for t in overview.text)
@@ -90,9 +109,11 @@ def test_hostile_labels_and_messages_appear_as_text_never_as_markup(hostile_repo
 def test_hostile_labels_reach_the_chart_data_as_json_strings(hostile_report):
     cell = next((hostile_report / "cells").glob("*.html"))
     page = Page(cell.read_text())
-    (data,) = [body for attrs, body in page.scripts if attrs.get("type") == "application/json"]
+    data = _json_block(page, "chart-data")
     assert "<" not in data  # tojson escapes <, > and & so the block cannot be closed from inside
     assert json.loads(data)[0]["series"]
+    labels = _json_block(page, "label-data")
+    assert "<" not in labels and {r[0] for r in json.loads(labels)["rows"]} >= set(HOSTILE)
 
 
 def test_overview_lists_every_criterion_and_check_with_failures_first(golden_summary, tmp_path):

@@ -213,5 +213,6 @@ def cell_rows(cells: list[dict], pages: dict[str, str]) -> list[dict]:
                     "reason": c.get("reason"), "n": layout.users_of(c), "x": o.get("throughput_per_s"),
                     "mean": o.get("mean_ms"), "p90": o.get("p90_ms"), "p99": o.get("p99_ms"),
                     "error_rate": o.get("error_rate"), "window_s": (c.get("window") or {}).get("length_s"),
-                    "checks_failed": sum(1 for k in c.get("checks") or [] if k.get("passed") is False)})
+                    "checks_failed": sum(1 for k in c.get("checks") or [] if k.get("passed") is False),
+                    "labels": len(c.get("labels") or {})})  # the cell page holds their table
     return out

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from littlegrid.jtl_options import add_reader_arguments, reader_options
-from littlegrid.render import cellpage, distributions, html, layout, load, overview
+from littlegrid.render import cellpage, distributions, html, labels, layout, load, overview
 from littlegrid.usererror import UserError
 
 HELP = "render the HTML report of a run folder (or of JTL files) from its summary.json"
@@ -44,8 +44,13 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
         return {c["id"]: prefix + pages[c["id"]] for c in cells}
 
     curve_charts = [c for c in [overview.throughput_chart(summary)] if c] + overview.latency_charts(summary)
+    # JTL files are one test: its overview is the statistics per label, its errors and its charts over time
+    single = (summary.get("run") or {}).get("source") == "jtl" and len(cells) == 1
+    test = label_context(cells[0]) if single else {}
+    over_time = _cell_charts(cells[0]) if single else []
     index = html.render(
-        "overview.html.j2", root="", chart_data=curve_charts, curve_charts=curve_charts,
+        "overview.html.j2", root="", chart_data=curve_charts + over_time, curve_charts=curve_charts,
+        over_time=over_time, label_view=test,
         outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
         heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
@@ -60,9 +65,10 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
         chart_data=pdf["fixed_n"] + pdf["fixed_z"] + ccdf["fixed_z"] + think, **common))
 
     for i, c in enumerate(cells):
-        ts = cellpage.time_series_charts(c)
+        ts = _cell_charts(c)
         html.write(out_dir / "cells" / pages[c["id"]], html.render(
             "cell.html.j2", root="../", cell_id=str(c["id"]), chart_data=ts, facts=cellpage.facts(c),
+            label_view=label_context(c),
             server_view=cellpage.server_view(c),
             checks=[overview.normalise(k, overview.CHECK_KEYS) for k in c.get("checks") or []],
             stats_header=[h for _, h, _ in cellpage.PERCENTILE_COLUMNS], stats=cellpage.stats_rows(c),
@@ -70,6 +76,19 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
             prev_href=pages[cells[i - 1]["id"]] if i > 0 else None,
             next_href=pages[cells[i + 1]["id"]] if i + 1 < len(cells) else None, **common))
     return out_dir / "index.html"
+
+
+def label_context(cell: dict) -> dict:
+    """What _labels.html.j2 needs for one cell; empty when the cell has no statistics per label."""
+    view = labels.table_view(cell)
+    if view is None:
+        return {}
+    return {"lt": view, "label_data": labels.label_data(cell), "lerrors": labels.error_view(cell)}
+
+
+def _cell_charts(cell: dict) -> list[dict]:
+    """The cell's charts over time: its series, then response codes per second when the summary has them."""
+    return cellpage.time_series_charts(cell) + [c for c in [labels.codes_chart(cell)] if c]
 
 
 def main(args: argparse.Namespace) -> int:

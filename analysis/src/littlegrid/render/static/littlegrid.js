@@ -1,5 +1,5 @@
 /* littlegrid report charts: reads the page's chart data (JSON, never HTML) and draws each chart with uPlot.
-   Labels reach the DOM only through uPlot's legend, which sets them with textContent. */
+   Labels reach the DOM only through uPlot's legend and the label table, which set them with textContent. */
 (function () {
   "use strict";
   var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
@@ -63,6 +63,215 @@
     return plot;
   }
 
+
+  // ---- Statistics per label: rows from the page's JSON (#label-data), built with textContent only. ----
+  var PAGE_ROWS = 50;
+
+  function fmtNum(v, digits) {  // as fmt.num in render/fmt.py: 3 significant digits, thousands kept whole
+    if (v == null || !isFinite(v)) return "—";
+    if (v === 0) return "0";
+    digits = digits || 3;
+    if (Math.abs(v) >= Math.pow(10, digits)) return Math.round(v).toLocaleString("en-US");
+    return String(Number(v.toPrecision(digits)));
+  }
+
+  function fmtKind(v, kind) {  // as labels.KINDS
+    if (v == null) return "—";
+    if (kind === "pct") return v === 0 ? "0" : fmtNum(v * 100, Math.abs(v) < 0.1 ? 3 : 4);
+    if (kind === "kb") return fmtNum(v / 1024);
+    return fmtNum(v);
+  }
+
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text != null) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function labelFromHash() {
+    var h = window.location.hash;
+    if (h.indexOf("#label=") !== 0) return null;
+    try { return decodeURIComponent(h.slice(7)); } catch (e) { return null; }
+  }
+
+  function startLabels() {
+    var node = document.getElementById("label-data");
+    var body = document.getElementById("lt-rows");
+    if (!node || !body) return;
+    var data = JSON.parse(node.textContent);
+    var cols = data.columns, FIRST = 3;  // row: [label, transaction, has series, figures..., top errors]
+    var keyIndex = { label: 0 };
+    cols.forEach(function (c, i) { keyIndex[c.key] = FIRST + i; });
+    var byLabel = {};
+    data.rows.forEach(function (r) { byLabel[r[0]] = r; });
+    var state = { text: "", errors: false, tx: false, sort: null, desc: false, page: 0, shown: data.rows };
+    var picked = {};
+    data.rows.filter(function (r) { return r[2]; })
+      .sort(function (a, b) { return b[FIRST] - a[FIRST]; }).slice(0, 5)
+      .forEach(function (r) { picked[r[0]] = true; });
+    var filter = document.getElementById("lt-filter"), onlyErrors = document.getElementById("lt-errors"),
+        onlyTx = document.getElementById("lt-tx"), status = document.getElementById("lt-status"),
+        prev = document.getElementById("lt-prev"), next = document.getElementById("lt-next");
+    var info = { rows: data.rows.length, shown: 0, page: 0, pages: 0, sort: null, desc: false };
+    registry.labels = info;
+
+    function compute() {
+      var text = state.text.toLowerCase();
+      var rows = data.rows.filter(function (r) {
+        return (!text || r[0].toLowerCase().indexOf(text) >= 0) &&
+               (!state.errors || r[keyIndex.errors] > 0) && (!state.tx || r[1]);
+      });
+      if (state.sort) {
+        var i = keyIndex[state.sort], sign = state.desc ? -1 : 1;
+        rows = rows.map(function (r, k) { return [r, k]; });
+        rows.sort(function (a, b) {
+          var x = a[0][i], y = b[0][i];
+          if (x == null || y == null) return x == null && y == null ? a[1] - b[1] : (x == null ? 1 : -1);  // blanks last
+          var c = i === 0 ? (x < y ? -1 : x > y ? 1 : 0) : x - y;
+          return c !== 0 ? sign * c : a[1] - b[1];
+        });
+        rows = rows.map(function (p) { return p[0]; });
+      }
+      state.shown = rows;
+      render();
+    }
+
+    function render() {
+      var rows = state.shown, pages = Math.max(1, Math.ceil(rows.length / PAGE_ROWS));
+      state.page = Math.min(state.page, pages - 1);
+      var from = state.page * PAGE_ROWS, to = Math.min(rows.length, from + PAGE_ROWS);
+      var frag = document.createDocumentFragment();
+      for (var k = from; k < to; k++) frag.appendChild(rowElement(rows[k]));
+      while (body.firstChild) body.removeChild(body.firstChild);
+      body.appendChild(frag);
+      status.textContent = rows.length ? ("rows " + (from + 1) + "–" + to + " of " + rows.length +
+        (rows.length < data.rows.length ? " (of " + data.rows.length + " labels)" : "") +
+        " · page " + (state.page + 1) + " of " + pages) : "no label matches";
+      prev.disabled = state.page === 0;
+      next.disabled = state.page >= pages - 1;
+      info.shown = rows.length; info.page = state.page; info.pages = pages; info.sort = state.sort; info.desc = state.desc;
+      document.documentElement.setAttribute("data-labels-ready", String(to - from));
+    }
+
+    function rowElement(r) {
+      var tr = el("tr", null, (r[keyIndex.errors] > 0 ? "lt-has-errors" : "") + (r[1] ? " lt-tx" : ""));
+      var pick = el("td", null, "lt-pick"), box = document.createElement("input");
+      box.type = "checkbox";
+      box.checked = !!picked[r[0]];
+      box.disabled = !r[2];
+      box.title = r[2] ? "draw this label over time" : "no per-second series: " + (data.series.rule || "");
+      box.addEventListener("change", function () { if (box.checked) picked[r[0]] = true; else delete picked[r[0]]; drawLabelCharts(); });
+      pick.appendChild(box);
+      tr.appendChild(pick);
+      var name = el("td", null, "lt-label"), a = el("a", r[0]);
+      a.href = "#label=" + encodeURIComponent(r[0]);
+      a.title = r[0] + (r[1] ? " (Transaction Controller)" : "");
+      name.appendChild(a);
+      tr.appendChild(name);
+      cols.forEach(function (c, i) { tr.appendChild(el("td", fmtKind(r[FIRST + i], c.kind), "num")); });
+      tr.setAttribute("data-label", r[0]);
+      return tr;
+    }
+
+    var heads = document.querySelectorAll("#label-table thead th[data-key]");
+    Array.prototype.forEach.call(heads, function (th) {
+      th.querySelector("button").addEventListener("click", function () {
+        var key = th.getAttribute("data-key");
+        if (state.sort === key) state.desc = !state.desc;
+        else { state.sort = key; state.desc = key !== "label"; }  // figures: largest first
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", state.desc ? "descending" : "ascending");
+        state.page = 0;
+        compute();
+      });
+    });
+    var pending = null;
+    filter.addEventListener("input", function () {
+      clearTimeout(pending);
+      pending = setTimeout(function () { state.text = filter.value; state.page = 0; compute(); }, 120);
+    });
+    onlyErrors.addEventListener("change", function () { state.errors = onlyErrors.checked; state.page = 0; compute(); });
+    onlyTx.addEventListener("change", function () { state.tx = onlyTx.checked; state.page = 0; compute(); });
+    prev.addEventListener("click", function () { state.page -= 1; render(); });
+    next.addEventListener("click", function () { state.page += 1; render(); });
+
+    // A label's own section: every figure, its full text and its top errors (#label=<label>).
+    function showDetail() {
+      var label = labelFromHash(), box = document.getElementById("label-detail");
+      if (!box) return;
+      var r = label == null ? null : byLabel[label];
+      if (!r) { box.hidden = true; return; }
+      document.getElementById("ld-name").textContent = r[0];
+      var t = document.getElementById("ld-figures");
+      while (t.firstChild) t.removeChild(t.firstChild);
+      var facts = [["kind", r[1] ? "Transaction Controller" : "sampler"]];
+      cols.forEach(function (c, i) { facts.push([c.header, fmtKind(r[FIRST + i], c.kind)]); });
+      facts.forEach(function (f) { var tr = el("tr"); tr.appendChild(el("th", f[0])); tr.appendChild(el("td", f[1])); t.appendChild(tr); });
+      var errs = document.getElementById("ld-errors");
+      while (errs.firstChild) errs.removeChild(errs.firstChild);
+      var top = r[r.length - 1];
+      if (top.length) {
+        errs.appendChild(el("h4", "Top errors"));
+        var et = el("table", null, "data"), head = el("tr");
+        head.appendChild(el("th", "error type")); head.appendChild(el("th", "count"));
+        et.appendChild(head);
+        top.forEach(function (e) {
+          var tr = el("tr");
+          tr.appendChild(el("td", data.error_types[e[0]], "label"));
+          tr.appendChild(el("td", fmtNum(e[1]), "num"));
+          et.appendChild(tr);
+        });
+        errs.appendChild(et);
+      } else errs.appendChild(el("p", "No errors.", "note"));
+      box.hidden = false;
+      // show the label's row in the table too: the page that holds it, highlighted
+      var at = state.shown.indexOf(r);
+      if (at < 0) { filter.value = ""; onlyErrors.checked = onlyTx.checked = false;
+                    state.text = ""; state.errors = state.tx = false; compute(); at = state.shown.indexOf(r); }
+      state.page = Math.floor(at / PAGE_ROWS);
+      render();
+      Array.prototype.forEach.call(body.querySelectorAll("tr"), function (tr) {
+        if (tr.getAttribute("data-label") === r[0]) tr.classList.add("lt-current");
+      });
+      box.scrollIntoView();
+    }
+    window.addEventListener("hashchange", showDetail);
+
+    // Ticked labels over time: one line per label, redrawn when the ticks or the percentile change.
+    var labelPlots = {};
+    var metric = document.getElementById("lt-metric");
+    if (metric) metric.addEventListener("change", drawLabelCharts);
+    function drawLabelCharts() {
+      var hosts = document.querySelectorAll("[data-label-chart]");
+      var names = Object.keys(picked).filter(function (n) { return data.series.labels[n]; }).sort();
+      Array.prototype.forEach.call(hosts, function (host) {
+        var kind = host.getAttribute("data-label-chart");
+        var key = kind === "latency" ? (metric ? metric.value : "p90_ms") : kind;
+        if (labelPlots[kind]) { labelPlots[kind].destroy(); delete labelPlots[kind]; }
+        var series = [{ label: "time (s)", value: function (u, v) { return fmt(v); } }];
+        var values = [data.series.t];
+        names.forEach(function (n, i) {
+          series.push(seriesOptions({ label: n, style: "line", group: i }, i));
+          values.push(data.series.labels[n][key]);
+        });
+        var w = data.series.window;
+        labelPlots[kind] = new uPlot({
+          width: Math.max(320, host.clientWidth || 600), height: 280, series: series,
+          scales: { x: { time: false } },
+          axes: [{ label: "time (s)", stroke: "#333" }, { label: kind === "latency" ? "ms" : "per second", stroke: "#333", size: 60 }],
+          legend: { live: true }, cursor: { drag: { x: true, y: false, setScale: true } },
+          hooks: { drawClear: [function (u) { if (w && w[0] != null) shadeOutside(u, w[0], w[1]); }] }
+        }, values, host);
+        host.setAttribute("data-series", String(names.length));
+      });
+    }
+
+    compute();
+    drawLabelCharts();
+    if (labelFromHash() != null) showDetail();
+  }
+
   function start() {
     var node = document.getElementById("chart-data");
     var list = node ? JSON.parse(node.textContent) : [];
@@ -87,6 +296,12 @@
         plots.forEach(function (p) { p[0].setSize({ width: Math.max(320, p[1].clientWidth), height: 280 }); });
       }, 100);
     });
+    try {
+      startLabels();
+    } catch (e) {
+      registry.errors.push("label table: " + e);
+      console.error("littlegrid label table: " + e);
+    }
     registry.ready = true;
     document.documentElement.setAttribute("data-charts-ready", String(plots.length));
   }
