@@ -178,14 +178,20 @@ def _sample_figures(entry, samples, everything, transactions, window, keys, cell
     return steady, elapsed_sorted, all_classes
 
 
+ERROR_TYPES_MAX = 100  # error types listed; messages with ids or timestamps in them could make thousands
+
+
 def _error_tables(types: pd.Series, window_s: float) -> dict:
-    """The window's errors by type (JMeter's "Errors" table), largest first: count, share of the errors."""
+    """The window's errors by type (JMeter's "Errors" table), largest first (ties by type): count, share of the
+    errors, rate; the ERROR_TYPES_MAX largest, the others counted in types_not_listed / errors_not_listed."""
     counts = types.dropna().value_counts()
     counts = counts[counts > 0]
     total = int(counts.sum())
     rows = sorted(((str(t), int(n)) for t, n in counts.items()), key=lambda r: (-r[1], r[0]))
+    rest = rows[ERROR_TYPES_MAX:]
     return {"by_type": [{"type": t, "count": n, "share_of_errors": n / total,
-                         "per_s": n / window_s if window_s > 0 else None} for t, n in rows]}
+                         "per_s": n / window_s if window_s > 0 else None} for t, n in rows[:ERROR_TYPES_MAX]],
+            "types_not_listed": len(rest), "errors_not_listed": sum(n for _, n in rest)}
 
 
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):

@@ -129,3 +129,15 @@ def test_codes_per_second_keep_the_most_frequent_codes_and_sum_the_rest():
     bucket = np.array([0, 0, 1, 1, 1, 0, 1, 1])
     out = response_codes(codes, bucket, 2, 1)
     assert out == {"200": [2.0, 3.0], "404": [1.0, 0.0], "500": [0.0, 1.0], "none": [0.0, 1.0]}
+
+
+def test_errors_by_type_list_the_hundred_largest_and_count_the_rest():
+    from littlegrid.analyze import ERROR_TYPES_MAX, _error_tables
+
+    names = [f"500/order {i:03d} failed" for i in range(150)]
+    types = pd.Series(pd.Categorical([n for i, n in enumerate(names) for _ in range(1 + (i == 7))] + [None]))
+    out = _error_tables(types, 2.0)
+    assert ERROR_TYPES_MAX == 100 and len(out["by_type"]) == 100
+    assert out["by_type"][0] == {"type": "500/order 007 failed", "count": 2, "share_of_errors": 2 / 151, "per_s": 1.0}
+    assert out["by_type"][1]["type"] == "500/order 000 failed"  # ties by type
+    assert out["types_not_listed"] == 50 and out["errors_not_listed"] == 50

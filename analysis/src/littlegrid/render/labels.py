@@ -84,13 +84,16 @@ def error_view(cell: dict) -> dict:
     by_type = [{"type": str(t.get("type")), "count": t.get("count"), "share": t.get("share_of_errors"),
                 "of_samples": t.get("count") / samples if samples else None} for t in types[:ERROR_TYPE_ROWS]]
     rest = types[ERROR_TYPE_ROWS:]
+    summary_rest = cell.get("errors") or {}  # types the summary itself left out (analyze.ERROR_TYPES_MAX)
     failing = sorted(((str(k), st) for k, st in (cell.get("labels") or {}).items() if st.get("errors")),
                      key=lambda kv: (-kv[1]["errors"], kv[0]))
     by_label = [{"label": label, "href": label_href(label), "count": st.get("count"), "errors": st.get("errors"),
                  "top": [(str(e.get("type")), e.get("count")) for e in st.get("top_errors") or []]}
                 for label, st in failing[:TOP_ERROR_ROWS]]
-    return {"by_class": by_class, "by_type": by_type, "types_not_listed": len(rest),
-            "errors_not_listed": sum(t.get("count") or 0 for t in rest), "by_label": by_label,
+    return {"by_class": by_class, "by_type": by_type,
+            "types_not_listed": len(rest) + (summary_rest.get("types_not_listed") or 0),
+            "errors_not_listed": sum(t.get("count") or 0 for t in rest) + (summary_rest.get("errors_not_listed") or 0),
+            "by_label": by_label,
             "labels_not_listed": max(0, len(failing) - TOP_ERROR_ROWS), "total_errors": total_errors,
             "has_types": bool(cell.get("errors"))}
 

@@ -145,9 +145,10 @@
       for (var k = from; k < to; k++) frag.appendChild(rowElement(rows[k]));
       while (body.firstChild) body.removeChild(body.firstChild);
       body.appendChild(frag);
-      status.textContent = rows.length ? ("rows " + (from + 1) + "–" + to + " of " + rows.length +
-        (rows.length < data.rows.length ? " (of " + data.rows.length + " labels)" : "") +
-        " · page " + (state.page + 1) + " of " + pages) : "no label matches";
+      var n = function (v) { return v.toLocaleString("en-US"); };
+      status.textContent = rows.length ? ("rows " + n(from + 1) + "–" + n(to) + " of " + n(rows.length) +
+        (rows.length < data.rows.length ? " (of " + n(data.rows.length) + " labels)" : "") +
+        " · page " + n(state.page + 1) + " of " + n(pages)) : "no label matches";
       prev.disabled = state.page === 0;
       next.disabled = state.page >= pages - 1;
       info.shown = rows.length; info.page = state.page; info.pages = pages; info.sort = state.sort; info.desc = state.desc;
