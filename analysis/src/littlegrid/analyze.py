@@ -170,9 +170,11 @@ def _sample_figures(entry, samples, everything, transactions, window, keys, cell
         types = error_types(everything)
         everything_mask = window_mask(everything, window)
         labelled = in_window(everything, window, LABEL_COLUMNS, everything_mask)
-        entry["labels"] = stats_by_label(labelled, everything_classes[everything_mask], T, types[everything_mask],
-                                         transactions)
-        entry["errors"] = _error_tables(types[mask] if everything is samples else types.reindex(steady.index), T)
+        whole = labelled is everything  # every row in the window: no copies
+        entry["labels"] = stats_by_label(labelled, everything_classes if whole else everything_classes[everything_mask],
+                                         T, types if whole else types[everything_mask], transactions)
+        entry["errors"] = _error_tables(types if steady is everything else
+                                        types[mask] if everything is samples else types.reindex(steady.index), T)
         entry["label_series"] = label_series(everything, everything_classes.notna().to_numpy(), window)
     entry["users"] = _users(cell, samples, steady, keys if steady is samples else thread_keys(steady))
     return steady, elapsed_sorted, all_classes

@@ -149,13 +149,20 @@ def label_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow
     chosen = sorted(range(len(names)), key=lambda i: (-per_label[i], names[i]))[:top]
     rank = np.full(len(names), -1, dtype=np.int64)
     rank[chosen] = np.arange(len(chosen))
-    row_rank = rank[codes]
-    keep = row_rank >= 0
-    key = row_rank[keep] * buckets + bucket_of(samples, t0, bucket_s, buckets)[keep]
+    key = rank[codes]  # then in place: rank · buckets + bucket
+    elapsed = samples["elapsed_ms"].to_numpy(dtype=np.int64)
+    if len(chosen) < len(names):  # only the chosen labels' rows (else every row, no copies)
+        keep = key >= 0
+        key, elapsed, failed = key[keep], elapsed[keep], failed[keep]
+        key *= buckets
+        key += bucket_of(samples, t0, bucket_s, buckets)[keep]
+    else:
+        key *= buckets
+        key += bucket_of(samples, t0, bucket_s, buckets)
     width = len(chosen) * buckets
     counts = np.bincount(key, minlength=width).reshape(len(chosen), buckets) / bucket_s
-    errors = np.bincount(key[failed[keep]], minlength=width).reshape(len(chosen), buckets) / bucket_s
-    pct = bucket_percentiles(key, samples["elapsed_ms"].to_numpy(dtype=np.int64)[keep], width)
+    errors = np.bincount(key[failed], minlength=width).reshape(len(chosen), buckets) / bucket_s
+    pct = bucket_percentiles(key, elapsed, width)
     out = {}
     for r, i in enumerate(chosen):
         part = slice(r * buckets, (r + 1) * buckets)

@@ -46,7 +46,7 @@ def sample_stats(samples: pd.DataFrame, error_class: pd.Series, window_length_s:
     server); `successes_per_s` gives the successes-only rate. Percentiles and the mean are over all samples.
     """
     n = len(samples)
-    classes = error_class.reindex(samples.index)
+    classes = error_class if error_class.index.equals(samples.index) else error_class.reindex(samples.index)
     errors = int(classes.notna().sum())
     elapsed = elapsed_sorted if elapsed_sorted is not None else sort_ints(samples["elapsed_ms"].to_numpy(dtype=np.int64))
     out = {
@@ -85,13 +85,20 @@ def _rank(counts: np.ndarray, percentile) -> np.ndarray:
 
 
 def label_codes(labels: pd.Series) -> tuple[np.ndarray, list[str]]:
-    """(code per row, label per code) with only the labels that occur, in label order."""
-    cat = labels.astype("category").cat.remove_unused_categories()
-    order = np.argsort(np.asarray(cat.cat.categories.astype(str), dtype=object), kind="stable")
-    remap = np.empty(len(order), dtype=np.int64)
-    remap[order] = np.arange(len(order))
-    names = [str(c) for c in cat.cat.categories[order]]
-    return remap[cat.cat.codes.to_numpy()], names
+    """(code per row, label per code) with only the labels that occur, codes in label order.
+
+    Counted from the categorical's own codes (a bincount), not np.unique's sort of millions of rows."""
+    cat = labels if isinstance(labels.dtype, pd.CategoricalDtype) else labels.astype("category")
+    if cat.isna().any():  # a row without a label counts under the empty label, as JMeter shows it
+        cat = cat.cat.add_categories([""]).fillna("") if "" not in cat.cat.categories else cat.fillna("")
+    raw = cat.cat.codes.to_numpy()
+    categories = cat.cat.categories
+    used = np.flatnonzero(np.bincount(raw, minlength=len(categories)))
+    names = [str(categories[i]) for i in used]
+    order = sorted(range(len(used)), key=names.__getitem__)
+    remap = np.full(len(categories), -1, dtype=np.int32)
+    remap[used[order]] = np.arange(len(used), dtype=np.int32)
+    return remap[raw], [names[j] for j in order]
 
 
 def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_s: float,
@@ -112,7 +119,10 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
     elapsed = samples["elapsed_ms"].to_numpy(dtype=np.int64)
     low = int(elapsed.min())
     scale = int(elapsed.max()) - low + 1
-    keys = codes * scale + (elapsed - low)
+    keys = codes.astype(np.int64)
+    keys *= scale
+    keys += elapsed
+    keys -= low
     keys = sort_ints(keys)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     per_label = {"count": counts, "min_ms": keys[starts] - np.arange(k) * scale + low,
@@ -121,7 +131,7 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
         per_label[key] = keys[starts + _rank(counts, p) - 1] - np.arange(k) * scale + low
     del keys
     sums = np.bincount(codes, weights=elapsed, minlength=k)
-    classes = error_class.reindex(samples.index)
+    classes = error_class if error_class.index.equals(samples.index) else error_class.reindex(samples.index)
     failed = classes.notna().to_numpy()
     errors = np.bincount(codes[failed], minlength=k)
     by_class = _count_pairs(codes[failed], classes.cat.codes.to_numpy()[failed], list(classes.cat.categories))
@@ -130,15 +140,14 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
         if column in samples.columns:
             values = samples[column]
             present = values.notna().to_numpy()
-            total = np.bincount(codes[present], weights=values.to_numpy(dtype=np.float64, na_value=0)[present],
-                                minlength=k)
-            seen = np.bincount(codes[present], minlength=k)
+            total = np.bincount(codes, weights=values.to_numpy(dtype=np.float64, na_value=0), minlength=k)
+            seen = counts if present.all() else np.bincount(codes[present], minlength=k)
             means[name] = [None if s == 0 else float(t / s) for t, s in zip(total, seen)]
         else:
             means[name] = [None] * k
     top = {}
     if error_type is not None and failed.any():
-        types = error_type.reindex(samples.index)
+        types = error_type if error_type.index.equals(samples.index) else error_type.reindex(samples.index)
         top = _count_pairs(codes[failed], types.cat.codes.to_numpy()[failed], list(types.cat.categories),
                            limit=TOP_ERRORS)
     rate = window_length_s if window_length_s > 0 else None

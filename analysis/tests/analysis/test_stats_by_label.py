@@ -141,3 +141,11 @@ def test_errors_by_type_list_the_hundred_largest_and_count_the_rest():
     assert out["by_type"][0] == {"type": "500/order 007 failed", "count": 2, "share_of_errors": 2 / 151, "per_s": 1.0}
     assert out["by_type"][1]["type"] == "500/order 000 failed"  # ties by type
     assert out["types_not_listed"] == 50 and out["errors_not_listed"] == 50
+
+
+def test_label_codes_keep_only_the_labels_that_occur_in_label_order_and_a_missing_label_is_the_empty_one():
+    from littlegrid.stats import label_codes
+
+    labels = pd.Series(pd.Categorical(["b", None, "a", "b"], categories=["b", "zz unused", "a"]))
+    codes, names = label_codes(labels)
+    assert names == ["", "a", "b"] and codes.tolist() == [2, 0, 1, 2]
