@@ -243,6 +243,16 @@
     var labelPlots = {};
     var metric = document.getElementById("lt-metric");
     if (metric) metric.addEventListener("change", drawLabelCharts);
+    var resizing = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizing);
+      resizing = setTimeout(function () {
+        Object.keys(labelPlots).forEach(function (kind) {
+          var host = document.querySelector("[data-label-chart='" + kind + "']");
+          labelPlots[kind].setSize({ width: Math.max(320, host.clientWidth), height: 280 });
+        });
+      }, 100);
+    });
     function drawLabelCharts() {
       var hosts = document.querySelectorAll("[data-label-chart]");
       var names = Object.keys(picked).filter(function (n) { return data.series.labels[n]; }).sort();
