@@ -7,10 +7,16 @@ from pathlib import Path
 
 from littlegrid.usererror import UserError
 
-# The columns of every JTL the suite writes, in JMeter's fixed CSV order (plans/README.md documents them).
+# The variable in which closed.jmx's think-time timer leaves its draw (ms) before each request. Saved as the JTL's
+# last column (JMeter's `sample_variables`), it separates what the timer asked for from what a busy generator
+# delivered; plans without that timer write `null` there.
+THINK_DRAWN_VARIABLE = "think_drawn_ms"
+
+# The columns of every JTL the suite writes, in JMeter's fixed CSV order, sample variables last (plans/README.md).
 JTL_COLUMNS = (
     "timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "success",
     "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Latency", "IdleTime", "Connect",
+    THINK_DRAWN_VARIABLE,
 )
 
 # Save-service settings that give exactly JTL_COLUMNS: CSV with a header, timeStamp = sample start in epoch ms,
@@ -50,6 +56,7 @@ SAVE_SERVICE_PROPERTIES: dict[str, str] = {
     "jmeter.save.saveservice.requestHeaders": "false",
     "jmeter.save.saveservice.responseHeaders": "false",
     "jmeter.save.saveservice.subresults": "false",
+    "sample_variables": THINK_DRAWN_VARIABLE,
 }
 
 PROPERTIES_FILE = Path("plans/littlegrid.properties")  # relative to the checkout
