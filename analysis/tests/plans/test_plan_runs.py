@@ -173,10 +173,13 @@ def test_open_plan_delivers_poisson_arrivals_at_the_rate(open_run):
     window = starts[starts >= starts[0] + 1000]
     span_s = (window[-1] - window[0]) / 1000
     rate = (len(window) - 1) / span_s
-    # The timer fixes the total count, so the count in this window is binomial: sd about 1.2% here.
-    assert abs(rate / OPEN_RATE - 1) < 0.05, (rate, open_run.context())
     inter = np.diff(window)
     cv = inter.std(ddof=1) / inter.mean()
+    print(f"\nopen: {len(samples)} arrivals for {OPEN_RATE}/s x {OPEN_DURATION_S} s; after the first second "
+          f"{rate:.2f}/s, inter-arrival CV {cv:.3f}; {open_run.context()}")
+    # The timer fixes the total count, so the count in this window is binomial: sd about 1.2% here. A busy
+    # host delays starts by a few ms, which moves only the window's two ends.
+    assert abs(rate / OPEN_RATE - 1) < 0.05, (rate, open_run.context())
     assert abs(cv - 1) < 0.15, (cv, open_run.context())  # sd of a sample CV of ~650 exponential gaps is about 0.04
 
 
