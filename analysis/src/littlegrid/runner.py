@@ -42,13 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="validate, print the cells and the expected time, run nothing")
     parser.add_argument("--run-id", metavar="ID", help="name of the run folder (default: <UTC time>-<grid name>)")
     parser.add_argument("--jmeter-heap", default="1g", metavar="SIZE", help="JMeter's -Xms/-Xmx (default: 1g)")
+    parser.add_argument("--live", metavar="[HOST:]PORT", help="serve a live view of the run at http://HOST:PORT/ "
+                        "(default host 127.0.0.1; docs/live.md)")
+    parser.add_argument("--live-bind-any", action="store_true", help="let --live listen on an address that is not "
+                        "loopback (anyone who reaches it can watch the run)")
 
 
 def main(args: argparse.Namespace) -> int:
     if args.grid is None and args.resume is None:
         raise UserError("give a grid file, or --resume RUN_DIR")
     folder = run_grid(args.grid, out=args.out, resume=args.resume, dry_run=args.dry_run, run_id=args.run_id,
-                      jmeter_heap=args.jmeter_heap)
+                      jmeter_heap=args.jmeter_heap, live=args.live, live_bind_any=args.live_bind_any)
     if args.dry_run:
         return 0
     manifest = rf.read_json(folder / rf.MANIFEST) or {}
@@ -57,8 +61,11 @@ def main(args: argparse.Namespace) -> int:
 
 
 def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path | None = None, dry_run: bool = False,
-             run_id: str | None = None, jmeter_heap: str = "1g") -> Path:
-    """Run every cell of the grid (or, with `resume`, every cell of that run not complete); returns the run folder."""
+             run_id: str | None = None, jmeter_heap: str = "1g", live: str | None = None,
+             live_bind_any: bool = False) -> Path:
+    """Run every cell of the grid (or, with `resume`, every cell of that run not complete); returns the run folder.
+    live: "[HOST:]PORT" to serve the live view there while the grid runs (littlegrid.live)."""
+    live_address = _live_address(live, live_bind_any)
     if resume is not None:
         folder = rf.RunFolder.open(resume)
         grid_path = _resume_grid_path(folder, grid_path)
@@ -79,17 +86,43 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
 
     jmeter = find_jmeter()
     _preflight(grid)
-    if resume is None:
-        folder = rf.RunFolder.create(Path(out), run_id, grid_path)
-    return _Run(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None).execute()
+    session = _open_live(live_address, live_bind_any, f"{grid.name} ({run_id})")  # a busy port: refused here
+    try:
+        if resume is None:
+            folder = rf.RunFolder.create(Path(out), run_id, grid_path)
+        return _Run(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None,
+                    live=session.view if session else None).execute()
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _live_address(live: str | None, bind_any: bool) -> tuple[str, int] | None:
+    if live is None:
+        if bind_any:
+            raise UserError("--live-bind-any: give --live [HOST:]PORT too")
+        return None
+    from littlegrid.live.server import parse_address
+    return parse_address(live, bind_any)
+
+
+def _open_live(address: tuple[str, int] | None, bind_any: bool, title: str):
+    if address is None:
+        return None
+    from littlegrid.live.session import open_live
+    session = open_live(*address, title=title, bind_any=bind_any)
+    print(f"live view: {session.url}", flush=True)
+    return session
 
 
 class _Run:
     """One execution of a grid into a run folder: the server's lifecycle, the cells in order, the manifests."""
 
-    def __init__(self, grid: Grid, cells: list[Cell], folder: rf.RunFolder, jmeter: JMeter, heap: str, resumed: bool):
+    def __init__(self, grid: Grid, cells: list[Cell], folder: rf.RunFolder, jmeter: JMeter, heap: str, resumed: bool,
+                 live=None):
         self.grid, self.cells, self.folder, self.jmeter, self.heap = grid, cells, folder, jmeter, heap
         self.resumed = resumed
+        self.live = live  # a littlegrid.live LiveView told which cell runs and which finished, or None
         self.server: SampleServer | None = None
         self.server_port = grid.server.port if grid.server else None
         self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
@@ -98,6 +131,8 @@ class _Run:
     def execute(self) -> Path:
         manifest = self._start_manifest()
         self.folder.write_manifest(manifest)
+        if self.live:
+            self.live.run_started(self.folder.root, [c.id for c in self.cells], f"{self.grid.name} ({self.folder.root.name})")
         todo = [c for c in self.cells if not (self.resumed and self.folder.cell_status(c.id) == "complete")]
         clock = Clock([self.grid.timing.duration_s] * len(todo), _server_starts(todo))
         t0 = time.monotonic()
@@ -126,6 +161,8 @@ class _Run:
             self._stop_server()
             manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
             self.folder.write_manifest(manifest)
+            if self.live:
+                self.live.run_ended(status if reason is None else f"{status}: {reason}")
         return self.folder.root
 
     def _start_manifest(self) -> dict:
@@ -188,6 +225,9 @@ class _Run:
         base = {**self._cell_manifest(cell, properties), "started": rf.utc_now()}
         # Written before JMeter starts, so that a runner killed mid-cell leaves the cell marked as not finished.
         self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete", "reason": UNFINISHED})
+        if self.live:
+            self.live.cell_started(cell.id, folder, index=cell.index, duration_s=grid.timing.duration_s,
+                                   warmup_s=grid.timing.warmup_s, engines=grid.engines, axes=cell.axes)
         prefix = f"[{cell.index}/{n}] {cell.id}"
 
         def show(live: Live, took: float) -> None:
@@ -213,6 +253,8 @@ class _Run:
         if grid.remote_hosts:  # which engine produced what: rows carry the engine as thread-name prefix
             manifest["samples_by_engine"] = rf.samples_by_engine(folder / rf.RESULTS, list(grid.remote_hosts))
         self.folder.write_cell_manifest(cell.id, manifest)
+        if self.live:
+            self.live.cell_finished(cell.id)
         clock.cell_done(grid.timing.duration_s, outcome.took_s)
         rate = outcome.samples / grid.timing.duration_s
         errors = "" if outcome.errors is None else \

@@ -41,13 +41,21 @@ def assets() -> Assets:
     fonts, connections, frames); the inline scripts and styles run because their hashes are listed, so an
     injected <script> or style attribute would not. Canvas charts need no img-src beyond data:.
     """
+    return page_assets(tuple(SCRIPTS))
+
+
+@lru_cache(maxsize=4)
+def page_assets(script_names: tuple[str, ...], connect_self: bool = False) -> Assets:
+    """assets() with other package scripts; connect_self: the page may fetch from its own origin (the live
+    view's /status.json) and from nowhere else."""
     static = resources.files("littlegrid.render") / "static"
-    scripts = tuple((n, Markup((static / n).read_text(encoding="utf-8"))) for n in SCRIPTS)
+    scripts = tuple((n, Markup((static / n).read_text(encoding="utf-8"))) for n in script_names)
     styles = tuple((n, Markup((static / n).read_text(encoding="utf-8"))) for n in STYLES)
     csp = ("default-src 'none'; "
            f"script-src {' '.join(_csp_hash(str(t)) for _, t in scripts)}; "
            f"style-src {' '.join(_csp_hash(str(t)) for _, t in styles)}; "
-           "img-src data:; base-uri 'none'; form-action 'none'")
+           + ("connect-src 'self'; " if connect_self else "")
+           + "img-src data:; base-uri 'none'; form-action 'none'")
     return Assets(scripts, styles, csp)
 
 
