@@ -54,6 +54,15 @@ class Timing:
 
 
 @dataclass(frozen=True)
+class SearchRange:
+    """A range axis, `users = { min = 1, max = 400 }`: the interval `littlegrid search` explores."""
+
+    low: float
+    high: float
+    resolution: float | None = None  # None: the search's default (1 user, 2 % of the rate)
+
+
+@dataclass(frozen=True)
 class Cell:
     """One point of the grid = one JMeter run."""
 
@@ -84,6 +93,7 @@ class Grid:
     criteria: tuple
     remote_hosts: tuple
     arms: str | None = None    # "AXIS=A,B": the experiment's two arms, compared by `littlegrid report`
+    ranges: dict = field(default_factory=dict)  # the searched axis: name -> SearchRange (`littlegrid search`)
     plan_defaults: dict = field(repr=False, default_factory=dict)  # the plan's __P name -> default text
     raw: dict = field(repr=False, default_factory=dict)
 
@@ -93,6 +103,10 @@ class Grid:
 
     def cells(self) -> list[Cell]:
         """Cartesian product of the axes. Knob axes vary slowest, so the server restarts only when a knob changes."""
+        if self.ranges:  # a range has no cells of its own: the search picks its points one by one
+            name = next(iter(self.ranges))
+            raise UserError(f"{self.path}: [axes] {name} is a range (min, max): run it with `littlegrid search`, "
+                            f"or give {name} as a list of values")
         names = list(self.axes)
         order = [n for n in names if n in self.knob_axes] + [n for n in names if n not in self.knob_axes]
         reps = self.timing.repetitions

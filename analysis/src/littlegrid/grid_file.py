@@ -9,7 +9,7 @@ from pathlib import Path
 from littlegrid.arms import parse_arms
 from littlegrid.criteria import parse as parse_criterion
 from littlegrid.findings import expect
-from littlegrid.grid import Grid, ServerSpec, Target, Timing
+from littlegrid.grid import Grid, SearchRange, ServerSpec, Target, Timing
 from littlegrid.jmeter import repo_root
 from littlegrid.plan_properties import declared_properties
 from littlegrid.usererror import UserError
@@ -21,6 +21,9 @@ SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
 # Timing lives in [cell] only: as an axis or a fixed property it would contradict the cell's own timing.
 TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions"}
+# Axes `littlegrid search` can explore as a range table: the load, closed (users) or open (rate_per_s).
+RANGE_AXES = ("users", "rate_per_s")
+RANGE_KEYS = {"min", "max", "resolution"}
 SCALAR = (str, int, float, bool)
 REMOTE_HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$")
 
@@ -87,6 +90,7 @@ class _Validator:
         for key in properties:
             self.check_plan_name("properties", key, declared)
         axes, knob_axes = self.axes(declared, server is not None, properties)
+        ranges = self.ranges(declared, properties)
         if "users" in axes or "users" in properties:
             self.check_users(axes.get("users", [properties.get("users")]))
         tolerances = self.scalars("tolerances")
@@ -101,13 +105,14 @@ class _Validator:
                 parse_criterion(text)
             except UserError as e:
                 raise self.fail(None, "criteria", str(e))
-        self.expectations(axes)
+        self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
         arms = self.arms(axes)
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
-                    remote_hosts=tuple(remote_hosts), arms=arms, plan_defaults=dict(plan_defaults), raw=raw)
+                    remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
+                    raw=raw)
 
     def expectations(self, axes: dict) -> None:
         """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
@@ -227,6 +232,8 @@ class _Validator:
             raise self.fail(None, "axes", "must be a table of name = [values]")
         axes, knob_axes = {}, []
         for name, values in table.items():
+            if isinstance(values, dict):
+                continue  # a range table: self.ranges()
             if not isinstance(values, list):
                 raise self.fail("axes", name, f"must be a list of values, got {values!r}")
             if not values:
@@ -248,6 +255,42 @@ class _Validator:
                         raise self.fail("axes", name, f"values must be numbers ≥ 0, got {v!r}")
             axes[name] = list(values)
         return axes, knob_axes
+
+    def ranges(self, declared: set[str], properties: dict) -> dict:
+        """The range axes (`users = { min = 1, max = 400 }`): at most one, of the load, min ≤ max."""
+        table = self.raw.get("axes", {})
+        ranges = {}
+        for name, spec in table.items():
+            if not isinstance(spec, dict):
+                continue
+            if name not in RANGE_AXES:
+                raise self.fail("axes", name, f"only {' or '.join(RANGE_AXES)} can be a range (min, max); "
+                                              "give the values of other axes as a list")
+            if ranges:
+                raise self.fail("axes", name, f"a second range axis (already {next(iter(ranges))}): a search "
+                                              "explores one axis; give the others as lists")
+            if name in properties:
+                raise self.fail("axes", name, "also set in [properties]: an axis or a fixed property, not both")
+            self.check_plan_name("axes", name, declared)
+            for key in spec:
+                if key not in RANGE_KEYS:
+                    raise self.fail("axes", name, f"unknown key {key!r} in the range (expected min, max, resolution)")
+            bounds = {}
+            for key in ("min", "max", "resolution"):
+                value = spec.get(key)
+                if value is None:
+                    if key != "resolution":
+                        raise self.fail("axes", name, f"the range needs {key}, e.g. {name} = {{ min = 1, max = 400 }}")
+                    continue
+                whole = name == "users"
+                if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value <= 0:
+                    kind = "a whole number ≥ 1" if whole else "a number > 0"
+                    raise self.fail("axes", name, f"{key} must be {kind}, got {value!r}")
+                bounds[key] = value
+            if bounds["min"] > bounds["max"]:
+                raise self.fail("axes", name, f"min {bounds['min']} is greater than max {bounds['max']}")
+            ranges[name] = SearchRange(low=bounds["min"], high=bounds["max"], resolution=bounds.get("resolution"))
+        return ranges
 
     def check_users(self, values: list) -> None:
         for v in values:
