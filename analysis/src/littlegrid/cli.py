@@ -16,6 +16,7 @@ COMMANDS = {
     "report": ("littlegrid.render.report", "render the HTML report of a run (or of JTL files)"),
     "compare": ("littlegrid.render.compare", "compare two runs cell by cell, with confidence intervals"),
     "check": ("littlegrid.check", "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
+    "search": ("littlegrid.search_run", "capacity search: the largest load meeting an SLO, in a handful of cells"),
     "explain": ("littlegrid.explain", "print the findings: what the run shows, why, and what to change"),
 }
 
