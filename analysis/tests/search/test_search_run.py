@@ -120,3 +120,20 @@ def test_refusals_come_before_any_load(tmp_path, simulated, users, slo, problem)
     with pytest.raises(UserError, match=problem):
         search(grid(tmp_path, users=users), [slo], out=tmp_path / "out")
     assert ran == [] and not (tmp_path / "out").exists()
+
+
+def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_answer(tmp_path, simulated):
+    import argparse
+    from littlegrid.render import report
+    from littlegrid.search_run import search
+    folder, doc = search(grid(tmp_path, users="{ min = 1, max = 20 }"), ["p90 < 300ms"], out=tmp_path / "out",
+                         run_id="s5")
+    args = argparse.Namespace(inputs=[str(folder)], output=tmp_path / "rep", warmup=None, cooldown=None,
+                              by_label=False, columns=None, jmeter_properties=None, timestamp_is_start=None)
+    for name in ("delimiter", "timestamp_format", "include_subsamples", "timestamp_end"):
+        setattr(args, name, None)
+    report.main(args)
+    page = (tmp_path / "rep" / "search.html").read_text()
+    assert doc["answer"]["words"] in page.replace("&gt;", ">").replace("&lt;", "<")
+    assert page.count("<tr>") - 1 == len(doc["probes"])  # header row + one row per probe
+    assert "p90 &lt; 300ms" in page and "D_max" in page

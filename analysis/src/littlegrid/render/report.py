@@ -101,6 +101,9 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"{out_dir}: exists and is not a folder")
     index = build_report(summary, out_dir)
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
+    if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
+        from littlegrid.render import searchpage
+        print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, run_title(summary)))
     if fresh and run_dir is None:
         load.write_json(out_dir / load.SUMMARY, summary)  # so `check` and `compare` can use this analysis
     print(index)
