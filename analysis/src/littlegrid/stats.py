@@ -106,8 +106,9 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
     """{label: LABEL_STATS} for every label with samples in the window, in label order (docs/analysis.md).
 
     One pass for all labels, never a loop over the frame per label: each sample is keyed by
-    label code · scale + elapsed, one sort of the keys orders them by label then elapsed, and every label's
-    nearest-rank percentiles, min and max are read at once at start + rank − 1. Sums are bincounts.
+    label code · scale + elapsed, the keys in order (counted, or sorted once) are by label then elapsed, and
+    every label's nearest-rank percentiles, min and max are read at once at start + rank − 1. Sums are
+    bincounts, a chunk of rows at a time.
     `error_type`: the error type of each failed sample (error_classes.error_types), for the top errors;
     `transactions`: the labels of Transaction Controller rows (marked, they have their own statistics).
     """
@@ -119,18 +120,14 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
     elapsed = samples["elapsed_ms"].to_numpy(dtype=np.int64)
     low = int(elapsed.min())
     scale = int(elapsed.max()) - low + 1
-    keys = codes.astype(np.int64)
-    keys *= scale
-    keys += elapsed
-    keys -= low
-    keys = sort_ints(keys)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    per_label = {"count": counts, "min_ms": keys[starts] - np.arange(k) * scale + low,
-                 "max_ms": keys[starts + counts - 1] - np.arange(k) * scale + low}
-    for key, p in PERCENTILES:
-        per_label[key] = keys[starts + _rank(counts, p) - 1] - np.arange(k) * scale + low
-    del keys
-    sums = np.bincount(codes, weights=elapsed, minlength=k)
+    positions = {"min_ms": starts, "max_ms": starts + counts - 1,
+                 **{key: starts + _rank(counts, p) - 1 for key, p in PERCENTILES}}
+    offsets = np.arange(k, dtype=np.int64) * scale - low  # key − offset = elapsed
+    per_label = {key: value - offsets for key, value in _sorted_keys_at(codes, elapsed, low, scale, k,
+                                                                         positions).items()}
+    per_label["count"] = counts
+    sums = _sums_by_code(codes, elapsed, k)
     classes = error_class if error_class.index.equals(samples.index) else error_class.reindex(samples.index)
     failed = classes.notna().to_numpy()
     errors = np.bincount(codes[failed], minlength=k)
@@ -140,7 +137,7 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
         if column in samples.columns:
             values = samples[column]
             present = values.notna().to_numpy()
-            total = np.bincount(codes, weights=values.to_numpy(dtype=np.float64, na_value=0), minlength=k)
+            total = _sums_by_code(codes, values, k)
             seen = counts if present.all() else np.bincount(codes[present], minlength=k)
             means[name] = [None if s == 0 else float(t / s) for t, s in zip(total, seen)]
         else:
@@ -170,6 +167,48 @@ def stats_by_label(samples: pd.DataFrame, error_class: pd.Series, window_length_
         st["top_errors"] = [{"type": t, "count": c} for t, c in top.get(i, {}).items()]
         out[label] = st
     return out
+
+
+SUM_CHUNK_ROWS = 1 << 20  # rows converted to float64 at a time by _sums_by_code (8 MB, not 40 MB at 5 M)
+
+
+def _sums_by_code(codes: np.ndarray, values, k: int) -> np.ndarray:
+    """Σ values per code (nulls as 0), as np.bincount(codes, weights=values) gives it, converting
+    SUM_CHUNK_ROWS at a time. The same floats: integer partial sums below 2**53 are exact in any order."""
+    total = np.zeros(k)
+    for lo in range(0, len(codes), SUM_CHUNK_ROWS):
+        if isinstance(values, pd.Series):
+            weights = values.iloc[lo:lo + SUM_CHUNK_ROWS].to_numpy(dtype=np.float64, na_value=0)
+        else:
+            weights = values[lo:lo + SUM_CHUNK_ROWS]
+        total += np.bincount(codes[lo:lo + SUM_CHUNK_ROWS], weights=weights, minlength=k)
+    return total
+
+
+def _sorted_keys_at(codes: np.ndarray, elapsed: np.ndarray, low: int, scale: int, k: int,
+                    positions: dict) -> dict:
+    """{name: sorted(keys)[positions[name]]} for the keys code · scale + elapsed − low (label, then elapsed).
+
+    When there are no more possible keys than samples (a few thousand distinct ms per label), a count per
+    key, summed up, gives every position at once (the smallest key whose running count passes it), with
+    no sorted copy of the keys and the keys themselves built a chunk at a time; otherwise one sort."""
+    size = k * scale
+    if size <= len(codes):
+        counts = np.zeros(size, dtype=np.int64)
+        for lo in range(0, len(codes), SUM_CHUNK_ROWS):
+            keys = codes[lo:lo + SUM_CHUNK_ROWS].astype(np.int64)
+            keys *= scale
+            keys += elapsed[lo:lo + SUM_CHUNK_ROWS]
+            keys -= low
+            counts += np.bincount(keys, minlength=size)
+        np.cumsum(counts, out=counts)
+        return {name: np.searchsorted(counts, at, side="right") for name, at in positions.items()}
+    keys = codes.astype(np.int64)
+    keys *= scale
+    keys += elapsed
+    keys -= low
+    keys = sort_ints(keys)
+    return {name: keys[at] for name, at in positions.items()}
 
 
 def _count_pairs(group: np.ndarray, value: np.ndarray, value_names: list, limit: int | None = None) -> dict:

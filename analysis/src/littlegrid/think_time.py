@@ -30,7 +30,8 @@ def thread_keys(samples: pd.DataFrame) -> np.ndarray:
     key += 1
     key *= int(thread.max(initial=0)) + 1
     key += thread
-    return key
+    # int32 when it fits (always, short of 46,000 hosts × threads): it lives through the whole analysis
+    return key.astype(np.int32) if int(key.max(initial=0)) < 2**31 else key
 
 
 def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
@@ -55,7 +56,8 @@ def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
     first = int(start.min())
     span = int(start.max()) - first + 1
     if (int(key.max()) + 1) * span < 2 ** 62:
-        packed = key * span
+        packed = key.astype(np.int64)  # int32 keys: the product must not wrap
+        packed *= span
         packed += start
         packed -= first
         order = np.argsort(packed, kind="stable")
@@ -167,14 +169,14 @@ def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray
         return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
                              elapsed_sum=elapsed, active_ms=active)
     del overlapping
-    thread_of_row = np.repeat(np.arange(len(threads)), sizes)
-    outer, partial = _outermost(start, end, span, thread_of_row, firsts)
+    # the transaction flags in thread order now, so that `order` (8 bytes a row) is gone before _outermost
+    is_transaction = samples["label"].isin(transactions).to_numpy()[order] if transactions else None
+    del order
+    outer, partial = _outermost(start, end, span, firsts)
     del span
-    outer_threads = thread_of_row[outer]
-    present = np.bincount(outer_threads, minlength=len(threads))  # every thread keeps its first sample
-    transaction_rows = 0
-    if transactions:
-        transaction_rows = int(np.count_nonzero(samples["label"].isin(transactions).to_numpy()[order[outer]]))
+    # every thread keeps its first sample
+    present = np.bincount(_thread_of(firsts, outer), minlength=len(threads))
+    transaction_rows = int(np.count_nonzero(is_transaction[outer])) if transactions else 0
     start, end = start[outer], end[outer]
     count, elapsed = _window_totals(start, end, window)
     common = {"rows": rows, "contained": rows - len(outer), "transaction_rows": transaction_rows,
@@ -185,7 +187,7 @@ def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray
     return ThinkSequence(RULE_OUTERMOST, _gaps(threads, present, start, end, window), **common)
 
 
-def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, thread: np.ndarray, firsts: np.ndarray):
+def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, firsts: np.ndarray):
     """(positions of the outermost samples, how many of them overlap an earlier sample of their thread), rows
     sorted by thread then start.
 
@@ -200,28 +202,50 @@ def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, thread: np.
     work it wraps, enough to contain a sample but not to fake an overlap."""
     tol = OVERLAP_TOLERANCE_MS
     n = len(start)
+    # Row positions fit int32 below 2**31 rows: every row-long temporary here is half the size (this path
+    # runs beside the sample statistics; at 5 M rows each int64 temporary is 40 MB of peak RSS).
+    index = _index_type(n)
     new_run = np.ones(n, dtype=bool)
     np.not_equal(start[1:], start[:-1], out=new_run[1:])
     new_run[firsts] = True
-    run_firsts = np.flatnonzero(new_run)
-    run_of_row = np.cumsum(new_run) - 1
+    run_firsts = np.flatnonzero(new_run).astype(index)
+    run_of_row = np.cumsum(new_run, dtype=index)
+    run_of_row -= 1
     del new_run
     longest = np.maximum.reduceat(span, run_firsts)
-    candidate = np.where(span == longest[run_of_row], np.arange(n), -1)
+    is_longest = span == longest[run_of_row]
     del run_of_row
+    candidate = np.arange(n, dtype=index)
+    candidate[~is_longest] = -1
+    del is_longest
     rep = np.maximum.reduceat(candidate, run_firsts)  # one sample per run
     del candidate
-    run_end = np.maximum.reduceat(end, run_firsts)
     base = int(start.min())
     stride = int(span.max()) - base + 2 * tol + 2
-    run_thread = thread[run_firsts]
-    if (int(run_thread.max()) + 1) * stride < 2**62:
-        offset = run_thread * stride - base
+    if len(firsts) * stride < 2**62:
+        # the offsets in place of each run's thread (the run's thread from `firsts`, no thread per row)
+        offset = _thread_of(firsts, run_firsts)
+        offset *= stride
+        offset -= base
         longest += offset
-        contained = longest <= _before(longest) + tol  # longest[k] = span[rep[k]]
+        earlier = _before(longest)  # longest[k] = span[rep[k]]
+        earlier += tol
+        contained = longest <= earlier
+        del longest, earlier
+        run_end = np.maximum.reduceat(end, run_firsts)
+        del run_firsts
         run_end += offset
-        overlap = (start[rep] + offset) < _before(run_end) - tol
+        earlier = _before(run_end)
+        del run_end
+        earlier -= tol
+        starts = start[rep]
+        starts += offset
+        del offset
+        overlap = starts < earlier
+        del starts, earlier
     else:  # spans too wide to pack: one thread at a time
+        run_end = np.maximum.reduceat(end, run_firsts)
+        run_thread = _thread_of(firsts, run_firsts)
         contained = np.zeros(len(rep), dtype=bool)
         overlap = np.zeros(len(rep), dtype=bool)
         bounds = np.flatnonzero(np.diff(run_thread)) + 1
@@ -230,6 +254,19 @@ def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, thread: np.
             overlap[lo:hi] = start[rep[lo:hi]] < _before(run_end[lo:hi]) - tol
     keep = ~contained
     return rep[keep], int(np.count_nonzero(overlap & keep))
+
+
+def _thread_of(firsts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The thread (0, 1, ...) of each row position, rows sorted by thread: `firsts` holds each thread's first
+    row. int64 (the callers scale it in place)."""
+    thread = np.searchsorted(firsts, rows, side="right")
+    thread -= 1
+    return thread
+
+
+def _index_type(rows: int):
+    """The narrowest NumPy type of a row position among `rows` rows (int32 below 2**31)."""
+    return np.int32 if rows < 2**31 else np.int64
 
 
 def _before(values: np.ndarray) -> np.ndarray:
