@@ -139,10 +139,77 @@ def test_connection_failures_of_a_spike_name_connections_and_a_spike_without_the
     assert not of_kind(quiet, "bottleneck")
 
 
-def test_a_failed_workload_check_names_the_generator():
-    s = summary_of([cell(10, 98.0, 102.0), cell(20, 99.0, 202.0, checks=[("workload", False, 0.02)]),
-                    cell(100, 99.2, 1007.0)])
-    assert of_kind(findings(s), "bottleneck")[0].resource == "generator"
+def fidelity(c, excess_ms, tol=0.02):
+    """Cell c with threads that thought excess_ms longer than asked, and the workload and think-time checks that
+    follow: X·(R+Z) = N·(R+Z)/(R+Z+e), failing when that shortfall exceeds tol."""
+    n, r, z = c["users"]["n"], c["overall"]["mean_ms"], c["intended"]["think_ms"]
+    c["think_time"]["mean_ms"] = z + excess_ms
+    value = n * (r + z) / (r + z + excess_ms)
+    c["checks"] = [{"name": "workload", "value": value, "expected": float(n), "rel_error": 1 - value / n,
+                    "tolerance": tol, "passed": 1 - value / n <= tol, "explanation": "workload explanation"},
+                   {"name": "think_time", "value": z + excess_ms, "expected": z, "tolerance": 0.03,
+                    "rel_error": excess_ms / (r + z), "passed": excess_ms / (r + z) <= 0.03,
+                    "explanation": "think_time explanation"}]
+    return c
+
+
+def cpu_bound(excess_ms, cpu):
+    """A CPU-bound curve on 2 cores (5 ms of CPU per request, no grid S): X levels at ~380/s from N = 4."""
+    return summary_of([fidelity(cell(1, 190.0, 5.2, threads=200, cpu=0.5, busy=1.0), excess_ms),
+                       fidelity(cell(4, 380.0, 10.5, threads=200, cpu=cpu, busy=4.0), excess_ms),
+                       fidelity(cell(8, 382.0, 20.9, threads=200, cpu=cpu, busy=8.0), excess_ms)], service_ms=None)
+
+
+def test_per_cycle_overhead_is_a_caveat_on_validity_not_a_generator_bottleneck():
+    # 1 ms more think per cycle on a 10.5 ms cycle: X·R = N·10.5/11.5, 8.7% short: all of it the overhead
+    s = cpu_bound(1.0, 0.97)
+    found = findings(s)
+    b = of_kind(found, "bottleneck")
+    assert [f.resource for f in b] == ["cpu"] and b[0].standing == "holds"
+    assert "JMeter shares these cores" in b[0].statement
+    v = of_kind(found, "validity")
+    assert len(v) == 1 and len(v[0].cells) == 3  # one finding lists the cells with the same reason
+    assert v[0].statement.startswith("Read with care N = 1, 4 and 8")
+    assert dict(v[0].figures)["overhead_ms"] == pytest.approx(1.0)
+    assert "Do not trust" not in " ".join(f.statement for f in v)
+
+
+def test_a_starved_generator_on_saturated_cores_is_the_bottleneck_and_without_them_only_suggests():
+    # 10 ms more think than asked is far beyond JMeter's per-cycle work (laws.GENERATOR_OVERHEAD_MS = 2 ms)
+    held = of_kind(findings(cpu_bound(10.0, 0.97)), "bottleneck")[0]
+    assert held.resource == "generator" and held.standing == "holds" and "97% busy" in held.statement
+    v = of_kind(findings(cpu_bound(10.0, 0.97)), "validity")
+    assert any(f.statement.startswith("Do not trust") for f in v)  # 49% short: far outside the 2% tolerance
+    # negative control: the same starvation on idle cores is at most a suggestion
+    idle = of_kind(findings(cpu_bound(10.0, 0.3)), "bottleneck")[0]
+    assert idle.resource == "generator" and idle.standing == "suggests"
+    # and a full thread pool is named before a merely suggested generator
+    s = summary_of([cell(10, 98.0, 102.0), fidelity(cell(20, 99.0, 202.0), 10.0), cell(100, 99.2, 1007.0)])
+    assert of_kind(findings(s), "bottleneck")[0].resource == "thread_pool"
+
+
+def test_x_growing_far_below_the_contention_free_line_is_contention_not_no_saturation():
+    # D = 9 ms (R at N = 1), Z = 0: N/(D+Z) at N = 8 is 889/s; X = 223/s is 25% of it, R = 35.9 ms = N/X
+    s = summary_of([cell(1, 111.0, 9.0, threads=200, cpu=0.6), cell(2, 150.0, 13.3, threads=200, cpu=0.9),
+                    cell(4, 185.0, 21.6, threads=200, cpu=0.97), cell(8, 223.0, 35.9, threads=200, cpu=0.98)],
+                   service_ms=None)
+    found = findings(s)
+    sat = of_kind(found, "saturation")
+    assert len(sat) == 1 and sat[0].cells == tuple(c["id"] for c in s["cells"][2:])  # 185/444 = 42%, 223/889
+    assert "contended from N = 4" in sat[0].statement and "25% of the contention-free" in sat[0].statement
+    assert not any(f.statement.startswith("No saturation") for f in of_kind(found, "scaling"))
+    assert of_kind(found, "bottleneck")[0].resource == "cpu"
+    # negative control: the 100-thread curve of Little's law runs at 98% of its line: no saturation
+    ok = of_kind(findings(littles_law()), "scaling", **{THREADS: 100})
+    assert ok[0].statement.startswith("No saturation") and not of_kind(findings(littles_law()), "saturation",
+                                                                         **{THREADS: 100})
+
+
+def test_sub_linear_growth_short_of_contention_is_not_called_no_saturation():
+    # X at N = 20 is 70% of N/(D+Z) = 200/s: queueing has begun, no level, no contention claim
+    s = summary_of([cell(10, 98.0, 102.0, threads=100), cell(20, 140.0, 143.0, threads=100)], service_ms=100.0)
+    sc = of_kind(findings(s), "scaling")[0]
+    assert "sub-linearly" in sc.statement and "70%" in sc.statement and not of_kind(findings(s), "saturation")
 
 
 def test_requests_wait_in_front_of_the_server_as_n_minus_l_and_r_minus_r_server():

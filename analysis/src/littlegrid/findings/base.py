@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from littlegrid import models
+from littlegrid.laws import GENERATOR_OVERHEAD_MS
 
 STANDINGS = ("holds", "suggests", "cannot tell")
 # What a performance engineer needs first: what limits the system, where the requests wait, which cells not
@@ -113,6 +114,32 @@ def threads_max(summary: dict, cell: dict) -> tuple[float | None, str]:
     return None, "unknown"
 
 
+def think_excess_ms(cell: dict) -> float | None:
+    """Realised minus intended think time per cycle (ms): what the generator added between samples."""
+    real = num((cell.get("think_time") or {}).get("mean_ms"))
+    asked = num((cell.get("intended") or {}).get("think_ms"))
+    return None if real is None or asked is None else real - asked
+
+
+def overhead_explains(cell: dict, k: dict) -> bool:
+    """Whether a failed fidelity check is JMeter's per-cycle work and nothing more: the threads thought at most
+    GENERATOR_OVERHEAD_MS longer than asked, and (for the workload check) X·(R+Z_intended) falls short of N by no
+    more than that excess explains. With Z_real = Z + e, X = N/(R+Z+e), so X·(R+Z) = N·(1 − e/(R+Z+e)): a
+    shortfall of e/(R+Z+e), within the check's own tolerance."""
+    excess, r = think_excess_ms(cell), overall(cell, "mean_ms")
+    if excess is None or not 0 < excess <= GENERATOR_OVERHEAD_MS:
+        return False
+    if k.get("name") == "think_time":
+        return True
+    if k.get("name") != "workload" or r is None:
+        return False
+    value, n = num(k.get("value")), num(k.get("expected"))
+    if value is None or not n or value > n:
+        return False
+    z_real = (num((cell.get("think_time") or {}).get("mean_ms")) or 0.0)
+    return 1 - value / n <= excess / (r + z_real) + (num(k.get("tolerance")) or 0.0)
+
+
 def where_of(cells: list[dict]) -> tuple[tuple[str, object], ...]:
     """Axis values every one of the cells shares, in the first cell's axis order."""
     if not cells:
@@ -153,6 +180,12 @@ def cell_words(cell: dict) -> str:
     """One cell by its axis values (its id when it has none)."""
     axes = cell.get("axes") or {}
     return "cell " + (", ".join(f"{k} = {v}" for k, v in axes.items()) if axes else str(cell.get("id")))
+
+
+def span(values: list[float], fmt) -> str:
+    """"a–b" of the values as fmt writes them, one figure when they read the same."""
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def rate(x: float | None) -> str:

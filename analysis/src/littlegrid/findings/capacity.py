@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from littlegrid import models
-from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
+from littlegrid.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.findings.base import (ACCEPT_COUNT, overhead_explains, span, think_excess_ms, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, check, curves, fields, group_words, knob, ms, num, overall,
                                       pct, rate, threads_max, users, where_of)
 
@@ -16,6 +17,9 @@ LEVEL_GROWTH = 0.10
 # bound the grid gives (no heavier cell confirms that X stopped growing).
 KNEE_EFFICIENCY = models.KNEE_EFFICIENCY
 NEAR_BOUND = 0.9
+# Contention: X below this share of the contention-free line N/(D+Z) means, by N = X·(R+Z), that R+Z is more than
+# twice D+Z: requests spend most of their cycle waiting for a resource, however X still grows.
+CONTENDED = 0.5
 BUSY_SHARE = 0.9        # busy threads / threads.max at which the pool counts as full
 CPU_BUSY = 0.9          # host CPU utilisation at which the cores count as saturated
 STRETCH = 1.2           # R_server / S beyond which the service itself is slowed (contention inside)
@@ -36,6 +40,7 @@ class Plateau:
     bound: dict | None
     standing: str
     why: str
+    kind: str = "level"  # "level": X stopped growing; "contended": X still grows, far below N/(D+Z)
 
 
 def _line(bound: dict | None, cell: dict) -> float | None:
@@ -72,6 +77,16 @@ def plateaus(summary: dict) -> list[Plateau]:
             out.append(Plateau(group, members, [last], bound, "suggests",
                                f"the heaviest cell is at {xs[-1] / ceiling:.0%} of the bound and "
                                f"{xs[-1] / line:.0%} of N/(D+Z), but no heavier cell shows X staying level"))
+            continue
+        lines = [_line(bound, c) for c in members]
+        contended = [k for k, (x, ln) in enumerate(zip(xs, lines)) if x is not None and ln and x < CONTENDED * ln]
+        if contended and contended[-1] == len(members) - 1:
+            first = next(k for k in range(len(members)) if all(j in contended for j in range(k, len(members))))
+            estimated = not str(bound.get("basis", "")).startswith("grid")
+            out.append(Plateau(group, members, members[first:], bound, "holds",
+                               f"X below {CONTENDED:.0%} of N/(D+Z) means R+Z is more than twice D+Z (N = X·(R+Z))"
+                               + ("; D is R at the lightest cell, at least the true D, so the true share is lower "
+                                  "still" if estimated else ""), "contended"))
     return out
 
 
@@ -99,7 +114,16 @@ def saturation(summary: dict, p: Plateau) -> Finding:
     span = rate(min(xs)) if len(xs) == 1 or rate(min(xs)) == rate(max(xs)) else f"{rate(min(xs))}–{rate(max(xs))}"
     statement = (f"Throughput levels off at {span} from N = {users(first):g} on ({cells_words(p.cells, p.group)}), "
                  f"against {bound_words}.")
-    if ceiling and str((p.bound or {}).get("basis", "")).startswith("grid"):
+    if p.kind == "contended":
+        last = p.cells[-1]
+        x, line, r = overall(last, "throughput_per_s"), _line(p.bound, last), overall(last, "mean_ms")
+        statement = (f"The system is contended from N = {users(first):g} on ({cells_words(p.cells, p.group)}): X "
+                     f"still grows, to {rate(x)} at N = {users(last):g}, but that is {x / line:.0%} of the "
+                     f"contention-free N/(D+Z) = {rate(line)}; R = {ms(r)} against D = {ms(p.bound['d_ms'])}, so "
+                     f"requests mostly wait for a resource.")
+        if ceiling and str((p.bound or {}).get("basis", "")).startswith("grid"):
+            statement += f" The asymptotic bound is {bound_words}."
+    elif ceiling and str((p.bound or {}).get("basis", "")).startswith("grid"):
         statement += f" X is {level / ceiling:.0%} of that bound."
         if level < 0.8 * ceiling:
             statement += " Something other than the server's c servers limits it."
@@ -131,25 +155,44 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
         return Finding("bottleneck", statement, standing, why, tuple(evidence),
                        fields(figures | extra), where, ids, resource)
 
-    failed = [(c, k) for c in cells for k in ("workload", "think_time", "generator_sizing")
-              if (check(c, k) or {}).get("passed") is False]
-    if failed:
-        c, k = failed[0]
-        return found("generator", f"The generator, not the server, may set X = {rate(_mean(xs))} at {on}: the "
-                     f"{k} check fails in {cell_words(c)} ({check(c, k).get('explanation')})", "holds",
-                     "a failed workload-fidelity check means the load asked for was not put on",
-                     [Figure(f"{k} relative error", num(check(c, k).get("rel_error")), "", c["id"]) for c, k in failed])
-
     servers = [c.get("server") or {} for c in cells]
     hosts = [c.get("host") or {} for c in cells]
-    busy = [num(s.get("busy_threads_mean")) for s in servers]
     cpu = _mean([num(h.get("cpu_util_mean")) for h in hosts])
+    cores = num(((summary.get("run") or {}).get("host") or {}).get("cpus"))
+    # The generator limits the load only when it failed to put it on by more than JMeter's per-cycle work
+    # explains (laws.GENERATOR_OVERHEAD_MS), and the cores it runs on were saturated (or an open plan ran out of
+    # threads). A per-cycle overhead alone is a validity caveat, not a bottleneck.
+    sizing = [c for c in cells if (check(c, "generator_sizing") or {}).get("passed") is False]
+    starved = [(c, check(c, k)) for c in cells for k in ("workload", "think_time")
+               if (check(c, k) or {}).get("passed") is False and not overhead_explains(c, check(c, k))]
+    if sizing:
+        c = sizing[0]
+        return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
+                     f"exhausted in {cell_words(c)} ({check(c, 'generator_sizing').get('explanation')})", "holds",
+                     "an open plan without free threads cannot start requests on time",
+                     [Figure("generator_sizing relative error", num(check(c, "generator_sizing").get("rel_error")),
+                             "", c["id"]) for c in sizing])
+    excess = [think_excess_ms(c) for c, _ in starved if think_excess_ms(c) is not None]
+    starved_words = (f"threads thought {span(excess, lambda v: f'{v:.2g} ms')} longer than asked, more than "
+                     f"JMeter's {GENERATOR_OVERHEAD_MS:g} ms per-cycle work" if excess
+                     else "the workload check fails by more than per-cycle overhead explains")
+    if starved and cpu is not None and cpu >= CPU_BUSY:
+        return found("generator", f"The generator, starved of CPU, sets X = {rate(_mean(xs))} at {on}: the host's "
+                     f"{format(cores, 'g') if cores else 'unknown number of'} {'core' if cores == 1 else 'cores'}, shared by JMeter and the "
+                     f"server, are {pct(cpu)} busy and {starved_words}, so the server saw less load than asked. "
+                     f"This run cannot tell the server's own capacity; run the generator on other cores.", "holds",
+                     f"host CPU at least {CPU_BUSY:.0%} and the load asked for not put on beyond per-cycle overhead",
+                     [Figure("host CPU utilisation", num(h.get("cpu_util_mean")), "", c["id"])
+                      for c, h in zip(cells, hosts)]
+                     + [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in starved],
+                     cpu_util=cpu)
+
+    busy = [num(s.get("busy_threads_mean")) for s in servers]
     r_server = _mean([num(s.get("service_mean_ms")) for s in servers])
     s_grid = num((p.bound or {}).get("d_ms")) if str((p.bound or {}).get("basis", "")).startswith("grid") else None
     stretched = r_server is not None and s_grid is not None and r_server > STRETCH * s_grid
     pool = [threads_max(summary, c) for c in cells]
     full = [b is not None and t is not None and b >= BUSY_SHARE * t for b, (t, _) in zip(busy, pool)]
-    cores = num(((summary.get("run") or {}).get("host") or {}).get("cpus"))
 
     if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched):
         x = _mean(xs)
@@ -158,7 +201,8 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
         if demand:
             text += (f"; by the demand law U = X·D each request costs D = {cpu:.2f} × {cores:g} cores / {rate(x)} = "
                      f"{demand:.3g} core-ms, so the cores allow at most {rate(cores * 1000.0 / demand)}")
-        text += "." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
+        text += ("." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
+                 + " JMeter shares these cores, so D includes the generator's own work per request.")
         return found("cpu", text, "holds",
                      "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
                      "own share is not separated", [Figure("host CPU utilisation", num(h.get("cpu_util_mean")), "",
@@ -208,6 +252,13 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      "suggests",
                      "X matches the thread pool's c/S, but the server's busy-thread count is missing",
                      [Figure("X", x, "/s", c["id"]) for x, c in zip(xs, cells)], bound_per_s=ceiling)
+    if starved:
+        c, k = starved[0]
+        return found("generator", f"The generator may set X = {rate(_mean(xs))} at {on}: {starved_words} "
+                     f"({cell_words(c)}: {k.get('explanation')}), while the host CPU is "
+                     f"{'unknown' if cpu is None else pct(cpu)} and no server resource is seen full.", "suggests",
+                     "the load asked for was not put on beyond per-cycle overhead, but the cores were not saturated",
+                     [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in starved])
     absent = []
     if missing:
         absent.append("server metrics (busy threads, in-flight, throttle queue)")
@@ -414,10 +465,16 @@ def scaling(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
         if line is None or x is None:
             continue
         head = group_words(group)
-        out.append(Finding("scaling", f"No saturation{(' ' + head) if head else ''}: X grows with N up to "
-                           f"N = {users(last):g}, where X = {rate(x)} is {x / line:.0%} of the contention-free "
-                           f"N/(D+Z) = {rate(line)}.", "holds",
-                           f"no load step of {LOAD_STEP:g}× left X within {LEVEL_GROWTH:+.0%}",
+        if x >= KNEE_EFFICIENCY * line:
+            words = (f"No saturation{(' ' + head) if head else ''}: X grows with N up to N = {users(last):g}, where "
+                     f"X = {rate(x)} is {x / line:.0%} of the contention-free N/(D+Z) = {rate(line)}.")
+        else:  # growing, but queueing has begun: not a claim of "no saturation"
+            words = (f"X still grows with N{(' ' + head) if head else ''} up to N = {users(last):g}, but "
+                     f"sub-linearly: X = {rate(x)} is {x / line:.0%} of the contention-free N/(D+Z) = {rate(line)}, "
+                     f"so queueing has begun; no level is seen yet.")
+        out.append(Finding("scaling", words, "holds",
+                           f"no load step of {LOAD_STEP:g}× left X within {LEVEL_GROWTH:+.0%}, and X is at least "
+                           f"{CONTENDED:.0%} of N/(D+Z)",
                            tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c["id"]) for c in members),
                            fields({"users": users(last), "throughput_per_s": x, "line_per_s": line}),
                            tuple(group.items()), tuple(c["id"] for c in members)))

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.findings.base import Figure, Finding, cell_words, check, fields, num, overall, pct, users, where_of
+from littlegrid import models
+from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, fields, num, overall,
+                                      overhead_explains, pct, span, think_excess_ms, users, where_of)
+from littlegrid.laws import GENERATOR_OVERHEAD_MS
 
 ERROR_RATE = 0.01  # above this share of failed requests, a cell's figures describe failures too
 # The checks whose failure says the cell's figures do not describe the workload asked for, and in what words.
@@ -25,48 +28,116 @@ def needed_window_s(cycle_ms: float, n: float, tolerance: float) -> float:
     return 6.0 * cycle_ms / 1000.0 / (tolerance * math.sqrt(n))
 
 
-def validity(summary: dict) -> list[Finding]:
-    tol = (summary.get("tolerances") or {}).get("closed_law") or 0.02
+CARE_FACTOR = 2.0  # a check failed by at most this multiple of its tolerance: read with care, not "do not trust"
+READ_WITH_CARE, DO_NOT_TRUST = "Read with care", "Do not trust"
+
+
+def _cells_text(cells: list[dict]) -> str:
+    """The cells of a finding by curve: "N = 1, 2 and 4 with K = 0; N = 1 with K = 2" (a cell without N by its
+    axes)."""
+    groups: dict = {}
+    for c in cells:
+        groups.setdefault(models.group_key(c.get("axes") or {}), []).append(c)
+    parts = []
+    for key, members in groups.items():
+        members = sorted(members, key=lambda c: users(c) or 0)
+        parts.append(cells_words(members, dict(key)) if all(users(c) is not None for c in members)
+                     else ", ".join(cell_words(c) for c in members))
+    return "; ".join(parts)
+
+
+def _reasons(c: dict, tol: float) -> list[tuple[str, str, dict]]:
+    """(reason key, grade, figures) for each reason not to take cell c at face value."""
     out = []
-    for c in summary.get("cells") or []:
-        reasons, evidence, figures = [], [], {}
-        if c.get("status") not in (None, "complete") or c.get("overall") is None:
-            reasons.append(f"it has no figures ({c.get('status')}: {c.get('reason') or 'no samples in the window'})")
-        for name, words in CHECK_WORDS.items():
-            k = check(c, name)
-            if k and k.get("passed") is False:
-                reasons.append(f"{words} ({k.get('explanation')})")
-                evidence.append(Figure(f"{name} relative error", num(k.get("rel_error")), "", c["id"]))
-        rate_ = overall(c, "error_rate")
-        if rate_ is not None and rate_ > ERROR_RATE:
-            classes = (c.get("overall") or {}).get("errors_by_class") or {}
-            listed = ", ".join(f"{k} {v}" for k, v in list(classes.items())[:3])
-            reasons.append(f"{pct(rate_)} of its requests failed ({listed}), and X and R count them")
-            evidence.append(Figure("error rate", rate_, "", c["id"]))
-        window = num((c.get("window") or {}).get("length_s"))
-        law = check(c, "closed_law")
-        r, z, n = overall(c, "mean_ms"), num((c.get("think_time") or {}).get("mean_ms")) or 0.0, users(c)
-        if window and law and num(law.get("tolerance")) and r is not None and n and law["tolerance"] > tol + 1e-12:
-            need = needed_window_s(r + z, n, tol)
-            reasons.append(f"its {window:.3g} s window is too short for the {pct(tol)} closed-law tolerance (the "
-                           f"check widened it to {pct(law['tolerance'])})")
-            figures["needed_window_s"] = need
-            evidence.append(Figure("steady window", window, "s", c["id"]))
-        if not reasons:
+    if c.get("status") not in (None, "complete") or c.get("overall") is None:
+        out.append(("no_figures", DO_NOT_TRUST, {"text": f"{c.get('status')}: {c.get('reason') or 'no samples'}"}))
+    overhead = [k for k in ("workload", "think_time")
+                if (check(c, k) or {}).get("passed") is False and overhead_explains(c, check(c, k))]
+    if overhead:
+        k = check(c, "workload")
+        out.append(("overhead", READ_WITH_CARE,
+                    {"excess_ms": think_excess_ms(c), "cycle_ms": (overall(c, "mean_ms") or 0.0)
+                     + (num((c.get("think_time") or {}).get("mean_ms")) or 0.0),
+                     "shortfall": 1 - k["value"] / k["expected"] if k and "workload" in overhead else None}))
+    for name in CHECK_WORDS:
+        k = check(c, name)
+        if not k or k.get("passed") is not False or name in overhead:
             continue
+        rel, ktol = num(k.get("rel_error")), num(k.get("tolerance"))
+        grade = READ_WITH_CARE if rel is not None and ktol and rel <= CARE_FACTOR * ktol else DO_NOT_TRUST
+        out.append((name, grade, {"rel": rel, "tol": ktol, "text": k.get("explanation")}))
+    rate_ = overall(c, "error_rate")
+    if rate_ is not None and rate_ > ERROR_RATE:
+        classes = (c.get("overall") or {}).get("errors_by_class") or {}
+        listed = ", ".join(f"{k} {v}" for k, v in list(classes.items())[:3])
+        out.append(("errors", DO_NOT_TRUST, {"rate": rate_, "text": f"{pct(rate_)} of its requests failed ({listed})"}))
+    window = num((c.get("window") or {}).get("length_s"))
+    law = check(c, "closed_law")
+    r, z, n = overall(c, "mean_ms"), num((c.get("think_time") or {}).get("mean_ms")) or 0.0, users(c)
+    if window and law and num(law.get("tolerance")) and r is not None and n and law["tolerance"] > tol + 1e-12:
         trim = (num((c.get("window") or {}).get("warmup_s")) or 0) + (num((c.get("window") or {}).get("cooldown_s")) or 0)
-        need = figures.get("needed_window_s")
-        advice = None
-        if need is not None and (window is None or need > window):
-            figures["needed_duration_s"] = math.ceil(need + trim)
-            advice = (f"Run {cell_words(c)} for at least {figures['needed_duration_s']:g} s (a steady window of "
-                      f"{need:.3g} s = 6·(R+Z)/({pct(tol)}·√N), plus {trim:g} s trimmed) so the window's own error "
-                      f"fits the tolerance.")
-        if len(reasons) == 1 and "needed_window_s" in figures:
-            statement = f"Read {cell_words(c)} with care: " + reasons[0] + "."
+        out.append(("window", READ_WITH_CARE, {"window": window, "widened": law["tolerance"],
+                                               "need": needed_window_s(r + z, n, tol), "trim": trim}))
+    return out
+
+
+def validity(summary: dict) -> list[Finding]:
+    """One finding per reason and grade, listing the cells it concerns: a statement, then the figures per cell."""
+    tol = (summary.get("tolerances") or {}).get("closed_law") or 0.02
+    groups: dict = {}
+    for c in summary.get("cells") or []:
+        for key, grade, fig in _reasons(c, tol):
+            groups.setdefault((grade, key), []).append((c, fig))
+    out = []
+    for (grade, key), members in sorted(groups.items(), key=lambda g: (g[0][0] != DO_NOT_TRUST, g[0][1])):
+        cells = [c for c, _ in members]
+        on = _cells_text(cells)
+        figures, evidence, advice = {}, [], None
+        if key == "overhead":
+            excess = [f["excess_ms"] for _, f in members]
+            share = [f["excess_ms"] / f["cycle_ms"] for _, f in members if f["cycle_ms"]]
+            short = [f["shortfall"] for _, f in members if f["shortfall"] is not None]
+            statement = (f"{grade} {on}: JMeter's own work between samples, {span(excess, lambda v: f'{v:.2g} ms')} "
+                         f"per cycle, is {span(share, pct)} of these short cycles"
+                         + (f", so the load put on falls {span(short, pct)} short of N" if short else "")
+                         + ". The figures hold for that cycle; lengthen R+Z to make the overhead negligible.")
+            why = (f"the think time realised exceeds the intended by at most {GENERATOR_OVERHEAD_MS:g} ms, the size of "
+                   f"JMeter's per-cycle work, and that excess accounts for the workload shortfall")
+            evidence = [Figure("think time excess", f["excess_ms"], "ms", c["id"]) for c, f in members]
+            evidence += [Figure("workload shortfall", f["shortfall"], "", c["id"]) for c, f in members
+                         if f["shortfall"] is not None]
+            figures = {"overhead_ms": max(excess)}
+        elif key == "window":
+            need = max(f["need"] for _, f in members)
+            trim = max(f["trim"] for _, f in members)
+            windows = [f["window"] for _, f in members]
+            statement = (f"{grade} {on}: the {span(windows, lambda v: f'{v:.3g} s')} window is too short for the "
+                         f"{pct(tol)} closed-law tolerance (the check widened it to "
+                         f"{span([f['widened'] for _, f in members], pct)}).")
+            why = "the window's own error exceeds the tolerance, so the check widened it"
+            figures = {"needed_window_s": need}
+            if any(need > w for w in windows):
+                figures["needed_duration_s"] = math.ceil(need + trim)
+                advice = (f"Run these cells for at least {figures['needed_duration_s']:g} s (a steady window of "
+                          f"{need:.3g} s = 6·(R+Z)/({pct(tol)}·√N), plus {trim:g} s trimmed) so the window's own "
+                          f"error fits the tolerance.")
+            evidence = [Figure("steady window", f["window"], "s", c["id"]) for c, f in members]
+        elif key in ("errors", "no_figures"):
+            per = "; ".join(f"{cell_words(c)}: {f['text']}" for c, f in members) if len(members) > 1 \
+                else members[0][1]["text"]
+            lead = "its requests failed and X and R count them" if key == "errors" else "it has no figures"
+            statement = f"{grade} {on}: {lead} ({per})." if len(members) > 1 else \
+                f"{grade} {on}: {per}" + (", and X and R count them." if key == "errors" else ".")
+            why = "its figures include failures" if key == "errors" else "the cell has no steady-window figures"
+            evidence = [Figure("error rate", f.get("rate"), "", c["id"]) for c, f in members]
         else:
-            statement = f"Do not trust {cell_words(c)} as it stands: " + "; ".join(reasons) + "."
-        out.append(Finding("validity", statement, "holds", "a check of the cell's own data failed, its figures "
-                           "include failures, or its window is too short for the tolerance", tuple(evidence), fields(figures), where_of([c]), (c["id"],),
-                           recommendation=advice))
+            rels = [f["rel"] for _, f in members if f["rel"] is not None]
+            statement = (f"{grade} {on}: {CHECK_WORDS[key]}"
+                         + (f" (off by {span(rels, pct)}, tolerance {pct(members[0][1]['tol'])})" if rels else "")
+                         + f". {members[0][1]['text']}")
+            why = (f"the {key} check fails by at most {CARE_FACTOR:g}× its tolerance" if grade == READ_WITH_CARE
+                   else f"the {key} check fails" + (f" by more than {CARE_FACTOR:g}× its tolerance" if rels else ""))
+            evidence = [Figure(f"{key} relative error", f["rel"], "", c["id"]) for c, f in members]
+        out.append(Finding("validity", statement, "holds", why, tuple(evidence), fields(figures | {"grade": grade}),
+                           where_of(cells), tuple(c["id"] for c in cells), recommendation=advice))
     return out
