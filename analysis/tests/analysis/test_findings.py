@@ -180,6 +180,13 @@ def test_a_starved_generator_on_saturated_cores_is_the_bottleneck_and_without_th
     assert held.resource == "generator" and held.standing == "holds" and "97% busy" in held.statement
     v = of_kind(findings(cpu_bound(10.0, 0.97)), "validity")
     assert any(f.statement.startswith("Do not trust") for f in v)  # 49% short: far outside the 2% tolerance
+    # the requests "waiting in front" of a starved generator's server are partly JMeter's own delay
+    def queued(s):
+        s["cells"][2]["server"] |= {"waiting_in_front": 4.0, "wait_in_front_ms": 10.0}  # N = 8: 10 of 20.9 ms
+        return of_kind(findings(s), "waiting")
+    w, calm = queued(cpu_bound(10.0, 0.97)), queued(cpu_bound(1.0, 0.97))
+    assert len(w) == 1 and w[0].standing == "suggests" and "generator is starved" in w[0].why
+    assert len(calm) == 1 and calm[0].standing == "holds"  # negative control: per-cycle overhead only
     # negative control: the same starvation on idle cores is at most a suggestion
     idle = of_kind(findings(cpu_bound(10.0, 0.3)), "bottleneck")[0]
     assert idle.resource == "generator" and idle.standing == "suggests"

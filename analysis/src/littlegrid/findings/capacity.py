@@ -371,8 +371,14 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
                 evidence += [Figure("N − L_server", n, "users", c["id"]), Figure("R − R_server", w, "ms", c["id"])]
             cells = [c for c, *_ in queued]
             heaviest = queued[-1]
-            out.append(Finding("waiting", statement, "holds",
-                               f"R − R_server above {WAIT_SHARE:.0%} of R and at least one user outside the server",
+            starved = [c for c in cells if any((check(c, k) or {}).get("passed") is False
+                                               and not overhead_explains(c, check(c, k))
+                                               for k in ("workload", "think_time"))]
+            out.append(Finding("waiting", statement, "suggests" if starved else "holds",
+                               f"R − R_server above {WAIT_SHARE:.0%} of R and at least one user outside the server"
+                               + (f"; but the generator is starved at N = {', '.join(f'{users(c):g}' for c in starved)}"
+                                  f", so part of R − R_server may be JMeter's own delay, not a queue at the server"
+                                  if starved else ""),
                                tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
                                                         "users": users(heaviest[0])}),
                                where_of(cells) or tuple(group.items()), tuple(c["id"] for c in cells)))

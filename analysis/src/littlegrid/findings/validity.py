@@ -118,7 +118,7 @@ def validity(summary: dict) -> list[Finding]:
             figures = {"needed_window_s": need}
             if any(need > w for w in windows):
                 figures["needed_duration_s"] = math.ceil(need + trim)
-                advice = (f"Run these cells for at least {figures['needed_duration_s']:g} s (a steady window of "
+                advice = (f"Run {on} for at least {figures['needed_duration_s']:g} s (a steady window of "
                           f"{need:.3g} s = 6·(R+Z)/({pct(tol)}·√N), plus {trim:g} s trimmed) so the window's own "
                           f"error fits the tolerance.")
             evidence = [Figure("steady window", f["window"], "s", c["id"]) for c, f in members]
