@@ -12,8 +12,9 @@ POINT_BUDGET = 600
 SERIES_PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p99_ms", 99))
 
 
-def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int) -> dict:
+def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int, overwrite: bool = False) -> dict:
     """Exact nearest-rank percentiles of `elapsed` within each bucket (None for empty buckets).
+    `overwrite`: `bucket` (int64) may be used as the keys' room (the caller is done with it).
 
     Both ways below key each sample by bucket·scale + (elapsed − low), which orders by bucket, then elapsed.
     Usually a count per (bucket, value) takes no more room than the samples: the counts, summed along each
@@ -22,7 +23,8 @@ def bucket_percentiles(bucket: np.ndarray, elapsed: np.ndarray, buckets: int) ->
         return {key: [None] * buckets for key, _ in SERIES_PERCENTILES}
     low = min(0, int(elapsed.min()))  # a negative elapsed (clock step) must not borrow from the bucket
     scale = int(elapsed.max()) - low + 1
-    combined = bucket.astype(np.int64) * scale
+    combined = bucket if overwrite and bucket.dtype == np.int64 else bucket.astype(np.int64)
+    combined *= scale
     combined += elapsed
     combined -= low
     out = {}
@@ -111,15 +113,20 @@ def response_codes(codes: pd.Series, bucket: np.ndarray, buckets: int, bucket_s:
     """{response code: samples per second}, the CODES_MAX most frequent codes (ties by code), then "other"
     for the rest and "none" for samples without a code (JMeter's "Codes per second")."""
     cat = codes.astype("category")
-    index = cat.cat.codes.to_numpy().astype(np.int64)  # −1: no code
+    index = cat.cat.codes.to_numpy().astype(np.int64)  # −1: no code; then in place: + 1
+    index += 1
     names = [str(c) for c in cat.cat.categories]
-    per_code = np.bincount(index + 1, minlength=len(names) + 1)
+    per_code = np.bincount(index, minlength=len(names) + 1)
     ranked = sorted((i for i in range(len(names)) if per_code[i + 1]), key=lambda i: (-per_code[i + 1], names[i]))
     slot = np.full(len(names) + 1, CODES_MAX, dtype=np.int64)  # slot per code (+1 for none): CODES_MAX = other
     for s, i in enumerate(ranked[:CODES_MAX]):
         slot[i + 1] = s
     slot[0] = CODES_MAX + 1
-    counts = np.bincount(slot[index + 1] * buckets + bucket, minlength=(CODES_MAX + 2) * buckets)
+    key = slot[index]  # then in place: slot · buckets + bucket (one 8-byte-a-row temporary at a time)
+    del index
+    key *= buckets
+    key += bucket
+    counts = np.bincount(key, minlength=(CODES_MAX + 2) * buckets)
     counts = counts.reshape(CODES_MAX + 2, buckets) / bucket_s
     out = {names[i]: counts[s].tolist() for s, i in enumerate(ranked[:CODES_MAX])}
     for s, name in ((CODES_MAX, "other"), (CODES_MAX + 1, "none")):
@@ -139,13 +146,13 @@ def label_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow
     with the most samples, on the same time axis as time_series: one pass keyed by (label rank, bucket).
 
     Bounded so that a JTL with thousands of labels keeps a small summary: top × buckets × 5 values."""
-    from littlegrid.stats import label_codes  # stats imports nothing from here; kept local to stay acyclic
+    from littlegrid.stats import count_codes, label_codes  # stats imports nothing from here: stays acyclic
 
     if len(samples) == 0:
         return {"rule": LABEL_SERIES_RULE, "labels": {}}
     t0, bucket_s, buckets = bucketing(window, budget)
     codes, names = label_codes(samples["label"])
-    per_label = np.bincount(codes, minlength=len(names))
+    per_label = count_codes(codes, len(names))
     chosen = sorted(range(len(names)), key=lambda i: (-per_label[i], names[i]))[:top]
     rank = np.full(len(names), -1, dtype=np.int64)
     rank[chosen] = np.arange(len(chosen))
@@ -162,7 +169,7 @@ def label_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow
     width = len(chosen) * buckets
     counts = np.bincount(key, minlength=width).reshape(len(chosen), buckets) / bucket_s
     errors = np.bincount(key[failed], minlength=width).reshape(len(chosen), buckets) / bucket_s
-    pct = bucket_percentiles(key, elapsed, width)
+    pct = bucket_percentiles(key, elapsed, width, overwrite=True)  # key's last use
     out = {}
     for r, i in enumerate(chosen):
         part = slice(r * buckets, (r + 1) * buckets)
