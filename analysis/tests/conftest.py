@@ -1,5 +1,7 @@
-"""Shared by every test folder: the real JTL corpus, which lives beside the checkout (../shared/corpus/jtl), as in CI."""
+"""Shared by every test folder: the real JTL corpus, which lives beside the checkout (../shared/corpus/jtl), as in CI,
+and the one headless Chromium."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,3 +17,19 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         missing("the real JTL corpus", f"not at {CORPUS} (checkout/../shared/corpus/jtl)")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium for every browser test in every folder (skips, saying why, when it is not
+    installed; fails under CI). One only: Playwright's sync API refuses a second instance while one is open."""
+    sys.path.insert(0, str(Path(__file__).parent / "render"))  # browser.py
+    from browser import ARGS, CHROMIUM, require_chromium
+
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()

@@ -15,20 +15,6 @@ FIXED_CLOCK = "2026-01-01 00:00:00 UTC"
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One headless Debian Chromium for every browser test (skips, saying why, when it is not installed)."""
-    from browser import ARGS, CHROMIUM, require_chromium
-
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="session")
 def firefox():
     """One headless Debian Firefox ESR, driven over WebDriver BiDi (skips, saying why, when it is not installed)."""
     from firefox import Firefox, require_firefox
