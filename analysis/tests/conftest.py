@@ -20,6 +20,20 @@ def corpus() -> Path:
 
 
 @pytest.fixture(scope="session")
+def runnable():
+    """JMeter and the sample server jar, for tests that run real grids (skips saying why; fails under CI)."""
+    from littlegrid.jmeter import find_jmeter
+    from littlegrid.sample_server import find_server_jar
+    from littlegrid.usererror import UserError
+
+    try:
+        find_jmeter()
+        find_server_jar()
+    except UserError as e:
+        missing("JMeter or the sample server jar", str(e))
+
+
+@pytest.fixture(scope="session")
 def browser():
     """One headless Debian Chromium for every browser test in every folder (skips, saying why, when it is not
     installed; fails under CI). One only: Playwright's sync API refuses a second instance while one is open."""

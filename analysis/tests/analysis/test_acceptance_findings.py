@@ -13,23 +13,12 @@ import pytest
 
 from littlegrid.analyze import analyze
 from littlegrid.findings import text
-from littlegrid.jmeter import find_jmeter, repo_root
-from littlegrid.sample_server import find_server_jar
-from littlegrid.usererror import UserError
+from littlegrid.jmeter import repo_root
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
 CLASSIC = ["littles-law", "throttling", "connection-limits", "think-time", "thread-pool-proxy",
            "thread-pool-transform"]
-
-
-@pytest.fixture(scope="module")
-def runnable():
-    try:
-        find_jmeter()
-        find_server_jar()
-    except UserError as e:
-        pytest.skip(f"needs JMeter and the sample server jar ({e})")
 
 
 @pytest.mark.parametrize("name", CLASSIC)

@@ -9,23 +9,11 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analyze import analyze
-from littlegrid.jmeter import find_jmeter, repo_root
+from littlegrid.jmeter import repo_root
 from littlegrid.mmcn import throughput_per_s
-from littlegrid.sample_server import find_server_jar
-from littlegrid.usererror import UserError
-from needs import missing
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
-
-
-@pytest.fixture(scope="module")
-def runnable():
-    try:
-        find_jmeter()
-        find_server_jar()
-    except UserError as e:
-        missing("JMeter or the sample server jar", str(e))
 
 
 def run_and_analyze(grid: str, tmp_path: Path) -> dict:

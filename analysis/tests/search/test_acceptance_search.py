@@ -10,22 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.jmeter import find_jmeter, repo_root
-from littlegrid.sample_server import find_server_jar
-from littlegrid.usererror import UserError
-from needs import missing
+from littlegrid.jmeter import repo_root
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
-
-
-@pytest.fixture(scope="module")
-def runnable():
-    try:
-        find_jmeter()
-        find_server_jar()
-    except UserError as e:
-        missing("JMeter or the sample server jar", str(e))
 
 
 def test_ten_threads_of_100ms_without_think_time_answer_where_the_closed_law_puts_p90_at_300ms(runnable, tmp_path):
