@@ -322,6 +322,29 @@ def test_recommendations_limit_concurrency_near_n_star_size_the_pool_and_name_th
     assert nxt == {10: "run N = 2, 5", 100: "run N = 150, 300"}
 
 
+def test_a_cell_at_the_knee_with_cells_on_both_sides_pins_it_and_no_next_cells_are_proposed():
+    s = littles_law()
+    s["cells"].insert(0, cell(1, 9.8, 102.0))  # N = 1 below N* = 10.3, N = 10 at it, 20 and 100 above
+    s["axes"]["users"] = [1, 10, 20, 100]
+    rec = of_kind(findings(s), "recommendation", **{THREADS: 10})
+    assert not [f for f in rec if (f.recommendation or "").startswith("run N")]
+    s["cells"].pop(1)  # without the cell at the knee, N = 1 and 20 leave it unpinned
+    nxt = [f for f in of_kind(findings(s), "recommendation", **{THREADS: 10})
+           if (f.recommendation or "").startswith("run N")]
+    assert len(nxt) == 1 and "N = 1 and 20 are 20× apart" in nxt[0].statement
+
+
+def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
+    def limit(s):
+        return [f for f in of_kind(findings(s), "recommendation")
+                if (f.recommendation or "").startswith("concurrency limit")][0]
+
+    s = littles_law()
+    assert dict(limit(s).figures)["n_star"] == 10 and "rounded up" not in limit(s).statement
+    s["models"]["bounds"] = [b | {"n_star": 10.3} for b in s["models"]["bounds"]]
+    assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
+
+
 def test_two_arms_state_only_the_metrics_whose_interval_excludes_no_change():
     a, b = {"id": "a", "axes": {"users": 100}}, {"id": "b", "axes": {"users": 100}}
     metrics = [{"key": "throughput_per_s", "name": "X", "a": 99.0, "b": 983.0, "rel": 8.93, "rel_lo": 8.8,

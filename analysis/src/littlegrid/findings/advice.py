@@ -29,8 +29,9 @@ def concurrency_limit(summary: dict, p: Plateau) -> Finding | None:
               else f"N* = (D+Z)/D_max = ({ms(b.get('d_ms'))} + {ms(p.members[0]['intended'].get('think_ms') or 0)})"
                    f"/{ms(b.get('d_max_ms'))} = {n_star:.3g}")
     head = group_words(p.group)
+    rounding = "" if math.ceil(limit) == limit else ", rounded up so that no throughput is given away"
     statement = (f"Limit concurrency{(' ' + head) if head else ''} to about {math.ceil(limit):g} requests in "
-                 f"service: that is {source}; past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} "
+                 f"service: that is {source}{rounding}; past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} "
                  f"and every further request only adds to R (N = {users(p.cells[-1]):g} gave R = "
                  f"{ms(overall(p.cells[-1], 'mean_ms'))}).")
     basis = str(b.get("basis") or "")
@@ -103,6 +104,8 @@ def next_cells(summary: dict) -> list[Finding]:
         below = [n for n in ns if n < n_star * 0.95]
         above = [n for n in ns if n > n_star * 1.05]
         proposal, why = [], ""
+        if below and above and len(below) + len(above) < len(ns):
+            continue  # a measured cell sits at the knee itself (within 5% of N*), with cells on both sides
         if not below:
             proposal = sorted({max(1, round(n_star / 4)), max(1, round(n_star / 2))} - set(ns))
             why = f"no cell lies below the knee N* = {n_star:.3g}, so the contention-free line is not seen"
