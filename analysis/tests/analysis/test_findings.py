@@ -225,8 +225,19 @@ def test_requests_wait_in_front_of_the_server_as_n_minus_l_and_r_minus_r_server(
     held = [f for f in w if f.standing == "holds"][0]
     # N = 20: L_server = 9.95, so 10.05 users wait in front, 202 − 100.5 ms each
     assert dict(held.figures)["waiting_in_front"] == pytest.approx(90.0)  # the heaviest cell, N = 100
-    assert "10.1 of 20 users wait in front" in held.statement and "90 of 100" in held.statement
+    assert "at N = 20, 10.1 requests wait in front of the server" in held.statement
+    assert "at N = 100, 90 requests wait" in held.statement and "the server holds L_server = 10;" in held.statement
     assert not of_kind(found, "waiting", **{THREADS: 100})  # negative control: N = L_server there
+
+
+def test_with_think_time_the_thinking_users_are_not_counted_as_waiting_in_front():
+    # the think-time run at Z = 50 ms, N = 40: X = 489/s, R = 31.4 ms, 10 threads busy, R_server = 20.4 ms.
+    # X·R = 15.4 requests are in flight at the client, 10 of them in the server: 5.4 wait in front, not 40 − 10.
+    c = cell(40, 489.0, 31.4, z=50.0, busy=10.0, r_server=20.4)
+    del c["server"]["waiting_in_front"], c["server"]["wait_in_front_ms"]  # derived as analyze does
+    w = of_kind(findings(summary_of([cell(5, 89.0, 20.4, z=50.0), c])), "waiting")
+    assert dict(w[0].figures)["waiting_in_front"] == pytest.approx(489.0 * 0.0314 - 10.0)
+    assert "of X·R = 15.4 in flight at the client the server holds L_server = 10" in w[0].statement
 
 
 def test_without_server_metrics_in_a_saturated_cell_where_requests_wait_cannot_be_told():
@@ -258,6 +269,19 @@ def test_a_falling_hill_alpha_past_the_knee_is_a_heavier_tail_and_a_steady_one_i
     for c in s["cells"]:
         c["overall"]["tail"] = tails[0]
     assert "does not grow heavier" in of_kind(findings(s), "knee")[0].statement
+
+
+def test_a_hill_alpha_drop_within_its_noise_is_not_a_heavier_tail():
+    # the think-time run at Z = 50 ms: α 28.4 at N = 5 (k = 65) and 22 at N = 40 (k = 128); the standard error
+    # α/√k is 3.5 and 1.9, so the drop of 6.4 is under 3·√(3.5² + 1.9²) = 12: noise, not a heavier tail
+    light = "lighter than exponential"
+    tails = [{"hill_alpha": 28.4, "k": 65, "verdict": light}, {"hill_alpha": 25.0, "k": 100, "verdict": light},
+             {"hill_alpha": 22.0, "k": 128, "verdict": light}]
+    s = summary_of([cell(n, x, r, tail=t) for (n, x, r), t in zip([(5, 49.0, 102.0), (20, 99.0, 202.0),
+                                                                     (100, 99.2, 1007.0)], tails)])
+    assert "does not grow heavier" in of_kind(findings(s), "knee")[0].statement
+    s["cells"][2]["overall"]["tail"] = {"hill_alpha": 12.0, "k": 128, "verdict": light}  # 16.4 > 3·3.7
+    assert "grows heavier" in of_kind(findings(s), "knee")[0].statement
 
 
 def test_a_window_too_short_for_the_tolerance_gets_the_cell_length_that_would_do():

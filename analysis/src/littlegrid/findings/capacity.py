@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from littlegrid import models
 from littlegrid.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.server_metrics import in_front_of_server
 from littlegrid.findings.base import (ACCEPT_COUNT, overhead_explains, span, think_excess_ms, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, check, curves, fields, group_words, knob, ms, num, overall,
                                       pct, rate, threads_max, users, where_of)
@@ -329,19 +331,20 @@ def connection_findings(summary: dict, covered: set) -> list[Finding]:
 
 # ---------------------------------------------------------------- where requests wait
 
-def _in_front(cell: dict) -> tuple[float | None, float | None]:
-    """(users waiting in front of the server, ms each waits there): N − L_server and R − R_server; the summary's
-    own figures when it carries them."""
+def _in_front(cell: dict) -> tuple[float | None, float | None, float | None, float | None]:
+    """(requests waiting in front of the server, ms each waits there, L_server, X·R in flight at the client):
+    X·R − L_server and R − R_server, the summary's own figures when it carries them, else derived by the same
+    rule analyze uses (with think time N − L_server would count the thinking users as waiting)."""
     s = cell.get("server") or {}
-    waiting = num(s.get("waiting_in_front"))
-    wait_ms = num(s.get("wait_in_front_ms"))
-    if waiting is None and num(s.get("in_flight_mean")) is not None and users(cell) is not None:
-        waiting = users(cell) - s["in_flight_mean"]
-    if wait_ms is None:
-        wait_ms = num(s.get("client_minus_server_ms"))
-        if wait_ms is None and num(s.get("service_mean_ms")) is not None and overall(cell, "mean_ms") is not None:
-            wait_ms = overall(cell, "mean_ms") - s["service_mean_ms"]
-    return waiting, wait_ms
+    derived = in_front_of_server(overall(cell, "throughput_per_s"), overall(cell, "mean_ms"), s)
+    own = {k: num(s.get(k)) for k in derived} | {
+        "wait_in_front_ms": num(s.get("wait_in_front_ms", s.get("client_minus_server_ms")))}
+
+    def pick(key):
+        return own[key] if own.get(key) is not None else num(derived[key])
+
+    return (pick("waiting_in_front"), pick("wait_in_front_ms"), num(s.get("in_flight_mean")),
+            pick("client_in_flight"))
 
 
 def waiting(summary: dict, saturated: set) -> list[Finding]:
@@ -351,24 +354,29 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
     for group, members, _ in curves(summary):
         queued, blind = [], []
         for c in members:
-            n_front, w = _in_front(c)
+            n_front, w, l_server, client = _in_front(c)
             r = overall(c, "mean_ms")
             if n_front is None or w is None:
                 if c["id"] in saturated:
                     blind.append(c)
                 continue
             if r and w > WAIT_SHARE * r and n_front >= 1:
-                queued.append((c, n_front, w, r))
+                queued.append((c, n_front, w, r, l_server, client))
         if queued:
-            parts = [f"at N = {users(c):g}, {n:.3g} of {users(c):g} users wait in front of the server "
-                     f"{ms(w)} of R = {ms(r)} ({w / r:.0%}; L_server = {users(c) - n:.3g}, R_server = {ms(r - w)})"
-                     for c, n, w, r in queued]
+            parts = [f"at N = {users(c):g}, {n:.3g} requests wait in front of the server, {ms(w)} each of "
+                     f"R = {ms(r)} ({w / r:.0%}; of X·R = {client:.3g} in flight at the client the server holds "
+                     f"L_server = {l:.3g}; R_server = {ms(r - w)})"
+                     if client is not None and l is not None else
+                     f"at N = {users(c):g}, {n:.3g} requests wait in front of the server, {ms(w)} each of "
+                     f"R = {ms(r)} ({w / r:.0%}; R_server = {ms(r - w)})"
+                     for c, n, w, r, l, client in queued]
             head = group_words(group)
             statement = ("Requests queue in front of the server" + (f" {head}" if head else "") + ": "
                          + "; ".join(parts) + ".")
             evidence = []
-            for c, n, w, _ in queued:
-                evidence += [Figure("N − L_server", n, "users", c["id"]), Figure("R − R_server", w, "ms", c["id"])]
+            for c, n, w, *_ in queued:
+                evidence += [Figure("X·R − L_server", n, "requests", c["id"]),
+                             Figure("R − R_server", w, "ms", c["id"])]
             cells = [c for c, *_ in queued]
             heaviest = queued[-1]
             starved = [c for c in cells if any((check(c, k) or {}).get("passed") is False
@@ -434,9 +442,19 @@ def knees(summary: dict) -> list[Finding]:
     return out
 
 
+def _apart(a: dict, b: dict) -> bool:
+    """Two Hill estimates differ by more than 3 standard errors (the estimator's is about α/√k), so a change
+    is not the noise of k extreme samples; without k the change is taken at face value."""
+    ka, kb = num(a.get("k")), num(b.get("k"))
+    if not ka or not kb:
+        return True
+    se = math.hypot(a["hill_alpha"] / math.sqrt(ka), b["hill_alpha"] / math.sqrt(kb))
+    return abs(a["hill_alpha"] - b["hill_alpha"]) > 3 * se
+
+
 def _tail_words(members: list[dict], n_star: float):
     """A sentence on the tail past the knee, from the lightest cell to those beyond N*: Hill α falling below
-    TAIL_DROP of the lightest's, or the tail verdict turning heavier than exponential. Both are stated with their
+    TAIL_DROP of the lightest's by more than its noise (_apart), or the tail verdict turning heavier than exponential. Both are stated with their
     figures; "heavier" is claimed only when neither contradicts it."""
     tails = [(c, (c.get("overall") or {}).get("tail") or {}) for c in members]
     tails = [(c, t) for c, t in tails if num(t.get("hill_alpha")) is not None]
@@ -446,8 +464,8 @@ def _tail_words(members: list[dict], n_star: float):
     c0, t0 = tails[0]
     alphas = ", ".join(f"{t['hill_alpha']:.3g} at N = {users(c):g}" for c, t in [tails[0], *beyond])
     heavy = [c for c, t in beyond if str(t.get("verdict", "")).startswith("heavier")]
-    falling = [c for c, t in beyond if t["hill_alpha"] < TAIL_DROP * t0["hill_alpha"]]
-    rising = [c for c, t in beyond if t["hill_alpha"] > t0["hill_alpha"] / TAIL_DROP]
+    falling = [c for c, t in beyond if t["hill_alpha"] < TAIL_DROP * t0["hill_alpha"] and _apart(t, t0)]
+    rising = [c for c, t in beyond if t["hill_alpha"] > t0["hill_alpha"] / TAIL_DROP and _apart(t, t0)]
     figures = tuple(Figure("Hill alpha", t["hill_alpha"], "", c["id"]) for c, t in [tails[0], *beyond])
     heavy_words = f"the tail verdict is heavier than exponential at N = {', '.join(f'{users(c):g}' for c in heavy)}"
     if (heavy or falling) and not rising:
