@@ -383,7 +383,7 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
                                                and not overhead_explains(c, check(c, k))
                                                for k in ("workload", "think_time"))]
             out.append(Finding("waiting", statement, "suggests" if starved else "holds",
-                               f"R − R_server above {WAIT_SHARE:.0%} of R and at least one user outside the server"
+                               f"R − R_server above {WAIT_SHARE:.0%} of R and at least one request waiting in front of it"
                                + (f"; but the generator is starved at N = {', '.join(f'{users(c):g}' for c in starved)}"
                                   f", so part of R − R_server may be JMeter's own delay, not a queue at the server"
                                   if starved else ""),
