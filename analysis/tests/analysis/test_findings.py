@@ -317,6 +317,12 @@ def test_the_poisson_timer_is_reported_nearly_constant_with_its_cv_and_an_expone
     assert dict(t.figures)["expected_cv"] == pytest.approx(math.sqrt(50) / 50)
     assert dict(t.figures)["realised_think_ms"] == pytest.approx(52.0)
     assert "nearly constant" in t.statement and "+4.0%" in t.statement
+    for c in s["cells"]:  # λ = 5 ms: sd √5 = 2.24 ms, CV 0.45: less variable than exponential, not constant
+        c["intended"]["think_ms"] = 5.0
+        c["think_time"] |= {"mean_ms": 5.7, "cv": 0.43}
+    t = of_kind(findings(s), "think_time")[0]
+    assert "sd √λ = 2.24 ms" in t.statement and "nearly constant pauses" not in t.statement
+    assert "vary less than the exponential think time" in t.statement and "These pauses are nearly" not in t.statement
     for c in s["cells"]:
         c["intended"]["think_dist"] = "exponential"
         c["think_time"]["cv"] = 1.0

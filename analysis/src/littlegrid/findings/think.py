@@ -9,13 +9,14 @@ from littlegrid.findings.base import Figure, Finding, fields, ms, num
 # The CV each timer should give: JMeter's Poisson Random Timer (offset + Poisson(λ) ms) has sd √λ.
 EXPONENTIAL = ("exponential", "exp")
 CV_SLACK = 0.25  # a realised CV within this of the expected one is what the timer promises
+NEARLY_CONSTANT = 0.25  # a CV below this: pauses within about ±50% of their mean in 95% of cycles
 
 
 def _expected_cv(dist: str | None, think_ms: float, offset_ms: float) -> tuple[float | None, str]:
     if dist == "poisson":
         lam = think_ms
         return (math.sqrt(lam) / (lam + offset_ms) if lam + offset_ms > 0 else None,
-                f"JMeter's Poisson Random Timer (λ = {lam:g} ms: sd √λ, nearly constant pauses)")
+                f"JMeter's Poisson Random Timer (λ = {lam:g} ms: a Poisson count of ms, sd √λ = {ms(math.sqrt(lam))})")
     if dist in EXPONENTIAL:
         return 1.0, "an exponential think time (CV 1, memoryless)"
     if dist in ("constant", "const", None):
@@ -48,8 +49,11 @@ def timer(summary: dict) -> list[Finding]:
         if expected is not None:
             statement += f" (expected {expected:.2g})"
         statement += "."
-        if dist == "poisson" and cv_hi is not None and cv_hi < 0.5:
+        if dist == "poisson" and cv_hi is not None and cv_hi < NEARLY_CONSTANT:
             statement += " These pauses are nearly constant, not the exponential think time of an M/M/c model."
+        elif dist == "poisson" and cv_hi is not None and cv_hi < 1 - CV_SLACK:
+            statement += (" These pauses vary less than the exponential think time of an M/M/c model (CV 1); "
+                          "a larger λ makes them nearly constant.")
         off = expected is not None and cv_lo is not None and (abs(cv_lo - expected) > CV_SLACK
                                                               or abs(cv_hi - expected) > CV_SLACK)
         standing = "holds"
