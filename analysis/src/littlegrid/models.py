@@ -76,16 +76,23 @@ def _entry(key: tuple, members: list) -> dict:
 def bounds(key: tuple, members: list, service) -> dict:
     """X(N) ≤ min(N/(D+Z), 1/D_max), R(N) ≥ max(D, N·D_max − Z), N* = (D+Z)/D_max.
 
-    D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise D is
-    R at the lightest cell and D_max = 1/(highest X measured): estimates, marked as such in "basis".
+    D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise they are
+    estimates, marked as such in "basis": D_max = 1/(highest X measured), and D = R at the lightest cell, or the
+    server's own R_server when that is smaller. R at a cell already past the knee holds the queue in front of the
+    server (a blocking proxy with 10 threads at N = 20: R = 208 ms for 100 ms of service), and a D with queueing
+    in it makes N* and the "lower" bound too high; R_server leaves the queue in front out, so the bound stays low.
     """
     z = think_of(members[0])
     if service is not None:
         d, d_max, basis = service.service_ms, service.service_ms / service.servers, "grid: S and c of the server"
     else:
         d = members[0]["overall"]["mean_ms"]
-        d_max = 1000.0 / max(c["overall"]["throughput_per_s"] for c in members)
         basis = "estimated: D = R at the lightest cell, D_max = 1/max X"
+        served = [r for c in members if (r := (c.get("server") or {}).get("service_mean_ms")) is not None and r > 0]
+        if served and min(served) < d:
+            d = min(served)
+            basis = "estimated: D = the server's smallest R_server, D_max = 1/max X"
+        d_max = 1000.0 / max(c["overall"]["throughput_per_s"] for c in members)
     points = [{"users": c["users"]["n"],
                "x_upper": min(c["users"]["n"] / ((d + z) / 1000.0) if d + z > 0 else math.inf, 1000.0 / d_max),
                "r_lower_ms": max(d, c["users"]["n"] * d_max - z)} for c in members]

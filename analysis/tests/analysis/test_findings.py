@@ -271,6 +271,30 @@ def test_a_falling_hill_alpha_past_the_knee_is_a_heavier_tail_and_a_steady_one_i
     assert "does not grow heavier" in of_kind(findings(s), "knee")[0].statement
 
 
+def test_a_curve_measured_only_past_its_knee_says_the_knee_lies_below_its_lightest_cell():
+    # the blocking proxy: 10 threads, 100 ms in the server, N = 20 and 80 both past N* ≈ 10
+    s = summary_of([cell(20, 95.7, 208.0, r_server=100.4), cell(80, 97.5, 820.0, r_server=100.9)],
+                   service_ms=None)
+    k = of_kind(findings(s), "knee")[0]
+    assert "the knee itself lies below N = 20" in k.statement and dict(k.figures)["n_star"] == pytest.approx(9.79, abs=0.01)
+    assert "lies below" not in of_kind(findings(littles_law()), "knee")[0].statement  # N = 10 is at N* = 10
+
+
+def test_estimated_bounds_of_a_curve_that_never_levelled_off_give_n_star_only_as_a_floor():
+    # the non-saturated blocking proxy with 100 threads: X 191/s at N = 20 and 744/s at N = 80; D_max = 1/744 s
+    # is an upper bound of the true one, so N* = 75.5 is a floor: N = 80 is not known to be past the knee
+    tail = [{"hill_alpha": 22.7, "k": 65, "verdict": "lighter than exponential"},
+            {"hill_alpha": 5.45, "k": 128, "verdict": "consistent with an exponential tail"}]
+    s = summary_of([cell(20, 191.0, 104.0, threads=100, r_server=101.5, tail=tail[0]),
+                    cell(80, 744.0, 107.5, threads=100, r_server=101.5, tail=tail[1])], service_ms=None)
+    found = findings(s)
+    k = of_kind(found, "knee")[0]
+    assert "at least: X never levelled off" in k.statement and "Past the knee" not in k.statement
+    nxt = [f for f in of_kind(found, "recommendation") if (f.recommendation or "").startswith("run N")][0]
+    assert nxt.recommendation == "run N = 113, 227" and "at or beyond N* = 75.5" in nxt.statement  # 1.5 and 3 × N*
+    assert not of_kind(found, "saturation")
+
+
 def test_a_hill_alpha_drop_within_its_noise_is_not_a_heavier_tail():
     # the think-time run at Z = 50 ms: α 28.4 at N = 5 (k = 65) and 22 at N = 40 (k = 128); the standard error
     # α/√k is 3.5 and 1.9, so the drop of 6.4 is under 3·√(3.5² + 1.9²) = 12: noise, not a heavier tail

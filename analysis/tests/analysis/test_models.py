@@ -63,6 +63,23 @@ def test_bounds_from_the_grid_use_d_equal_s_and_d_max_equal_s_over_c():
     assert [p["r_lower_ms"] for p in b["points"]] == [100.0, 100.0, 200.0]
 
 
+def test_estimated_bounds_take_d_from_the_servers_own_time_when_the_lightest_cell_already_queues():
+    # the thread-pool-proxy run, blocking mode with 10 threads: at N = 20 R = 208 ms, 100 ms of it in the
+    # server and 108 ms in front of it; X levels at 97.5/s. D = 100 ms gives N* = 9.75, R = 208 ms would give 20.3
+    members = [cell(20, 95.7, 208.0), cell(80, 97.5, 820.0)]
+    b = models.bounds(models.group_key(members[0]["axes"]), members, None)
+    assert b["d_ms"] == 208.0 and b["basis"].startswith("estimated: D = R at the lightest cell")
+    for c, r_server in zip(members, (100.4, 100.9)):
+        c["server"] = {"service_mean_ms": r_server}
+    b = models.bounds(models.group_key(members[0]["axes"]), members, None)
+    assert b["d_ms"] == 100.4 and b["basis"].startswith("estimated: D = the server's smallest R_server")
+    assert b["n_star"] == pytest.approx(100.4 / (1000 / 97.5))
+    assert [p["r_lower_ms"] for p in b["points"]] == pytest.approx([20 * 1000 / 97.5, 80 * 1000 / 97.5])
+    members[0]["server"]["service_mean_ms"] = 250.0  # a server time above R (other boundary): R stays D
+    members[1]["server"]["service_mean_ms"] = None
+    assert models.bounds(models.group_key(members[0]["axes"]), members, None)["d_ms"] == 208.0
+
+
 def test_the_knee_is_the_last_n_within_90_percent_of_the_contention_free_line():
     members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200), cell(40, 99, 400)]
     b = models.bounds((("think_ms", 0.0),), members, Service(10, 100.0, "const"))

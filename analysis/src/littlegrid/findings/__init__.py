@@ -29,12 +29,13 @@ def findings(summary: dict) -> list[Finding]:
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c["id"] for p in plateaus for c in p.cells})
     found += validity.validity(summary)
-    found += capacity.knees(summary)
+    saturated = [p.group for p in plateaus]
+    found += capacity.knees(summary, saturated)
     found += think.timer(summary)
     found += think.capacity_per_think(summary)
-    found += capacity.scaling(summary, [p.group for p in plateaus])
+    found += capacity.scaling(summary, saturated)
     found += advice.pool_size(summary)
-    found += advice.next_cells(summary)
+    found += advice.next_cells(summary, saturated)
     return rank(found)
 
 

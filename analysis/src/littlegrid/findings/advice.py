@@ -6,7 +6,7 @@ import math
 
 from littlegrid.findings.base import (TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, ms, num,
                                       overall, rate, users)
-from littlegrid.findings.capacity import Plateau
+from littlegrid.findings.capacity import Plateau, n_star_is_a_floor
 
 SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative gain
 WIDE_GAP = 1.5    # measured N further apart than this ratio leave a knee unpinned
@@ -93,7 +93,7 @@ def pool_size(summary: dict) -> list[Finding]:
     return out
 
 
-def next_cells(summary: dict) -> list[Finding]:
+def next_cells(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
     """Per curve: where the knee N* is not pinned by measured cells on both sides close to it, the N to run next."""
     out = []
     for group, members, bound in curves(summary):
@@ -101,8 +101,9 @@ def next_cells(summary: dict) -> list[Finding]:
         ns = sorted({users(c) for c in members})
         if n_star is None or not ns:
             continue
+        floor = n_star_is_a_floor(bound, group, saturated_groups)
         below = [n for n in ns if n < n_star * 0.95]
-        above = [n for n in ns if n > n_star * 1.05]
+        above = [] if floor else [n for n in ns if n > n_star * 1.05]
         proposal, why = [], ""
         if below and above and len(below) + len(above) < len(ns):
             continue  # a measured cell sits at the knee itself (within 5% of N*), with cells on both sides
@@ -112,7 +113,9 @@ def next_cells(summary: dict) -> list[Finding]:
         elif not above:
             proposal = [round(n_star * 1.5), round(n_star * 3)]
             proposal = sorted(set(n for n in proposal if n > ns[-1]) or {round(ns[-1] * 2)})
-            why = f"no cell lies beyond the knee N* = {n_star:.3g}, so saturation is not seen"
+            why = (f"X never levelled off, so the knee lies at or beyond N* = {n_star:.3g} (estimated from the "
+                   f"highest X)" if floor else f"no cell lies beyond the knee N* = {n_star:.3g}, so saturation is "
+                   f"not seen")
         elif above[0] / below[-1] > WIDE_GAP:
             lo, hi = below[-1], above[0]
             proposal = sorted({round(math.sqrt(lo * n_star)), round(n_star), round(math.sqrt(n_star * hi))} - set(ns))
