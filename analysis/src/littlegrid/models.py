@@ -11,6 +11,7 @@ KNEE_EFFICIENCY = 0.9
 KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFICIENCY:.0%} of the contention-free "
              f"line N/(D+Z); beyond it queueing costs more than {1 - KNEE_EFFICIENCY:.0%} of the throughput")
 EXPONENTIAL_THINK = ("exponential", "exp")
+POOL_FULL = 0.9  # busy threads / threads.max at which a pool counts as full (the findings use it too)
 
 
 def latency_slos(criteria) -> list[tuple[str, str, float, bool]]:
@@ -77,10 +78,11 @@ def bounds(key: tuple, members: list, service) -> dict:
     """X(N) ≤ min(N/(D+Z), 1/D_max), R(N) ≥ max(D, N·D_max − Z), N* = (D+Z)/D_max.
 
     D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise they are
-    estimates, marked as such in "basis": D_max = 1/(highest X measured), and D = R at the lightest cell, or the
-    server's own R_server when that is smaller. R at a cell already past the knee holds the queue in front of the
-    server (a blocking proxy with 10 threads at N = 20: R = 208 ms for 100 ms of service), and a D with queueing
-    in it makes N* and the "lower" bound too high; R_server leaves the queue in front out, so the bound stays low.
+    estimates, marked as such in "basis": D_max = 1/(highest X measured), and D = R at the lightest cell, or its
+    R_server when that cell's thread pool is already full. Then its R holds the wait for a thread in front of the
+    server (a blocking proxy with 10 threads at N = 20: R = 208 ms for 100 ms of service), and a D with that queue
+    in it puts N* and the "lower" bound too high. Only then: R_server leaves out the client's and the network's
+    share of D too, which is the larger part where the service itself is short (a 0.05 ms transform).
     """
     z = think_of(members[0])
     if service is not None:
@@ -88,10 +90,12 @@ def bounds(key: tuple, members: list, service) -> dict:
     else:
         d = members[0]["overall"]["mean_ms"]
         basis = "estimated: D = R at the lightest cell, D_max = 1/max X"
-        served = [r for c in members if (r := (c.get("server") or {}).get("service_mean_ms")) is not None and r > 0]
-        if served and min(served) < d:
-            d = min(served)
-            basis = "estimated: D = the server's smallest R_server, D_max = 1/max X"
+        lightest = members[0].get("server") or {}
+        r_server, busy = lightest.get("service_mean_ms"), lightest.get("busy_threads_mean")
+        pool = lightest.get("threads_max") or (members[0].get("axes") or {}).get("server.tomcat.threads.max")
+        if r_server and busy is not None and pool and busy >= POOL_FULL * float(pool) and r_server < d:
+            d = r_server
+            basis = "estimated: D = R_server at the lightest cell (its thread pool is full), D_max = 1/max X"
         d_max = 1000.0 / max(c["overall"]["throughput_per_s"] for c in members)
     points = [{"users": c["users"]["n"],
                "x_upper": min(c["users"]["n"] / ((d + z) / 1000.0) if d + z > 0 else math.inf, 1000.0 / d_max),

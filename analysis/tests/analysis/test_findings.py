@@ -178,6 +178,10 @@ def test_a_starved_generator_on_saturated_cores_is_the_bottleneck_and_without_th
     # 10 ms more think than asked is far beyond JMeter's per-cycle work (laws.GENERATOR_OVERHEAD_MS = 2 ms)
     held = of_kind(findings(cpu_bound(10.0, 0.97)), "bottleneck")[0]
     assert held.resource == "generator" and held.standing == "holds" and "97% busy" in held.statement
+    # no concurrency limit from a curve the generator set; the cores alone do give one (negative control)
+    def limits(s):
+        return [f for f in of_kind(findings(s), "recommendation") if f.recommendation.startswith("concurrency")]
+    assert not limits(cpu_bound(10.0, 0.97)) and limits(cpu_bound(1.0, 0.97))
     v = of_kind(findings(cpu_bound(10.0, 0.97)), "validity")
     assert any(f.statement.startswith("Do not trust") for f in v)  # 49% short: far outside the 2% tolerance
     # the requests "waiting in front" of a starved generator's server are partly JMeter's own delay
@@ -273,8 +277,8 @@ def test_a_falling_hill_alpha_past_the_knee_is_a_heavier_tail_and_a_steady_one_i
 
 def test_a_curve_measured_only_past_its_knee_says_the_knee_lies_below_its_lightest_cell():
     # the blocking proxy: 10 threads, 100 ms in the server, N = 20 and 80 both past N* ≈ 10
-    s = summary_of([cell(20, 95.7, 208.0, r_server=100.4), cell(80, 97.5, 820.0, r_server=100.9)],
-                   service_ms=None)
+    s = summary_of([cell(20, 95.7, 208.0, busy=9.96, r_server=100.4), cell(80, 97.5, 820.0, busy=10.0,
+                                                                            r_server=100.9)], service_ms=None)
     k = of_kind(findings(s), "knee")[0]
     assert "the knee itself lies below N = 20" in k.statement and dict(k.figures)["n_star"] == pytest.approx(9.79, abs=0.01)
     assert "lies below" not in of_kind(findings(littles_law()), "knee")[0].statement  # N = 10 is at N* = 10
@@ -282,7 +286,7 @@ def test_a_curve_measured_only_past_its_knee_says_the_knee_lies_below_its_lighte
 
 def test_estimated_bounds_of_a_curve_that_never_levelled_off_give_n_star_only_as_a_floor():
     # the non-saturated blocking proxy with 100 threads: X 191/s at N = 20 and 744/s at N = 80; D_max = 1/744 s
-    # is an upper bound of the true one, so N* = 75.5 is a floor: N = 80 is not known to be past the knee
+    # is an upper bound of the true one, so N* = 104/1.344 = 77.4 is a floor: N = 80 is not known to be past the knee
     tail = [{"hill_alpha": 22.7, "k": 65, "verdict": "lighter than exponential"},
             {"hill_alpha": 5.45, "k": 128, "verdict": "consistent with an exponential tail"}]
     s = summary_of([cell(20, 191.0, 104.0, threads=100, r_server=101.5, tail=tail[0]),
@@ -291,7 +295,7 @@ def test_estimated_bounds_of_a_curve_that_never_levelled_off_give_n_star_only_as
     k = of_kind(found, "knee")[0]
     assert "at least: X never levelled off" in k.statement and "Past the knee" not in k.statement
     nxt = [f for f in of_kind(found, "recommendation") if (f.recommendation or "").startswith("run N")][0]
-    assert nxt.recommendation == "run N = 113, 227" and "at or beyond N* = 75.5" in nxt.statement  # 1.5 and 3 × N*
+    assert nxt.recommendation == "run N = 116, 232" and "at or beyond N* = 77.4" in nxt.statement  # 1.5, 3 × N*
     assert not of_kind(found, "saturation")
 
 

@@ -70,13 +70,14 @@ def test_estimated_bounds_take_d_from_the_servers_own_time_when_the_lightest_cel
     b = models.bounds(models.group_key(members[0]["axes"]), members, None)
     assert b["d_ms"] == 208.0 and b["basis"].startswith("estimated: D = R at the lightest cell")
     for c, r_server in zip(members, (100.4, 100.9)):
-        c["server"] = {"service_mean_ms": r_server}
+        c["server"] = {"service_mean_ms": r_server, "busy_threads_mean": 9.96, "threads_max": 10}
     b = models.bounds(models.group_key(members[0]["axes"]), members, None)
-    assert b["d_ms"] == 100.4 and b["basis"].startswith("estimated: D = the server's smallest R_server")
+    assert b["d_ms"] == 100.4 and b["basis"].startswith("estimated: D = R_server at the lightest cell (its thread")
     assert b["n_star"] == pytest.approx(100.4 / (1000 / 97.5))
     assert [p["r_lower_ms"] for p in b["points"]] == pytest.approx([20 * 1000 / 97.5, 80 * 1000 / 97.5])
-    members[0]["server"]["service_mean_ms"] = 250.0  # a server time above R (other boundary): R stays D
-    members[1]["server"]["service_mean_ms"] = None
+    # negative control, the transform run: 0.36 ms in the servlet of R = 4.27 ms, 1.4 of 10 threads busy: the
+    # rest is the client's and Tomcat's own work, part of D, so R stays D
+    members[0]["server"] |= {"service_mean_ms": 0.36, "busy_threads_mean": 1.43}
     assert models.bounds(models.group_key(members[0]["axes"]), members, None)["d_ms"] == 208.0
 
 

@@ -21,9 +21,11 @@ def findings(summary: dict) -> list[Finding]:
     covered: set = set()
     for p in plateaus:
         found.append(capacity.saturation(summary, p))
-        found.append(capacity.bottleneck(summary, p))
+        bottleneck = capacity.bottleneck(summary, p)
+        found.append(bottleneck)
         covered |= {c["id"] for c in p.cells}
-        limit = advice.concurrency_limit(summary, p)
+        # a starved generator hides the server's capacity: a limit drawn from that curve would be about JMeter
+        limit = None if bottleneck.resource == "generator" else advice.concurrency_limit(summary, p)
         if limit is not None:
             found.append(limit)
     found += capacity.connection_findings(summary, covered)

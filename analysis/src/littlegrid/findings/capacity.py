@@ -22,7 +22,7 @@ NEAR_BOUND = 0.9
 # Contention: X below this share of the contention-free line N/(D+Z) means, by N = X·(R+Z), that R+Z is more than
 # twice D+Z: requests spend most of their cycle waiting for a resource, however X still grows.
 CONTENDED = 0.5
-BUSY_SHARE = 0.9        # busy threads / threads.max at which the pool counts as full
+BUSY_SHARE = models.POOL_FULL  # busy threads / threads.max at which the pool counts as full
 CPU_BUSY = 0.9          # host CPU utilisation at which the cores count as saturated
 STRETCH = 1.2           # R_server / S beyond which the service itself is slowed (contention inside)
 THROTTLE_QUEUE = 0.5    # mean throttle queue length that says requests wait at the throttle
