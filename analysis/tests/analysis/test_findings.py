@@ -299,6 +299,23 @@ def test_estimated_bounds_of_a_curve_that_never_levelled_off_give_n_star_only_as
     assert not of_kind(found, "saturation")
 
 
+def test_estimated_bounds_of_a_curve_level_from_its_lightest_cell_give_n_star_only_as_a_ceiling():
+    # the blocking proxy without server metrics: R = 208 ms at N = 20 holds 100 ms of queue, so D = R there
+    # over-states D and N* = 208/10.26 = 20.3 is an upper bound; the knee is at or below N = 20
+    s = summary_of([cell(20, 95.7, 208.0, server=False), cell(80, 97.5, 820.0, server=False)], service_ms=None)
+    found = findings(s)
+    k = of_kind(found, "knee")[0]
+    assert "at most: X is already level at the lightest cell, N = 20" in k.statement
+    nxt = [f for f in of_kind(found, "recommendation") if (f.recommendation or "").startswith("run N")][0]
+    assert nxt.recommendation == "run N = 5, 10" and "at or below it" in nxt.statement
+    limit = [f for f in of_kind(found, "recommendation") if f.recommendation.startswith("concurrency")][0]
+    assert "so this is an upper bound: run lighter cells" in limit.statement and limit.standing == "suggests"
+    # negative control: with a lighter cell below the level, D = R there is contention-free, N* is not capped
+    s = summary_of([cell(5, 48.0, 104.0, server=False), cell(20, 95.7, 208.0, server=False),
+                    cell(80, 97.5, 820.0, server=False)], service_ms=None)
+    assert "already level" not in of_kind(findings(s), "knee")[0].statement
+
+
 def test_a_hill_alpha_drop_within_its_noise_is_not_a_heavier_tail():
     # the think-time run at Z = 50 ms: α 28.4 at N = 5 (k = 65) and 22 at N = 40 (k = 128); the standard error
     # α/√k is 3.5 and 1.9, so the drop of 6.4 is under 3·√(3.5² + 1.9²) = 12: noise, not a heavier tail

@@ -31,13 +31,12 @@ def findings(summary: dict) -> list[Finding]:
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c["id"] for p in plateaus for c in p.cells})
     found += validity.validity(summary)
-    saturated = [p.group for p in plateaus]
-    found += capacity.knees(summary, saturated)
+    found += capacity.knees(summary, plateaus)
     found += think.timer(summary)
     found += think.capacity_per_think(summary)
-    found += capacity.scaling(summary, saturated)
+    found += capacity.scaling(summary, [p.group for p in plateaus])
     found += advice.pool_size(summary)
-    found += advice.next_cells(summary, saturated)
+    found += advice.next_cells(summary, plateaus)
     return rank(found)
 
 

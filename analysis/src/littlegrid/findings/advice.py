@@ -6,7 +6,7 @@ import math
 
 from littlegrid.findings.base import (TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, ms, num,
                                       overall, rate, users)
-from littlegrid.findings.capacity import Plateau, n_star_is_a_floor
+from littlegrid.findings.capacity import Plateau, n_star_reach
 
 SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative gain
 WIDE_GAP = 1.5    # measured N further apart than this ratio leave a knee unpinned
@@ -30,6 +30,9 @@ def concurrency_limit(summary: dict, p: Plateau) -> Finding | None:
                    f"/{ms(b.get('d_max_ms'))} = {n_star:.3g}")
     head = group_words(p.group)
     rounding = "" if math.ceil(limit) == limit else ", rounded up so that no throughput is given away"
+    if not use_peak and n_star_reach(b, p.group, p.members, [p]) == "ceiling":
+        rounding += (f"; X is already level at the lightest cell, N = {users(p.members[0]):g}, so this is an upper "
+                     f"bound: run lighter cells to place the limit")
     statement = (f"Limit concurrency{(' ' + head) if head else ''} to about {math.ceil(limit):g} requests in "
                  f"service: that is {source}{rounding}; past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} "
                  f"and every further request only adds to R (N = {users(p.cells[-1]):g} gave R = "
@@ -93,7 +96,7 @@ def pool_size(summary: dict) -> list[Finding]:
     return out
 
 
-def next_cells(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
+def next_cells(summary: dict, plateaus: list[Plateau]) -> list[Finding]:
     """Per curve: where the knee N* is not pinned by measured cells on both sides close to it, the N to run next."""
     out = []
     for group, members, bound in curves(summary):
@@ -101,20 +104,23 @@ def next_cells(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
         ns = sorted({users(c) for c in members})
         if n_star is None or not ns:
             continue
-        floor = n_star_is_a_floor(bound, group, saturated_groups)
-        below = [n for n in ns if n < n_star * 0.95]
-        above = [] if floor else [n for n in ns if n > n_star * 1.05]
+        reach = n_star_reach(bound, group, members, plateaus)
+        below = [] if reach == "ceiling" else [n for n in ns if n < n_star * 0.95]
+        above = [] if reach == "floor" else [n for n in ns if n > n_star * 1.05]
         proposal, why = [], ""
         if below and above and len(below) + len(above) < len(ns):
             continue  # a measured cell sits at the knee itself (within 5% of N*), with cells on both sides
         if not below:
-            proposal = sorted({max(1, round(n_star / 4)), max(1, round(n_star / 2))} - set(ns))
-            why = f"no cell lies below the knee N* = {n_star:.3g}, so the contention-free line is not seen"
+            top = min(n_star, ns[0]) if reach == "ceiling" else n_star
+            proposal = sorted({max(1, round(top / 4)), max(1, round(top / 2))} - set(ns))
+            why = (f"X is already level at the lightest cell, N = {ns[0]:g}, so the knee lies at or below it"
+                   if reach == "ceiling" else
+                   f"no cell lies below the knee N* = {n_star:.3g}, so the contention-free line is not seen")
         elif not above:
             proposal = [round(n_star * 1.5), round(n_star * 3)]
             proposal = sorted(set(n for n in proposal if n > ns[-1]) or {round(ns[-1] * 2)})
             why = (f"X never levelled off, so the knee lies at or beyond N* = {n_star:.3g} (estimated from the "
-                   f"highest X)" if floor else f"no cell lies beyond the knee N* = {n_star:.3g}, so saturation is "
+                   f"highest X)" if reach == "floor" else f"no cell lies beyond the knee N* = {n_star:.3g}, so saturation is "
                    f"not seen")
         elif above[0] / below[-1] > WIDE_GAP:
             lo, hi = below[-1], above[0]

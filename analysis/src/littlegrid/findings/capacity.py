@@ -400,20 +400,30 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
 
 # ---------------------------------------------------------------- the latency knee
 
-def n_star_is_a_floor(bound: dict, group: dict, saturated_groups: list[dict]) -> bool:
-    """Estimated bounds on a curve that never levelled off: 1/max X over-states D_max, so N* = (D+Z)/D_max is
-    only a lower bound of the knee (no cell is known to be past it)."""
-    return not str(bound.get("basis") or "").startswith("grid") and group not in saturated_groups
+def n_star_reach(bound: dict, group: dict, members: list, plateaus: list) -> str | None:
+    """How far an estimated N* can be trusted. "floor": the curve never levelled off, so 1/max X over-states
+    D_max and N* = (D+Z)/D_max is only a lower bound of the knee (no cell is known to be past it). "ceiling":
+    the curve is saturated from its lightest cell on, so D = R there holds queueing and N* is only an upper
+    bound (the knee lies at or below it). None: grid bounds, or a D measured below the knee."""
+    basis = str(bound.get("basis") or "")
+    if basis.startswith("grid"):
+        return None
+    plateau = next((p for p in plateaus if p.group == group), None)
+    if plateau is None:
+        return "floor"
+    if plateau.cells and plateau.cells[0]["id"] == members[0]["id"] and basis.startswith("estimated: D = R at the lightest"):
+        return "ceiling"
+    return None
 
 
-def knees(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
+def knees(summary: dict, plateaus: list) -> list[Finding]:
     """Per curve with bounds: where R leaves max(D, N·D_max − Z) by more than LATENCY_MARGIN, beside N*, and
     whether the tail grows heavier past it."""
     out = []
     for group, members, bound in curves(summary):
         if bound is None or len(members) < 2 or num(bound.get("n_star")) is None:
             continue
-        floor = n_star_is_a_floor(bound, group, saturated_groups)
+        reach = n_star_reach(bound, group, members, plateaus)
         points = {p.get("users"): p.get("r_lower_ms") for p in bound.get("points") or []}
         ratios = [(c, overall(c, "mean_ms"), num(points.get(users(c)))) for c in members]
         ratios = [(c, r, lo) for c, r, lo in ratios if r is not None and lo]
@@ -434,13 +444,17 @@ def knees(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
                          f"at every N measured{at} (N = {users(members[0]):g}–{users(members[-1]):g}; at most "
                          f"+{worst[1] / worst[2] - 1:.0%}, at N = {users(worst[0]):g}): queueing adds what the "
                          f"bounds predict and no more; N* = (D+Z)/D_max = {n_star:.3g}.")
-        if floor:
+        if reach == "floor":
             statement = statement[:-1] + (f" at least: X never levelled off, so D_max = 1/max X is over-stated and "
                                           f"no cell is known to be past the knee.")
+        elif reach == "ceiling":
+            statement = statement[:-1] + (f" at most: X is already level at the lightest cell, N = "
+                                          f"{users(members[0]):g}, so D = R there holds queueing and the knee lies "
+                                          f"at or below it.")
         elif users(members[0]) > 1.05 * n_star:
             statement += (f" Every N measured is past N*, so R follows the queue's line N·D_max − Z from the "
                           f"lightest cell on and the knee itself lies below N = {users(members[0]):g}.")
-        tail = None if floor else _tail_words(members, n_star)
+        tail = None if reach == "floor" else _tail_words(members, n_star)
         evidence = tuple(Figure("R", r, "ms", c["id"]) for c, r, _ in ratios) + \
             tuple(Figure("R lower bound", lo, "ms", c["id"]) for c, _, lo in ratios)
         basis = str(bound.get("basis") or "")
