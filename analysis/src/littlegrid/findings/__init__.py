@@ -1,13 +1,13 @@
 """Findings: what an analysed run shows, why, and what to change, as ranked statements with their figures.
 
 A pure function of the summary dict (no I/O): `findings(summary)` -> [Finding], ranked; `as_json(found)` for
-summary.json. The families live in one module each: capacity (saturation, bottleneck, waiting, knee), validity,
-think (think time), advice (recommendations), two_arms (the comparison's significant differences).
+summary.json. The families live in one module each: capacity (saturation, bottleneck, waiting, knee), waves (a
+spike served c at a time), validity, think (think time), advice (recommendations), two_arms (the comparison's significant differences).
 """
 
 from __future__ import annotations
 
-from littlegrid.findings import advice, capacity, think, validity
+from littlegrid.findings import advice, capacity, think, validity, waves
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
 from littlegrid.findings.two_arms import two_arms
 
@@ -30,6 +30,7 @@ def findings(summary: dict) -> list[Finding]:
             found.append(limit)
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c["id"] for p in plateaus for c in p.cells})
+    found += waves.waves(summary)
     found += validity.validity(summary)
     found += capacity.knees(summary, plateaus)
     found += think.timer(summary)
