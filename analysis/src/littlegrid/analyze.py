@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid import cells as cells_mod
-from littlegrid import findings, laws, models, server_metrics, summary
+from littlegrid import findings, histogram, laws, models, server_metrics, summary
 from littlegrid.error_classes import classify, error_types
 from littlegrid.findings import expect
 from littlegrid.int_sort import sort_ints
@@ -204,7 +204,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
                           "think_offset_ms": cell.think_offset_ms if cell.think_dist == "poisson" else None,
                           "rate_per_s": cell.rate_per_s, "workload": cell.workload},
              "overall": None, "labels": {}, "errors": None, "label_series": None, "think_time": None, "server": None, "host": None, "series": None,
-             "checks": []}
+             "histogram": None, "checks": []}
     if not cell.jtl_paths:
         return entry, None
     try:
@@ -244,6 +244,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
                               transactions)
         steady, elapsed_sorted, all_classes = _sample_figures(entry, samples, everything, transactions, window,
                                                               keys, cell, by_label)
+        entry["histogram"] = histogram.cell_histogram(elapsed_sorted, steady["end_ms"].to_numpy(), entry["window"])
         server_frame = server_metrics.read_metrics(cell.server_metrics)
         host_frame = server_metrics.read_metrics(cell.host_metrics)
         entry["server"] = server_metrics.server_figures(server_frame, window)

@@ -54,6 +54,25 @@ def test_the_same_seed_gives_the_same_page_and_intervals_need_the_samples(runs, 
     assert set(_rows(none).values()) == {"unknown"}
 
 
+def test_intervals_come_from_the_summarys_histograms_exactly_as_from_the_jtls_and_need_no_jtl(runs, tmp_path):
+    sa, da, _ = open_run(str(runs["a"]))
+    sb, db, _ = open_run(str(runs["b"]))
+    kept = build_comparison(sa, sb, tmp_path / "kept", run_a=da, run_b=db, seed=5, generated="x").read_text()
+
+    def without_histograms(s):
+        return s | {"cells": [{k: v for k, v in c.items() if k != "histogram"} for c in s["cells"]]}
+
+    reread = build_comparison(without_histograms(sa), without_histograms(sb), tmp_path / "reread", run_a=da,
+                              run_b=db, seed=5, generated="x").read_text()
+    assert kept == reread  # the same counts, so the same multinomial draws and intervals
+    # the histograms alone: no run folder, no JTL (a summary.json copied away from its run)
+    alone = build_comparison(sa, sb, tmp_path / "alone", seed=5, generated="x").read_text()
+    assert alone == kept and set(_rows(tmp_path / "alone" / "index.html").values()) == {"worse"}
+    lost_a, lost_b = (without_histograms(s) | {"run": s["run"] | {"inputs": []}} for s in (sa, sb))
+    lost = build_comparison(lost_a, lost_b, tmp_path / "lost", generated="x")
+    assert set(_rows(lost).values()) == {"unknown"}  # negative control: neither histograms nor JTLs
+
+
 def test_cells_pair_on_the_axes_both_runs_have_and_the_rest_are_listed():
     a = [{"id": "a1", "axes": {"users": 1, "think_ms": 0}}, {"id": "a2", "axes": {"users": 2, "think_ms": 0}}]
     b = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b3", "axes": {"users": 3, "think_ms": 0, "threads": 10}}]

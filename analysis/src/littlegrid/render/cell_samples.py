@@ -1,4 +1,5 @@
-"""The steady-window samples a comparison resamples, re-read from each cell's JTL (the summary keeps percentiles only)."""
+"""The steady-window samples a comparison resamples: the summary's exact histogram of each cell, or for a summary
+written before histograms, the cell's JTL re-read."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from littlegrid.histogram import completions_per_second, read_cell_histogram
 from littlegrid.render.bootstrap import Latencies
 from littlegrid.usererror import UserError
 
@@ -33,6 +35,15 @@ def jtl_paths_by_cell(run_dir: Path | None, summary: dict) -> dict[str, tuple]:
     return {c.id: tuple(c.jtl_paths) for c in found.cells}
 
 
+def from_summary(cell: dict) -> CellSamples | None:
+    """The cell's exact histogram as the summary keeps it (histogram.py); None for a summary without one."""
+    got = read_cell_histogram(cell)
+    if got is None:
+        return None
+    values, counts, per_second = got
+    return CellSamples(Latencies(values, counts), per_second, "the summary's exact histogram")
+
+
 def window_samples(elapsed_ms: np.ndarray, end_ms: np.ndarray, window: dict) -> CellSamples | None:
     """Keep the samples that complete inside the window (the analysis's rule: start_ms <= end_ms <= window end)."""
     start, end = window.get("start_ms"), window.get("end_ms")
@@ -41,14 +52,16 @@ def window_samples(elapsed_ms: np.ndarray, end_ms: np.ndarray, window: dict) -> 
     inside = (end_ms >= start) & (end_ms <= end)
     if not inside.any():
         return None
-    seconds = max(1, int((end - start) // 1000))
-    bins = ((end_ms[inside] - start) // 1000).clip(0, seconds - 1)  # a last partial second joins the one before
-    return CellSamples(Latencies.from_samples(elapsed_ms[inside]), np.bincount(bins, minlength=seconds), "")
+    return CellSamples(Latencies.from_samples(elapsed_ms[inside]), completions_per_second(end_ms, start, end), "")
 
 
 def load_cell_samples(paths: tuple, cell: dict, read_options=None) -> tuple[CellSamples | None, str]:
-    """(samples, note): None with a reason when the JTL is gone or disagrees with the summary.
+    """(samples, note): the summary's exact histogram when it has one; else (a summary written before
+    histograms) the cell's JTL re-read, None with a reason when it is gone or disagrees with the summary.
     read_options: read_jtl keywords, as the analysis read the files (--columns, --jmeter-properties...)."""
+    kept = from_summary(cell)
+    if kept is not None:
+        return kept, ""
     if not paths or not all(Path(p).is_file() for p in paths):
         return None, "no JTL found for this cell: intervals need the samples"
     from littlegrid.jtl import read_jtl  # only a comparison with samples pays for the reader

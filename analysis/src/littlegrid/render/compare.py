@@ -72,6 +72,11 @@ def _pdf_chart(i: int, a: dict, b: dict) -> dict:
                         [charts.series("A", ys[0], group=0), charts.series("B", ys[1], style="dash", group=1)])
 
 
+def _needs_jtl(summary: dict) -> bool:
+    """Whether some cell lacks the exact histogram (a summary written before them): only then are JTLs looked for."""
+    return any(cell_samples.from_summary(c) is None for c in summary.get("cells") or [] if c.get("overall"))
+
+
 def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = None, run_b: Path | None = None,
                      samples: bool = True, seed: int = 1, reps: int = 1000, min_effect: float = 0.02,
                      generated: str | None = None, read_options=None) -> Path:
@@ -81,8 +86,8 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
     if not 0 <= min_effect < 1:
         raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
     pairs, only_a, only_b = pairing.pair_cells(sa.get("cells") or [], sb.get("cells") or [])
-    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples else {}
-    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples else {}
+    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples and _needs_jtl(sa) else {}
+    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples and _needs_jtl(sb) else {}
     rows = []
     for a, b in pairs:
         notes = []

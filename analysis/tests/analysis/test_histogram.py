@@ -1,0 +1,43 @@
+"""Exact count histograms: distinct values and counts, completions per second, and the summary's copy of them
+agreeing with the samples on a real JMeter JTL."""
+
+import numpy as np
+import pytest
+
+from littlegrid.analyze import analyze
+from littlegrid.histogram import cell_histogram, completions_per_second, distinct_counts, read_cell_histogram
+from littlegrid.render.bootstrap import nearest_rank
+
+
+def test_distinct_values_and_counts_of_a_sorted_array():
+    values, counts = distinct_counts(np.array([3, 3, 5, 7, 7, 7, 10]))
+    assert values.tolist() == [3, 5, 7, 10] and counts.tolist() == [2, 1, 3, 1]
+    values, counts = distinct_counts(np.array([], dtype=np.int64))
+    assert values.tolist() == [] and counts.tolist() == []
+
+
+def test_completions_per_whole_second_of_the_window_with_the_last_partial_second_joining_the_one_before():
+    # window [1000, 3500]: two whole seconds; 3400 ends in the partial third second and counts in the second
+    ends = np.array([999, 1000, 1500, 1999, 2000, 2999, 3400, 3500, 3501])
+    assert completions_per_second(ends, 1000, 3500).tolist() == [3, 4]
+    assert completions_per_second(np.array([5]), 0, 400).tolist() == [1]  # under a second: one bin
+
+
+def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disagrees_with_the_count():
+    h = cell_histogram(np.array([1, 1, 2, 9]), np.array([100, 200, 1100, 1900]), {"start_ms": 0, "end_ms": 2000})
+    assert h == {"elapsed_ms": {"values": [1, 2, 9], "counts": [2, 1, 1]}, "completions_per_s": [2, 2]}
+    values, counts, per_second = read_cell_histogram({"histogram": h, "overall": {"count": 4}})
+    assert values.tolist() == [1.0, 2.0, 9.0] and counts.tolist() == [2, 1, 1] and per_second.tolist() == [2, 2]
+    assert read_cell_histogram({"histogram": h, "overall": {"count": 5}}) is None
+    assert read_cell_histogram({"overall": {"count": 4}}) is None
+
+
+def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_throughput(corpus):
+    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")])["cells"][0]
+    values, counts, per_second = read_cell_histogram(cell)
+    o = cell["overall"]
+    assert int(counts.sum()) == o["count"]
+    for q, key in ((0.5, "p50_ms"), (0.9, "p90_ms"), (0.99, "p99_ms")):
+        assert nearest_rank(values, counts, q)[0] == o[key]
+    assert float(counts @ values) / o["count"] == pytest.approx(o["mean_ms"], rel=1e-12)
+    assert int(per_second.sum()) == o["count"]  # every window sample, the last partial second's too
