@@ -8,9 +8,28 @@ reading a JTL again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Latencies:
+    """One cell's steady-window response times as distinct values and their counts (exact: elapsed is integer ms)."""
+
+    values_ms: np.ndarray  # sorted, distinct
+    counts: np.ndarray
+
+    @classmethod
+    def from_samples(cls, elapsed_ms) -> "Latencies":
+        values, counts = np.unique(np.asarray(elapsed_ms), return_counts=True)
+        return cls(values.astype(float), counts.astype(np.int64))
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
 
 
 def distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,8 +61,8 @@ def cell_histogram(elapsed_sorted: np.ndarray, end_ms: np.ndarray, window: dict)
             "completions_per_s": completions_per_second(end_ms, window["start_ms"], window["end_ms"]).tolist()}
 
 
-def read_cell_histogram(cell: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(values, counts, completions per second) from a cell's summary entry; None when it has none (a summary
+def read_cell_histogram(cell: dict) -> tuple[Latencies, np.ndarray] | None:
+    """(elapsed histogram, completions per second) from a cell's summary entry; None when it has none (a summary
     written before histograms, or a cell without a steady window) or they disagree with its count."""
     h = cell.get("histogram") or {}
     elapsed = h.get("elapsed_ms") or {}
@@ -52,4 +71,4 @@ def read_cell_histogram(cell: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     count = (cell.get("overall") or {}).get("count")
     if not len(values) or len(values) != len(counts) or not len(per_second) or int(counts.sum()) != count:
         return None
-    return values, counts, per_second
+    return Latencies(values, counts), per_second

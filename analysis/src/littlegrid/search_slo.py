@@ -10,7 +10,7 @@ import numpy as np
 
 from littlegrid.criteria import Criterion, parse
 from littlegrid.criteria_eval import measure
-from littlegrid.render.bootstrap import LEVEL, Latencies, replicate_latencies, rng_for
+from littlegrid.bootstrap import LEVEL, Latencies, replicate_latencies, rng_for
 from littlegrid.usererror import UserError
 
 SEED = 20260101  # the bootstrap's seed: the same probe gives the same interval, on resume too

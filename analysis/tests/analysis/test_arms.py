@@ -3,7 +3,7 @@
 import pytest
 
 from littlegrid import arms
-from littlegrid.render import pairing
+from littlegrid.comparison import pair_cells
 from littlegrid.usererror import UserError
 
 
@@ -23,7 +23,7 @@ def test_each_arm_keeps_its_cells_without_the_arm_axis_and_with_their_ids():
 
 def test_the_arms_pair_on_the_remaining_axes():
     s = _summary()
-    pairs, only_a, only_b = pairing.pair_cells(arms.arm(s, "server.tomcat.threads.max", "10")["cells"],
+    pairs, only_a, only_b = pair_cells(arms.arm(s, "server.tomcat.threads.max", "10")["cells"],
                                                arms.arm(s, "server.tomcat.threads.max", "100")["cells"])
     assert [(a["id"], b["id"]) for a, b in pairs] == [
         ("server.tomcat.threads.max=10,users=10", "server.tomcat.threads.max=100,users=10"),

@@ -6,7 +6,7 @@ import pytest
 
 from littlegrid.analyze import analyze
 from littlegrid.histogram import cell_histogram, completions_per_second, distinct_counts, read_cell_histogram
-from littlegrid.render.bootstrap import nearest_rank
+from littlegrid.bootstrap import nearest_rank
 
 
 def test_distinct_values_and_counts_of_a_sorted_array():
@@ -26,15 +26,17 @@ def test_completions_per_whole_second_of_the_window_with_the_last_partial_second
 def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disagrees_with_the_count():
     h = cell_histogram(np.array([1, 1, 2, 9]), np.array([100, 200, 1100, 1900]), {"start_ms": 0, "end_ms": 2000})
     assert h == {"elapsed_ms": {"values": [1, 2, 9], "counts": [2, 1, 1]}, "completions_per_s": [2, 2]}
-    values, counts, per_second = read_cell_histogram({"histogram": h, "overall": {"count": 4}})
-    assert values.tolist() == [1.0, 2.0, 9.0] and counts.tolist() == [2, 1, 1] and per_second.tolist() == [2, 2]
+    lat, per_second = read_cell_histogram({"histogram": h, "overall": {"count": 4}})
+    assert lat.values_ms.tolist() == [1.0, 2.0, 9.0] and lat.counts.tolist() == [2, 1, 1] and lat.n == 4
+    assert per_second.tolist() == [2, 2]
     assert read_cell_histogram({"histogram": h, "overall": {"count": 5}}) is None
     assert read_cell_histogram({"overall": {"count": 4}}) is None
 
 
 def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_throughput(corpus):
     cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")])["cells"][0]
-    values, counts, per_second = read_cell_histogram(cell)
+    lat, per_second = read_cell_histogram(cell)
+    values, counts = lat.values_ms, lat.counts
     o = cell["overall"]
     assert int(counts.sum()) == o["count"]
     for q, key in ((0.5, "p50_ms"), (0.9, "p90_ms"), (0.99, "p99_ms")):

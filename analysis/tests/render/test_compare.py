@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from littlegrid import cli
-from littlegrid.render import pairing
 from littlegrid.render.compare import build_comparison, open_run
 from runs import write_run
 
@@ -71,17 +70,6 @@ def test_intervals_come_from_the_summarys_histograms_exactly_as_from_the_jtls_an
     lost_a, lost_b = (without_histograms(s) | {"run": s["run"] | {"inputs": []}} for s in (sa, sb))
     lost = build_comparison(lost_a, lost_b, tmp_path / "lost", generated="x")
     assert set(_rows(lost).values()) == {"unknown"}  # negative control: neither histograms nor JTLs
-
-
-def test_cells_pair_on_the_axes_both_runs_have_and_the_rest_are_listed():
-    a = [{"id": "a1", "axes": {"users": 1, "think_ms": 0}}, {"id": "a2", "axes": {"users": 2, "think_ms": 0}}]
-    b = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b3", "axes": {"users": 3, "think_ms": 0, "threads": 10}}]
-    pairs, only_a, only_b = pairing.pair_cells(a, b)
-    assert [(x["id"], y["id"]) for x, y in pairs] == [("a1", "b1")]
-    assert [c["id"] for c in only_a] == ["a2"] and [c["id"] for c in only_b] == ["b3"]
-    twins = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b2", "axes": {"users": 1, "think_ms": 0, "threads": 100}}]
-    pairs, _, _ = pairing.pair_cells(a, twins)
-    assert pairs == []  # ambiguous: A's cell matches two of B's
 
 
 def test_a_summary_file_can_stand_for_a_run_and_bad_options_are_refused(runs, tmp_path):

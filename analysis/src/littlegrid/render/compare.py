@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from littlegrid import arms
-from littlegrid.findings import two_arms
+from littlegrid import arms, comparison
 from littlegrid.jtl_options import add_reader_arguments, reader_options
-from littlegrid.render import cell_samples, charts, html, layout, load, overview, pairing
+from littlegrid.render import charts, html, layout, load, overview
 from littlegrid.render.report import run_title
 from littlegrid.usererror import UserError
 
@@ -72,37 +71,14 @@ def _pdf_chart(i: int, a: dict, b: dict) -> dict:
                         [charts.series("A", ys[0], group=0), charts.series("B", ys[1], style="dash", group=1)])
 
 
-def _needs_jtl(summary: dict) -> bool:
-    """Whether some cell lacks the exact histogram (a summary written before them): only then are JTLs looked for."""
-    return any(cell_samples.from_summary(c) is None for c in summary.get("cells") or [] if c.get("overall"))
-
-
 def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = None, run_b: Path | None = None,
                      samples: bool = True, seed: int = 1, reps: int = 1000, min_effect: float = 0.02,
                      generated: str | None = None, read_options=None) -> Path:
-    """Pair the cells, bootstrap the deltas, write out_dir/index.html; returns its path."""
-    if reps < 100:
-        raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
-    if not 0 <= min_effect < 1:
-        raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
-    pairs, only_a, only_b = pairing.pair_cells(sa.get("cells") or [], sb.get("cells") or [])
-    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples and _needs_jtl(sa) else {}
-    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples and _needs_jtl(sb) else {}
-    rows = []
-    for a, b in pairs:
-        notes = []
-        got_a = got_b = None
-        if samples:
-            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a, read_options)
-            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b, read_options)
-            notes += [f"A: {note_a}"] if note_a else []
-            notes += [f"B: {note_b}"] if note_b else []
-        else:
-            notes.append("--no-samples: no intervals")
-        row = pairing.compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
-        rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
-    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in pairing.VERDICT_WORDS}
-    arm_findings = [f.as_dict() for f in two_arms(rows)]
+    """The comparison stage's pairs, deltas and verdicts (littlegrid.comparison) drawn into out_dir/index.html;
+    returns its path."""
+    result = comparison.compare_runs(sa, sb, run_a=run_a, run_b=run_b, samples=samples, seed=seed, reps=reps,
+                                     min_effect=min_effect, read_options=read_options)
+    pairs = [(r["a"], r["b"]) for r in result["rows"]]
     curve_charts = [_curve_chart("cmp-x", "Throughput X vs users N (A solid, B dashed)", "X (req/s)", "throughput_per_s", sa, sb),
                     _curve_chart("cmp-p90", "p90 vs users N", "ms", "p90_ms", sa, sb),
                     _curve_chart("cmp-p99", "p99 vs users N", "ms", "p99_ms", sa, sb)]
@@ -110,11 +86,11 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
     page = html.render(
         "compare.html.j2", root="", has_distributions=False,
         run_title=f"{run_title(sa)} vs {run_title(sb)}", title_a=run_title(sa), title_b=run_title(sb),
-        facts_a=overview.run_facts(sa), facts_b=overview.run_facts(sb), rows=rows, counts=counts,
-        words=pairing.VERDICT_WORDS, metric_names=[m[1] for m in pairing.METRICS],
-        only_a=[str(c["id"]) for c in only_a], only_b=[str(c["id"]) for c in only_b],
+        facts_a=overview.run_facts(sa), facts_b=overview.run_facts(sb), rows=result["rows"],
+        counts=result["counts"], words=comparison.VERDICT_WORDS, metric_names=[m[1] for m in comparison.METRICS],
+        only_a=result["only_a"], only_b=result["only_b"],
         seed=seed, reps=reps, min_effect=min_effect, curve_charts=curve_charts, pdf_charts=pdf_charts,
-        findings=arm_findings, no_findings="No metric of a paired cell differs significantly: every 95% interval "
+        findings=result["findings"], no_findings="No metric of a paired cell differs significantly: every 95% interval "
                                            "reaches within the minimum effect, or there are no intervals.",
         chart_data=curve_charts + pdf_charts, **({"generated": generated} if generated else {}))
     html.write(out_dir / "index.html", page)

@@ -1,9 +1,15 @@
-"""Run-to-run pairing and verdicts: matching cells by their axes, deltas with bootstrap intervals, better/worse/same."""
+"""The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
+from each cell's exact histogram, better/worse/same per metric and cell, and the arms' findings. A plain dict
+out (`compare_runs`); render/compare.py lays it out and computes nothing."""
 
 from __future__ import annotations
 
-from littlegrid.render import bootstrap
-from littlegrid.render.cell_samples import CellSamples
+from pathlib import Path
+
+from littlegrid import bootstrap, cell_samples
+from littlegrid.cell_samples import CellSamples
+from littlegrid.findings import two_arms
+from littlegrid.usererror import UserError
 
 # (key in STATS, name, higher is better, quantile when it is a percentile)
 METRICS = [("throughput_per_s", "X", True, None), ("mean_ms", "mean R", False, None),
@@ -64,3 +70,37 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
                     else "unknown" if verdicts == {"unknown"} else "same")
     return {"a": a, "b": b, "metrics": metrics, "verdict": cell_verdict,
             "error_rate": (oa.get("error_rate"), ob.get("error_rate"))}
+
+
+def _needs_jtl(summary: dict) -> bool:
+    """Whether some cell lacks the exact histogram (a summary written before them): only then are JTLs looked for."""
+    return any(cell_samples.from_summary(c) is None for c in summary.get("cells") or [] if c.get("overall"))
+
+
+def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path | None = None, samples: bool = True,
+                 seed: int = 1, reps: int = 1000, min_effect: float = 0.02, read_options=None) -> dict:
+    """{"rows": one per paired cell (compare_pair's dict with its "id" and "note"), "counts": cells per verdict,
+    "only_a"/"only_b": unpaired cell ids, "findings": the arms' findings (dicts)}."""
+    if reps < 100:
+        raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
+    if not 0 <= min_effect < 1:
+        raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
+    pairs, only_a, only_b = pair_cells(sa.get("cells") or [], sb.get("cells") or [])
+    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples and _needs_jtl(sa) else {}
+    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples and _needs_jtl(sb) else {}
+    rows = []
+    for a, b in pairs:
+        notes = []
+        got_a = got_b = None
+        if samples:
+            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a, read_options)
+            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b, read_options)
+            notes += [f"A: {note_a}"] if note_a else []
+            notes += [f"B: {note_b}"] if note_b else []
+        else:
+            notes.append("--no-samples: no intervals")
+        row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
+        rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
+    return {"rows": rows, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
+            "only_a": [str(c["id"]) for c in only_a], "only_b": [str(c["id"]) for c in only_b],
+            "findings": [f.as_dict() for f in two_arms(rows)]}

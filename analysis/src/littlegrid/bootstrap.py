@@ -8,26 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from littlegrid.histogram import Latencies
+
 LEVEL = 0.95
 REPS = 1000
 BATCH = 250  # replicates drawn at a time: bounds memory to BATCH × distinct values
-
-
-@dataclass(frozen=True)
-class Latencies:
-    """One cell's steady-window response times as distinct values and their counts (exact: elapsed is integer ms)."""
-
-    values_ms: np.ndarray  # sorted, distinct
-    counts: np.ndarray
-
-    @classmethod
-    def from_samples(cls, elapsed_ms) -> "Latencies":
-        values, counts = np.unique(np.asarray(elapsed_ms), return_counts=True)
-        return cls(values.astype(float), counts.astype(np.int64))
-
-    @property
-    def n(self) -> int:
-        return int(self.counts.sum())
 
 
 def rng_for(seed: int, key: str) -> np.random.Generator:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from littlegrid.histogram import completions_per_second, read_cell_histogram
-from littlegrid.render.bootstrap import Latencies
+from littlegrid.histogram import Latencies, completions_per_second, read_cell_histogram
 from littlegrid.usererror import UserError
 
 
@@ -38,10 +37,7 @@ def jtl_paths_by_cell(run_dir: Path | None, summary: dict) -> dict[str, tuple]:
 def from_summary(cell: dict) -> CellSamples | None:
     """The cell's exact histogram as the summary keeps it (histogram.py); None for a summary without one."""
     got = read_cell_histogram(cell)
-    if got is None:
-        return None
-    values, counts, per_second = got
-    return CellSamples(Latencies(values, counts), per_second, "the summary's exact histogram")
+    return None if got is None else CellSamples(*got, "the summary's exact histogram")
 
 
 def window_samples(elapsed_ms: np.ndarray, end_ms: np.ndarray, window: dict) -> CellSamples | None:

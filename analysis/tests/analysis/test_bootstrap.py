@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from littlegrid.render import bootstrap
-from littlegrid.render.bootstrap import Delta, Latencies
+from littlegrid import bootstrap
+from littlegrid.bootstrap import Delta, Latencies
 
 
 def test_nearest_rank_on_counts_is_the_exact_percentile_of_the_samples():
