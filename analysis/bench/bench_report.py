@@ -39,7 +39,7 @@ def _size_mb(folder: Path) -> float:
 
 
 def bench_render(workdir: Path, samples: int) -> Path:
-    from littlegrid.render.load import read_summary
+    from littlegrid.summary import read as read_summary
     from littlegrid.render.report import build_report
     from littlegrid.render.synthetic import synthetic_summary
 

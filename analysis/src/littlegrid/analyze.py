@@ -360,7 +360,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
 
 def _default_output(inputs: list) -> Path:
     first = Path(inputs[0])
-    return first / "summary.json" if first.is_dir() else first.with_name(first.name + ".summary.json")
+    return first / summary.NAME if first.is_dir() else first.with_name(first.name + "." + summary.NAME)
 
 
 def _refuse_foreign(path: Path) -> None:

@@ -65,12 +65,7 @@ def main(args) -> int:
 
 def load_summary(run_dir: str) -> tuple[Path, dict]:
     """The summary dict of a run folder (or of a summary.json path); a one-line `UserError` if it is unusable."""
-    given = Path(run_dir)
-    path = given if given.suffix == ".json" and given.is_file() else given / "summary.json"
-    if not given.exists():
-        raise UserError(f"{given}: no such run folder")
-    if not path.is_file():
-        raise UserError(f"{path}: not found; run `littlegrid analyze {given}` first")
+    path = summary_file.locate(run_dir)
     return path, summary_file.read(path)
 
 

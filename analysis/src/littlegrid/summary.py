@@ -1,4 +1,5 @@
-"""summary.json: the versioned schema's constants, JSON-safe conversion, and an atomic write that never loses the old file."""
+"""summary.json: the versioned schema's constants, JSON-safe conversion, the one reader, the one writer (atomic: it
+never loses the old file) and the one rule for where a run's summary is."""
 
 import json
 import math
@@ -8,8 +9,9 @@ import numpy as np
 
 from littlegrid import __version__
 from littlegrid.atomic import write_atomic
-from littlegrid.usererror import UserError
+from littlegrid.usererror import UserError, at
 
+NAME = "summary.json"
 SCHEMA = "littlegrid.summary/2"  # 2: "findings" and "expectations" (littlegrid.findings)
 
 
@@ -46,19 +48,38 @@ def write(summary: dict, path: Path) -> Path:
 
 
 def read(path: Path) -> dict:
-    """Load a summary.json, refusing another schema by name."""
+    """Load a summary.json: the one reader. Another schema, a broken file or cells without ids are refused in
+    one line naming the file (and the JSON line)."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except json.JSONDecodeError as e:
-        raise UserError(f"{path}:{e.lineno}: not valid JSON: {e.msg}") from None
-    except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+        raise at(path, e.lineno, f"not valid JSON: {e.msg}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise at(path, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        found = data.get("schema") if isinstance(data, dict) else None
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         hint = "; written by an older littlegrid: run `littlegrid analyze` again" if older(found) else ""
-        raise UserError(f"{path}: not a {SCHEMA} file (schema: {found}){hint}")
+        raise at(path, None, f"not a {SCHEMA} file (schema: {found}){hint}")
+    if not isinstance(data.get("cells"), list):
+        raise at(path, None, "summary has no 'cells' list")
+    for i, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict) or "id" not in cell:
+            raise at(path, None, f"cells[{i}] has no 'id'")
     return data
+
+
+def locate(given: str | Path) -> Path:
+    """The one rule for where a run's summary is: a .json file named as is, else RUN_DIR/summary.json."""
+    given = Path(given)
+    if given.suffix == ".json" and given.is_file():
+        return given
+    if not given.exists():
+        raise UserError(f"{given}: no such run folder")
+    path = given / NAME
+    if not path.is_file():
+        raise UserError(f"{path}: not found; run `littlegrid analyze {given}` first")
+    return path
 
 
 def older(schema) -> bool:

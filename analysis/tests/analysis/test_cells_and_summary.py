@@ -65,3 +65,28 @@ def test_reading_a_summary_refuses_another_schema_by_name(tmp_path):
     (tmp_path / "s.json").write_text('{"schema": "littlegrid.summary/0"}')
     with pytest.raises(UserError, match="not a littlegrid.summary/2 file"):
         summary.read(tmp_path / "s.json")
+
+
+def test_a_broken_or_cell_less_summary_is_refused_in_one_line_naming_the_file_and_line(tmp_path):
+    bad = tmp_path / "summary.json"
+    bad.write_text('{"schema": "littlegrid.summary/2",\n "cells": [}')
+    with pytest.raises(UserError, match=r"summary.json:2: not valid JSON"):
+        summary.read(bad)
+    bad.write_text('{"schema": "littlegrid.summary/2", "cells": [{"axes": {}}]}')
+    with pytest.raises(UserError, match=r"summary.json: cells\[0\] has no 'id'"):
+        summary.read(bad)
+    bad.write_bytes(b'\xff\xfe\x00')
+    with pytest.raises(UserError, match=r"summary.json: cannot read"):
+        summary.read(bad)
+
+
+def test_a_runs_summary_is_found_by_one_rule_a_json_file_as_named_or_the_run_folders(tmp_path):
+    (tmp_path / "summary.json").write_text("{}")
+    (tmp_path / "other.json").write_text("{}")
+    assert summary.locate(tmp_path) == tmp_path / "summary.json"
+    assert summary.locate(tmp_path / "other.json") == tmp_path / "other.json"
+    with pytest.raises(UserError, match="no such run folder"):
+        summary.locate(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UserError, match=r"empty/summary.json: not found; run `littlegrid analyze"):
+        summary.locate(tmp_path / "empty")

@@ -8,12 +8,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
-import pytest
-
-from littlegrid.render import load
 from littlegrid.render.report import build_report
 from littlegrid.render.synthetic import HOSTILE
-from littlegrid.usererror import UserError
 
 
 class Page(HTMLParser):
@@ -145,16 +141,6 @@ def test_a_cell_without_series_models_or_think_time_still_renders(golden_summary
     build_report(golden_summary, tmp_path, generated="x")
     assert "no criteria were given" in (tmp_path / "index.html").read_text()
     assert "no time series" in next((tmp_path / "cells").glob("*.html")).read_text()
-
-
-def test_a_wrong_summary_is_refused_in_one_line_naming_the_file(tmp_path):
-    bad = tmp_path / "summary.json"
-    bad.write_text('{"schema": "something/else"}')
-    with pytest.raises(UserError, match=r"summary.json: not a littlegrid summary"):
-        load.read_summary(bad)
-    bad.write_text('{"schema": "littlegrid.summary/2",\n "cells": [}')
-    with pytest.raises(UserError, match=r"summary.json:2: not valid JSON"):
-        load.read_summary(bad)
 
 
 def test_a_failed_cell_without_statistics_is_marked_and_still_has_its_page(golden_summary, tmp_path):

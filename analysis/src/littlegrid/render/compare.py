@@ -7,7 +7,7 @@ from pathlib import Path
 
 from littlegrid import arms, comparison
 from littlegrid.jtl_options import add_reader_arguments, reader_options
-from littlegrid.render import charts, html, layout, load, overview
+from littlegrid.render import charts, html, layout, overview
 from littlegrid.render.report import run_title
 from littlegrid.usererror import UserError
 
@@ -36,16 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-samples", action="store_true",
                         help="do not re-read the JTL files: deltas without intervals (and so without verdicts)")
     add_reader_arguments(parser)  # how both runs' JTLs are read, for the analysis and the intervals
-
-
-def open_run(arg: str, read_options=None) -> tuple[dict, Path | None, Path]:
-    """(summary, run folder or None, default output base) for a run folder or a summary.json path."""
-    p = Path(arg)
-    if p.is_file():
-        summary = load.read_summary(p)
-        return summary, (p.parent if (p.parent / "cells").is_dir() else None), p.parent
-    summary, base, _ = load.load_or_analyze([arg], read_options=read_options)
-    return summary, base, base
 
 
 def _curve_chart(chart_id, title, y_label, key, sa, sb) -> dict:
@@ -100,6 +90,8 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
 def main(args: argparse.Namespace) -> int:
     if args.run_b is None and not args.arms:
         raise UserError("compare needs two runs (RUN_A RUN_B), or one run and --arms AXIS=A,B")
+    from littlegrid.summary_source import open_run
+
     read_options = reader_options(args)
     sa, dir_a, base_a = open_run(args.run_a, read_options)
     sb, dir_b, base_b = open_run(args.run_b, read_options) if args.run_b else (sa, dir_a, base_a)

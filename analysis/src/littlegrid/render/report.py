@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from littlegrid.jtl_options import add_reader_arguments, reader_options
-from littlegrid.render import cellpage, distributions, html, labels, layout, load, overview
+from littlegrid.render import cellpage, distributions, html, labels, layout, overview
 from littlegrid.usererror import UserError
 
 HELP = "render the HTML report of a run folder (or of JTL files) from its summary.json"
@@ -94,8 +94,11 @@ def _cell_charts(cell: dict) -> list[dict]:
 def main(args: argparse.Namespace) -> int:
     if args.output is not None and args.output.exists() and not args.output.is_dir():
         raise UserError(f"{args.output}: exists and is not a folder")
-    summary, base, fresh = load.load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
-                                                by_label=args.by_label, read_options=reader_options(args))
+    from littlegrid import summary as summary_file
+    from littlegrid.summary_source import load_or_analyze
+
+    summary, base, fresh = load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
+                                           by_label=args.by_label, read_options=reader_options(args))
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")
@@ -105,7 +108,7 @@ def main(args: argparse.Namespace) -> int:
         from littlegrid.render import searchpage
         print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, run_title(summary)))
     if fresh and run_dir is None:
-        load.write_json(out_dir / load.SUMMARY, summary)  # so `check` and `compare` can use this analysis
+        summary_file.write(summary, out_dir / summary_file.NAME)  # so `check` and `compare` can use this analysis
     print(index)
     arms_text = (summary.get("run") or {}).get("arms")
     if arms_text:  # the grid names its two arms: their comparison sits inside the report
