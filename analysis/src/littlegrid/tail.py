@@ -5,7 +5,11 @@ import math
 import numpy as np
 
 PDF_BINS_PER_DECADE = 20
+PDF_MIN_BINS = 30
 PDF_MAX_BINS = 120
+PDF_RULE = (f"a spread of at most {PDF_MAX_BINS} ms: one bin per millisecond; wider: log-spaced bins, "
+            f"{PDF_BINS_PER_DECADE} per decade, at least {PDF_MIN_BINS} and at most {PDF_MAX_BINS}, edges "
+            f"rounded to whole milliseconds (so the narrowest bins, at the low end, are 1 ms)")
 CCDF_POINT_BUDGET = 240
 TAIL_MIN_SAMPLES = 100
 TAIL_RULE = (
@@ -16,7 +20,7 @@ TAIL_RULE = (
 
 
 def log_pdf(sorted_ms: np.ndarray) -> dict:
-    """Density (per ms) of integer-ms samples on log-spaced bins whose edges are whole milliseconds.
+    """Density (per ms) of integer-ms samples on bins chosen for the data, with whole-millisecond edges (PDF_RULE).
 
     A sample of v ms stands for [v, v+1) (JMeter truncates), so edges are integers and no bin is narrower
     than 1 ms: narrower bins would alternate between empty and full (a comb) at the low end. The first edge
@@ -26,11 +30,14 @@ def log_pdf(sorted_ms: np.ndarray) -> dict:
     if n == 0:
         return {"edges_ms": [], "density": []}
     lo, hi = int(sorted_ms[0]), int(sorted_ms[-1]) + 1
-    start = max(lo, 1)
-    decades = max(math.log10(hi / start), 1e-9)
-    nbins = int(min(PDF_MAX_BINS, max(1, math.ceil(decades * PDF_BINS_PER_DECADE))))
-    edges = np.unique(np.round(np.geomspace(start, hi, nbins + 1)).astype(np.int64))
-    edges = np.unique(np.concatenate(([lo], edges, [hi])))
+    if hi - lo <= PDF_MAX_BINS:  # a narrow distribution: every millisecond its own bin, nothing merged
+        edges = np.arange(lo, hi + 1, dtype=np.int64)
+    else:
+        start = max(lo, 1)
+        decades = max(math.log10(hi / start), 1e-9)
+        nbins = int(min(PDF_MAX_BINS, max(PDF_MIN_BINS, math.ceil(decades * PDF_BINS_PER_DECADE))))
+        edges = np.unique(np.round(np.geomspace(start, hi, nbins + 1)).astype(np.int64))
+        edges = np.unique(np.concatenate(([lo], edges, [hi])))
     counts = np.diff(np.searchsorted(sorted_ms, edges, side="left"))
     density = counts / (n * np.diff(edges))
     return {"edges_ms": edges.astype(float).tolist(), "density": density.tolist()}

@@ -24,6 +24,20 @@ def test_a_pdf_bin_holds_exactly_the_samples_between_its_edges():
     assert counts[np.searchsorted(edges, 5, side="right") - 1] == 3
 
 
+def test_a_narrow_distribution_gets_one_bin_per_millisecond_and_a_wide_one_log_bins_within_the_limits():
+    # the littles-law run at N = 10: 2,152 samples of 100-103 ms were 1 log bin; now one per millisecond
+    narrow = np.sort(np.random.default_rng(2).choice([100, 101, 102, 103], 2152, p=[0.5, 0.3, 0.15, 0.05]))
+    pdf = log_pdf(narrow)
+    assert pdf["edges_ms"] == [100.0, 101.0, 102.0, 103.0, 104.0]
+    assert [round(d * 2152) for d in pdf["density"]] == np.bincount(narrow - 100).tolist()
+    # 0.6 of a decade (100-400 ms): 12 bins by 20 per decade, raised to the minimum of 30
+    wide = np.sort(np.random.default_rng(3).integers(100, 400, 5000))
+    assert len(log_pdf(wide)["density"]) == 30
+    # 5 decades: capped at 120
+    widest = np.sort(np.random.default_rng(4).integers(1, 100_000, 5000))
+    assert len(log_pdf(widest)["density"]) <= 120
+
+
 def test_ccdf_points_are_exact_fractions_at_or_above_sample_values_within_the_budget():
     values = np.sort(np.random.default_rng(2).exponential(50, 100_000).astype(np.int64))
     c = ccdf(values, budget=100)
