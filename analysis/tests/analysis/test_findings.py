@@ -329,6 +329,17 @@ def test_a_hill_alpha_drop_within_its_noise_is_not_a_heavier_tail():
     assert "grows heavier" in of_kind(findings(s), "knee")[0].statement
 
 
+def test_a_heavy_tail_verdict_without_a_fall_of_hill_alpha_at_the_heaviest_load_is_mixed_not_heavier():
+    # the throttling run's 2-slot arm: α 5.35 at N = 1, 3.21 at N = 2, 7.61 at N = 8 with the excess CV heavier
+    tails = [{"hill_alpha": 5.35, "k": 89, "verdict": "consistent with an exponential tail"},
+             {"hill_alpha": 3.21, "k": 90, "verdict": "consistent with an exponential tail"},
+             {"hill_alpha": 7.61, "k": 89, "verdict": "heavier than exponential (power-law-like)"}]
+    s = summary_of([cell(n, x, r, tail=t) for (n, x, r), t in zip([(5, 49.0, 102.0), (20, 99.0, 202.0),
+                                                                     (100, 99.2, 1007.0)], tails)])
+    k = of_kind(findings(s), "knee")[0].statement
+    assert "Past the knee the tail is mixed" in k and "did not get heavier beyond its noise" in k
+
+
 def test_a_window_too_short_for_the_tolerance_gets_the_cell_length_that_would_do():
     s = littles_law()
     s["cells"][2]["checks"] = [{"name": "closed_law", "passed": True, "rel_error": 0.004, "tolerance": 0.026,

@@ -480,9 +480,9 @@ def _apart(a: dict, b: dict) -> bool:
 
 
 def _tail_words(members: list[dict], n_star: float):
-    """A sentence on the tail past the knee, from the lightest cell to those beyond N*: Hill α falling below
-    TAIL_DROP of the lightest's by more than its noise (_apart), or the tail verdict turning heavier than exponential. Both are stated with their
-    figures; "heavier" is claimed only when neither contradicts it."""
+    """A sentence on the tail past the knee, from the lightest cell to those beyond N*: "heavier" when Hill α at
+    the heaviest load falls below TAIL_DROP of the lightest's by more than its noise (_apart); a tail verdict
+    heavier than exponential without that fall is "mixed". Both are stated with their figures."""
     tails = [(c, (c.get("overall") or {}).get("tail") or {}) for c in members]
     tails = [(c, t) for c, t in tails if num(t.get("hill_alpha")) is not None]
     beyond = [(c, t) for c, t in tails if users(c) > 1.05 * n_star]
@@ -491,16 +491,18 @@ def _tail_words(members: list[dict], n_star: float):
     c0, t0 = tails[0]
     alphas = ", ".join(f"{t['hill_alpha']:.3g} at N = {users(c):g}" for c, t in [tails[0], *beyond])
     heavy = [c for c, t in beyond if str(t.get("verdict", "")).startswith("heavier")]
-    falling = [c for c, t in beyond if t["hill_alpha"] < TAIL_DROP * t0["hill_alpha"] and _apart(t, t0)]
-    rising = [c for c, t in beyond if t["hill_alpha"] > t0["hill_alpha"] / TAIL_DROP and _apart(t, t0)]
+    _, th = beyond[-1]  # the heaviest load: where the trend ends
+    falling = th["hill_alpha"] < TAIL_DROP * t0["hill_alpha"] and _apart(th, t0)
+    rising = th["hill_alpha"] > t0["hill_alpha"] / TAIL_DROP and _apart(th, t0)
     figures = tuple(Figure("Hill alpha", t["hill_alpha"], "", c["id"]) for c, t in [tails[0], *beyond])
     heavy_words = f"the tail verdict is heavier than exponential at N = {', '.join(f'{users(c):g}' for c in heavy)}"
-    if (heavy or falling) and not rising:
+    if falling:
         return (f"Past the knee the tail grows heavier: Hill α {alphas}"
                 + (f"; {heavy_words}" if heavy else "") + ".", figures)
     if heavy:
         return (f"Past the knee the tail is mixed: {heavy_words} (a few outliers), while Hill α {alphas} says "
-                f"the bulk of the tail got lighter.", figures)
+                + ("the bulk of the tail got lighter." if rising else "the bulk of the tail did not get heavier "
+                   "beyond its noise."), figures)
     return (f"Past the knee the tail does not grow heavier: Hill α {alphas}.", figures)
 
 
