@@ -20,8 +20,7 @@ def _fake_stage(behaviour):
 @pytest.fixture
 def fake_command(monkeypatch):
     def install(behaviour):
-        monkeypatch.setitem(cli.COMMANDS, "fake", ("littlegrid_fake_stage", "a fake stage"))
-        monkeypatch.setattr(cli.importlib, "import_module", lambda name: _fake_stage(behaviour))
+        monkeypatch.setitem(cli.COMMANDS, "fake", (lambda: _fake_stage(behaviour), "a fake stage"))
     return install
 
 
@@ -82,3 +81,10 @@ def test_a_reader_that_leaves_early_is_no_error(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0, err
     assert "Traceback" not in err, err
+
+
+def test_every_subcommand_s_module_loads_and_has_the_stage_interface():
+    for name, (load, summary) in cli.COMMANDS.items():
+        module = load()
+        assert callable(module.main) and callable(module.add_arguments) and module.HELP and module.EXAMPLES, name
+        assert summary and "\n" not in summary

@@ -1,23 +1,60 @@
 """Thin command-line dispatcher: one subcommand per pipeline stage, each implemented in its own module."""
 
 import argparse
-import importlib
 import os
 import sys
 
 from littlegrid import __version__
 from littlegrid.usererror import UserError
 
-# subcommand -> module exposing HELP, EXAMPLES, add_arguments(parser) and main(args) -> int.
-# Imported lazily so `littlegrid --help` does not pay for pandas.
+# The subcommand table: name -> (the module exposing HELP, EXAMPLES, add_arguments(parser) and main(args) -> int,
+# one-line help). Each module is imported by its own function, only when its subcommand runs, so
+# `littlegrid --help` does not pay for pandas; the imports are plain statements any reader or tool can follow.
+
+
+def _runner():
+    from littlegrid import runner
+    return runner
+
+
+def _analyze():
+    from littlegrid import analyze
+    return analyze
+
+
+def _report():
+    from littlegrid.render import report
+    return report
+
+
+def _compare():
+    from littlegrid.render import compare
+    return compare
+
+
+def _check():
+    from littlegrid import check
+    return check
+
+
+def _search():
+    from littlegrid import search_run
+    return search_run
+
+
+def _explain():
+    from littlegrid import explain
+    return explain
+
+
 COMMANDS = {
-    "run": ("littlegrid.runner", "run a grid file cell by cell into a run folder"),
-    "analyze": ("littlegrid.analyze", "steady-state statistics, queueing-law checks and models -> summary.json"),
-    "report": ("littlegrid.render.report", "render the HTML report of a run (or of JTL files)"),
-    "compare": ("littlegrid.render.compare", "compare two runs cell by cell, with confidence intervals"),
-    "check": ("littlegrid.check", "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
-    "search": ("littlegrid.search_run", "capacity search: the largest load meeting an SLO, in a handful of cells"),
-    "explain": ("littlegrid.explain", "print the findings: what the run shows, why, and what to change"),
+    "run": (_runner, "run a grid file cell by cell into a run folder"),
+    "analyze": (_analyze, "steady-state statistics, queueing-law checks and models -> summary.json"),
+    "report": (_report, "render the HTML report of a run (or of JTL files)"),
+    "compare": (_compare, "compare two runs cell by cell, with confidence intervals"),
+    "check": (_check, "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
+    "search": (_search, "capacity search: the largest load meeting an SLO, in a handful of cells"),
+    "explain": (_explain, "print the findings: what the run shows, why, and what to change"),
 }
 
 
@@ -30,11 +67,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"littlegrid {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, summary) in COMMANDS.items():
+    for name, (load, summary) in COMMANDS.items():
         if only is not None and name != only:
             sub.add_parser(name, help=summary)
             continue
-        module = importlib.import_module(module_name)
+        module = load()
         p = sub.add_parser(
             name,
             help=module.HELP,
