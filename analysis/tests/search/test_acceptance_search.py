@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from littlegrid.jmeter import repo_root
+from littlegrid.search_run import search
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
 
 
 def test_ten_threads_of_100ms_without_think_time_answer_where_the_closed_law_puts_p90_at_300ms(runnable, tmp_path):
-    from littlegrid.search_run import search
     folder, doc = search(GRIDS / "search-home.toml", ["p90 < 300ms"], out=tmp_path, run_id="search-home")
     answer, probes = doc["answer"], doc["probes"]
     summary = json.loads((folder / "summary.json").read_text())
@@ -44,3 +44,68 @@ def test_ten_threads_of_100ms_without_think_time_answer_where_the_closed_law_put
     print(f"S = {s_ms:.1f} ms, p90/R past the knee = {shape:.3f}: the law predicts N = {predicted}; "
           f"search: {answer['users']} in {len(probes)} probes, {doc['searches'][0]['load_s']:.0f} s of load")
     assert abs(answer["users"] - predicted) <= 1
+
+
+def test_throttling_cpu_search_per_arm_agrees_with_the_throttling_grids_own_cells(runnable, tmp_path):
+    """One search per arm; then the throttling grid's cells at its own cell settings (30 s) for a reduced set of its
+    users values, N = 2, 4, 8, and the verdicts compared where the two overlap."""
+    import tomllib
+
+    from littlegrid.runner import run_grid
+    arm = "littlegrid.throttle.max-concurrent"
+    slo, threshold = "p90 < 25ms", 25.0
+    folder, doc = search(GRIDS / "search-throttling.toml", [slo], out=tmp_path, run_id="search-throttling")
+    answers = {r["group"][arm]: r for r in doc["searches"]}
+    for k, r in answers.items():
+        print(f"\n{arm}={k}: {r['answer']['words']}")
+        assert r["answer"]["kind"] == "found", r["answer"]  # the threshold lands inside the range in each arm
+    # the throttling grid's own cells, users reduced to 2, 4, 8 (its cell settings unchanged)
+    raw = tomllib.loads((GRIDS / "throttling.toml").read_text())
+    raw["axes"]["users"] = [2, 4, 8]
+    raw["plan"] = str(GRIDS.parent / raw["plan"])  # grid files name plans from the repository root; this one moves
+    reduced = tmp_path / "throttling-reduced.toml"
+    reduced.write_text(_toml_text(raw))
+    gfolder = run_grid(reduced, out=tmp_path, run_id="throttling-grid")
+    from littlegrid.analyze import analyze
+    gcells = analyze([gfolder])["cells"]
+    grid_p90 = {(c["axes"][arm], c["users"]["n"]): c["overall"]["p90_ms"] for c in gcells}
+    print(f"{arm:>36} {'N':>3} {'search p90 [interval]':>26} {'grid p90':>9} verdicts")
+    for k, r in answers.items():
+        below = [n for (a, n), p in grid_p90.items() if a == k and p < threshold]
+        above = [n for (a, n), p in grid_p90.items() if a == k and p >= threshold]
+        for p in r["probes"]:
+            key = (k, p["users"])
+            if not p["valid"] or key not in grid_p90:
+                continue
+            lo, hi = p["interval"]
+            g = grid_p90[key]
+            print(f"{k:>36} {p['users']:>3} {p['p90_ms']:>9.1f} [{lo:6.1f}, {hi:6.1f}] {g:>9.1f} "
+                  f"{'meets' if p['meets'] else 'fails'} / {'meets' if g < threshold else 'fails'}")
+            # a disagreement is allowed only where the grid's p90 is as close to the threshold as the probe's
+            # own bootstrap interval is wide: then the two cells cannot tell the sides apart
+            half_width = (hi - lo) / 2
+            if abs(g - threshold) > half_width:
+                assert p["meets"] == (g < threshold), (key, p, g)
+        n = r["answer"]["users"]
+        if below:
+            assert max(below) <= n + 1, (k, below, n)  # + resolution (1 user)
+        if above:
+            assert n < min(above) + 1, (k, above, n)
+
+
+def _toml_text(raw: dict) -> str:
+    """A grid dict back to TOML (the few shapes a grid file uses: scalars, lists, inline tables, sections)."""
+    import json as _json
+
+    def value(v):
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{_json.dumps(k)} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return _json.dumps(v)
+    top = [f"{_json.dumps(k)} = {value(v)}" for k, v in raw.items() if not isinstance(v, dict)]
+    sections = [f"[{k}]\n" + "\n".join(f"{_json.dumps(a)} = {value(b)}" for a, b in v.items())
+                for k, v in raw.items() if isinstance(v, dict)]
+    return "\n".join(top) + "\n\n" + "\n\n".join(sections) + "\n"
