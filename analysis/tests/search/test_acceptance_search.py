@@ -109,3 +109,30 @@ def _toml_text(raw: dict) -> str:
     sections = [f"[{k}]\n" + "\n".join(f"{_json.dumps(a)} = {value(b)}" for a, b in v.items())
                 for k, v in raw.items() if isinstance(v, dict)]
     return "\n".join(top) + "\n\n" + "\n\n".join(sections) + "\n"
+
+
+def test_open_search_on_two_threads_of_exponential_50ms_answers_where_mm2_puts_p90_at_200ms(runnable, tmp_path):
+    from littlegrid import mmcn
+    threshold, c = 200.0, 2
+    folder, doc = search(GRIDS / "search-open.toml", [f"p90 < {threshold:g}ms"], out=tmp_path, run_id="search-open")
+    answer, probes = doc["answer"], doc["probes"]
+    print("\n" + answer["words"])
+    assert answer["kind"] == "found", answer
+    # S from the lightest valid probe: its mean time in system less M/M/2's small wait there, solved by fixed point
+    light = min((p for p in probes if p["valid"]), key=lambda p: p["rate_per_s"])
+    lam, r_ms = light["rate_per_s"], light["mean_ms"]
+    s_ms = r_ms
+    for _ in range(50):
+        s_ms = r_ms - mmcn.erlang_c(lam, c, s_ms) / (c / s_ms - lam / 1000)
+    predicted = mmcn.open_capacity_per_s(0.9, threshold, c, s_ms)
+    # tolerance: the search's resolution (2% of rate) plus how far the model's answer moves when the threshold
+    # moves by the answer probes' bootstrap half-widths (the p90 the search read at the boundary is only that sure)
+    at, above = answer["at"]["figures"][0], answer["above"]["figures"][0]
+    half = max((at["interval"][1] - at["interval"][0]) / 2, (above["interval"][1] - above["interval"][0]) / 2)
+    band = (mmcn.open_capacity_per_s(0.9, threshold - half, c, s_ms), mmcn.open_capacity_per_s(0.9, threshold + half, c, s_ms))
+    step = doc["resolution"]["value"]  # a fraction of the rate for an open search
+    lo, hi = band[0] * (1 - step), band[1] * (1 + step)
+    print(f"S = {s_ms:.1f} ms (lightest probe {lam:g}/s, R = {r_ms:.1f} ms); model M/M/2 p90 < {threshold:g} ms up to "
+          f"{predicted:.2f}/s [{lo:.2f}, {hi:.2f}] with the boundary probes' ±{half:.0f} ms; "
+          f"search: {answer['rate_per_s']:.2f}/s in {len(probes)} probes")
+    assert lo <= answer["rate_per_s"] <= hi
