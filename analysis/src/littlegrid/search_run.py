@@ -13,6 +13,7 @@ from littlegrid import cells as cells_mod
 from littlegrid import laws, models
 from littlegrid import run_folder as rf
 from littlegrid.analyze import analyze, analyze_cell
+from littlegrid.findings.base import overhead_explains
 from littlegrid.grid import Cell, Grid, cell_id
 from littlegrid.grid_file import load_grid
 from littlegrid.progress import Clock, hms
@@ -213,7 +214,10 @@ class _Prober:
         found = {c.id: c for c in cells_mod.from_run_folder(self.folder.root).cells}
         entry, elapsed = analyze_cell(found[cell.id], None, None, False, self.tol, read_jtl)
         duration = (rf.read_json(self.folder.cell_dir(cell.id) / rf.MANIFEST) or {}).get("duration_s")
-        failed = [c for c in entry["checks"] if c["name"] in VALIDITY and c["passed"] is False]
+        # a shortfall that JMeter's own per-cycle work explains (findings' "per-cycle overhead", read with care)
+        # is the cell's real workload, not a broken one: at R = 5 ms and Z = 0, 0.6 ms between samples is 10%
+        failed = [c for c in entry["checks"] if c["name"] in VALIDITY and c["passed"] is False
+                  and not overhead_explains(entry, c)]
         why = None
         if entry["status"] != "complete":
             why = f"cell {entry['status']}: {entry.get('reason') or 'no reason recorded'}"
