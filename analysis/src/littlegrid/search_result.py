@@ -8,7 +8,7 @@ import math
 from littlegrid import models
 from littlegrid.cells import Service
 from littlegrid.progress import hms
-from littlegrid.search import Answer, Evidence, Probe, Space, predict, evidence
+from littlegrid.search import Answer, Evidence, Next, Probe, Space, bracket, evidence, predict, remaining
 from littlegrid.search_slo import Figure, slo_words, value_words
 
 SCHEMA = "littlegrid.search/1"
@@ -77,6 +77,40 @@ def probe_record(space: Space, probe: Probe, cell_id: str, why: str) -> dict:
                 "meets": all(f.holds() for f in probe.figures),
                 "figures": [_figure_record(f) for f in probe.figures]}
     return row
+
+
+def probe_words(probe: Probe) -> str:
+    """A probe's first figure and interval against the SLO ("p90 22 [21, 23] meets"), or why it is invalid."""
+    if not probe.figures:
+        return f"invalid: {(probe.why_invalid or '')[:160]}"
+    f = probe.figures[0]
+    verdict = "meets" if all(x.holds() for x in probe.figures) else "fails"
+    return f"{f.metric} {f.value:.0f} [{f.lo:.0f}, {f.hi:.0f}] {verdict}"
+
+
+def progress_record(space: Space, group: dict, slo_texts: list[str], probes: list[Probe], cell_ids: list[str],
+                    step: Next | None, answer: str | None, finished: list[str]) -> dict:
+    """A running search as the live view shows it (plain keys and words): the bracket the probes so far put on
+    the answer, the last probe, what runs next and about how many probes are left, or the answer once found;
+    `finished`: the answers, in words, of the searches done before this one (other axes' combinations)."""
+    lo, hi = bracket(space, evidence(probes))
+    where = ", ".join(f"{k} = {v}" for k, v in group.items())
+    record = {"slo": " and ".join(slo_texts),
+              "searching": f"{space.axis} in {load_words(space, space.low)}..{load_words(space, space.high)}"
+                           + (f" where {where}" if where else ""),
+              "probes": len(probes),
+              "last probe": f"{cell_ids[-1]}: {probe_words(probes[-1])}" if probes else None,
+              "bracket": [lo, hi],
+              "meets up to": None if lo is None else load_words(space, lo),
+              "fails from": None if hi is None else load_words(space, hi)}
+    if step is not None:
+        record |= {"next probe": f"{load_words(space, step.load)}: {step.why}",
+                   "probes left": remaining(space, probes)}
+    if answer is not None:
+        record["answer"] = answer
+    if finished:
+        record["earlier searches"] = " | ".join(finished)
+    return record
 
 
 def _figure_record(f: Figure) -> dict:

@@ -18,7 +18,7 @@ from littlegrid.grid import Cell, Grid, cell_id
 from littlegrid.grid_file import load_grid
 from littlegrid.progress import Clock, hms
 from littlegrid.search import Answer, Probe, Space, next_step, remaining
-from littlegrid.search_result import document, load_words, probe_record, search_record
+from littlegrid.search_result import document, load_words, probe_record, probe_words, progress_record, search_record
 from littlegrid.search_slo import figures, parse_slo
 from littlegrid.usererror import UserError
 
@@ -27,6 +27,7 @@ EXAMPLES = [
     'littlegrid search grids/search-home.toml --slo "p90 < 300ms"',
     'littlegrid search grids/search-home.toml --slo "p99 <= 1s and error_rate < 1%" --run-id home-1',
     'littlegrid search grids/search-home.toml --slo "p90 < 300ms" --run-id home-1 --resume',
+    'littlegrid search grids/search-home.toml --slo "p90 < 300ms" --live 8050',
 ]
 SEARCH_JSON = "search.json"
 # A probe is trusted only when these checks pass (laws.py): the data is consistent (closed law), the generator
@@ -43,11 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the search in --out/--run-id: finished "
                         "probes are kept, the strategy replays them and goes on")
     parser.add_argument("--jmeter-heap", default="1g", metavar="SIZE", help="JMeter's -Xms/-Xmx (default: 1g)")
+    parser.add_argument("--live", metavar="[HOST:]PORT", help="serve a live view of the probes and the converging "
+                        "answer at http://HOST:PORT/ (default host 127.0.0.1; docs/live.md)")
+    parser.add_argument("--live-bind-any", action="store_true", help="let --live listen on an address that is not "
+                        "loopback (anyone who reaches it can watch the search)")
 
 
 def main(args: argparse.Namespace) -> int:
     folder, doc = search(args.grid, args.slo, out=args.out, run_id=args.run_id, resume=args.resume,
-                         jmeter_heap=args.jmeter_heap)
+                         jmeter_heap=args.jmeter_heap, live=args.live, live_bind_any=args.live_bind_any)
     print(f"run folder: {folder}  ({folder / SEARCH_JSON})")
     answers = doc["answer"] if isinstance(doc["answer"], list) else [doc["answer"]]
     return 0 if all(a["kind"] != "invalid" for a in answers) else 1
@@ -80,11 +85,14 @@ def probe_cell(grid: Grid, group: dict, axis: str, load: float, attempt: int, in
 
 
 def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), run_id: str | None = None,
-           resume: bool = False, jmeter_heap: str = "1g") -> tuple[Path, dict]:
-    """Run the search; returns the run folder and search.json's content. Everything is refused before load."""
+           resume: bool = False, jmeter_heap: str = "1g", live: str | None = None,
+           live_bind_any: bool = False) -> tuple[Path, dict]:
+    """Run the search; returns the run folder and search.json's content. Everything is refused before load.
+    live: "[HOST:]PORT" to serve the live view there (the grid runner's, with the search's progress)."""
     from littlegrid.jmeter import find_jmeter
-    from littlegrid.runner import _preflight, _Run, _signals_raise_interrupted
+    from littlegrid.runner import _live_address, _open_live, _preflight, _Run
 
+    live_address = _live_address(live, live_bind_any)
     grid = load_grid(grid_path)
     slo = parse_slo(slo_texts)
     axis, searches = spaces(grid)
@@ -95,12 +103,25 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
     run_id = run_id or rf.new_run_id(grid.name)
     jmeter = find_jmeter()
     _preflight(grid)
+    folder = None
     if resume:
         folder = rf.RunFolder.open(Path(out) / run_id)
         _same_search(folder, grid, slo_texts)
-    else:
-        folder = rf.RunFolder.create(Path(out), run_id, grid_path)
-    run = _Run(grid, [], folder, jmeter, jmeter_heap, resumed=resume)
+    session = _open_live(live_address, live_bind_any, f"search {grid.name} ({run_id})")  # a busy port: refused here
+    try:
+        folder = folder or rf.RunFolder.create(Path(out), run_id, grid_path)
+        run = _Run(grid, [], folder, jmeter, jmeter_heap, resumed=resume, live=session.view if session else None)
+        return _search(run, grid_path, slo, slo_texts, axis, searches, out, resume)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches: list, out: Path,
+            resume: bool) -> tuple[Path, dict]:
+    from littlegrid.runner import _signals_raise_interrupted
+
+    grid, folder, view, run_id = run.grid, run.folder, run.live, run.folder.root.name
     manifest = run._start_manifest()
     manifest["search"] = {"axis": axis, "slo": list(slo_texts), "range": [searches[0][1].low, searches[0][1].high]}
     done = _finished_cells(folder, manifest_cells=(folder.read_manifest().get("cells") or []) if resume else [])
@@ -109,16 +130,18 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
           f"{load_words(searches[0][1], searches[0][1].high)}, SLO {' and '.join(slo_texts)}, "
           f"{len(searches)} search{'es' if len(searches) > 1 else ''}, cells of {grid.timing.duration_s:g} s; "
           f"run folder {folder.root}", flush=True)
-    prober = _Prober(grid, run, folder, manifest, slo, axis)
-    results, status, reason = [], "incomplete", None
+    prober = _Prober(grid, run, folder, manifest, slo, axis, slo_texts, view)
+    if view is not None:
+        view.run_started(folder.root, list(done), f"search {grid.name} ({folder.root.name})")
+    results, status, reason, ended = [], "incomplete", None, "failed"
     try:
         with _signals_raise_interrupted():
             for group, space in searches:
                 results.append(prober.search(group, space))
                 rf.write_json(folder.root / SEARCH_JSON, document(space, slo_texts, results))
-        status = "complete"
+        status = ended = "complete"
     except KeyboardInterrupt as e:
-        reason = f"interrupted by {getattr(e, 'signal_name', 'SIGINT')}"
+        reason, ended = f"interrupted by {getattr(e, 'signal_name', 'SIGINT')}", "interrupted"
         print(f"\n{reason}: finished probes kept. Resume with: littlegrid search {grid_path} "
               f"--slo {' --slo '.join(repr(t) for t in slo_texts)} --out {out} --run-id {run_id} --resume")
         raise
@@ -129,6 +152,8 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
         run._stop_server()
         manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
         folder.write_manifest(manifest)
+        if view is not None:
+            view.run_ended(ended)
     doc = document(searches[0][1], slo_texts, results)
     rf.write_json(folder.root / SEARCH_JSON, doc)
     from littlegrid import summary  # so that report, check and compare find the analysis made
@@ -157,8 +182,10 @@ def _finished_cells(folder: rf.RunFolder, manifest_cells: list[str]) -> list[str
 class _Prober:
     """Runs one probe at a time through the grid runner's cell machinery and turns its cell into a Probe."""
 
-    def __init__(self, grid, run, folder, manifest, slo, axis):
+    def __init__(self, grid, run, folder, manifest, slo, axis, slo_texts, view=None):
         self.grid, self.run, self.folder, self.manifest, self.slo, self.axis = grid, run, folder, manifest, slo, axis
+        self.slo_texts, self.view = list(slo_texts), view  # view: the live view told each step, or None
+        self.answers: list[str] = []  # the finished searches' answers in words, for the live view
         self.tol = laws.tolerances(grid.tolerances)
         self.kept = list(manifest["cells"])  # finished cells of a resumed search, replayed in order
         self.t0 = time.monotonic()
@@ -171,6 +198,7 @@ class _Prober:
             step = next_step(space, probes)
             if isinstance(step, Answer):
                 break
+            self._tell(space, group, probes, rows, step, None)
             attempt = sum(1 for p in probes if p.load == step.load) + 1
             cell = probe_cell(self.grid, group, self.axis, step.load, attempt, len(self.manifest["cells"]) + 1)
             duration = self.grid.timing.duration_s * (2 ** sum(1 for p in probes if p.load == step.load
@@ -185,6 +213,8 @@ class _Prober:
             rows.append(probe_record(space, probe, cell.id, step.why))
             self._say(space, probes, cell, probe, step.why, replayed)
         record = search_record(space, group, step, probes, rows, entries, self.slo, load_s)
+        self._tell(space, group, probes, rows, None, record["answer"]["words"])
+        self.answers.append(record["answer"]["words"])
         print(("" if not group else ", ".join(f"{k}={v}" for k, v in group.items()) + ": ")
               + record["answer"]["words"], flush=True)
         return record
@@ -232,14 +262,14 @@ class _Prober:
                       think_ms=models.think_of(entry) if entry.get("think_time") else None, duration_s=duration)
         return probe, entry
 
+    def _tell(self, space: Space, group: dict, probes: list[Probe], rows: list[dict], step, answer: str | None) -> None:
+        if self.view is not None:
+            self.view.search_update(progress_record(space, group, self.slo_texts, probes, [r["cell"] for r in rows],
+                                                    step, answer, self.answers[:]))
+
     def _say(self, space: Space, probes: list[Probe], cell: Cell, probe: Probe, why: str, replayed: bool) -> None:
         """One line per probe: its figure and interval against the SLO, why it was chosen, and the ETA."""
-        if probe.figures:
-            f = probe.figures[0]
-            verdict = "meets" if all(x.holds() for x in probe.figures) else "fails"
-            figure = f"{f.metric} {f.value:.0f} [{f.lo:.0f}, {f.hi:.0f}] {verdict}"
-        else:
-            figure = f"invalid: {(probe.why_invalid or '')[:160]}"
+        figure = probe_words(probe)
         left = remaining(space, probes)
         wall = sum(self.walls) / len(self.walls) if self.walls else self.grid.timing.duration_s + 5
         print(f"probe {len(probes)}: {cell.id}  {figure}  ({why}{'; kept from the killed run' if replayed else ''})  "

@@ -1,13 +1,16 @@
 """`littlegrid search` end to end without JMeter: each probe's cell is a simulated M/M/c//N (c = 10, S = 100 ms,
-Z = 0) written as a JTL by a stand-in for run_cell; the run folder, search.json, the words, and --resume."""
+Z = 0) written as a JTL by a stand-in for run_cell; the run folder, search.json, the words, --resume, and --live
+(the live view's status and page while the probes run)."""
 
 import json
+import socket
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from littlegrid import cell_run, runner
+from littlegrid import cell_run, cli, runner
 from littlegrid.jmeter import JMeter
 from littlegrid.usererror import UserError
 
@@ -137,3 +140,158 @@ def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_ans
     assert doc["answer"]["words"] in page.replace("&gt;", ">").replace("&lt;", "<")
     assert page.count("<tr>") - 1 == len(doc["probes"])  # header row + one row per probe
     assert "p90 &lt; 300ms" in page and "D_max" in page
+
+
+@pytest.fixture
+def watched(monkeypatch, simulated):
+    """A search's live session (the real one, on a free port, updated every 50 ms), every search_update it was
+    given, and a hook run inside each probe's cell while the view serves it."""
+    from littlegrid.live import session as live_session
+    got = {"updates": [], "during": []}
+    real_open = live_session.open_live
+
+    def open_live(host, port, *, title, bind_any=False, update_s=None):
+        session = real_open(host, port, title=title, bind_any=bind_any, update_s=0.05)
+        tell = session.view.search_update
+        session.view.search_update = lambda search: (got["updates"].append(search), tell(search))[-1]
+        got["session"] = session
+        return session
+
+    monkeypatch.setattr(live_session, "open_live", open_live)
+    fake = runner.run_cell
+
+    def run_cell(jmeter, plan, folder, properties, duration_s, **kw):
+        for hook in got["during"]:
+            hook(folder.name)
+        return fake(jmeter, plan, folder, properties, duration_s, **kw)
+
+    monkeypatch.setattr(runner, "run_cell", run_cell)
+    return got
+
+
+def _status(session) -> dict:
+    with urllib.request.urlopen(session.url + "status.json", timeout=5) as r:
+        return json.loads(r.read())
+
+
+def test_live_status_shows_each_probe_running_the_bracket_and_the_answer(tmp_path, simulated, watched):
+    from littlegrid.search_run import search
+    ran, _ = simulated
+    seen = []
+
+    def look(cell_id):  # inside the probe's cell: the status is read over HTTP, as the page reads it
+        session = watched["session"]
+        session.view.refresh()
+        seen.append((cell_id, _status(session)))
+
+    watched["during"].append(look)
+    folder, doc = search(grid(tmp_path, users="{ min = 1, max = 40 }"), ["p90 < 300ms"], out=tmp_path / "out",
+                         run_id="live", live="0")
+    answer = doc["answer"]
+    assert answer["kind"] == "found"
+    # each probe ran the load the view had announced as the next one, and the view showed it running
+    for (cell_id, status), probe in zip(seen, doc["probes"]):
+        assert status["cell"]["id"] == cell_id == probe["cell"]
+        assert status["search"]["next probe"].startswith(f"{probe['users']:.0f}: ")
+        assert status["run"]["state"] == "running"
+    assert len(seen) == len(ran) == len(doc["probes"])
+    # the bracket tightens to the answer: the last update is the answer in search.json's words
+    last = watched["updates"][-1]
+    assert last["answer"] == answer["words"] and last["probes"] == len(doc["probes"])
+    assert last["bracket"] == [answer["users"], answer["above"]["users"]]
+    assert "next probe" not in last and last["searching"] == "users in 1..40" and last["slo"] == "p90 < 300ms"
+    final = json.loads(watched["session"].view.status_json())
+    assert final["run"]["state"] == "complete" and final["search"]["answer"] == answer["words"]
+    assert [c["id"] for c in final["cells"]] == ran  # every probe in the table, analysed
+    # --live wrote nothing into the run folder
+    assert sorted(p.name for p in folder.iterdir()) == ["cells", "grid.toml", "manifest.json", "search.json",
+                                                        "summary.json"]
+
+
+def test_live_search_of_two_groups_says_the_earlier_answer(tmp_path, simulated, watched):
+    from littlegrid.search_run import search
+    path = grid(tmp_path, users="{ min = 1, max = 8 }")
+    path.write_text(path.read_text().replace("[properties]\nthink_ms = 0\n", "") + "think_ms = [0, 1000]\n")
+    folder, doc = search(path, ["p90 < 300ms"], out=tmp_path / "out", run_id="live2", live="0")
+    second = [u for u in watched["updates"] if u["searching"].endswith("where think_ms = 1000")]
+    assert second and all(u["earlier searches"] == doc["answer"][0]["words"] for u in second)
+    assert second[-1]["answer"] == doc["answer"][1]["words"]
+
+
+@pytest.mark.parametrize("live, words", [
+    ("0.0.0.0:8123", "--live 0.0.0.0:8123: 0.0.0.0 is not a loopback address"),
+    ("http://x", "--live http://x:"),
+])
+def test_bad_live_values_are_refused_in_one_line_before_any_load(tmp_path, simulated, capsys, live, words):
+    ran, _ = simulated
+    code = cli.main(["search", str(grid(tmp_path)), "--slo", "p90 < 300ms", "--out", str(tmp_path / "out"),
+                     "--live", live])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and words in err, err
+    assert ran == [] and not (tmp_path / "out").exists()
+
+
+def test_a_busy_live_port_is_refused_before_any_load_and_leaves_no_run_folder(tmp_path, simulated, capsys):
+    ran, _ = simulated
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = cli.main(["search", str(grid(tmp_path)), "--slo", "p90 < 300ms", "--out", str(tmp_path / "out"),
+                         "--live", str(port)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (f"littlegrid search: --live 127.0.0.1:{port}: the port is already in use; "
+                                 "choose another (or 0 for any free port)")
+    assert ran == [] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.browser
+def test_the_live_page_shows_the_search_converging_in_chromium(tmp_path, simulated, watched, browser):
+    from littlegrid.search_run import search
+    page = browser.new_page()
+    requests, errors, shown = [], [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def look(cell_id):
+        if not shown:
+            page.goto(watched["session"].url, wait_until="load")
+        # the updater and the server run on their own threads while this probe's cell "runs"
+        page.wait_for_function("n => !document.getElementById('search').hidden && "
+                               "document.getElementById('search-facts').textContent.includes('probes' + n)",
+                               arg=len(shown), timeout=10_000)  # this probe's update: the count of probes before it
+        shown.append(page.inner_text("#search-facts"))
+
+    watched["during"].append(look)
+    search(grid(tmp_path, users="{ min = 1, max = 20 }"), ["p90 < 300ms"], out=tmp_path / "out", run_id="lb", live="0")
+    assert len(shown) >= 3 and "searching" in shown[0] and "users in 1..20" in shown[0]
+    assert any("meets up to" in s and "fails from" in s for s in shown[1:])
+    url = watched["session"].url
+    assert not errors and requests and all(u.startswith(url) for u in requests), (errors, requests)
+    page.close()
+
+
+@pytest.mark.parametrize("gap_ms, valid", [(0.6, True), (10.0, False)])
+def test_a_probe_whose_workload_shortfall_is_jmeters_per_cycle_work_stays_valid(tmp_path, simulated, monkeypatch,
+                                                                                gap_ms, valid):
+    """/cpu-like cells: R ≈ 5 ms on 2 servers, Z = 0 asked. JMeter's 0.6 ms between samples makes X·R fall ~10 %
+    short of N, which the per-cycle overhead explains (findings.base.overhead_explains): the probe is evidence.
+    Negative control: 10 ms between samples is not JMeter's own work, and the probe is not trusted."""
+    from littlegrid.search_run import search
+
+    def run_cell(jmeter, plan, folder, properties, duration_s, **kw):
+        samples = machine_repairman(int(properties["users"]), 2, 5.0, gap_ms, duration_s, seed=7)
+        write_jtl(samples, folder / "results.jtl")
+        return cell_run.CellOutcome("complete", None, 0, len(samples), "2026-01-01T00:00:00.000Z",
+                                    "2026-01-01T00:00:40.000Z", duration_s, 0)
+
+    monkeypatch.setattr(runner, "run_cell", run_cell)
+    folder, doc = search(grid(tmp_path, users="{ min = 1, max = 4 }"), ["p90 < 25ms"], out=tmp_path / "out",
+                         run_id="gap")
+    first = doc["probes"][0]
+    assert first["users"] == 1 and first["valid"] is valid
+    summary = json.loads((folder / "summary.json").read_text())
+    checks = {c["name"]: c for c in summary["cells"][0]["checks"]}
+    assert checks["workload"]["passed"] is False  # the check itself still says what it measured
+    if not valid:
+        assert first["why_invalid"].startswith("workload:")
