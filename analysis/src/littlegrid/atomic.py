@@ -27,6 +27,8 @@ def write_atomic(path: Path, content: str | bytes, what: str = "") -> Path:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # a manifest must survive the runner being killed right after the rename
         os.chmod(tmp, 0o644)  # mkstemp makes it private; CI tools and web servers running as others must read it
         os.replace(tmp, path)
     except OSError as e:

@@ -9,11 +9,11 @@ import platform
 import re
 import shutil
 import socket
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from littlegrid import __version__
+from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError
 
 RUN_SCHEMA = "littlegrid.run/1"
@@ -46,18 +46,8 @@ def check_run_id(run_id: str) -> str:
 
 
 def write_json(path: Path, data: dict) -> None:
-    """Write JSON atomically: a temporary file in the same folder, fsynced, then renamed over the target."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, sort_keys=False, default=str)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write JSON whole or not at all (atomic.write_atomic: fsynced, 0644, renamed over the target)."""
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
 
 
 def read_json(path: Path) -> dict | None:

@@ -1,6 +1,7 @@
 """The run folder: atomic manifests, sample counting that survives quoted newlines and cut files, resume state."""
 
 import json
+import stat
 
 import pytest
 
@@ -16,6 +17,8 @@ def test_a_manifest_is_replaced_whole_and_leaves_no_temporary_file(tmp_path):
     rf.write_json(path, {"a": 2})
     assert json.loads(path.read_text()) == {"a": 2}
     assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
+    # readable by the CI tool or web server that serves the run folder (mkstemp alone makes it 0600)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
 
 def test_samples_are_csv_records_not_lines(tmp_path):
