@@ -1,7 +1,6 @@
 """`littlegrid analyze`: a run folder or JTL files in, summary.json (statistics, law checks, models) out."""
 
 import functools
-import importlib.util
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,6 +10,8 @@ import pandas as pd
 
 from littlegrid import cells as cells_mod
 from littlegrid import findings, histogram, laws, models, server_metrics, summary
+from littlegrid.criteria import parse
+from littlegrid.criteria_eval import evaluate
 from littlegrid.error_classes import classify, error_types
 from littlegrid.findings import expect
 from littlegrid.int_sort import sort_ints
@@ -298,29 +299,23 @@ def _trim(entries, warmup_s, cooldown_s) -> dict:
 
 def _label_scoped(criteria) -> bool:
     """Whether a grid criterion is scoped to a label: it needs the per-label statistics, whatever the flag says."""
-    if not criteria or importlib.util.find_spec("littlegrid.criteria") is None:
+    if not criteria:
         return False
-    from littlegrid.criteria import parse
     return any(parse(c).scope.label is not None for c in criteria)
 
 
 def _evaluate_criteria(criteria, result: dict) -> list:
-    if not criteria or importlib.util.find_spec("littlegrid.criteria") is None:
+    if not criteria:
         return []
-    from littlegrid.criteria_eval import evaluate
     return evaluate(list(criteria), result)
 
 
-def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, tolerances=None, read_jtl=None,
-            read_options=None) -> dict:
-    """The summary (contract §5) of a run folder or JTL files; nothing is written.
-
-    slo: latency objectives for the capacity table, as (percentile, ms) pairs or criterion strings; default:
-    the grid's unscoped latency criteria. tolerances: overrides on top of the grid's [tolerances].
+def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options=None) -> dict:
+    """The summary (contract §5) of a run folder or JTL files; nothing is written. The capacity table's latency
+    objectives are the grid's unscoped latency criteria, the tolerances the grid's [tolerances].
     read_options: read_jtl keywords for every JTL (littlegrid.jtl_options: --columns, --jmeter-properties...).
     """
-    if read_jtl is None:
-        from littlegrid.jtl import read_jtl
+    from littlegrid.jtl import read_jtl
     if read_options:
         read_jtl = functools.partial(read_jtl, **read_options)
     for name, value in (("--warmup", warmup_s), ("--cooldown", cooldown_s)):
@@ -329,7 +324,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
     found = cells_mod.discover(list(inputs))
     # a JTL is one test whose labels are what its user reads first; a grid's cells get them when asked
     by_label = by_label or found.run["source"] == "jtl" or _label_scoped(found.criteria)
-    overrides = dict(found.tolerances) | dict(tolerances or {})
+    overrides = dict(found.tolerances)
     unknown = sorted(set(overrides) - set(laws.DEFAULT_TOLERANCES))
     if unknown:
         raise UserError(f"[tolerances]: unknown name {unknown[0]!r} (known: {', '.join(laws.DEFAULT_TOLERANCES)})")
@@ -343,7 +338,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, slo=None, to
             sorted_elapsed[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
     _bound_checks(entries, services, tol)
-    slos = models.latency_slos(slo if slo is not None else found.criteria)
+    slos = models.latency_slos(found.criteria)
     grid_models, grid_checks = models.grid_models(entries, services, slos, _percentile_lookup(sorted_elapsed), tol)
     result = summary.skeleton(found.run, _trim(entries, warmup_s, cooldown_s), found.axes)
     result["tolerances"] = tol

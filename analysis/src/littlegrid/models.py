@@ -1,10 +1,10 @@
 """Grid-level capacity models: asymptotic bounds, USL, knee, SLO capacity table and the exact M/M/c//N prediction."""
 
-import importlib.util
 import math
 import re
 
 from littlegrid import mmcn, usl
+from littlegrid.criteria import parse
 from littlegrid.laws import Check
 
 KNEE_EFFICIENCY = 0.9
@@ -18,22 +18,14 @@ def latency_slos(criteria) -> list[tuple[str, str, float, bool]]:
     """(criterion text, percentile, threshold ms, strict) for the unscoped "pNN < / <= T" criteria of a grid.
 
     Criteria are parsed by littlegrid.criteria (the one grammar); scoped ones ("where users <= 40", a label)
-    are left to `check`, since a capacity table needs the criterion to hold in every cell. Entries may also be
-    (percentile, ms) pairs, which is all that is accepted when the criteria module is absent.
+    are left to `check`, since a capacity table needs the criterion to hold in every cell.
     """
-    out, texts = [], []
-    for c in criteria or ():
-        if isinstance(c, (tuple, list)) and len(c) == 2:
-            out.append((f"p{c[0]} <= {float(c[1]):g}ms", str(c[0]), float(c[1]), False))
-        else:
-            texts.append(str(c))
-    if texts and importlib.util.find_spec("littlegrid.criteria") is not None:
-        from littlegrid.criteria import parse
-        for text in texts:
-            crit = parse(text)
-            if (re.fullmatch(r"p\d+(\.\d+)?", crit.metric) and crit.op in ("<", "<=")
-                    and crit.scope.label is None and not crit.scope.where):
-                out.append((crit.text or text, crit.metric[1:], float(crit.threshold), crit.op == "<"))
+    out = []
+    for text in criteria or ():
+        crit = parse(str(text))
+        if (re.fullmatch(r"p\d+(\.\d+)?", crit.metric) and crit.op in ("<", "<=")
+                and crit.scope.label is None and not crit.scope.where):
+            out.append((crit.text or str(text), crit.metric[1:], float(crit.threshold), crit.op == "<"))
     return out
 
 
