@@ -198,7 +198,8 @@ def _error_tables(types: pd.Series, window_s: float) -> dict:
 
 
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
-    """One cell's summary entry (contract §5) and its sorted elapsed times (for grid-level percentiles)."""
+    """One cell's summary entry (contract §5), its sorted elapsed times (for grid-level percentiles) and the
+    window's (elapsed_ms, end_ms) in file order (a search's intervals resample them by second), None without."""
     entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
              "reading": None, "window": None, "users": None,
              "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
@@ -207,7 +208,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
              "overall": None, "labels": {}, "errors": None, "label_series": None, "think_time": None, "server": None, "host": None, "series": None,
              "histogram": None, "checks": []}
     if not cell.jtl_paths:
-        return entry, None
+        return entry, None, None
     try:
         reading = read_jtl([str(p) for p in cell.jtl_paths],
                            fields=ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ()))
@@ -215,7 +216,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         if bare:  # the user's own file: their mistake, said in one line
             raise
         entry["reason"] = "; ".join(filter(None, [entry["reason"], str(e)]))  # one bad cell does not sink the run
-        return entry, None
+        return entry, None, None
     everything = reading.samples
     # Transaction Controller parents sit beside their samplers in a CSV JTL: counting them would count each
     # request twice and break every per-thread cycle; they keep their own per-label statistics.
@@ -234,7 +235,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         if bare:  # the user's input cannot be analysed at all
             raise UserError(f"{cell.jtl_paths[0]}: {e}") from None
         entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
-        return entry, None
+        return entry, None, None
     entry["window"] = window.as_dict()
     keys = thread_keys(samples)  # shared by the users count and the gaps (the window's rows, when untrimmed)
     # The think-time figures (a sort by thread, two gathers, a sort of the gaps) run beside the sample
@@ -256,7 +257,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     del keys
 
     entry["checks"] = [c.as_dict() for c in _cell_checks(cell, entry, steady, tol)]
-    return entry, elapsed_sorted
+    return entry, elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy())
 
 
 def _bound_checks(entries: list, services: dict, tol: dict) -> None:
@@ -331,8 +332,8 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     tol = laws.tolerances(overrides)
     entries, sorted_elapsed = [], {}
     for cell in sorted(found.cells, key=lambda c: c.index):
-        entry, elapsed = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
-                                      bare=found.run["source"] == "jtl")
+        entry, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
+                                         bare=found.run["source"] == "jtl")
         entries.append(entry)
         if elapsed is not None:
             sorted_elapsed[cell.id] = elapsed

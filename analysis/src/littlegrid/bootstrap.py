@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.histogram import Latencies
+from littlegrid.histogram import Latencies, SecondHistograms
 
 LEVEL = 0.95
 REPS = 1000
@@ -40,6 +40,49 @@ def replicate_latencies(lat: Latencies, qs: list[float], rng: np.random.Generato
         out["mean"][start:start + size] = counts @ lat.values_ms / lat.n
         for q in qs:
             out[q][start:start + size] = nearest_rank(lat.values_ms, counts, q)
+    return out
+
+
+def block_seconds(h: SecondHistograms) -> int:
+    """The block length in seconds: T^(1/3) scaled by the lag-1 autocorrelation φ of the per-second mean
+    response time, as Politis and White's rule gives it for an AR(1) series, (2φ/(1 − φ²))^(2/3)·T^(1/3), never
+    below T^(1/3) and never above T/3 (three blocks at least). A queue near saturation keeps its backlog for
+    seconds: the blocks must be longer than that memory for the interval to cover it."""
+    t = h.counts.shape[0]
+    base = t ** (1 / 3)
+    n = h.counts.sum(axis=1)
+    busy = n > 0
+    phi = 0.0
+    if busy.sum() >= 4:
+        mean = (h.counts @ h.values_ms)[busy] / n[busy]
+        x = mean - mean.mean()
+        denom = float(x @ x)
+        phi = min(0.95, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
+    scale = (2 * phi / (1 - phi * phi)) ** (2 / 3) if phi > 0 else 0.0
+    return int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1)))
+
+
+def replicate_latencies_in_blocks(h: SecondHistograms, qs: list[float], rng: np.random.Generator,
+                                  reps: int = REPS) -> dict:
+    """Moving-block bootstrap of the mean and of each quantile over the seconds of a window. Requests that queue
+    together share their fate (a burst lifts every response behind it), so resampling them one by one treats n
+    correlated samples as n independent ones and gives an interval too narrow by the square root of the
+    correlation length (an open M/M/2 at ρ = 0.55 measured twice for 20 s: p90 185 and 115 ms, each with a
+    ±25 ms one-by-one interval). Runs of whole seconds keep the correlation within them (block_seconds)."""
+    t, d = h.counts.shape
+    block = block_seconds(h)
+    blocks = math.ceil(t / block)
+    cum = np.vstack([np.zeros((1, d), np.int64), np.cumsum(h.counts, axis=0)])
+    moving = cum[block:] - cum[:-block]  # each of the t − block + 1 moving blocks' histograms
+    out = {"mean": np.empty(reps), **{q: np.empty(reps) for q in qs}}
+    batch = max(1, min(BATCH, (1 << 24) // max(1, blocks * d)))  # bounds the gather to ~16 M counts
+    for start in range(0, reps, batch):
+        size = min(batch, reps - start)
+        counts = moving[rng.integers(0, len(moving), size=(size, blocks))].sum(axis=1)
+        n = np.maximum(counts.sum(axis=1), 1)
+        out["mean"][start:start + size] = counts @ h.values_ms / n
+        for q in qs:
+            out[q][start:start + size] = nearest_rank(h.values_ms, counts, q)
     return out
 
 

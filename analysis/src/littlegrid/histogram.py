@@ -32,6 +32,35 @@ class Latencies:
         return int(self.counts.sum())
 
 
+@dataclass(frozen=True)
+class SecondHistograms:
+    """A window's response times as one exact histogram per whole second of completion (seconds × distinct
+    values): what a bootstrap that keeps the queue's correlation in time resamples (bootstrap.py)."""
+
+    values_ms: np.ndarray  # sorted, distinct
+    counts: np.ndarray     # counts[s, i]: samples completing in second s with elapsed values_ms[i]
+
+    @classmethod
+    def from_samples(cls, elapsed_ms, end_ms, start_ms: float, window_end_ms: float) -> "SecondHistograms":
+        """The samples ending inside [start_ms, window_end_ms] (the window's rule), binned by second as
+        completions_per_second bins them (a last partial second joins the one before)."""
+        elapsed, end = np.asarray(elapsed_ms, np.int64), np.asarray(end_ms, np.int64)
+        inside = (end >= start_ms) & (end <= window_end_ms)
+        elapsed, end = elapsed[inside], end[inside]
+        seconds = max(1, int((window_end_ms - start_ms) // 1000))
+        values, which = np.unique(elapsed, return_inverse=True)
+        counts = np.zeros((seconds, len(values)), np.int64)
+        np.add.at(counts, (((end - start_ms) // 1000).astype(np.int64).clip(0, seconds - 1), which), 1)
+        return cls(values.astype(float), counts)
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    def latencies(self) -> Latencies:
+        return Latencies(self.values_ms, self.counts.sum(axis=0))
+
+
 def distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct values, their counts) of an ascending array, in one pass (np.unique would sort it again)."""
     v = np.asarray(sorted_values)

@@ -16,6 +16,7 @@ from littlegrid.analyze import analyze, analyze_cell
 from littlegrid.findings.base import overhead_explains
 from littlegrid.grid import Cell, Grid, cell_id
 from littlegrid.grid_file import load_grid
+from littlegrid.histogram import SecondHistograms
 from littlegrid.progress import Clock, hms
 from littlegrid.search import Answer, Probe, Space, next_step, remaining
 from littlegrid.search_result import document, load_words, probe_record, probe_words, progress_record, search_record
@@ -242,7 +243,7 @@ class _Prober:
     def _probe(self, cell: Cell, load: float) -> tuple[Probe, dict]:
         from littlegrid.jtl import read_jtl
         found = {c.id: c for c in cells_mod.from_run_folder(self.folder.root).cells}
-        entry, elapsed = analyze_cell(found[cell.id], None, None, False, self.tol, read_jtl)
+        entry, _, window = analyze_cell(found[cell.id], None, None, False, self.tol, read_jtl)
         duration = (rf.read_json(self.folder.cell_dir(cell.id) / rf.MANIFEST) or {}).get("duration_s")
         # a shortfall that JMeter's own per-cycle work explains (findings' "per-cycle overhead", read with care)
         # is the cell's real workload, not a broken one: at R = 5 ms and Z = 0, 0.6 ms between samples is 10%
@@ -253,7 +254,10 @@ class _Prober:
             why = f"cell {entry['status']}: {entry.get('reason') or 'no reason recorded'}"
         elif failed:
             why = "; ".join(f"{c['name']}: {c['explanation']}" for c in failed)
-        figs = figures(self.slo, entry, elapsed, cell.id) if why is None else None
+        seconds = None
+        if window is not None and entry.get("window"):
+            seconds = SecondHistograms.from_samples(*window, entry["window"]["start_ms"], entry["window"]["end_ms"])
+        figs = figures(self.slo, entry, seconds, cell.id) if why is None else None
         if why is None and figs is None:
             why = "the cell has no samples in its steady window"
         overall = entry.get("overall") or {}

@@ -1,5 +1,5 @@
 """The SLO of a capacity search: per-cell upper bounds from the criteria grammar, and each one's figure in a
-probe with its seeded bootstrap interval."""
+probe with its seeded bootstrap interval (blocks of whole seconds: a queue's responses are correlated in time)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import numpy as np
 
 from littlegrid.criteria import Criterion, parse
 from littlegrid.criteria_eval import measure
-from littlegrid.bootstrap import LEVEL, Latencies, replicate_latencies, rng_for
+from littlegrid.bootstrap import LEVEL, replicate_latencies_in_blocks, rng_for
+from littlegrid.histogram import SecondHistograms
 from littlegrid.usererror import UserError
 
 SEED = 20260101  # the bootstrap's seed: the same probe gives the same interval, on resume too
@@ -67,10 +68,11 @@ def _split_and(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\band\b", text) if p.strip()]
 
 
-def figures(criteria: tuple[Criterion, ...], entry: dict, elapsed_sorted, key: str) -> tuple[Figure, ...] | None:
-    """Each criterion's figure in a cell's summary entry, with a 95 % bootstrap interval from the steady
-    window's elapsed times (resampling them, as `compare` does); None when the cell has no figures."""
-    lat = Latencies.from_samples(elapsed_sorted) if elapsed_sorted is not None and len(elapsed_sorted) else None
+def figures(criteria: tuple[Criterion, ...], entry: dict, window: SecondHistograms | None,
+            key: str) -> tuple[Figure, ...] | None:
+    """Each criterion's figure in a cell's summary entry, with a 95 % moving-block bootstrap interval from the
+    steady window's response times per second of completion; None when the cell has no figures."""
+    lat = window if window is not None and window.n else None
     out = []
     for crit in criteria:
         value, _ = measure(crit, entry)  # the one place a criterion's figure is read from a summary entry
@@ -81,7 +83,7 @@ def figures(criteria: tuple[Criterion, ...], entry: dict, elapsed_sorted, key: s
     return tuple(out)
 
 
-def _interval(crit: Criterion, entry: dict, lat: Latencies, rng: np.random.Generator) -> tuple[float, float]:
+def _interval(crit: Criterion, entry: dict, lat: SecondHistograms, rng: np.random.Generator) -> tuple[float, float]:
     tail = ((1 - LEVEL) / 2, (1 + LEVEL) / 2)
     if crit.spec.kind == "fraction":  # error_rate: binomial resampling of the window's samples
         n = int(entry["overall"]["count"])
@@ -89,7 +91,7 @@ def _interval(crit: Criterion, entry: dict, lat: Latencies, rng: np.random.Gener
         reps = rng.binomial(n, p, size=1000) / max(n, 1)
     else:
         q = _quantile(crit.metric)
-        reps = replicate_latencies(lat, [] if q is None else [q], rng)["mean" if q is None else q]
+        reps = replicate_latencies_in_blocks(lat, [] if q is None else [q], rng)["mean" if q is None else q]
     lo, hi = np.quantile(reps, tail)
     return float(lo), float(hi)
 

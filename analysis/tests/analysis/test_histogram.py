@@ -43,3 +43,13 @@ def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_thr
         assert nearest_rank(values, counts, q)[0] == o[key]
     assert float(counts @ values) / o["count"] == pytest.approx(o["mean_ms"], rel=1e-12)
     assert int(per_second.sum()) == o["count"]  # every window sample, the last partial second's too
+
+
+def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in():
+    from littlegrid.histogram import SecondHistograms
+    elapsed = np.array([5, 7, 5, 9, 5, 3])
+    end = np.array([1000, 1999, 2000, 2500, 3200, 999])  # 999 is before the window, 3200 after it
+    h = SecondHistograms.from_samples(elapsed, end, 1000, 3000)
+    # two whole seconds; 2500 and the window's end fall in the last one (completions_per_second's rule)
+    assert list(h.values_ms) == [5, 7, 9] and h.counts.tolist() == [[1, 1, 0], [1, 0, 1]]
+    assert h.n == 4 and h.latencies().counts.tolist() == [2, 1, 1]

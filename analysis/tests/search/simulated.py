@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from littlegrid.criteria import parse
+from littlegrid.histogram import SecondHistograms
 from littlegrid.search import Probe, next_step, Answer
 from littlegrid.search_slo import figures
 
@@ -52,12 +53,18 @@ class ClosedMMc:
         return np.ceil(wait + rng.exponential(self.s, count)).astype(np.int64)  # whole ms, as JMeter writes
 
 
+def in_seconds(elapsed: np.ndarray, seconds: float) -> SecondHistograms:
+    """Independent samples completing evenly over a window of `seconds`, in the order given."""
+    end = np.linspace(0, seconds * 1000, len(elapsed), endpoint=False).astype(np.int64)
+    return SecondHistograms.from_samples(elapsed, end, 0, seconds * 1000)
+
+
 def exact_probe(system: ClosedMMc, slo: str, n: int, rel: float = 0.01) -> Probe:
     """The exact p90 with a ±rel interval, as a long cell would measure it."""
     crit = parse(slo)
     q = float(crit.metric[1:]) / 100
     value = system.quantile(n, q)
-    fig = figures((crit,), {"overall": {crit.spec.key: value, "count": 1}}, np.array([1]), "x")[0]
+    fig = figures((crit,), {"overall": {crit.spec.key: value, "count": 1}}, in_seconds(np.array([1]), 1.0), "x")[0]
     fig = type(fig)(fig.criterion, fig.metric, value, value * (1 - rel), value * (1 + rel), fig.threshold, fig.strict)
     return Probe(n, (fig,), True, mean_ms=system.mean_ms(n), throughput_per_s=system.throughput_per_s(n),
                  think_ms=0.0, duration_s=30)
@@ -72,7 +79,8 @@ def sampled_probe(system: ClosedMMc, slo: str, n: int, seed: int, seconds: float
     q = float(crit.metric[1:]) / 100
     rank = max(1, math.ceil(q * count - 1e-9))
     entry = {"overall": {crit.spec.key: float(elapsed[rank - 1]), "count": count}}
-    return Probe(n, figures((crit,), entry, elapsed, f"{seed}|{n}"), True, mean_ms=float(elapsed.mean()),
+    window = in_seconds(rng.permutation(elapsed), seconds)
+    return Probe(n, figures((crit,), entry, window, f"{seed}|{n}"), True, mean_ms=float(elapsed.mean()),
                  throughput_per_s=count / seconds, think_ms=0.0, duration_s=seconds)
 
 

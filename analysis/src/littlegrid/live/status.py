@@ -176,7 +176,7 @@ def analyze_finished(run_dir: Path, cell_id: str) -> dict | None:
         return None
     from littlegrid.jtl import read_jtl
 
-    entry, _ = analyze_cell(cell, None, None, False, laws.tolerances(found.tolerances), read_jtl)
+    entry, *_ = analyze_cell(cell, None, None, False, laws.tolerances(found.tolerances), read_jtl)
     return entry
 
 
