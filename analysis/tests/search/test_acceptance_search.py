@@ -17,7 +17,7 @@ pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
 
 
-def test_ten_threads_of_100ms_without_think_time_answer_where_the_closed_law_puts_p90_at_300ms(runnable, tmp_path):
+def test_home_ten_threads_of_100ms_without_think_time_answer_where_the_closed_law_puts_p90_at_300ms(runnable, tmp_path):
     folder, doc = search(GRIDS / "search-home.toml", ["p90 < 300ms"], out=tmp_path, run_id="search-home")
     answer, probes = doc["answer"], doc["probes"]
     summary = json.loads((folder / "summary.json").read_text())
