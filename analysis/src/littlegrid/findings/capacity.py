@@ -53,6 +53,13 @@ def _line(bound: dict | None, cell: dict) -> float | None:
     return 1000.0 * users(cell) / cycle if cycle > 0 else None
 
 
+def starved(cell: dict) -> bool:
+    """Whether the generator fell short of the load asked for by more than JMeter's per-cycle work explains:
+    then part of the cell's R and Z is JMeter's own delay, not the system's."""
+    return any((check(cell, k) or {}).get("passed") is False and not overhead_explains(cell, check(cell, k))
+               for k in ("workload", "think_time"))
+
+
 def plateaus(summary: dict) -> list[Plateau]:
     out = []
     for group, members, bound in curves(summary):
@@ -165,7 +172,7 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
     # explains (laws.GENERATOR_OVERHEAD_MS), and the cores it runs on were saturated (or an open plan ran out of
     # threads). A per-cycle overhead alone is a validity caveat, not a bottleneck.
     sizing = [c for c in cells if (check(c, "generator_sizing") or {}).get("passed") is False]
-    starved = [(c, check(c, k)) for c in cells for k in ("workload", "think_time")
+    short = [(c, check(c, k)) for c in cells for k in ("workload", "think_time")
                if (check(c, k) or {}).get("passed") is False and not overhead_explains(c, check(c, k))]
     if sizing:
         c = sizing[0]
@@ -174,11 +181,11 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      "an open plan without free threads cannot start requests on time",
                      [Figure("generator_sizing relative error", num(check(c, "generator_sizing").get("rel_error")),
                              "", c["id"]) for c in sizing])
-    excess = [think_excess_ms(c) for c, _ in starved if think_excess_ms(c) is not None]
+    excess = [think_excess_ms(c) for c, _ in short if think_excess_ms(c) is not None]
     starved_words = (f"threads thought {span(excess, lambda v: f'{v:.2g} ms')} longer than asked, more than "
                      f"JMeter's {GENERATOR_OVERHEAD_MS:g} ms per-cycle work" if excess
                      else "the workload check fails by more than per-cycle overhead explains")
-    if starved and cpu is not None and cpu >= CPU_BUSY:
+    if short and cpu is not None and cpu >= CPU_BUSY:
         return found("generator", f"The generator, starved of CPU, sets X = {rate(_mean(xs))} at {on}: the host's "
                      f"{format(cores, 'g') if cores else 'unknown number of'} {'core' if cores == 1 else 'cores'}, shared by JMeter and the "
                      f"server, are {pct(cpu)} busy and {starved_words}, so the server saw less load than asked. "
@@ -186,7 +193,7 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      f"host CPU at least {CPU_BUSY:.0%} and the load asked for not put on beyond per-cycle overhead",
                      [Figure("host CPU utilisation", num(h.get("cpu_util_mean")), "", c["id"])
                       for c, h in zip(cells, hosts)]
-                     + [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in starved],
+                     + [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in short],
                      cpu_util=cpu)
 
     busy = [num(s.get("busy_threads_mean")) for s in servers]
@@ -254,13 +261,13 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      "suggests",
                      "X matches the thread pool's c/S, but the server's busy-thread count is missing",
                      [Figure("X", x, "/s", c["id"]) for x, c in zip(xs, cells)], bound_per_s=ceiling)
-    if starved:
-        c, k = starved[0]
+    if short:
+        c, k = short[0]
         return found("generator", f"The generator may set X = {rate(_mean(xs))} at {on}: {starved_words} "
                      f"({cell_words(c)}: {k.get('explanation')}), while the host CPU is "
                      f"{'unknown' if cpu is None else pct(cpu)} and no server resource is seen full.", "suggests",
                      "the load asked for was not put on beyond per-cycle overhead, but the cores were not saturated",
-                     [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in starved])
+                     [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in short])
     absent = []
     if missing:
         absent.append("server metrics (busy threads, in-flight, throttle queue)")
@@ -379,14 +386,12 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
                              Figure("R − R_server", w, "ms", c["id"])]
             cells = [c for c, *_ in queued]
             heaviest = queued[-1]
-            starved = [c for c in cells if any((check(c, k) or {}).get("passed") is False
-                                               and not overhead_explains(c, check(c, k))
-                                               for k in ("workload", "think_time"))]
-            out.append(Finding("waiting", statement, "suggests" if starved else "holds",
+            hungry = [c for c in cells if starved(c)]
+            out.append(Finding("waiting", statement, "suggests" if hungry else "holds",
                                f"R − R_server above {WAIT_SHARE:.0%} of R and at least one request waiting in front of it"
-                               + (f"; but the generator is starved at N = {', '.join(f'{users(c):g}' for c in starved)}"
+                               + (f"; but the generator is starved at N = {', '.join(f'{users(c):g}' for c in hungry)}"
                                   f", so part of R − R_server may be JMeter's own delay, not a queue at the server"
-                                  if starved else ""),
+                                  if hungry else ""),
                                tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
                                                         "users": users(heaviest[0])}),
                                where_of(cells) or tuple(group.items()), tuple(c["id"] for c in cells)))
@@ -445,8 +450,8 @@ def knees(summary: dict, plateaus: list) -> list[Finding]:
                          f"+{worst[1] / worst[2] - 1:.0%}, at N = {users(worst[0]):g}): queueing adds what the "
                          f"bounds predict and no more; N* = (D+Z)/D_max = {n_star:.3g}.")
         if reach == "floor":
-            statement = statement[:-1] + (f" at least: X never levelled off, so D_max = 1/max X is over-stated and "
-                                          f"no cell is known to be past the knee.")
+            statement = statement[:-1] + (" at least: X never levelled off, so D_max = 1/max X is over-stated and "
+                                          "no cell is known to be past the knee.")
         elif reach == "ceiling":
             statement = statement[:-1] + (f" at most: X is already level at the lightest cell, N = "
                                           f"{users(members[0]):g}, so D = R there holds queueing and the knee lies "
