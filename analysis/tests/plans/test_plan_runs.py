@@ -38,8 +38,9 @@ CLOSED = dict(think_ms=THINK_MS, rampup_s=1, path="/io?ms=0")
 # draws vary little, so half the users and a shorter run suffice. Long runs of sleeping threads cost no CPU.
 USERS = {"exponential": 400, "constant": 200, "poisson": 200}
 # On a busy host the generator's cycles stretch (mean response times of 400 ms were seen at load average 21),
-# so the runs are long enough for the draws to count in that case too.
-DURATION_S = {"exponential": 30, "constant": 20, "poisson": 20}
+# so the runs are long enough for the draws to count in that case too (30 s gave 6,022 exponential draws under
+# two busy loops, 4 s.e. = 5.2%: 40 s keeps 4 s.e. under 5% there).
+DURATION_S = {"exponential": 40, "constant": 20, "poisson": 20}
 # A draw counts when the sample before it ends inside the window. A think time cut off by the end of the test
 # is never written, so the cool-down is 5 mean think times: an exponential draw outlives it with probability
 # e^-5, which biases the mean by about -0.3% here. The draws need no warm-up (the timer's draws do not depend
