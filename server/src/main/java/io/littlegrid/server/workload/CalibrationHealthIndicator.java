@@ -26,6 +26,7 @@ public class CalibrationHealthIndicator implements HealthIndicator {
                 .withDetail("batches", c.batches())
                 .withDetail("settled", c.settled())
                 .withDetail("clock", c.cpuClock() ? "thread cpu" : "wall")
+                .withDetail("jit_watched", c.jitWatched())
                 .build();
     }
 }

@@ -24,9 +24,9 @@ class CalibrationRunner implements ApplicationRunner {
     public void run(ApplicationArguments args) {
         long start = System.nanoTime();
         CpuBurner.Calibration c = burner.calibrate();
-        log.info("/cpu calibrated in {} ms: {} SHA-256 iterations per CPU ms ({} batches, settled: {}, "
+        log.info("/cpu calibrated in {} ms: {} SHA-256 iterations per CPU ms ({} batches, settled: {}, JIT watched: {}, "
                         + "spread of the last {} rounds {}%)", (System.nanoTime() - start) / 1_000_000,
-                Math.round(c.iterationsPerMs()), c.batches(), c.settled(), CpuBurner.ROUNDS,
+                Math.round(c.iterationsPerMs()), c.batches(), c.settled(), c.jitWatched(), CpuBurner.ROUNDS,
                 Math.round(c.spread() * 1000) / 10.0);
     }
 }

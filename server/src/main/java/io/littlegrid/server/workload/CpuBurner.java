@@ -21,9 +21,17 @@ public class CpuBurner {
     static final int ROUNDS = 5;
     static final long WARMUP_CPU_NANOS = 300_000_000L;
     static final long ROUND_CPU_NANOS = 20_000_000L;
-    /** Two successive batches whose medians agree this closely end the calibration. */
+    /**
+     * Two successive batches whose medians agree this closely end the calibration, provided the hot loop ran
+     * at the JIT's top tier and no compilation finished anywhere in the JVM during either. Agreement alone
+     * is not enough: until C2 has compiled the loop its slower code agrees with itself just as well (see
+     * {@link JitState}; with two busy loops on the two cores a start-up once settled at 1,117 iterations per
+     * CPU ms against 8,633 once compiled, and a 30 ms request burned 6.4 ms).
+     */
     static final double SETTLED = 0.03;
-    static final int MAX_BATCHES = 12;
+    /** Bounds calibration on a host where the JIT never goes quiet: ~100 ms of CPU per batch. */
+    static final int MAX_BATCHES = 60;
+    static final long MAX_WALL_NANOS = 30_000_000_000L;
     /**
      * Tracking: a burn's own rate, clamped to ±TRACK_CLAMP of the rate in use (a cold worker's first burn can
      * be 10× slow), moves the rate in use by a weight of its CPU ms / TRACK_CPU_MS_PER_UNIT_WEIGHT, at most
@@ -33,15 +41,20 @@ public class CpuBurner {
     static final double TRACK_CPU_MS_PER_UNIT_WEIGHT = 50.0;
     static final double TRACK_MAX_WEIGHT = 0.2;
 
+    /** The loop every burn runs, as the JIT's code list names it. */
+    static final String HOT_LOOP = CpuBurner.class.getName() + ".spin";
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(CpuBurner::sha256);
 
     /**
      * What start-up measured: hash iterations per CPU millisecond (median of the last batch of rounds), the
      * spread (max - min) / median of that batch, how many batches it took, and whether two batches agreed
-     * within {@link #SETTLED} (false: the JIT or the machine never settled within MAX_BATCHES).
+     * within {@link #SETTLED} with the JIT quiet (false: the JIT or the machine never settled within
+     * MAX_BATCHES or MAX_WALL_NANOS); {@code jitWatched} says whether the JVM told what its JIT did (else
+     * agreement alone settles it).
      */
-    public record Calibration(double iterationsPerMs, double spread, int batches, boolean settled, boolean cpuClock) {
+    public record Calibration(double iterationsPerMs, double spread, int batches, boolean settled, boolean cpuClock,
+                              boolean jitWatched) {
     }
 
     /** One burn: what was asked, what was done and what the thread's CPU clock saw. */
@@ -73,14 +86,21 @@ public class CpuBurner {
     /**
      * Warms the JIT up for WARMUP_CPU_NANOS of this thread's CPU time (not wall time: on a loaded machine a
      * wall-clock warm-up can end before the compiler threads got to C2, and the rate measured then is the
-     * interpreter's), then times batches of ROUNDS fixed-work rounds until two batch medians agree. Idempotent.
+     * interpreter's), then times batches of ROUNDS fixed-work rounds until two batch medians agree, the loop
+     * compiled at the top tier and the JIT quiet (see {@link #SETTLED}). Idempotent.
      */
     public synchronized Calibration calibrate() {
+        return calibrate(JitState.hotSpot());
+    }
+
+    /** Calibration watching {@code jit}: tests give it a JIT that stays busy for a while. */
+    synchronized Calibration calibrate(JitState jit) {
         if (calibration != null) {
             return calibration;
         }
         byte[] block = new byte[64];
         MessageDigest md = SHA256.get();
+        long wallStart = System.nanoTime();
         long iterations = 0;
         long cpuStart = cpuNanos();
         while (cpuNanos() - cpuStart < WARMUP_CPU_NANOS) {
@@ -89,25 +109,29 @@ public class CpuBurner {
         }
         double perMs = iterations / ((cpuNanos() - cpuStart) / 1e6);
         double previous = Double.NaN;
+        boolean previousJitDone = false;
         double[] rates = new double[ROUNDS];
         int batch = 0;
         boolean settled = false;
-        while (batch < MAX_BATCHES && !settled) {
+        while (!settled && batch < MAX_BATCHES && System.nanoTime() - wallStart < MAX_WALL_NANOS) {
             batch++;
             long perRound = Math.max(1_000, Math.round(perMs * ROUND_CPU_NANOS / 1e6));
+            long jitBefore = jit.compilationMs();
             for (int i = 0; i < ROUNDS; i++) {
                 long start = cpuNanos();
                 spin(perRound, block, md);
                 rates[i] = perRound / (Math.max(1, cpuNanos() - start) / 1e6);
             }
+            boolean jitDone = jit.compilationMs() == jitBefore && jit.atTopTier(HOT_LOOP);
             Arrays.sort(rates);
             perMs = rates[ROUNDS / 2];
-            settled = Math.abs(perMs - previous) <= SETTLED * perMs;
+            settled = jitDone && previousJitDone && Math.abs(perMs - previous) <= SETTLED * perMs;
             previous = perMs;
+            previousJitDone = jitDone;
         }
         trackedPerMs = perMs;
         calibration = new Calibration(perMs, (rates[ROUNDS - 1] - rates[0]) / perMs, batch, settled,
-                THREADS.isCurrentThreadCpuTimeSupported());
+                THREADS.isCurrentThreadCpuTimeSupported(), jit.watched());
         return calibration;
     }
 
