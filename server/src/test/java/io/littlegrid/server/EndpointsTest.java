@@ -10,6 +10,7 @@ import io.littlegrid.server.testkit.PrometheusText;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.zip.CRC32;
@@ -72,12 +73,20 @@ class EndpointsTest {
 
     @Test
     void cpuBurnsAboutTheRequestedCpuTime() throws Exception {
-        JsonNode burn = json(http.get("/cpu?us=30000"));
-        assertThat(burn.get("us").asLong()).isEqualTo(30_000);
-        assertThat(burn.get("iterations").asLong()).isPositive();
-        // CPU time of the request thread: robust to other load; the calibration is checked closely in CpuBurnerTest
-        assertThat(burn.get("cpu_us").asLong()).isBetween(15_000L, 60_000L);
-        assertThat(burn.get("digest").asText()).hasSize(16);
+        long[] cpuUs = new long[5];
+        for (int i = 0; i < cpuUs.length; i++) {
+            JsonNode burn = json(http.get("/cpu?us=30000"));
+            assertThat(burn.get("us").asLong()).isEqualTo(30_000);
+            assertThat(burn.get("iterations").asLong()).isPositive();
+            assertThat(burn.get("digest").asText()).hasSize(16);
+            cpuUs[i] = burn.get("cpu_us").asLong();
+        }
+        // CPU time of the request thread, robust to other processes stealing the core; the median of five,
+        // because a cold worker's first burn can take twice its share (seen 2.08x beside two busy loops, while
+        // the calibration was right). The calibration is checked closely in CpuBurnerTest.
+        Arrays.sort(cpuUs);
+        assertThat(cpuUs[2]).as("median cpu_us of five 30 ms burns, sorted %s", Arrays.toString(cpuUs))
+                .isBetween(15_000L, 60_000L);
     }
 
     @Test
