@@ -176,7 +176,11 @@ def _above(space: Space, probes: list[Probe], ev: dict, lo: float) -> tuple[floa
     grown = lo * 2 if lo > 0 else space.low + space.step
     trusted = calibrated and guess is not None and not _creeping(space, probes, ev)
     if trusted:
-        target, why = min(max(guess, lo + space.step), grown), f"model (past the knee): boundary near {_load(space, guess)}"
+        # closed: D_max came from a probe past the knee; open: from a probe whose R shows queueing
+        basis = "past the knee" if space.closed else "queueing measured"
+        target = min(max(guess, lo + space.step), grown)
+        why = f"model ({basis}): boundary near {_load(space, guess)}" + \
+            (", at most doubling the load" if guess > grown else "")
     elif guess is not None and guess > grown:
         target, why = guess, f"bracket: model predicts {_load(space, guess)}"
     else:

@@ -110,6 +110,19 @@ def test_an_open_rate_search_ends_within_2_percent_of_the_exact_rate():
     assert len(probes) <= 12
 
 
+def test_a_trusted_jump_names_its_basis_in_the_workload_s_words_and_says_when_doubling_caps_it():
+    # open M/M/1, S = 20 ms: 10/s queues (R = 25 ms against 20.4 ms at 5/s), so D_max is measured; the model
+    # puts the boundary far above, and a trusted jump never more than doubles the load
+    step = next_step(Space("rate_per_s", 5, 49), [_open_probe(5), _open_probe(10)])
+    assert step.load == 20
+    assert step.why.startswith("model (queueing measured): boundary near ")
+    assert step.why.endswith(", at most doubling the load") and "knee" not in step.why
+    # closed M/M/10//N, S = 100 ms: X = 100/s at N = 12 is past the knee; the boundary N = 14 is within doubling
+    step = next_step(Space("users", 1, 80), [exact_probe(MMC, SLO, n) for n in (1, 12)])
+    assert step.why == "model (past the knee): boundary near N = 14"
+    assert step.load == 15
+
+
 def test_the_remaining_estimate_shrinks_to_zero_at_the_answer():
     space, probes = Space("users", 1, 80), []
     seen = [remaining(space, probes)]
