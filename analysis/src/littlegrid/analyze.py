@@ -10,6 +10,7 @@ import pandas as pd
 
 from littlegrid import cells as cells_mod
 from littlegrid import findings, histogram, laws, models, server_metrics, summary
+from littlegrid.blocks import BlockHistograms
 from littlegrid.criteria import parse
 from littlegrid.criteria_eval import evaluate
 from littlegrid.error_classes import classify, error_types
@@ -246,7 +247,11 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
                               transactions)
         steady, elapsed_sorted, all_classes = _sample_figures(entry, samples, everything, transactions, window,
                                                               keys, cell, by_label)
-        entry["histogram"] = histogram.cell_histogram(elapsed_sorted, steady["end_ms"].to_numpy(), entry["window"])
+        end_ms = steady["end_ms"].to_numpy()
+        entry["histogram"] = histogram.cell_histogram(elapsed_sorted, end_ms, entry["window"])
+        entry["histogram"]["blocks"] = BlockHistograms.from_samples(
+            steady["elapsed_ms"].to_numpy(), end_ms, window.start_ms, window.end_ms,
+            np.asarray(entry["histogram"]["elapsed_ms"]["values"], np.int64)).as_summary()
         server_frame = server_metrics.read_metrics(cell.server_metrics)
         host_frame = server_metrics.read_metrics(cell.host_metrics)
         entry["server"] = server_metrics.server_figures(server_frame, window)

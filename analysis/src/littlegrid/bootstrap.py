@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from littlegrid import blocks
 from littlegrid.histogram import Latencies, SecondHistograms
 
 LEVEL = 0.95
@@ -44,22 +45,8 @@ def replicate_latencies(lat: Latencies, qs: list[float], rng: np.random.Generato
 
 
 def block_seconds(h: SecondHistograms) -> int:
-    """The block length in seconds: T^(1/3) scaled by the lag-1 autocorrelation φ of the per-second mean
-    response time, as Politis and White's rule gives it for an AR(1) series, (2φ/(1 − φ²))^(2/3)·T^(1/3), never
-    below T^(1/3) and never above T/3 (three blocks at least). A queue near saturation keeps its backlog for
-    seconds: the blocks must be longer than that memory for the interval to cover it."""
-    t = h.counts.shape[0]
-    base = t ** (1 / 3)
-    n = h.counts.sum(axis=1)
-    busy = n > 0
-    phi = 0.0
-    if busy.sum() >= 4:
-        mean = (h.counts @ h.values_ms)[busy] / n[busy]
-        x = mean - mean.mean()
-        denom = float(x @ x)
-        phi = min(0.95, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
-    scale = (2 * phi / (1 - phi * phi)) ** (2 / 3) if phi > 0 else 0.0
-    return int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1)))
+    """The block length in seconds for a window's per-second histograms (blocks.block_length's rule)."""
+    return blocks.block_length(h.counts.sum(axis=1), h.counts @ h.values_ms)
 
 
 def replicate_latencies_in_blocks(h: SecondHistograms, qs: list[float], rng: np.random.Generator,
@@ -71,18 +58,33 @@ def replicate_latencies_in_blocks(h: SecondHistograms, qs: list[float], rng: np.
     ±25 ms one-by-one interval). Runs of whole seconds keep the correlation within them (block_seconds)."""
     t, d = h.counts.shape
     block = block_seconds(h)
-    blocks = math.ceil(t / block)
     cum = np.vstack([np.zeros((1, d), np.int64), np.cumsum(h.counts, axis=0)])
     moving = cum[block:] - cum[:-block]  # each of the t − block + 1 moving blocks' histograms
+    return _replicate_from_blocks(h.values_ms, moving, math.ceil(t / block), qs, rng, reps)
+
+
+def replicate_latencies_in_stored_blocks(h: blocks.BlockHistograms, qs: list[float], rng: np.random.Generator,
+                                         reps: int = REPS) -> dict:
+    """Non-overlapping block bootstrap over the blocks a summary keeps (blocks.py): as many blocks as the
+    window has, drawn with replacement. Fewer candidate blocks than the moving-block bootstrap has, so a
+    slightly wider interval for the same window; the summary stays small."""
+    return _replicate_from_blocks(h.values_ms, h.counts, len(h.counts), qs, rng, reps)
+
+
+def _replicate_from_blocks(values_ms: np.ndarray, candidates: np.ndarray, draws: int, qs: list[float],
+                           rng: np.random.Generator, reps: int) -> dict:
+    """Replicates of the mean and each quantile, each the sum of `draws` rows of `candidates` (block histograms
+    over `values_ms`) drawn with replacement."""
+    d = candidates.shape[1]
     out = {"mean": np.empty(reps), **{q: np.empty(reps) for q in qs}}
-    batch = max(1, min(BATCH, (1 << 24) // max(1, blocks * d)))  # bounds the gather to ~16 M counts
+    batch = max(1, min(BATCH, (1 << 24) // max(1, draws * d)))  # bounds the gather to ~16 M counts
     for start in range(0, reps, batch):
         size = min(batch, reps - start)
-        counts = moving[rng.integers(0, len(moving), size=(size, blocks))].sum(axis=1)
+        counts = candidates[rng.integers(0, len(candidates), size=(size, draws))].sum(axis=1)
         n = np.maximum(counts.sum(axis=1), 1)
-        out["mean"][start:start + size] = counts @ h.values_ms / n
+        out["mean"][start:start + size] = counts @ values_ms / n
         for q in qs:
-            out[q][start:start + size] = nearest_rank(h.values_ms, counts, q)
+            out[q][start:start + size] = nearest_rank(values_ms, counts, q)
     return out
 
 

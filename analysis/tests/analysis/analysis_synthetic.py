@@ -137,3 +137,20 @@ def machine_repairman(users, servers, service_ms, think_ms, seconds, seed=1, sta
         rows.append((int(a), int(done) - int(a), f"Thread Group 1-{u + 1}"))
         heapq.heappush(arrivals, (done + rng.exponential(think_ms), u))
     return table(sorted(rows), users)
+
+
+def open_mm2_window(rng, rate_per_s, service_ms, seconds, warmup_s=5):
+    """An open M/M/2 FIFO queue simulated event by event: (elapsed in whole ms, end ms) of the requests that
+    complete after the warm-up, as JMeter would write them."""
+    import heapq
+    t, free, elapsed, end = 0.0, [0.0, 0.0], [], []
+    while True:
+        t += rng.exponential(1000 / rate_per_s)
+        if t > (seconds + warmup_s) * 1000:
+            break
+        done = max(t, heapq.heappop(free)) + rng.exponential(service_ms)
+        heapq.heappush(free, done)
+        if done >= warmup_s * 1000:
+            elapsed.append(int(done) - int(t))
+            end.append(done - warmup_s * 1000)
+    return np.array(elapsed), np.array(end)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from analysis_synthetic import open_mm2_window
 from littlegrid import bootstrap
 from littlegrid.bootstrap import Delta, Latencies
 
@@ -67,23 +68,6 @@ def test_the_same_seed_gives_the_same_replicates_and_another_seed_others():
     assert np.array_equal(one[0.99], two[0.99]) and not np.array_equal(one["mean"], other["mean"])
 
 
-def _mm2_window(rng, rate_per_s, service_ms, seconds, warmup_s=5):
-    """An open M/M/2 FIFO queue simulated event by event: (elapsed in whole ms, end ms) of the requests that
-    complete after the warm-up, as JMeter would write them."""
-    import heapq
-    t, free, elapsed, end = 0.0, [0.0, 0.0], [], []
-    while True:
-        t += rng.exponential(1000 / rate_per_s)
-        if t > (seconds + warmup_s) * 1000:
-            break
-        done = max(t, heapq.heappop(free)) + rng.exponential(service_ms)
-        heapq.heappush(free, done)
-        if done >= warmup_s * 1000:
-            elapsed.append(int(done) - int(t))
-            end.append(done - warmup_s * 1000)
-    return np.array(elapsed), np.array(end)
-
-
 def test_blocks_of_seconds_cover_a_queues_p90_where_resampling_requests_one_by_one_does_not():
     """Open M/M/2, S = 50 ms, λ = 22/s (ρ = 0.55), 60 windows of 60 s against the exact p90 of time in system
     (mmcn): requests queued behind the same burst are correlated, so resampling them one by one gives intervals
@@ -94,7 +78,7 @@ def test_blocks_of_seconds_cover_a_queues_p90_where_resampling_requests_one_by_o
     rng = np.random.default_rng(11)
     covered = {"blocks": 0, "one by one": 0}
     for _ in range(60):
-        h = SecondHistograms.from_samples(*_mm2_window(rng, 22.0, 50.0, 60), 0, 60_000)
+        h = SecondHistograms.from_samples(*open_mm2_window(rng, 22.0, 50.0, 60), 0, 60_000)
         for how, reps in (("blocks", bootstrap.replicate_latencies_in_blocks(h, [0.9], rng)[0.9]),
                           ("one by one", bootstrap.replicate_latencies(h.latencies(), [0.9], rng)[0.9])):
             lo, hi = np.quantile(reps, [0.025, 0.975])
