@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from littlegrid.blocks import BlockHistograms
 from littlegrid.histogram import Latencies, completions_per_second, read_cell_histogram
 from littlegrid.usererror import UserError
 
@@ -17,6 +18,7 @@ class CellSamples:
     latencies: Latencies
     per_second: np.ndarray  # completions in each whole second of the steady window
     source: str  # where they came from, said on the comparison page
+    blocks: BlockHistograms | None = None  # the same samples by block of seconds; None: resampled one by one
 
 
 def jtl_paths_by_cell(run_dir: Path | None, summary: dict) -> dict[str, tuple]:
@@ -37,7 +39,12 @@ def jtl_paths_by_cell(run_dir: Path | None, summary: dict) -> dict[str, tuple]:
 def from_summary(cell: dict) -> CellSamples | None:
     """The cell's exact histogram as the summary keeps it (histogram.py); None for a summary without one."""
     got = read_cell_histogram(cell)
-    return None if got is None else CellSamples(*got, "the summary's exact histogram")
+    if got is None:
+        return None
+    latencies, per_second = got
+    kept = BlockHistograms.from_summary((cell.get("histogram") or {}).get("blocks"), latencies.values_ms,
+                                        latencies.counts)
+    return CellSamples(latencies, per_second, "the summary's exact histogram", kept)
 
 
 def window_samples(elapsed_ms: np.ndarray, end_ms: np.ndarray, window: dict) -> CellSamples | None:
@@ -48,7 +55,8 @@ def window_samples(elapsed_ms: np.ndarray, end_ms: np.ndarray, window: dict) -> 
     inside = (end_ms >= start) & (end_ms <= end)
     if not inside.any():
         return None
-    return CellSamples(Latencies.from_samples(elapsed_ms[inside]), completions_per_second(end_ms, start, end), "")
+    return CellSamples(Latencies.from_samples(elapsed_ms[inside]), completions_per_second(end_ms, start, end), "",
+                       BlockHistograms.from_samples(elapsed_ms, end_ms, start, end))
 
 
 def load_cell_samples(paths: tuple, cell: dict, read_options=None) -> tuple[CellSamples | None, str]:
@@ -73,4 +81,4 @@ def load_cell_samples(paths: tuple, cell: dict, read_options=None) -> tuple[Cell
     if expected is not None and got.latencies.n != expected:
         return None, (f"{paths[0]}: {got.latencies.n} samples in the window, the summary counted {expected} "
                       "(re-analyse the run before comparing)")
-    return CellSamples(got.latencies, got.per_second, ", ".join(map(str, paths))), ""
+    return CellSamples(got.latencies, got.per_second, ", ".join(map(str, paths)), got.blocks), ""

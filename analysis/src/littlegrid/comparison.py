@@ -1,5 +1,6 @@
 """The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
-from each cell's exact histogram, better/worse/same per metric and cell, and the arms' findings. A plain dict
+from each cell's exact histograms by block of seconds, better/worse/same per metric and cell, and the arms'
+findings. A plain dict
 out (`compare_runs`); render/compare.py lays it out and computes nothing."""
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
     if sa is not None and sb is not None:
         for tag, s, o in (("A", sa, oa), ("B", sb, ob)):
             rng = bootstrap.rng_for(seed, f"{tag}:{a['id']}")
-            lat = bootstrap.replicate_latencies(s.latencies, [q for *_, q in METRICS if q], rng, reps)
+            qs = [q for *_, q in METRICS if q]
+            # blocks of seconds keep queued requests together; one by one only for a summary without blocks
+            lat = (bootstrap.replicate_latencies_in_stored_blocks(s.blocks, qs, rng, reps) if s.blocks is not None
+                   else bootstrap.replicate_latencies(s.latencies, qs, rng, reps))
             r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
             x = bootstrap.replicate_throughput(s.per_second, rng, reps)
             # completions per whole second vs per window length: rescale so replicates centre on the summary's X
@@ -70,6 +74,14 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
                     else "unknown" if verdicts == {"unknown"} else "same")
     return {"a": a, "b": b, "metrics": metrics, "verdict": cell_verdict,
             "error_rate": (oa.get("error_rate"), ob.get("error_rate"))}
+
+
+def _one_by_one(samples: CellSamples | None) -> str:
+    """Said on the page when a cell's latency intervals could not resample blocks of seconds."""
+    if samples is None or samples.blocks is not None:
+        return ""
+    return ("latency intervals resample requests one by one (a summary written before blocks of seconds): "
+            "too narrow near saturation")
 
 
 def _needs_jtl(summary: dict) -> bool:
@@ -95,6 +107,8 @@ def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path |
         if samples:
             got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a, read_options)
             got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b, read_options)
+            note_a = note_a or _one_by_one(got_a)
+            note_b = note_b or _one_by_one(got_b)
             notes += [f"A: {note_a}"] if note_a else []
             notes += [f"B: {note_b}"] if note_b else []
         else:

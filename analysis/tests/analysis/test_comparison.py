@@ -24,3 +24,36 @@ def test_too_few_replicates_or_a_minimum_effect_outside_0_to_1_is_refused_in_one
         compare_runs({"cells": []}, {"cells": []}, min_effect=5)
     empty = compare_runs({"cells": []}, {"cells": []})
     assert empty["rows"] == [] and empty["counts"] == {"better": 0, "worse": 0, "same": 0, "unknown": 0}
+
+
+def _queue_cell(seed: int) -> dict:
+    """A summary cell of 60 s of an open M/M/2 at ρ = 0.55, with its exact histogram and blocks of seconds."""
+    import numpy as np
+
+    from analysis_synthetic import open_mm2_window
+    from littlegrid.blocks import BlockHistograms
+    from littlegrid.histogram import cell_histogram
+    from littlegrid.stats import nearest_rank
+
+    elapsed, end = open_mm2_window(np.random.default_rng(seed), 22.0, 50.0, 60)
+    elapsed, end = elapsed[end <= 60_000], end[end <= 60_000]  # the steady window's samples, as analyze keeps
+    window = {"start_ms": 0, "end_ms": 60_000}
+    ordered = np.sort(elapsed)
+    overall = {"count": len(elapsed), "mean_ms": float(elapsed.mean()), "throughput_per_s": len(elapsed) / 60}
+    overall |= {f"p{p}_ms": float(nearest_rank(ordered, p)) for p in (50, 90, 99)}
+    histogram = cell_histogram(ordered, end, window) | {
+        "blocks": BlockHistograms.from_samples(elapsed, end, 0, 60_000).as_summary()}
+    return {"id": "c", "axes": {}, "window": window, "overall": overall, "histogram": histogram}
+
+
+def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_a_summary_has_none():
+    a, b = _queue_cell(1), _queue_cell(2)
+    with_blocks = compare_runs({"cells": [a]}, {"cells": [b]})["rows"][0]
+    assert with_blocks["note"] == ""
+    without = [{**c, "histogram": {k: v for k, v in c["histogram"].items() if k != "blocks"}} for c in (a, b)]
+    one_by_one = compare_runs({"cells": [without[0]]}, {"cells": [without[1]]})["rows"][0]
+    assert one_by_one["note"].count("resample requests one by one") == 2
+    width = {name: next(m["rel_hi"] - m["rel_lo"] for m in row["metrics"] if m["key"] == "p90_ms")
+             for name, row in (("blocks", with_blocks), ("one by one", one_by_one))}
+    # requests queued behind one burst are correlated: blocks widen the interval (here by about 1.5x)
+    assert width["blocks"] > 1.2 * width["one by one"], width
