@@ -61,7 +61,7 @@ def test_gzip_that_breaks_off_keeps_the_rows_before_the_break(fixture, tmp_path)
 def test_short_rows_in_the_middle_keep_the_fast_path_and_later_line_numbers_stay_right(tmp_path, monkeypatch):
     from littlegrid.jtl import csv_reader
 
-    monkeypatch.setattr(csv_reader, "_read_python", lambda *a: pytest.fail("took the row-by-row path"))
+    monkeypatch.setattr(csv_reader, "read_rows", lambda *a: pytest.fail("took the row-by-row path"))
     path = tmp_path / "short-rows.jtl"
     path.write_text("timeStamp,elapsed,label,success\n"
                     "1700000000000,5,a,true\n"

@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Callable
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +12,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-
+from littlegrid.jtl.csv_rows import read_rows  # the slow exact path, for damaged files only
 from littlegrid.jtl.int_buffers import SLACK, IntBuffers
+from littlegrid.jtl.raw_csv import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS, NS_TWINS
+from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS
 from littlegrid.jtl.sniff import Sniffed, open_binary
 from littlegrid.jtl.split import ByteRange, record_boundary
 from littlegrid.usererror import at
@@ -27,22 +26,6 @@ USE_THREADS = True
 DECAY_MS = 100  # how long the Arrow pool keeps a freed page for reuse (500: +40 MiB peak RSS, no faster)
 PARALLEL_MIN_BYTES = 64 << 20  # smaller files: a second stream's start-up outweighs the gain
 MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
-_INT64 = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount", *NS_TWINS)
-_INT32 = ("grpThreads", "allThreads")
-_DICTIONARY = ("label", "threadName", "responseCode", "Hostname", "success")  # few distinct values
-RAW_NAMES = {**CSV_TO_COLUMN, "ErrorCount": "error_count", **NS_TWINS}
-
-
-@dataclass
-class RawCsv:
-    """Columns named as in the samples table (start_ms may still be text, success is raw text);
-    `line_of(rows)` gives file lines of row indices, record numbers when `exact_lines()` is False."""
-
-    frame: dict[str, pd.Series]
-    skips: SkipLog
-    warnings: list[str] = field(default_factory=list)
-    exact_lines: Callable[[], bool] = lambda: True
-    line_of: Callable[[np.ndarray], np.ndarray] = lambda rows: rows  # row indices -> file lines
 
 
 def _fixed_mmap_threshold() -> None:
@@ -76,12 +59,6 @@ def _release(pool) -> None:
         pool.release_unused()
 
 
-def _read_python(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog) -> "RawCsv":
-    from littlegrid.jtl.csv_rows import read_rows  # the slow exact path, for damaged files only
-
-    return read_rows(path, sniffed, wanted, skips)
-
-
 def wanted_inputs(sniffed: Sniffed, fields=None) -> list[str]:
     """The file's CSV columns that feed the table (only those feeding `fields`, when given: an unread text
     column such as URL is never converted, which is most of the parse's cost beside tokenising)."""
@@ -98,7 +75,7 @@ def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEF
     try:
         frame = _read_arrow(path, sniffed, wanted, block_size, invalid)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, OSError, EOFError):
-        return _read_python(path, sniffed, wanted, skips)
+        return read_rows(path, sniffed, wanted, skips)
     warnings = []
     first_line = 2 if sniffed.header else 1
     line_of = lambda rows: rows + first_line  # noqa: E731
@@ -108,7 +85,7 @@ def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEF
         if middle:
             lines = None if sniffed.gzip or len(middle) > MAX_LOCATED else _locate(path, [m[0] for m in middle])
             if lines is None:
-                return _read_python(path, sniffed, wanted, skips)
+                return read_rows(path, sniffed, wanted, skips)
             for (_, actual, expected), line in zip(middle, lines):
                 skips.add(f"malformed row ({actual} fields, expected {expected})", line)
             # Good rows after a skipped one sit one line further down: shift their line numbers.
@@ -245,13 +222,13 @@ def _size(path: Path, sniffed: Sniffed) -> int:
 def _arrow_types(sniffed, wanted) -> dict[str, pa.DataType]:
     types = {}
     for name in wanted:
-        if name in _INT64 or (name == "timeStamp" and sniffed.timestamp_format is None):
+        if name in INT64_INPUTS or (name == "timeStamp" and sniffed.timestamp_format is None):
             types[name] = pa.int64()
-        elif name in _INT32:
+        elif name in INT32_INPUTS:
             types[name] = pa.int32()
         elif name == "success":  # JMeter writes true/false; other spellings take the row-by-row path
             types[name] = pa.bool_()
-        elif name in _DICTIONARY:
+        elif name in DICTIONARY_INPUTS:
             types[name] = pa.dictionary(pa.int32(), pa.string())
         else:
             types[name] = pa.large_string()  # what pandas stores: no cast (and copy) later
@@ -297,8 +274,3 @@ def _is_last_record(path: Path, text: str) -> bool:
         stream.seek(max(0, size - len(text.encode()) - 4096))
         tail = stream.read().decode("utf-8", errors="replace").rstrip("\r\n")
     return tail.endswith(text.rstrip("\r\n"))
-
-
-def truncation_warning(lines: int) -> str:
-    return (f"the last record is incomplete (the run was probably killed mid-write): {lines} line(s) "
-            "dropped")

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from littlegrid.jtl.csv_reader import _DICTIONARY, _INT32, _INT64, RAW_NAMES, RawCsv, truncation_warning
+from littlegrid.jtl.raw_csv import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import NS_TWINS, STRING_DTYPE, parse_int
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
@@ -19,7 +19,7 @@ def read_rows(path: Path, sniffed: Sniffed, wanted: list[str], skips: SkipLog) -
     """Row by row with the csv module: every bad row is skipped and counted with its line number."""
     width = len(sniffed.names)
     index = [sniffed.names.index(n) for n in wanted]
-    ints = [n in _INT64 or n in _INT32 or (n == "timeStamp" and sniffed.timestamp_format is None)
+    ints = [n in INT64_INPUTS or n in INT32_INPUTS or (n == "timeStamp" and sniffed.timestamp_format is None)
             for n in wanted]
     values: list[list] = [[] for _ in wanted]
     lines: list[int] = []
@@ -86,7 +86,7 @@ def _convert(record, index, ints, wanted):
                 row.append(None)
                 continue
             try:
-                row.append(parse_int(value, int32=name in _INT32))
+                row.append(parse_int(value, int32=name in INT32_INPUTS))
             except ValueError:
                 if name in NS_TWINS:  # a sample variable: not a number (e.g. "null") means no twin here
                     row.append(None)
@@ -101,8 +101,8 @@ def _columns_to_frame(wanted, values, ints) -> dict[str, pd.Series]:
     columns = {}
     for name, column, is_int in zip(wanted, values, ints):
         if is_int:
-            series = pd.Series(pd.array(column, dtype="Int32" if name in _INT32 else "Int64"))
-        elif name in _DICTIONARY:
+            series = pd.Series(pd.array(column, dtype="Int32" if name in INT32_INPUTS else "Int64"))
+        elif name in DICTIONARY_INPUTS:
             series = pd.Series(column, dtype="category")
         elif name == "timeStamp":
             series = pd.Series(column, dtype=object)
