@@ -8,6 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from littlegrid.usererror import UserError
 
+MANIFEST = "manifest.json"  # the run's and each cell's (contract §4): run_folder writes them, this module reads them
+
 # The sample server's endpoints whose service time is known from the request (server/README.md):
 # GET / sleeps 100 ms; GET /io?ms=N&dist=D holds the thread for a mean of N ms drawn from D.
 HOME_SERVICE_MS = 100.0
@@ -112,7 +114,7 @@ def service_of(knobs: dict | None, properties: dict, target_path: str | None) ->
 
 def from_run_folder(run_dir: Path) -> Inputs:
     """Read manifest.json and cells/<id>/manifest.json of a run folder written by `littlegrid run`."""
-    manifest_path = run_dir / "manifest.json"
+    manifest_path = run_dir / MANIFEST
     if not manifest_path.is_file():
         raise UserError(f"{run_dir}: not a run folder (no manifest.json); give JTL files to analyze them as one cell")
     manifest = _load_json(manifest_path)
@@ -122,7 +124,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
     cells = []
     for index, cell_id in enumerate(manifest.get("cells") or []):
         folder = run_dir / "cells" / cell_id
-        cm_path = folder / "manifest.json"
+        cm_path = folder / MANIFEST
         if not cm_path.is_file():
             cells.append(Cell(id=cell_id, index=index, axes={}, jtl_paths=(), status="incomplete",
                               reason=f"{cm_path}: missing"))

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from littlegrid import __version__
 from littlegrid.atomic import write_atomic
+from littlegrid.cells import MANIFEST
 from littlegrid.usererror import UserError
 
 RUN_SCHEMA = "littlegrid.run/1"
 CELL_SCHEMA = "littlegrid.cell/1"
 GRID_COPY = "grid.toml"
-MANIFEST = "manifest.json"
 SERVER_LOG = "server.log"
 SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=,+-]{0,120}$")
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from littlegrid import arms, comparison
 from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.render import charts, html, layout, overview
-from littlegrid.render.report import run_title
 from littlegrid.usererror import UserError
 
 HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with bootstrap confidence intervals"
@@ -73,9 +72,10 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
                     _curve_chart("cmp-p90", "p90 vs users N", "ms", "p90_ms", sa, sb),
                     _curve_chart("cmp-p99", "p99 vs users N", "ms", "p99_ms", sa, sb)]
     pdf_charts = [_pdf_chart(i, a, b) for i, (a, b) in enumerate(pairs)]
+    title_a, title_b = overview.run_title(sa), overview.run_title(sb)
     page = html.render(
         "compare.html.j2", root="", has_distributions=False,
-        run_title=f"{run_title(sa)} vs {run_title(sb)}", title_a=run_title(sa), title_b=run_title(sb),
+        run_title=f"{title_a} vs {title_b}", title_a=title_a, title_b=title_b,
         facts_a=overview.run_facts(sa), facts_b=overview.run_facts(sb), rows=result["rows"],
         counts=result["counts"], words=comparison.VERDICT_WORDS, metric_names=[m[1] for m in comparison.METRICS],
         only_a=result["only_a"], only_b=result["only_b"],

@@ -9,6 +9,12 @@ from littlegrid.render import charts, fmt, layout
 USL_POINTS = 60  # points of the fitted USL curve between the smallest and largest N
 
 
+def run_title(summary: dict) -> str:
+    """The run's name on every page: the grid's name and run id, or whichever of them the summary has."""
+    run = summary.get("run") or {}
+    return str(run.get("grid_name") or run.get("id") or "littlegrid run") + (f" · {run['id']}" if run.get("id") and run.get("grid_name") else "")
+
+
 def run_facts(summary: dict) -> list[tuple[str, str]]:
     """(what, value) rows describing the run, in reading order."""
     run, trim = summary.get("run") or {}, summary.get("trim") or {}

@@ -27,16 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_arguments(parser)  # given for a run folder, they re-analyse it
 
 
-def run_title(summary: dict) -> str:
-    run = summary.get("run") or {}
-    return str(run.get("grid_name") or run.get("id") or "littlegrid run") + (f" · {run['id']}" if run.get("id") and run.get("grid_name") else "")
-
-
 def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) -> Path:
     """Write every page of the report into `out_dir`; returns the path of index.html."""
     cells = summary.get("cells") or []
     pages = layout.page_names(cells)
-    title = run_title(summary)
+    title = overview.run_title(summary)
     stamp = {"generated": generated} if generated else {}
     common = {"run_title": title, **stamp}
 
@@ -106,12 +101,12 @@ def main(args: argparse.Namespace) -> int:
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
     if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
         from littlegrid.render import searchpage
-        print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, run_title(summary)))
+        print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))
     if fresh and run_dir is None:
         summary_file.write(summary, out_dir / summary_file.NAME)  # so `check` and `compare` can use this analysis
     print(index)
     arms_text = (summary.get("run") or {}).get("arms")
     if arms_text:  # the grid names its two arms: their comparison sits inside the report
-        from littlegrid.render.compare import compare_arms  # compare imports this module
+        from littlegrid.render.compare import compare_arms  # only a two-arm grid needs the comparison
         print(compare_arms(summary, arms_text, None, out_dir, run_dir))
     return 0
