@@ -1,7 +1,7 @@
 """The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
 from each cell's exact histograms by block of seconds, better/worse/same per metric and cell, and the arms'
-findings. A plain dict
-out (`compare_runs`); render/compare.py lays it out and computes nothing."""
+findings. A plain dict out (`compare_runs`); render/compare.py lays it out and computes nothing; compare.py, the
+command, joins the two."""
 
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ def _needs_jtl(summary: dict) -> bool:
 def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path | None = None, samples: bool = True,
                  seed: int = 1, reps: int = 1000, min_effect: float = 0.02, read_options=None) -> dict:
     """{"rows": one per paired cell (compare_pair's dict with its "id" and "note"), "counts": cells per verdict,
-    "only_a"/"only_b": unpaired cell ids, "findings": the arms' findings (dicts)}."""
+    "only_a"/"only_b": unpaired cell ids, "findings": the arms' findings (dicts), "settings": seed, reps and
+    min_effect, "verdict_words" and "metric_names": the words the page uses} -- all a renderer needs."""
     if reps < 100:
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
     if not 0 <= min_effect < 1:
@@ -117,4 +118,6 @@ def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path |
         rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
     return {"rows": rows, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
             "only_a": [str(c["id"]) for c in only_a], "only_b": [str(c["id"]) for c in only_b],
-            "findings": [f.as_dict() for f in two_arms(rows)]}
+            "findings": [f.as_dict() for f in two_arms(rows)],
+            "settings": {"seed": seed, "reps": reps, "min_effect": min_effect},
+            "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}

@@ -26,6 +26,13 @@ def test_too_few_replicates_or_a_minimum_effect_outside_0_to_1_is_refused_in_one
     assert empty["rows"] == [] and empty["counts"] == {"better": 0, "worse": 0, "same": 0, "unknown": 0}
 
 
+def test_the_result_carries_its_settings_and_words_so_the_page_computes_nothing():
+    result = compare_runs({"cells": []}, {"cells": []}, seed=7, reps=200, min_effect=0.05)
+    assert result["settings"] == {"seed": 7, "reps": 200, "min_effect": 0.05}
+    assert result["metric_names"] == ["X", "mean R", "p50", "p90", "p99"]
+    assert result["verdict_words"]["same"] == "no significant difference"
+
+
 def _queue_cell(seed: int) -> dict:
     """A summary cell of 60 s of an open M/M/2 at ρ = 0.55, with its exact histogram and blocks of seconds."""
     import numpy as np
