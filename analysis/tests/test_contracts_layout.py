@@ -1,7 +1,7 @@
 """docs/contracts.md §1 lists every module of the package with its job, grouped by pipeline stage: the list and the
 code hold the same modules (a module added, moved or removed without the docs fails here), and the imports follow
-the stages: no cycles anywhere, the JTL reader stands alone, and nothing before the run or the renderer reaches
-back into them. Imports inside functions count: they wire modules together just the same."""
+the stages: no cycles anywhere, the JTL reader stands alone, nothing before the run or the renderer reaches
+back into them, and the renderer is handed what it draws. Imports inside functions count: they wire modules together just the same."""
 
 import ast
 import re
@@ -12,6 +12,8 @@ PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
 # Stages that compute what a run showed: they must not depend on how a run is made or drawn.
 PURE_STAGES = ("read", "analysis", "checks and findings", "comparison")
 OUTER_STAGES = ("run", "render")
+# What the renderer may use beside its own modules: the summary contract, the atomic writer, the error type, the version.
+RENDER_NEEDS = {"littlegrid", "littlegrid.summary", "littlegrid.atomic", "littlegrid.usererror"}
 
 
 def section_1() -> list[str]:
@@ -173,3 +175,12 @@ def test_reading_analysis_checks_and_comparison_never_reach_the_run_the_renderer
     reaching_out = sorted(f"{m} -> {t}" for m, ts in graph.items() if stages[m] in PURE_STAGES for t in ts
                           if stages[t] in OUTER_STAGES or t == "littlegrid.cli")
     assert reaching_out == []
+
+
+def test_the_renderer_imports_only_the_summary_contract_and_its_own_modules():
+    graph = import_graph(PACKAGE)
+    stages = stage_of_module(graph)
+    assert stages["littlegrid.render.compare"] == "render" and stages["littlegrid.compare"] != "render"
+    beyond = sorted(f"{m} -> {t}" for m, ts in graph.items() if stages[m] == "render" for t in ts
+                    if stages[t] != "render" and t not in RENDER_NEEDS)
+    assert beyond == []

@@ -23,12 +23,12 @@ def _analyze():
 
 
 def _report():
-    from littlegrid.render import report
+    from littlegrid import report
     return report
 
 
 def _compare():
-    from littlegrid.render import compare
+    from littlegrid import compare
     return compare
 
 

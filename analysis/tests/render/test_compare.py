@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid import cli
-from littlegrid.render.compare import build_comparison
+from littlegrid.compare import build_comparison
 from littlegrid.summary_source import open_run
 from runs import write_run
 

@@ -3,7 +3,7 @@
 import pytest
 
 from browser import assert_clean, open_page
-from littlegrid.render.compare import build_comparison
+from littlegrid.compare import build_comparison
 from littlegrid.render.synthetic import HOSTILE, synthetic_summary
 
 pytestmark = pytest.mark.browser

@@ -64,7 +64,7 @@ def test_scrub_removes_asset_bodies_hashes_and_versions_only():
 def test_comparison_page_matches_the_gold(golden_summary_dict, tmp_path):
     import copy
 
-    from littlegrid.render.compare import build_comparison
+    from littlegrid.compare import build_comparison
 
     slower = copy.deepcopy(golden_summary_dict)
     slower["run"]["id"] = "golden-2"

@@ -1,0 +1,76 @@
+"""`littlegrid compare`: two runs (or two arms of one) opened, the comparison stage run on them, its page drawn."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from littlegrid import arms, comparison
+from littlegrid.jtl_options import add_reader_arguments, reader_options
+from littlegrid.render import compare as compare_page
+from littlegrid.summary_source import open_run
+from littlegrid.usererror import UserError
+
+HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with bootstrap confidence intervals"
+EXAMPLES = [
+    "littlegrid compare reports/baseline-run reports/candidate-run",
+    "littlegrid compare reports/unthrottled reports/throttled -o out/throttle-compare --min-effect 0.05",
+    "littlegrid compare a/summary.json b/summary.json --no-samples",
+    "littlegrid compare reports/littles-law-run --arms server.tomcat.threads.max=10,100",
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_a", metavar="RUN_A", help="baseline: a run folder, or a summary.json")
+    parser.add_argument("run_b", metavar="RUN_B", nargs="?",
+                        help="candidate: a run folder, or a summary.json (with --arms: default RUN_A)")
+    parser.add_argument("--arms", metavar="AXIS=A,B",
+                        help="compare two arms of an experiment: A's cells where AXIS = A against B's where AXIS = B, "
+                             "paired on the other axes (e.g. server.tomcat.threads.max=10,100)")
+    parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_B/compare)")
+    parser.add_argument("--seed", type=int, default=1, help="bootstrap seed: the same seed gives the same intervals (default 1)")
+    parser.add_argument("--reps", type=int, default=1000, help="bootstrap replicates per cell and run (default 1000)")
+    parser.add_argument("--min-effect", type=float, default=0.02, metavar="FRACTION",
+                        help="a change counts as better/worse only when its whole 95%% interval lies beyond ± this "
+                             "relative change (default 0.02 = 2%%)")
+    parser.add_argument("--no-samples", action="store_true",
+                        help="do not re-read the JTL files: deltas without intervals (and so without verdicts)")
+    add_reader_arguments(parser)  # how both runs' JTLs are read, for the analysis and the intervals
+
+
+def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = None, run_b: Path | None = None,
+                     samples: bool = True, seed: int = 1, reps: int = 1000, min_effect: float = 0.02,
+                     generated: str | None = None, read_options=None) -> Path:
+    """Compare the summaries `sa` and `sb` (their JTLs in run_a/run_b only for a summary without histograms) and
+    draw the page into out_dir/index.html; returns its path."""
+    result = comparison.compare_runs(sa, sb, run_a=run_a, run_b=run_b, samples=samples, seed=seed, reps=reps,
+                                     min_effect=min_effect, read_options=read_options)
+    return compare_page.draw(result, sa, sb, out_dir, generated=generated)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.run_b is None and not args.arms:
+        raise UserError("compare needs two runs (RUN_A RUN_B), or one run and --arms AXIS=A,B")
+    read_options = reader_options(args)
+    sa, dir_a, base_a = open_run(args.run_a, read_options)
+    sb, dir_b, base_b = open_run(args.run_b, read_options) if args.run_b else (sa, dir_a, base_a)
+    out_dir = args.output or base_b / "compare"
+    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "min_effect": args.min_effect,
+               "read_options": read_options}
+    if args.arms and args.run_b is None:
+        index = compare_arms(sa, args.arms, args.output, base_a, dir_a, **options)
+    else:
+        if args.arms:  # the same axis split in two runs
+            axis, value_a, value_b = arms.parse_arms(args.arms)
+            sa, sb = arms.arm(sa, axis, value_a), arms.arm(sb, axis, value_b)
+            out_dir = args.output or base_b / f"compare-{axis}"
+        index = build_comparison(sa, sb, out_dir, run_a=dir_a, run_b=dir_b, **options)
+    print(index)
+    return 0
+
+
+def compare_arms(summary: dict, text: str, output: Path | None, base: Path, run_dir: Path | None, **options) -> Path:
+    """The two arms (AXIS=A,B) of one run compared, into `output` or base/compare-AXIS."""
+    axis, value_a, value_b = arms.parse_arms(text)
+    return build_comparison(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b),
+                            output or base / f"compare-{axis}", run_a=run_dir, run_b=run_dir, **options)

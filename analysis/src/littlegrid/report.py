@@ -1,0 +1,53 @@
+"""`littlegrid report`: a run folder's summary.json (or the analysis run now on JTL files) drawn as the HTML report,
+with the search page and the two arms' comparison when the run has them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from littlegrid import summary as summary_file
+from littlegrid.jtl_options import add_reader_arguments, reader_options
+from littlegrid.render import overview, searchpage
+from littlegrid.render import report as pages
+from littlegrid.summary_source import load_or_analyze
+from littlegrid.usererror import UserError
+
+HELP = "render the HTML report of a run folder (or of JTL files) from its summary.json"
+EXAMPLES = [
+    "littlegrid report reports/ci-20260101T120000Z",
+    "littlegrid report reports/ci-20260101T120000Z -o out/ci-report",
+    "littlegrid report results.jtl --warmup 10 --cooldown 5 -o out/report",
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="RUN_DIR|JTL",
+                        help="a run folder (its summary.json is used, or made) or one or more JTL files")
+    parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_DIR/report, or report/ beside the first JTL)")
+    parser.add_argument("--warmup", type=float, metavar="S", help="re-analyse with this warm-up trim (seconds)")
+    parser.add_argument("--cooldown", type=float, metavar="S", help="re-analyse with this cool-down trim (seconds)")
+    parser.add_argument("--by-label", action="store_true", help="re-analyse with statistics per label (percentile table per label)")
+    add_reader_arguments(parser)  # given for a run folder, they re-analyse it
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.output is not None and args.output.exists() and not args.output.is_dir():
+        raise UserError(f"{args.output}: exists and is not a folder")
+    summary, base, fresh = load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
+                                           by_label=args.by_label, read_options=reader_options(args))
+    out_dir = args.output or base / "report"
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"{out_dir}: exists and is not a folder")
+    index = pages.build_report(summary, out_dir)
+    run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
+    if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
+        print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))
+    if fresh and run_dir is None:
+        summary_file.write(summary, out_dir / summary_file.NAME)  # so `check` and `compare` can use this analysis
+    print(index)
+    arms_text = (summary.get("run") or {}).get("arms")
+    if arms_text:  # the grid names its two arms: their comparison sits inside the report
+        from littlegrid.compare import compare_arms  # only a two-arm grid needs the comparison stage
+        print(compare_arms(summary, arms_text, None, out_dir, run_dir))
+    return 0
