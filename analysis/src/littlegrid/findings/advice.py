@@ -82,7 +82,7 @@ def pool_size(summary: dict) -> list[Finding]:
             statement += f"{chosen['axes'][TOMCAT_THREADS]} threads reach the best throughput"
         if larger:
             worse = [c for c in larger if (overall(c, "p99_ms") or 0) > (overall(chosen, "p99_ms") or 0)]
-            statement += (f"; more threads add no throughput" + (" and raise p99" if worse else "") + ".")
+            statement += ("; more threads add no throughput" + (" and raise p99" if worse else "") + ".")
         else:
             statement += "."
         out.append(Finding("recommendation", statement, "holds",
