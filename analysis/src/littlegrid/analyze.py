@@ -158,8 +158,8 @@ def _think_time(table, window, keys, cell, transactions) -> dict:
 
 
 def _sample_figures(entry, samples, everything, transactions, window, keys, cell, by_label):
-    """Fills the entry's overall, labels and users; returns the window's rows, their sorted elapsed times and
-    the error class of every sample."""
+    """Fills the entry's overall, labels and users; returns the window's rows, their sorted elapsed times, the
+    error class of every sample and whether each of the window's rows failed (as overall counts it)."""
     mask = window_mask(samples, window)
     steady = in_window(samples, window, WINDOW_COLUMNS, mask)
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
@@ -179,7 +179,7 @@ def _sample_figures(entry, samples, everything, transactions, window, keys, cell
                                         types[mask] if everything is samples else types.reindex(steady.index), T)
         entry["label_series"] = label_series(everything, everything_classes.notna().to_numpy(), window)
     entry["users"] = _users(cell, samples, steady, keys if steady is samples else thread_keys(steady))
-    return steady, elapsed_sorted, all_classes
+    return steady, elapsed_sorted, all_classes, classes.notna().to_numpy()
 
 
 ERROR_TYPES_MAX = 100  # error types listed; messages with ids or timestamps in them could make thousands
@@ -200,7 +200,8 @@ def _error_tables(types: pd.Series, window_s: float) -> dict:
 
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
     """One cell's summary entry (contract §5), its sorted elapsed times (for grid-level percentiles) and the
-    window's (elapsed_ms, end_ms) in file order (a search's intervals resample them by second), None without."""
+    window's (elapsed_ms, end_ms, failed) in file order (a search's intervals resample them by second), None
+    without."""
     entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
              "reading": None, "window": None, "users": None,
              "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
@@ -245,7 +246,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     with ThreadPoolExecutor(max_workers=1) as worker:
         think = worker.submit(_think_time, everything, window, keys if everything is samples else None, cell,
                               transactions)
-        steady, elapsed_sorted, all_classes = _sample_figures(entry, samples, everything, transactions, window,
+        steady, elapsed_sorted, all_classes, steady_failed = _sample_figures(entry, samples, everything, transactions, window,
                                                               keys, cell, by_label)
         end_ms = steady["end_ms"].to_numpy()
         entry["histogram"] = histogram.cell_histogram(elapsed_sorted, end_ms, entry["window"])
@@ -262,7 +263,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     del keys
 
     entry["checks"] = [c.as_dict() for c in _cell_checks(cell, entry, steady, tol)]
-    return entry, elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy())
+    return entry, elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy(), steady_failed)
 
 
 def _bound_checks(entries: list, services: dict, tol: dict) -> None:

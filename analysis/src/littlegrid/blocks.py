@@ -23,7 +23,8 @@ def block_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int
     autocorrelation φ of the per-second mean response time, as Politis and White's rule gives it for an AR(1)
     series, (2φ/(1 − φ²))^(2/3)·T^(1/3), never below T^(1/3) and never above T/3 (three blocks at least). A queue
     near saturation keeps its backlog for seconds: the blocks must be longer than that memory for the interval
-    to cover it."""
+    to cover it. `sum_ms_per_second` may be the sums of any per-sample figure (failures: the per-second mean
+    is then the error fraction)."""
     n = np.asarray(n_per_second, float)
     t = len(n)
     base = t ** (1 / 3)

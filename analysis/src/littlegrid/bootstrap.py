@@ -63,6 +63,22 @@ def replicate_latencies_in_blocks(h: SecondHistograms, qs: list[float], rng: np.
     return _replicate_from_blocks(h.values_ms, moving, math.ceil(t / block), qs, rng, reps)
 
 
+def replicate_error_rate_in_blocks(h: SecondHistograms, rng: np.random.Generator, reps: int = REPS) -> np.ndarray:
+    """Moving-block bootstrap of the window's error rate (failures / samples) over its seconds. Failures come in
+    bursts (a backlog that times out, refusals while a pool is full), so drawing them as independent trials (the
+    binomial) gives an interval too narrow by the square root of the burst length. The block is the longer of the
+    latency series' rule and the per-second error fraction's own: a failure often follows the backlog that the
+    response times show."""
+    n = h.counts.sum(axis=1)
+    t = len(n)
+    block = max(block_seconds(h), blocks.block_length(n, h.failures))
+    cum_n = np.concatenate([[0], np.cumsum(n)])
+    cum_f = np.concatenate([[0], np.cumsum(h.failures)])
+    moving_n, moving_f = cum_n[block:] - cum_n[:-block], cum_f[block:] - cum_f[:-block]
+    idx = rng.integers(0, len(moving_n), size=(reps, math.ceil(t / block)))
+    return moving_f[idx].sum(axis=1) / np.maximum(moving_n[idx].sum(axis=1), 1)
+
+
 def replicate_latencies_in_stored_blocks(h: blocks.BlockHistograms, qs: list[float], rng: np.random.Generator,
                                          reps: int = REPS) -> dict:
     """Non-overlapping block bootstrap over the blocks a summary keeps (blocks.py): as many blocks as the

@@ -35,23 +35,30 @@ class Latencies:
 @dataclass(frozen=True)
 class SecondHistograms:
     """A window's response times as one exact histogram per whole second of completion (seconds × distinct
-    values): what a bootstrap that keeps the queue's correlation in time resamples (bootstrap.py)."""
+    values), and its failed samples per second: what a bootstrap that keeps the queue's correlation in time
+    resamples (bootstrap.py)."""
 
     values_ms: np.ndarray  # sorted, distinct
     counts: np.ndarray     # counts[s, i]: samples completing in second s with elapsed values_ms[i]
+    failures: np.ndarray   # failures[s]: of those, the failed ones (errors come in bursts as latencies do)
 
     @classmethod
-    def from_samples(cls, elapsed_ms, end_ms, start_ms: float, window_end_ms: float) -> "SecondHistograms":
+    def from_samples(cls, elapsed_ms, end_ms, start_ms: float, window_end_ms: float,
+                     failed=None) -> "SecondHistograms":
         """The samples ending inside [start_ms, window_end_ms] (the window's rule), binned by second as
-        completions_per_second bins them (a last partial second joins the one before)."""
+        completions_per_second bins them (a last partial second joins the one before). `failed`: a flag per
+        sample (None: every sample succeeded)."""
         elapsed, end = np.asarray(elapsed_ms, np.int64), np.asarray(end_ms, np.int64)
         inside = (end >= start_ms) & (end <= window_end_ms)
         elapsed, end = elapsed[inside], end[inside]
         seconds = max(1, int((window_end_ms - start_ms) // 1000))
         values, which = np.unique(elapsed, return_inverse=True)
+        second = ((end - start_ms) // 1000).astype(np.int64).clip(0, seconds - 1)
         counts = np.zeros((seconds, len(values)), np.int64)
-        np.add.at(counts, (((end - start_ms) // 1000).astype(np.int64).clip(0, seconds - 1), which), 1)
-        return cls(values.astype(float), counts)
+        np.add.at(counts, (second, which), 1)
+        failures = np.zeros(seconds, np.int64) if failed is None else \
+            np.bincount(second[np.asarray(failed, bool)[inside]], minlength=seconds).astype(np.int64)
+        return cls(values.astype(float), counts, failures)
 
     @property
     def n(self) -> int:

@@ -256,7 +256,9 @@ class _Prober:
             why = "; ".join(f"{c['name']}: {c['explanation']}" for c in failed)
         seconds = None
         if window is not None and entry.get("window"):
-            seconds = SecondHistograms.from_samples(*window, entry["window"]["start_ms"], entry["window"]["end_ms"])
+            elapsed, end, failed = window
+            seconds = SecondHistograms.from_samples(elapsed, end, entry["window"]["start_ms"],
+                                                    entry["window"]["end_ms"], failed=failed)
         figs = figures(self.slo, entry, seconds, cell.id) if why is None else None
         if why is None and figs is None:
             why = "the cell has no samples in its steady window"

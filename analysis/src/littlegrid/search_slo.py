@@ -10,7 +10,7 @@ import numpy as np
 
 from littlegrid.criteria import Criterion, parse
 from littlegrid.criteria_eval import measure
-from littlegrid.bootstrap import LEVEL, replicate_latencies_in_blocks, rng_for
+from littlegrid.bootstrap import LEVEL, replicate_error_rate_in_blocks, replicate_latencies_in_blocks, rng_for
 from littlegrid.histogram import SecondHistograms
 from littlegrid.usererror import UserError
 
@@ -71,7 +71,7 @@ def _split_and(text: str) -> list[str]:
 def figures(criteria: tuple[Criterion, ...], entry: dict, window: SecondHistograms | None,
             key: str) -> tuple[Figure, ...] | None:
     """Each criterion's figure in a cell's summary entry, with a 95 % moving-block bootstrap interval from the
-    steady window's response times per second of completion; None when the cell has no figures."""
+    steady window's response times and failures per second of completion; None when the cell has no figures."""
     lat = window if window is not None and window.n else None
     out = []
     for crit in criteria:
@@ -85,10 +85,8 @@ def figures(criteria: tuple[Criterion, ...], entry: dict, window: SecondHistogra
 
 def _interval(crit: Criterion, entry: dict, lat: SecondHistograms, rng: np.random.Generator) -> tuple[float, float]:
     tail = ((1 - LEVEL) / 2, (1 + LEVEL) / 2)
-    if crit.spec.kind == "fraction":  # error_rate: binomial resampling of the window's samples
-        n = int(entry["overall"]["count"])
-        p = float(entry["overall"]["error_rate"])
-        reps = rng.binomial(n, p, size=1000) / max(n, 1)
+    if crit.spec.kind == "fraction":  # error_rate: failures per second, resampled in blocks as latencies are
+        reps = replicate_error_rate_in_blocks(lat, rng)
     else:
         q = _quantile(crit.metric)
         reps = replicate_latencies_in_blocks(lat, [] if q is None else [q], rng)["mean" if q is None else q]

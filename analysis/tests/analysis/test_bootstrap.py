@@ -88,6 +88,46 @@ def test_blocks_of_seconds_cover_a_queues_p90_where_resampling_requests_one_by_o
     assert covered["blocks"] >= 0.8 * 60 and covered["one by one"] <= 0.7 * 60
 
 
+def test_error_rate_intervals_in_blocks_cover_bursty_failures_where_the_binomial_does_not():
+    """Failures in bursts: each second is bad (half its requests fail) or good (1 % fail); a bad second stays
+    bad with probability 0.8, a good one turns bad with 0.05, so a fifth of the seconds are bad and the true
+    rate is 0.2·0.5 + 0.8·0.01 = 0.108. 60 windows of 60 s at 20 requests per second."""
+    from littlegrid.histogram import SecondHistograms
+    rng = np.random.default_rng(3)
+    truth = 0.2 * 0.5 + 0.8 * 0.01
+    seconds, per_second = 60, 20
+    end = np.repeat(np.arange(seconds) * 1000 + 500, per_second)
+    covered = {"blocks": 0, "binomial": 0}
+    widths = {"blocks": [], "binomial": []}
+    for _ in range(60):
+        bad = np.empty(seconds, bool)
+        bad[0] = rng.random() < 0.2  # the chain's stationary share of bad seconds
+        for s in range(1, seconds):
+            bad[s] = rng.random() < (0.8 if bad[s - 1] else 0.05)
+        failed = rng.random(seconds * per_second) < np.repeat(np.where(bad, 0.5, 0.01), per_second)
+        h = SecondHistograms.from_samples(np.full(seconds * per_second, 10), end, 0, seconds * 1000, failed=failed)
+        assert int(h.failures.sum()) == int(failed.sum())
+        n, p = h.n, failed.mean()
+        for how, reps in (("blocks", bootstrap.replicate_error_rate_in_blocks(h, rng)),
+                          ("binomial", rng.binomial(n, p, size=1000) / n)):
+            lo, hi = np.quantile(reps, [0.025, 0.975])
+            covered[how] += bool(lo <= truth <= hi)
+            widths[how].append(hi - lo)
+    print(f"\ncoverage of error rate {truth} by 95 % intervals: {covered} of 60; median widths "
+          f"{np.median(widths['blocks']):.3f} in blocks, {np.median(widths['binomial']):.3f} binomial")
+    # seeded: blocks 46 of 60 (0.77; 120-s windows 48, 300-s 50: a dozen 5-s bursts per minute are few
+    # blocks to resample), binomial 16 of 60 (0.27) with intervals a fifth as wide
+    assert covered["blocks"] >= 0.7 * 60 and covered["binomial"] <= 0.4 * 60
+
+
+def test_an_error_free_window_has_an_error_rate_interval_of_zero():
+    from littlegrid.histogram import SecondHistograms
+    end = np.repeat(np.arange(30) * 1000 + 500, 5)
+    h = SecondHistograms.from_samples(np.full(150, 10), end, 0, 30_000)
+    reps = bootstrap.replicate_error_rate_in_blocks(h, np.random.default_rng(1))
+    assert reps.shape == (1000,) and not reps.any()
+
+
 def test_the_block_length_grows_with_the_correlation_of_the_per_second_means():
     from littlegrid.histogram import SecondHistograms
     rng = np.random.default_rng(5)

@@ -53,3 +53,6 @@ def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in
     # two whole seconds; 2500 and the window's end fall in the last one (completions_per_second's rule)
     assert list(h.values_ms) == [5, 7, 9] and h.counts.tolist() == [[1, 1, 0], [1, 0, 1]]
     assert h.n == 4 and h.latencies().counts.tolist() == [2, 1, 1]
+    assert h.failures.tolist() == [0, 0]  # no flags: every sample succeeded
+    failed = np.array([True, False, True, True, True, True])  # 3200 and 999 fall outside the window
+    assert SecondHistograms.from_samples(elapsed, end, 1000, 3000, failed=failed).failures.tolist() == [1, 2]

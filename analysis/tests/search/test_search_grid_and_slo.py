@@ -8,6 +8,7 @@ import pytest
 
 from littlegrid.grid import SearchRange
 from littlegrid.grid_file import load_grid
+from littlegrid.histogram import SecondHistograms
 from littlegrid.search_slo import figures, parse_slo, slo_words
 from littlegrid.usererror import UserError
 from simulated import in_seconds
@@ -93,3 +94,19 @@ def test_a_figure_is_the_summary_s_value_with_a_reproducible_bootstrap_interval(
     # interval of about 18 ms; blocks of seconds of independent samples change nothing but the noise
     assert 10 < fig.hi - fig.lo < 30
     assert figures(parse_slo(["p90 < 300ms"]), entry, window, "users=5") == (fig,)
+
+
+def test_an_error_rate_figure_resamples_the_window_s_failures_by_second():
+    # 40 s at 50 requests per second; every request of seconds 10-13 fails (a burst), no other: 200 of 2,000
+    end = np.repeat(np.arange(40) * 1000 + 500, 50)
+    failed = (end >= 10_000) & (end < 14_000)
+    window = SecondHistograms.from_samples(np.full(2000, 20), end, 0, 40_000, failed=failed)
+    entry = {"overall": {"count": 2000, "error_rate": 0.1}}
+    (fig,) = figures(parse_slo(["error_rate < 5%"]), entry, window, "users=5")
+    assert fig.value == 0.1 and fig.threshold == 0.05 and fig.lo < 0.1 < fig.hi
+    # one burst in the window: resampling its seconds can leave it out or take it twice, so the interval spans
+    # far more than a binomial's ±1.3 points (√(0.1·0.9/2000) = 0.0067, ×1.96)
+    assert fig.lo < 0.05 and fig.hi > 0.15
+    clean = SecondHistograms.from_samples(np.full(2000, 20), end, 0, 40_000)
+    (none,) = figures(parse_slo(["error_rate < 5%"]), {"overall": {"count": 2000, "error_rate": 0.0}}, clean, "k")
+    assert (none.lo, none.hi) == (0.0, 0.0)
