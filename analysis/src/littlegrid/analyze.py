@@ -246,8 +246,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     with ThreadPoolExecutor(max_workers=1) as worker:
         think = worker.submit(_think_time, everything, window, keys if everything is samples else None, cell,
                               transactions)
-        steady, elapsed_sorted, all_classes, steady_failed = _sample_figures(entry, samples, everything, transactions, window,
-                                                              keys, cell, by_label)
+        steady, elapsed_sorted, all_classes, steady_failed = _sample_figures(entry, samples, everything, transactions,
+                                                                             window, keys, cell, by_label)
         end_ms = steady["end_ms"].to_numpy()
         entry["histogram"] = histogram.cell_histogram(elapsed_sorted, end_ms, entry["window"])
         entry["histogram"]["blocks"] = BlockHistograms.from_samples(
