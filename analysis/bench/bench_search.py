@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "search"))
 from simulated import ClosedMMc, drive, exact_probe, sampled_probe  # noqa: E402  (the tests' known answers)
 
-from littlegrid.search import Probe, Space  # noqa: E402
-from littlegrid.search_result import full_grid_cells  # noqa: E402
-from littlegrid.search_slo import Figure  # noqa: E402
+from littlegrid.search.strategy import Probe, Space  # noqa: E402
+from littlegrid.search.result import full_grid_cells  # noqa: E402
+from littlegrid.search.slo import Figure  # noqa: E402
 
 SLO = "p90 < 300ms"
 CELL_S = 20.0

@@ -22,8 +22,8 @@ def corpus() -> Path:
 @pytest.fixture(scope="session")
 def runnable():
     """JMeter and the sample server jar, for tests that run real grids (skips saying why; fails under CI)."""
-    from littlegrid.jmeter import find_jmeter
-    from littlegrid.sample_server import find_server_jar
+    from littlegrid.run.jmeter import find_jmeter
+    from littlegrid.run.sample_server import find_server_jar
     from littlegrid.usererror import UserError
 
     try:

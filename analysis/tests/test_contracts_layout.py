@@ -1,7 +1,8 @@
-"""docs/contracts.md §1 lists every module of the package with its job, grouped by pipeline stage: the list and the
-code hold the same modules (a module added, moved or removed without the docs fails here), and the imports follow
-the stages: no cycles anywhere, the JTL reader stands alone, nothing before the run or the renderer reaches
-back into them, and the renderer is handed what it draws. Imports inside functions count: they wire modules together just the same."""
+"""docs/contracts.md §1 lists every module of the package with its job, package by package: the list and the code hold
+the same modules (a module added, moved or removed without the docs fails here), and the imports follow the stages
+the packages are: no cycles between modules or between packages, each stage imports only the stages before it and
+the shared modules, the JTL reader stands alone, no stage reaches a command or the CLI, and the renderer is handed
+what it draws. Imports inside functions count: they wire modules together just the same."""
 
 import ast
 import re
@@ -9,11 +10,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
-# Stages that compute what a run showed: they must not depend on how a run is made or drawn.
-PURE_STAGES = ("read", "analysis", "checks and findings", "comparison")
-OUTER_STAGES = ("run", "render")
-# What the renderer may use beside its own modules: the summary contract, the atomic writer, the error type, the version.
-RENDER_NEEDS = {"littlegrid", "littlegrid.summary", "littlegrid.atomic", "littlegrid.usererror"}
+# The stages in pipeline order: each may import the ones before it (and the shared modules), never one after it.
+# `analyze` (a module, not a package) composes the pure stages into the summary; the run and the search, which make
+# runs and analyse them, come after it.
+STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "analyze", "run", "search")
+PACKAGES = tuple(s for s in STAGES if s != "analyze")
+# What every stage may use: the version, the error type, the atomic writer, the summary contract.
+SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic", "littlegrid.summary"}
+# The commands composing stages at the top level; no stage imports them.
+COMMANDS = {"littlegrid.cli", "littlegrid.analyze", "littlegrid.summary_source", "littlegrid.check",
+            "littlegrid.explain", "littlegrid.report", "littlegrid.compare"}
+# What the renderer may use beside its own modules: no stage at all, only what is shared.
+RENDER_NEEDS = SHARED
 
 
 def section_1() -> list[str]:
@@ -24,19 +32,19 @@ def section_1() -> list[str]:
 
 
 def listed() -> list[str]:
-    # The package's entries sit two spaces in; stage headings one.
-    return [m.group(1) for line in section_1() if (m := re.match(r"^  (\S+)", line))]
-
-
-def stage_of_entry() -> dict[str, str]:
-    """Each listed entry (as written: `cells.py`, `jtl/`) -> its stage heading; "package" before the first one."""
-    stage, stages = "package", {}
+    """The package's entries as paths under analysis/src/littlegrid/ (`run/live/view.py`): two spaces of indent per
+    level of nesting, a package's entry ending in `/`."""
+    paths, parents = [], []
     for line in section_1():
-        if (m := re.match(r"^ (\w[^(]*?)\s*(\(|$)", line)):
-            stage = m.group(1)
-        elif (m := re.match(r"^  (\S+)", line)):
-            stages[m.group(1)] = stage
-    return stages
+        m = re.match(r"^((?:  )+)(\S+)", line)
+        if not m:
+            continue
+        depth = len(m.group(1)) // 2 - 1
+        parents[depth:] = []
+        paths.append("".join(parents) + m.group(2))
+        if m.group(2).endswith("/"):
+            parents.append(m.group(2))
+    return paths
 
 
 def modules(package: Path) -> dict[str, Path]:
@@ -122,23 +130,21 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def stage_of_module(graph: dict[str, set[str]]) -> dict[str, str]:
-    """Every module -> the stage of the §1 entry it belongs to (a subpackage's modules share its entry)."""
-    entries = stage_of_entry()
-    stages = {}
-    for name in graph:
-        parts = name.split(".")[1:]
-        entry = "__init__.py" if not parts else (f"{parts[0]}/" if f"{parts[0]}/" in entries else f"{parts[0]}.py")
-        stages[name] = entries[entry]
-    return stages
+def stage_of(module: str) -> str:
+    """littlegrid.run.live.view -> "run"; a top-level module is its own name."""
+    return module.split(".")[1] if "." in module else module
 
 
 def test_section_1_lists_every_module_once_and_nothing_else():
     names = listed()
-    in_code = sorted([p.name for p in PACKAGE.glob("*.py")]
-                     + [f"{p.name}/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()])
+    in_code = sorted([str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")]
+                     + [f"{p.relative_to(PACKAGE)}/" for p in PACKAGE.rglob("*") if (p / "__init__.py").is_file()])
     assert sorted(names) == in_code
     assert len(names) == len(set(names))
+
+
+def test_the_list_parser_reads_nesting_from_the_indent():
+    assert {"jtl/", "jtl/sniff.py", "run/live/", "run/live/view.py", "search/runner.py", "check.py"} <= set(listed())
 
 
 def test_no_module_imports_itself_back_through_others():
@@ -166,21 +172,52 @@ def test_the_jtl_reader_imports_nothing_of_littlegrid_but_the_error_type():
     assert outside == {"littlegrid.usererror"}
 
 
-def test_reading_analysis_checks_and_comparison_never_reach_the_run_the_renderer_or_the_cli():
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Stage -> the other stages and top-level modules its modules import."""
+    packages = {}
+    for module, targets in graph.items():
+        packages.setdefault(stage_of(module), set()).update(stage_of(t) for t in targets)
+    return {p: ts - {p} for p, ts in packages.items()}
+
+
+def test_every_subpackage_is_a_stage_and_the_packages_import_no_cycle():
     graph = import_graph(PACKAGE)
-    stages = stage_of_module(graph)
-    assert {stages["littlegrid.jtl.csv_reader"], stages["littlegrid.analyze"], stages["littlegrid.runner"],
-            stages["littlegrid.render.report"], stages["littlegrid.findings.base"]} \
-        == {"read", "analysis", "run", "render", "checks and findings"}  # the headings this test relies on
-    reaching_out = sorted(f"{m} -> {t}" for m, ts in graph.items() if stages[m] in PURE_STAGES for t in ts
-                          if stages[t] in OUTER_STAGES or t == "littlegrid.cli")
+    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(PACKAGES)
+    assert cycles(package_graph(graph)) == []
+
+
+def test_each_stage_imports_only_the_stages_before_it_and_the_shared_modules():
+    graph = import_graph(PACKAGE)
+    wrong = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) in STAGES for t in ts
+                   if stage_of(t) != stage_of(m) and t not in SHARED
+                   and not (stage_of(t) in STAGES and STAGES.index(stage_of(t)) < STAGES.index(stage_of(m))))
+    assert wrong == []
+
+
+def test_no_stage_imports_a_command_or_the_cli():
+    graph = import_graph(PACKAGE)
+    assert COMMANDS <= set(graph)  # the names this test relies on
+    reaching_out = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) in PACKAGES for t in ts
+                          if t in COMMANDS and not (t == "littlegrid.analyze" and stage_of(m) in ("run", "search")))
     assert reaching_out == []
 
 
 def test_the_renderer_imports_only_the_summary_contract_and_its_own_modules():
     graph = import_graph(PACKAGE)
-    stages = stage_of_module(graph)
-    assert stages["littlegrid.render.compare"] == "render" and stages["littlegrid.compare"] != "render"
-    beyond = sorted(f"{m} -> {t}" for m, ts in graph.items() if stages[m] == "render" for t in ts
-                    if stages[t] != "render" and t not in RENDER_NEEDS)
+    beyond = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) == "render" for t in ts
+                    if stage_of(t) != "render" and t not in RENDER_NEEDS)
     assert beyond == []
+
+
+def test_the_stage_order_catches_an_import_of_a_later_stage(tmp_path):
+    # Known answer on a toy package: an earlier stage importing a later one is reported, the reverse is not.
+    pkg = tmp_path / "littlegrid"
+    for stage in ("jtl", "analysis"):
+        (pkg / stage).mkdir(parents=True)
+        (pkg / stage / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "jtl" / "reader.py").write_text("def f():\n    from littlegrid.analysis import stats\n")
+    (pkg / "analysis" / "stats.py").write_text("from littlegrid.jtl import reader\n")
+    graph = import_graph(pkg)
+    assert package_graph(graph) == {"littlegrid": set(), "jtl": {"analysis"}, "analysis": {"jtl"}}
+    assert cycles(package_graph(graph)) == [["analysis", "jtl"]]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.jmeter import JMeter, find_jmeter
+from littlegrid.run.jmeter import JMeter, find_jmeter
 from littlegrid.usererror import UserError
 
 

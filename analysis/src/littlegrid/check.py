@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from littlegrid import criteria, criteria_eval
 from littlegrid import summary as summary_file
 from littlegrid.atomic import write_atomic
+from littlegrid.criteria import evaluate, grammar
 from littlegrid.usererror import UserError
 
 HELP = "evaluate the criteria and checks of an analysed run: exit 0 when all hold, 1 when one fails"
@@ -84,10 +84,10 @@ def criterion_entries(summary: dict, extra: list[str] = ()) -> list[dict]:
     if isinstance(stored, list) and stored and all(isinstance(e, dict) for e in stored):
         entries = list(stored)
     elif isinstance(stored, list) and stored and all(isinstance(e, str) for e in stored):
-        entries = criteria_eval.evaluate(stored, summary)
+        entries = evaluate.evaluate(stored, summary)
     else:
-        entries = criteria_eval.evaluate(criteria_texts(summary), summary)
-    return entries + criteria_eval.evaluate(list(extra), summary)
+        entries = evaluate.evaluate(criteria_texts(summary), summary)
+    return entries + evaluate.evaluate(list(extra), summary)
 
 
 def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:
@@ -123,14 +123,14 @@ def expectation_outcomes(summary: dict) -> list[Outcome]:
     return out
 
 
-def in_unit(value: float, crit: criteria.Criterion, near: float | None = None) -> str:
+def in_unit(value: float, crit: grammar.Criterion, near: float | None = None) -> str:
     """A canonical figure shown in the unit the criterion was written in ("1.2 s", "0.8%", "48/min").
 
     With `near`, digits are added until the two figures read differently, so a failure never reads
     "is 1%, needs < 1%" unless the two are equal.
     """
-    unit = crit.unit or criteria.CANONICAL_UNIT[crit.spec.kind]
-    factor = float(criteria.UNITS[crit.spec.kind].get(unit.lower(), Fraction(1)))
+    unit = crit.unit or grammar.CANONICAL_UNIT[crit.spec.kind]
+    factor = float(grammar.UNITS[crit.spec.kind].get(unit.lower(), Fraction(1)))
     shown, other = value / factor, None if near is None else near / factor
     digits = 4
     while other is not None and digits < 17 and shown != other and f"{shown:.{digits}g}" == f"{other:.{digits}g}":
@@ -144,7 +144,7 @@ def explain(entry: dict) -> str:
     where = entry.get("cell") or "no cell"
     head = f"{entry['criterion']} [{where}]"
     try:
-        crit = criteria.parse(entry["criterion"])
+        crit = grammar.parse(entry["criterion"])
     except UserError:
         crit = None
     if entry.get("value") is None:

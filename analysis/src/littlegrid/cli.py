@@ -13,7 +13,7 @@ from littlegrid.usererror import UserError
 
 
 def _runner():
-    from littlegrid import runner
+    from littlegrid.run import runner
     return runner
 
 
@@ -38,8 +38,8 @@ def _check():
 
 
 def _search():
-    from littlegrid import search_run
-    return search_run
+    from littlegrid.search import runner
+    return runner
 
 
 def _explain():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from littlegrid import arms, comparison
-from littlegrid.jtl_options import add_reader_arguments, reader_options
+from littlegrid.comparison import arms, deltas
+from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.render import compare as compare_page
 from littlegrid.summary_source import open_run
 from littlegrid.usererror import UserError
@@ -43,7 +43,7 @@ def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = 
                      generated: str | None = None, read_options=None) -> Path:
     """Compare the summaries `sa` and `sb` (their JTLs in run_a/run_b only for a summary without histograms) and
     draw the page into out_dir/index.html; returns its path."""
-    result = comparison.compare_runs(sa, sb, run_a=run_a, run_b=run_b, samples=samples, seed=seed, reps=reps,
+    result = deltas.compare_runs(sa, sb, run_a=run_a, run_b=run_b, samples=samples, seed=seed, reps=reps,
                                      min_effect=min_effect, read_options=read_options)
     return compare_page.draw(result, sa, sb, out_dir, generated=generated)
 

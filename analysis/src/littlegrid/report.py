@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from littlegrid import summary as summary_file
-from littlegrid.jtl_options import add_reader_arguments, reader_options
+from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.render import overview, searchpage
 from littlegrid.render import report as pages
 from littlegrid.summary_source import load_or_analyze

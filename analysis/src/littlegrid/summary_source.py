@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from littlegrid import summary as summary_file
-from littlegrid.cells import MANIFEST
+from littlegrid.analysis.cells import MANIFEST
 from littlegrid.usererror import UserError
 
 

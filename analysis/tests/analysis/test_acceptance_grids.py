@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from littlegrid.analysis.mmcn import throughput_per_s
 from littlegrid.analyze import analyze
-from littlegrid.jmeter import repo_root
-from littlegrid.mmcn import throughput_per_s
+from littlegrid.run.jmeter import repo_root
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
 
 
 def run_and_analyze(grid: str, tmp_path: Path) -> dict:
-    from littlegrid.runner import run_grid
+    from littlegrid.run.runner import run_grid
     run = run_grid(GRIDS / grid, out=tmp_path, run_id=Path(grid).stem)
     summary = analyze([run])
     assert [c["status"] for c in summary["cells"]] == ["complete"] * len(summary["cells"])

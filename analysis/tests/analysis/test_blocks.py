@@ -3,10 +3,10 @@ intervals compare draws from them covering a queue's p90 where one-by-one resamp
 
 import numpy as np
 
-from littlegrid import bootstrap
+from littlegrid.analysis.blocks import BlockHistograms, block_length
+from littlegrid.analysis.histogram import read_cell_histogram
 from littlegrid.analyze import analyze
-from littlegrid.blocks import BlockHistograms, block_length
-from littlegrid.histogram import read_cell_histogram
+from littlegrid.comparison import bootstrap
 from analysis_synthetic import open_mm2_window
 
 
@@ -35,7 +35,7 @@ def test_blocks_hold_the_window_s_samples_by_block_of_seconds_with_the_seconds_l
 
 
 def test_a_wide_range_of_values_is_counted_pair_by_pair_to_the_same_histograms(monkeypatch):
-    from littlegrid import blocks
+    from littlegrid.analysis import blocks
     rng = np.random.default_rng(4)
     elapsed, end = rng.integers(1, 5000, 2000), rng.integers(0, 20_000, 2000)
     dense = BlockHistograms.from_samples(elapsed, end, 0, 20_000)
@@ -71,7 +71,7 @@ def test_a_real_jmeter_cell_s_blocks_add_up_to_its_histogram(corpus):
 def test_stored_blocks_cover_a_queues_p90_where_resampling_requests_one_by_one_does_not():
     """Open M/M/2, S = 50 ms, λ = 22/s (ρ = 0.55), 60 windows of 60 s against the exact p90 of time in system:
     the blocks a summary keeps, drawn with replacement, cover it as the capacity search's moving blocks do."""
-    from littlegrid import mmcn
+    from littlegrid.analysis import mmcn
     truth = mmcn.open_response_percentile_ms(0.9, 22.0, 2, 50.0)  # 160.6 ms
     rng = np.random.default_rng(11)
     covered = {"stored blocks": 0, "one by one": 0}

@@ -8,7 +8,7 @@ import pytest
 
 from analysis_synthetic import closed_loop, make_run
 from littlegrid import summary
-from littlegrid.cells import Service, discover, service_of
+from littlegrid.analysis.cells import Service, discover, service_of
 from littlegrid.usererror import UserError
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.error_classes import classify, classify_one, count_by_class, failed_mask
+from littlegrid.analysis.error_classes import classify, classify_one, count_by_class, failed_mask
 from littlegrid.jtl import read_jtl
 
 

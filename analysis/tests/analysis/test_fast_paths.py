@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid.series import SERIES_PERCENTILES, bucket_percentiles
-from littlegrid.stats import nearest_rank
-from littlegrid.tail import ccdf
-from littlegrid.think_time import realised_gaps, think_time_stats
-from littlegrid.window import in_window, steady_window
+from littlegrid.analysis.series import SERIES_PERCENTILES, bucket_percentiles
+from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.tail import ccdf
+from littlegrid.analysis.think_time import realised_gaps, think_time_stats
+from littlegrid.analysis.window import in_window, steady_window
 
 WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]
 

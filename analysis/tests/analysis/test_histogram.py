@@ -4,9 +4,9 @@ agreeing with the samples on a real JMeter JTL."""
 import numpy as np
 import pytest
 
+from littlegrid.analysis.histogram import cell_histogram, completions_per_second, distinct_counts, read_cell_histogram
 from littlegrid.analyze import analyze
-from littlegrid.histogram import cell_histogram, completions_per_second, distinct_counts, read_cell_histogram
-from littlegrid.bootstrap import nearest_rank
+from littlegrid.comparison.bootstrap import nearest_rank
 
 
 def test_distinct_values_and_counts_of_a_sorted_array():
@@ -46,7 +46,7 @@ def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_thr
 
 
 def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in():
-    from littlegrid.histogram import SecondHistograms
+    from littlegrid.analysis.histogram import SecondHistograms
     elapsed = np.array([5, 7, 5, 9, 5, 3])
     end = np.array([1000, 1999, 2000, 2500, 3200, 999])  # 999 is before the window, 3200 after it
     h = SecondHistograms.from_samples(elapsed, end, 1000, 3000)

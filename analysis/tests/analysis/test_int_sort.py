@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from littlegrid.int_sort import counts_of, sort_ints
+from littlegrid.analysis.int_sort import counts_of, sort_ints
 
 
 def test_known_answer():

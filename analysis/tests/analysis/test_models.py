@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid import mmcn, models, usl
-from littlegrid.cells import Service
+from littlegrid.analysis import mmcn, models, usl
+from littlegrid.analysis.cells import Service
 
 
 def test_machine_repairman_with_one_server_matches_the_closed_form():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from littlegrid.tail import ccdf, log_pdf, tail_index
+from littlegrid.analysis.tail import ccdf, log_pdf, tail_index
 
 
 def test_the_log_binned_pdf_integrates_to_one_and_has_whole_millisecond_edges():

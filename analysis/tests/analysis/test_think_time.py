@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.think_time import (EXACT_KS_MAX_N, exponential_cdf_measured, ks_p_value, realised_gaps,
+from littlegrid.analysis.think_time import (EXACT_KS_MAX_N, exponential_cdf_measured, ks_p_value, realised_gaps,
                                    think_time_stats)
-from littlegrid.window import steady_window
+from littlegrid.analysis.window import steady_window
 
 
 def measured_loop(gap_sampler, n_gaps, elapsed_ms=20.0, threads=4, seed=11):

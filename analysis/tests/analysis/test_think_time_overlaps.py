@@ -8,9 +8,9 @@ import pytest
 
 from analysis_synthetic import JMETER_COLUMNS, T0, closed_loop, table
 from littlegrid.analyze import analyze
-from littlegrid.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps, think_sequence,
+from littlegrid.analysis.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps, think_sequence,
                                    think_time_stats)
-from littlegrid.window import steady_window
+from littlegrid.analysis.window import steady_window
 
 TRANSACTION_MESSAGE = "Number of samples in transaction : 3, number of failing samples : 0"
 

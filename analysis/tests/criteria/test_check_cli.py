@@ -10,7 +10,7 @@ import pytest
 
 from criteria_summaries import cell, closed_law, summary
 from littlegrid import check, cli
-from littlegrid.criteria_eval import evaluate
+from littlegrid.criteria.evaluate import evaluate
 
 
 def run_dir(tmp_path, summary_dict, name="run"):

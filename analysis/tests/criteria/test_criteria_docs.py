@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.criteria import METRICS, PERCENTILE_KEYS, _percentile_names, parse
+from littlegrid.criteria.grammar import METRICS, PERCENTILE_KEYS, _percentile_names, parse
 from littlegrid.usererror import UserError
 from needs import missing
 

@@ -6,7 +6,7 @@ import pytest
 
 from criteria_summaries import cell, closed_law, summary
 from littlegrid.check import explain
-from littlegrid.criteria_eval import evaluate
+from littlegrid.criteria.evaluate import evaluate
 from littlegrid.usererror import UserError
 
 ONE_CELL = [

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from littlegrid import stats
+from littlegrid.analysis import stats
 from littlegrid.check import in_unit
-from littlegrid.criteria import PERCENTILE_KEYS, Condition, Criterion, Scope, parse
+from littlegrid.criteria.grammar import PERCENTILE_KEYS, Condition, Criterion, Scope, parse
 from littlegrid.usererror import UserError
 
 ACCEPTED = [

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from littlegrid import cli
-from littlegrid.criteria_eval import evaluate
+from littlegrid.criteria.evaluate import evaluate
 
 JTL = "shnyr-cyrillic.jtl"  # in the corpus (tests/conftest.py): 159 samples, two Cyrillic labels, no errors
 
@@ -19,7 +19,8 @@ def nearest_rank(values, q):
 
 @pytest.fixture(scope="module")
 def real(corpus):
-    from littlegrid import analyze, summary
+    from littlegrid import summary
+    from littlegrid import analyze
 
     jtl = corpus / JTL
     with jtl.open(encoding="utf-8", newline="") as f:

@@ -6,9 +6,9 @@ import argparse
 import pytest
 
 from littlegrid.jtl import java_properties
+from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.jtl.save_config import VERSION_DEFAULTS, columns_of, from_files, from_properties
 from littlegrid.jtl.schema import JMETER_DEFAULT_COLUMNS
-from littlegrid.jtl_options import add_reader_arguments, reader_options
 from littlegrid.usererror import UserError
 
 P = "jmeter.save.saveservice."

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.live.session import open_live
 from littlegrid.render.synthetic import HOSTILE
+from littlegrid.run.live.session import open_live
 from runs import write_jtl, write_run
 
 pytestmark = pytest.mark.browser

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analyze import analyze
-from littlegrid.jmeter import find_jmeter, repo_root
-from littlegrid.sample_server import find_server_jar, free_port
+from littlegrid.run.jmeter import find_jmeter, repo_root
+from littlegrid.run.sample_server import find_server_jar, free_port
 from littlegrid.usererror import UserError
 from needs import missing
 

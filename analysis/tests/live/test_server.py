@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from littlegrid import cli
-from littlegrid.live.server import CLIENT_TIMEOUT_S, LiveServer, parse_address
+from littlegrid.run.live.server import CLIENT_TIMEOUT_S, LiveServer, parse_address
 from littlegrid.usererror import UserError
 
 
@@ -68,7 +68,7 @@ def test_a_busy_port_is_refused_in_one_line():
 
 
 def test_the_command_refuses_a_busy_port_before_any_load_and_leaves_no_run_folder(tmp_path, capsys):
-    from littlegrid.jmeter import find_jmeter
+    from littlegrid.run.jmeter import find_jmeter
     from needs import missing
 
     try:
@@ -80,7 +80,7 @@ def test_the_command_refuses_a_busy_port_before_any_load_and_leaves_no_run_folde
         taken.listen(16)
         port = taken.getsockname()[1]
         grid = tmp_path / "g.toml"
-        plan = __import__("pathlib").Path(__file__).parents[1] / "runner" / "fixtures" / "tiny.jmx"
+        plan = __import__("pathlib").Path(__file__).parents[1] / "run" / "fixtures" / "tiny.jmx"
         grid.write_text(f'name = "g"\nplan = "{plan}"\n[target]\nhost = "127.0.0.1"\nport = {port}\n'
                         '[cell]\nduration_s = 5\nwarmup_s = 1\ncooldown_s = 1\n[axes]\nusers = [1]\n')
         code = cli.main(["run", str(grid), "--out", str(tmp_path / "reports"), "--live", str(port)])

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from littlegrid.analysis.error_classes import classify
+from littlegrid.analysis.series import time_series
+from littlegrid.analysis.stats import sample_stats
+from littlegrid.analysis.window import in_window, steady_window
 from littlegrid.analyze import analyze
-from littlegrid.error_classes import classify
 from littlegrid.jtl import read_jtl
-from littlegrid.live import status as st
-from littlegrid.live.view import LiveView
-from littlegrid.series import time_series
-from littlegrid.stats import sample_stats
-from littlegrid.window import in_window, steady_window
+from littlegrid.run.live import status as st
+from littlegrid.run.live.view import LiveView
 from runs import write_jtl, write_run
 
 REAL = "perfaction-basic.jtl"  # JMeter 5 default columns, 3 threads, real response times (corpus SOURCES.md)

@@ -1,6 +1,6 @@
 """GrowingFile: only complete lines, the header kept apart, a replaced file read from its start."""
 
-from littlegrid.live.tailing import GrowingFile
+from littlegrid.run.live.tailing import GrowingFile
 
 HEADER = b"timeStamp,elapsed,label\n"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from littlegrid.jmeter import JMeter, find_jmeter
 from littlegrid.jtl import read_jtl
-from littlegrid.plan_properties import save_service_properties
-from littlegrid.sample_server import SampleServer, find_server_jar
+from littlegrid.run.jmeter import JMeter, find_jmeter
+from littlegrid.run.plan_properties import save_service_properties
+from littlegrid.run.sample_server import SampleServer, find_server_jar
 from littlegrid.usererror import UserError
 from needs import missing
 from plan_files import PLANS, ROOT

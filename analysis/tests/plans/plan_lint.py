@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from littlegrid.plan_properties import declared_properties, plan_strings
+from littlegrid.run.plan_properties import declared_properties, plan_strings
 
 # Elements that receive every sample: in a plan they slow a run down (GUI listeners) or write files nobody
 # asked for; results are written by whoever runs JMeter, with -l.

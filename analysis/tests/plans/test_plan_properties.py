@@ -7,7 +7,7 @@ import re
 import pytest
 from plan_files import PLANS, README
 
-from littlegrid.plan_properties import (JTL_COLUMNS, SAVE_SERVICE_PROPERTIES, declared_properties, property_calls,
+from littlegrid.run.plan_properties import (JTL_COLUMNS, SAVE_SERVICE_PROPERTIES, declared_properties, property_calls,
                                         read_properties_file, save_service_properties, workload_of)
 from littlegrid.usererror import UserError
 

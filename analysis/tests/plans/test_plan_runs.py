@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid import laws
-from littlegrid.plan_properties import JTL_COLUMNS, THINK_DRAWN_VARIABLE
-from littlegrid.think_time import ks_exponential, poisson_fit
-from littlegrid.window import steady_window
+from littlegrid.analysis import laws
+from littlegrid.analysis.think_time import ks_exponential, poisson_fit
+from littlegrid.analysis.window import steady_window
+from littlegrid.run.plan_properties import JTL_COLUMNS, THINK_DRAWN_VARIABLE
 
 pytestmark = pytest.mark.integration
 

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from littlegrid.criteria import parse
-from littlegrid.histogram import SecondHistograms
-from littlegrid.search import Probe, next_step, Answer
-from littlegrid.search_slo import figures
+from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.criteria.grammar import parse
+from littlegrid.search.slo import figures
+from littlegrid.search.strategy import Answer, Probe, next_step
 
 
 def _erlang_cdf(k: int, rate: float, t: float) -> float:

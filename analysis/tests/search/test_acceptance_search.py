@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.jmeter import repo_root
-from littlegrid.search_run import search
+from littlegrid.run.jmeter import repo_root
+from littlegrid.search.runner import search
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
@@ -51,7 +51,7 @@ def test_throttling_cpu_search_per_arm_agrees_with_the_throttling_grids_own_cell
     users values, N = 2, 4, 8, and the verdicts compared where the two overlap."""
     import tomllib
 
-    from littlegrid.runner import run_grid
+    from littlegrid.run.runner import run_grid
     arm = "littlegrid.throttle.max-concurrent"
     slo, threshold = "p90 < 25ms", 25.0
     folder, doc = search(GRIDS / "search-throttling.toml", [slo], out=tmp_path, run_id="search-throttling")
@@ -112,7 +112,7 @@ def _toml_text(raw: dict) -> str:
 
 
 def test_open_search_on_two_threads_of_exponential_50ms_answers_where_mm2_puts_p90_at_200ms(runnable, tmp_path):
-    from littlegrid import mmcn
+    from littlegrid.analysis import mmcn
     threshold, c = 200.0, 2
     folder, doc = search(GRIDS / "search-open.toml", [f"p90 < {threshold:g}ms"], out=tmp_path, run_id="search-open")
     answer, probes = doc["answer"], doc["probes"]

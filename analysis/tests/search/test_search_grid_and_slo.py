@@ -6,14 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from littlegrid.grid import SearchRange
-from littlegrid.grid_file import load_grid
-from littlegrid.histogram import SecondHistograms
-from littlegrid.search_slo import figures, parse_slo, slo_words
+from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.run.grid import SearchRange
+from littlegrid.run.grid_file import load_grid
+from littlegrid.search.slo import figures, parse_slo, slo_words
 from littlegrid.usererror import UserError
 from simulated import in_seconds
 
-PLAN = Path(__file__).parents[1] / "runner" / "fixtures" / "tiny.jmx"
+PLAN = Path(__file__).parents[1] / "run" / "fixtures" / "tiny.jmx"
 GRID = f"""
 name = "search"
 plan = "{PLAN}"

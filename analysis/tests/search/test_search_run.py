@@ -4,20 +4,19 @@ Z = 0) written as a JTL by a stand-in for run_cell; the run folder, search.json,
 
 import json
 import socket
-import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from littlegrid import cell_run, cli, runner
-from littlegrid.jmeter import JMeter
+from analysis_synthetic import machine_repairman, write_jtl
+from littlegrid import cli
+from littlegrid.run import cell_run, runner
+from littlegrid.run.jmeter import JMeter
 from littlegrid.usererror import UserError
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "analysis"))
-from analysis_synthetic import machine_repairman, write_jtl  # noqa: E402
 
-PLAN = Path(__file__).parents[1] / "runner" / "fixtures" / "tiny.jmx"
+PLAN = Path(__file__).parents[1] / "run" / "fixtures" / "tiny.jmx"
 
 
 def grid(tmp_path, users="{ min = 1, max = 80 }", extra="") -> Path:
@@ -45,7 +44,7 @@ users = {users}
 def simulated(monkeypatch, tmp_path):
     """run_cell writes an M/M/10//N cell of the cell's duration; records the cells it ran."""
     ran = []
-    monkeypatch.setattr("littlegrid.jmeter.find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "j.jar"))
+    monkeypatch.setattr("littlegrid.run.jmeter.find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "j.jar"))
     monkeypatch.setattr(runner, "java_version", lambda: "17 (fake)")
     monkeypatch.setattr(runner, "_preflight", lambda grid: None)
     kill_at = {}
@@ -65,7 +64,7 @@ def simulated(monkeypatch, tmp_path):
 
 
 def test_a_search_writes_ordinary_cells_and_search_json_with_the_answer_in_words(tmp_path, simulated, capsys):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     ran, _ = simulated
     folder, doc = search(grid(tmp_path), ["p90 < 300ms"], out=tmp_path / "out", run_id="s1")
     answer = doc["answer"]
@@ -86,7 +85,7 @@ def test_a_search_writes_ordinary_cells_and_search_json_with_the_answer_in_words
 
 
 def test_resume_after_a_kill_keeps_finished_probes_and_reruns_only_the_unfinished_one(tmp_path, simulated):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     ran, kill_at = simulated
     path = grid(tmp_path)
     kill_at["users=4"] = True
@@ -103,7 +102,7 @@ def test_resume_after_a_kill_keeps_finished_probes_and_reruns_only_the_unfinishe
 
 
 def test_other_axes_get_one_search_each(tmp_path, simulated):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     path = grid(tmp_path, users="{ min = 1, max = 8 }")
     path.write_text(path.read_text().replace("[properties]\nthink_ms = 0\n", "") + "think_ms = [0, 1000]\n")
     folder, doc = search(path, ["p90 < 300ms"], out=tmp_path / "out", run_id="s3")
@@ -118,7 +117,7 @@ def test_other_axes_get_one_search_each(tmp_path, simulated):
     ("{ min = 1, max = 8 }", "throughput > 5/s", "not a per-cell bound"),
 ])
 def test_refusals_come_before_any_load(tmp_path, simulated, users, slo, problem):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     ran, _ = simulated
     with pytest.raises(UserError, match=problem):
         search(grid(tmp_path, users=users), [slo], out=tmp_path / "out")
@@ -128,7 +127,7 @@ def test_refusals_come_before_any_load(tmp_path, simulated, users, slo, problem)
 def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_answer(tmp_path, simulated):
     import argparse
     from littlegrid import report
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     folder, doc = search(grid(tmp_path, users="{ min = 1, max = 20 }"), ["p90 < 300ms"], out=tmp_path / "out",
                          run_id="s5")
     args = argparse.Namespace(inputs=[str(folder)], output=tmp_path / "rep", warmup=None, cooldown=None,
@@ -146,7 +145,7 @@ def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_ans
 def watched(monkeypatch, simulated):
     """A search's live session (the real one, on a free port, updated every 50 ms), every search_update it was
     given, and a hook run inside each probe's cell while the view serves it."""
-    from littlegrid.live import session as live_session
+    from littlegrid.run.live import session as live_session
     got = {"updates": [], "during": []}
     real_open = live_session.open_live
 
@@ -175,7 +174,7 @@ def _status(session) -> dict:
 
 
 def test_live_status_shows_each_probe_running_the_bracket_and_the_answer(tmp_path, simulated, watched):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     ran, _ = simulated
     seen = []
 
@@ -209,7 +208,7 @@ def test_live_status_shows_each_probe_running_the_bracket_and_the_answer(tmp_pat
 
 
 def test_live_search_of_two_groups_says_the_earlier_answer(tmp_path, simulated, watched):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     path = grid(tmp_path, users="{ min = 1, max = 8 }")
     path.write_text(path.read_text().replace("[properties]\nthink_ms = 0\n", "") + "think_ms = [0, 1000]\n")
     folder, doc = search(path, ["p90 < 300ms"], out=tmp_path / "out", run_id="live2", live="0")
@@ -247,7 +246,7 @@ def test_a_busy_live_port_is_refused_before_any_load_and_leaves_no_run_folder(tm
 
 @pytest.mark.browser
 def test_the_live_page_shows_the_search_converging_in_chromium(tmp_path, simulated, watched, browser):
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
     page = browser.new_page()
     requests, errors, shown = [], [], []
     page.on("request", lambda r: requests.append(r.url))
@@ -277,7 +276,7 @@ def test_a_probe_whose_workload_shortfall_is_jmeters_per_cycle_work_stays_valid(
     """/cpu-like cells: R ≈ 5 ms on 2 servers, Z = 0 asked. JMeter's 0.6 ms between samples makes X·R fall ~10 %
     short of N, which the per-cycle overhead explains (findings.base.overhead_explains): the probe is evidence.
     Negative control: 10 ms between samples is not JMeter's own work, and the probe is not trusted."""
-    from littlegrid.search_run import search
+    from littlegrid.search.runner import search
 
     def run_cell(jmeter, plan, folder, properties, duration_s, **kw):
         samples = machine_repairman(int(properties["users"]), 2, 5.0, gap_ms, duration_s, seed=7)

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from littlegrid.search import Probe, Space, next_step, remaining
-from littlegrid.search_slo import Figure
+from littlegrid.search.slo import Figure
+from littlegrid.search.strategy import Probe, Space, next_step, remaining
 from simulated import ClosedMMc, drive, exact_probe, sampled_probe
 
 SLO = "p90 < 300ms"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid import models
-from littlegrid.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis import models
+from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 
 STANDINGS = ("holds", "suggests", "cannot tell")
 # What a performance engineer needs first: what limits the system, where the requests wait, which cells not

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid import models
-from littlegrid.laws import GENERATOR_OVERHEAD_MS
-from littlegrid.server_metrics import in_front_of_server
+from littlegrid.analysis import models
+from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis.server_metrics import in_front_of_server
 from littlegrid.findings.base import (ACCEPT_COUNT, overhead_explains, span, think_excess_ms, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, check, curves, fields, group_words, knob, ms, num, overall,
                                       pct, rate, threads_max, users, where_of)

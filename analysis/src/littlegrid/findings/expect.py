@@ -4,7 +4,7 @@ the grammar, and whether a run's findings meet them.
     expectation := ["no"] kind [resource] [where condition ("and" condition)*]
 
 kind is a finding kind (saturation, bottleneck, waiting, ...); resource only follows "bottleneck"; the where
-scope is the criteria grammar's (littlegrid.criteria.parse_where). A positive expectation is met by a finding
+scope is the criteria grammar's (littlegrid.criteria.grammar.parse_where). A positive expectation is met by a finding
 of that kind about a cell in scope that holds; a finding that only suggests it leaves it undecided. "no X" is
 met when no finding of that kind holds or suggests anything about a cell in scope ("cannot tell" claims nothing).
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from littlegrid.criteria import Scope, parse_where
-from littlegrid.criteria_eval import in_where
+from littlegrid.criteria.evaluate import in_where
+from littlegrid.criteria.grammar import Scope, parse_where
 from littlegrid.findings.base import KIND_ORDER
 from littlegrid.usererror import UserError
 

@@ -12,7 +12,7 @@ def _value(key: str, x) -> str:
 
 
 def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Finding]:
-    """rows: the comparison's paired cells (littlegrid.comparison.compare_pair output with the cell's "id"). A metric is
+    """rows: the comparison's paired cells (littlegrid.comparison.deltas.compare_pair output with the cell's "id"). A metric is
     stated when its verdict is better or worse: its whole 95% interval lies beyond the minimum effect."""
     out = []
     for row in rows:

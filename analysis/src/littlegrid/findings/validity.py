@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from littlegrid import models
+from littlegrid.analysis import models
 from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, fields, num, overall,
                                       overhead_explains, pct, span, think_excess_ms, users, where_of)
-from littlegrid.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 
 ERROR_RATE = 0.01  # above this share of failed requests, a cell's figures describe failures too
 # The checks whose failure says the cell's figures do not describe the workload asked for, and in what words.

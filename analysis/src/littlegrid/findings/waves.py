@@ -8,8 +8,8 @@ cell is not read: its CCDF keeps chosen points only, and counts between them can
 
 from __future__ import annotations
 
+from littlegrid.analysis.tail import CCDF_POINT_BUDGET
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, threads_max, users, where_of
-from littlegrid.tail import CCDF_POINT_BUDGET
 
 WAVE_SLACK = 0.15   # a response within ±15% of k·S rides wave k (S = the fastest response, the first wave)
 WAVE_SHARE = 0.9    # at least this share of the successful responses on waves, and 2 waves or more

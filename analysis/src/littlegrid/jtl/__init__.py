@@ -31,7 +31,7 @@ def read_jtl(paths, *, include_subsamples: bool = False, timestamp_is_start: boo
     timestamp_format: jmeter.save.saveservice.timestamp_format when timeStamp is a date (default: detected).
     delimiter: the CSV delimiter (jmeter.save.saveservice.default_delimiter; default: sniffed).
     The command line's --columns, --timestamp-format, --timestamp-is-end, --include-subsamples and
-    --jmeter-properties map onto these (littlegrid.jtl_options).
+    --jmeter-properties map onto these (littlegrid.jtl.options).
     block_size: bytes parsed at a time (the reader's working memory beside the table it returns).
     fields: table columns the caller needs (default: all). The others are not parsed (a CSV's URL column is
     a third of a default file's bytes) and come back all-null; `absent_columns` still names only the

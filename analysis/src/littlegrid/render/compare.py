@@ -32,7 +32,7 @@ def _pdf_chart(i: int, a: dict, b: dict) -> dict:
 
 
 def draw(result: dict, sa: dict, sb: dict, out_dir: Path, *, generated: str | None = None) -> Path:
-    """The comparison stage's result (littlegrid.comparison.compare_runs: pairs, deltas, verdicts, findings) for
+    """The comparison stage's result (littlegrid.comparison.deltas.compare_runs: pairs, deltas, verdicts, findings) for
     the summaries `sa` and `sb`, drawn into out_dir/index.html; returns its path."""
     pairs = [(r["a"], r["b"]) for r in result["rows"]]
     curve_charts = [_curve_chart("cmp-x", "Throughput X vs users N (A solid, B dashed)", "X (req/s)", "throughput_per_s", sa, sb),

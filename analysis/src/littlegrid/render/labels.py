@@ -84,7 +84,7 @@ def error_view(cell: dict) -> dict:
     by_type = [{"type": str(t.get("type")), "count": t.get("count"), "share": t.get("share_of_errors"),
                 "of_samples": t.get("count") / samples if samples else None} for t in types[:ERROR_TYPE_ROWS]]
     rest = types[ERROR_TYPE_ROWS:]
-    summary_rest = cell.get("errors") or {}  # types the summary itself left out (analyze.ERROR_TYPES_MAX)
+    summary_rest = cell.get("errors") or {}  # types the summary itself left out (analysis.cell.ERROR_TYPES_MAX)
     failing = sorted(((str(k), st) for k, st in (cell.get("labels") or {}).items() if st.get("errors")),
                      key=lambda kv: (-kv[1]["errors"], kv[0]))
     by_label = [{"label": label, "href": label_href(label), "count": st.get("count"), "errors": st.get("errors"),

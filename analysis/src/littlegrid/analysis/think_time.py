@@ -1,0 +1,492 @@
+"""Realised think time per thread (next start − (start + elapsed)) and how its distribution compares with the intended one."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from littlegrid.analysis.int_sort import sort_ints
+from littlegrid.analysis.kolmogorov import kolmogorov_sf
+from littlegrid.analysis.window import SteadyWindow
+
+HISTOGRAM_MAX_BINS = 80
+CHI2_MIN_EXPECTED = 5.0
+
+
+def _codes(column: pd.Series) -> np.ndarray:
+    """Integer codes of a column (nulls share one code): categorical codes when it is one, else factorized."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64)
+    return pd.factorize(column, use_na_sentinel=True)[0].astype(np.int64)
+
+
+def thread_keys(samples: pd.DataFrame) -> np.ndarray:
+    """Thread identity as an integer: engine host + thread name (distributed engines reuse thread names;
+    remote mode's name prefix tells engines apart on one host, the Hostname column across hosts)."""
+    thread = _codes(samples["thread"])
+    thread += 1  # -1 (null) becomes 0; in place: each temporary is 8 bytes a sample
+    key = _codes(samples["host"])
+    key += 1
+    key *= int(thread.max(initial=0)) + 1
+    key += thread
+    # int32 when it fits (always, short of 46,000 hosts × threads): it lives through the whole analysis
+    return key.astype(np.int32) if int(key.max(initial=0)) < 2**31 else key
+
+
+def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
+    """(order, thread keys, rows per thread, start[order]): rows by thread, then start (ties keep file order);
+    the threads in ascending key order, each with its number of rows.
+
+    A thread's samples follow one another, and JMeter writes each when it ends, so within a thread the file
+    is already in start order: a stable sort on the thread key alone (a radix sort when keys fit 16 bits,
+    5× faster than any sort involving start) is enough, and it is checked. When it fails (files of one
+    thread combined out of order), one stable argsort of key·span + start, or a lexsort beyond 62 bits."""
+    if int(key.max()) < 2 ** 16:
+        order = np.argsort(key.astype(np.uint16), kind="stable")
+        counts = np.bincount(key)
+        threads = np.flatnonzero(counts)
+        sizes = counts[threads]
+        start_sorted = start[order]
+        backwards = start_sorted[1:] < start_sorted[:-1]
+        backwards[np.cumsum(sizes)[:-1] - 1] = False  # where one thread ends and the next begins, any order
+        if not backwards.any():
+            return order, threads, sizes, start_sorted
+        del backwards, start_sorted
+    first = int(start.min())
+    span = int(start.max()) - first + 1
+    if (int(key.max()) + 1) * span < 2 ** 62:
+        packed = key.astype(np.int64)  # int32 keys: the product must not wrap
+        packed *= span
+        packed += start
+        packed -= first
+        order = np.argsort(packed, kind="stable")
+        del packed
+    else:
+        order = np.lexsort((end, start, key))
+    key_sorted = key[order]
+    firsts = np.concatenate(([0], np.flatnonzero(key_sorted[1:] != key_sorted[:-1]) + 1))
+    return order, key_sorted[firsts], np.diff(np.append(firsts, len(key))), start[order]
+
+
+# JMeter writes whole milliseconds: a sample may seem to start up to 1 ms before the previous one of its
+# thread ended (start and elapsed come from two clocks). Beyond this, the two samples really overlap.
+OVERLAP_TOLERANCE_MS = 1
+RULE_EVERY, RULE_OUTERMOST, RULE_NONE = "every sample", "outermost samples", "does not apply"
+
+
+@dataclass(frozen=True)
+class ThinkSequence:
+    """The samples think time is measured between, and why those.
+
+    A thread's samples overlap when Transaction Controller rows wrap their samplers, when a parallel controller
+    or embedded resources run beside one another, or when sub-results are kept. Think time and the closed law
+    need one sequence of samples per thread that follow one another: every sample when none overlaps (beyond
+    OVERLAP_TOLERANCE_MS), else the outermost ones (a sample contained in another of its thread is dropped); when
+    outermost samples still overlap (parallel requests), there is no such sequence and `gaps` is None.
+    count / elapsed_sum: the sequence's samples completed in the window (its X and R)."""
+
+    rule: str
+    gaps: pd.DataFrame | None
+    rows: int
+    contained: int = 0
+    transaction_rows: int = 0  # outermost samples that are Transaction Controller rows
+    partial_overlaps: int = 0  # outermost samples starting before the previous one of their thread ended
+    successive_pairs: int = 0  # outermost samples that have a previous one in their thread
+    count: int = 0
+    elapsed_sum: int = 0
+    active_ms: int = 0  # Σ over threads of [first start, last end] of the sequence, clipped to the window
+
+    def text(self) -> str:
+        """The rule in words, with its figures."""
+        if self.rule == RULE_EVERY:
+            return "think time from every sample: no sample overlaps another of its thread"
+        if self.rule == RULE_NONE:
+            dropped = f", after dropping {self.contained:,} samples contained in another" if self.contained else ""
+            return (f"does not apply: samples overlap within threads ({self.partial_overlaps:,} of "
+                    f"{self.successive_pairs:,} successive samples{dropped})")
+        wrappers = (f"{self.transaction_rows:,} transaction rows and {self.rows - self.contained - self.transaction_rows:,}"
+                    f" other outermost samples" if self.transaction_rows else
+                    f"{self.rows - self.contained:,} outermost samples")
+        return (f"think time from the outermost samples: {wrappers} wrap {self.contained:,} samples; "
+                f"{self.partial_overlaps} partial overlaps")
+
+    def as_dict(self, window_s: float) -> dict:
+        applies = self.rule != RULE_NONE
+        return {"rule": self.rule, "text": self.text(), "rows": self.rows, "contained": self.contained,
+                "transaction_rows": self.transaction_rows, "partial_overlaps": self.partial_overlaps,
+                "successive_pairs": self.successive_pairs,
+                "count": self.count if applies else None,
+                "throughput_per_s": self.count / window_s if applies and window_s > 0 else None,
+                "mean_ms": self.elapsed_sum / self.count if applies and self.count else None,
+                # threads active on average through the window: the N of N = X·(R+Z) when nobody says N
+                "active_threads": self.active_ms / 1000.0 / window_s if applies and window_s > 0 else None}
+
+
+def realised_gaps(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None) -> pd.DataFrame:
+    """The gaps between a thread's successive samples, taken as they are (overlapping or not): see
+    think_sequence for the gaps think time is measured from."""
+    key = thread_keys(samples) if keys is None else keys
+    if len(key) == 0:
+        return _no_gaps(key)
+    start = samples["start_ms"].to_numpy(dtype=np.int64)
+    end = samples["end_ms"].to_numpy(dtype=np.int64)
+    order, threads, sizes, start = _thread_time_order(key, start, end)
+    return _gaps(threads, sizes, start, end[order], window)
+
+
+def _no_gaps(key: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({"key": key[:0], "gap_ms": key[:0], "cycle_ms": key[:0]})
+
+
+def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None,
+                   transactions: frozenset = frozenset()) -> ThinkSequence:
+    """The sequence think time is measured on (ThinkSequence) and its gaps, from every row of `samples`
+    (Transaction Controller rows included: their labels in `transactions`).
+
+    A sample's occupied span is [start, end + IdleTime]: a transaction's elapsed leaves out the timers inside
+    it (IdleTime), and its last sampler may end in that idle tail. The gaps themselves run from end (start +
+    elapsed), so a timer inside a transaction counts as think time, as the closed law needs (R + Z = cycle).
+    The common case (nothing overlaps) costs one comparison over the gaps and gives today's figures."""
+    key = thread_keys(samples) if keys is None else keys
+    rows = len(key)
+    if rows == 0:
+        return ThinkSequence(RULE_EVERY, _no_gaps(key), 0)
+    start = samples["start_ms"].to_numpy(dtype=np.int64)
+    end = samples["end_ms"].to_numpy(dtype=np.int64)
+    order, threads, sizes, start = _thread_time_order(key, start, end)
+    span = end = end[order]
+    longest_idle = samples["idle_ms"].max() if "idle_ms" in samples else None  # nulls skipped
+    if pd.notna(longest_idle) and longest_idle > 0:  # the timers inside transactions
+        span = end + samples["idle_ms"].to_numpy(dtype=np.int64, na_value=0)[order]
+    firsts = np.cumsum(sizes) - sizes  # each thread's first row
+    overlapping = np.subtract(start[1:], span[:-1]) < -OVERLAP_TOLERANCE_MS
+    overlapping[firsts[1:] - 1] = False  # a thread's first sample follows nothing
+    if not overlapping.any():
+        del overlapping, span, order
+        count, elapsed = _window_totals(start, end, window)
+        active = _active_ms(start, end, sizes, window)
+        return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
+                             elapsed_sum=elapsed, active_ms=active)
+    del overlapping
+    # the transaction flags in thread order now, so that `order` (8 bytes a row) is gone before _outermost
+    is_transaction = samples["label"].isin(transactions).to_numpy()[order] if transactions else None
+    del order
+    outer, partial = _outermost(start, end, span, firsts)
+    del span
+    # every thread keeps its first sample
+    present = np.bincount(_thread_of(firsts, outer), minlength=len(threads))
+    transaction_rows = int(np.count_nonzero(is_transaction[outer])) if transactions else 0
+    start, end = start[outer], end[outer]
+    count, elapsed = _window_totals(start, end, window)
+    common = {"rows": rows, "contained": rows - len(outer), "transaction_rows": transaction_rows,
+              "partial_overlaps": partial, "successive_pairs": len(outer) - len(threads),
+              "count": count, "elapsed_sum": elapsed, "active_ms": _active_ms(start, end, present, window)}
+    if partial:
+        return ThinkSequence(RULE_NONE, None, **common)
+    return ThinkSequence(RULE_OUTERMOST, _gaps(threads, present, start, end, window), **common)
+
+
+def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, firsts: np.ndarray):
+    """(positions of the outermost samples, how many of them overlap an earlier sample of their thread), rows
+    sorted by thread then start.
+
+    Samples starting together form a run: its longest span (the last written of equal spans: JMeter writes a
+    transaction after its samplers, with the first one's start) stands for it, the others are contained in it.
+    A run's sample is contained when its span ends no later (+ tolerance) than an earlier one's: a running
+    maximum per thread, reset by offsetting each thread's values past the previous thread's.
+
+    An outermost sample overlaps when it starts before an earlier sample of its thread ended (− tolerance),
+    by the ends of the samples themselves (start + elapsed), not the spans: IdleTime counts a nested
+    transaction's timers twice (its own and its child transaction's), so a span can reach a few ms past the
+    work it wraps, enough to contain a sample but not to fake an overlap."""
+    tol = OVERLAP_TOLERANCE_MS
+    n = len(start)
+    # Row positions fit int32 below 2**31 rows: every row-long temporary here is half the size (this path
+    # runs beside the sample statistics; at 5 M rows each int64 temporary is 40 MB of peak RSS).
+    index = _index_type(n)
+    new_run = np.ones(n, dtype=bool)
+    np.not_equal(start[1:], start[:-1], out=new_run[1:])
+    new_run[firsts] = True
+    run_firsts = np.flatnonzero(new_run).astype(index)
+    run_of_row = np.cumsum(new_run, dtype=index)
+    run_of_row -= 1
+    del new_run
+    longest = np.maximum.reduceat(span, run_firsts)
+    is_longest = span == longest[run_of_row]
+    del run_of_row
+    candidate = np.arange(n, dtype=index)
+    candidate[~is_longest] = -1
+    del is_longest
+    rep = np.maximum.reduceat(candidate, run_firsts)  # one sample per run
+    del candidate
+    base = int(start.min())
+    stride = int(span.max()) - base + 2 * tol + 2
+    if len(firsts) * stride < 2**62:
+        # the offsets in place of each run's thread (the run's thread from `firsts`, no thread per row)
+        offset = _thread_of(firsts, run_firsts)
+        offset *= stride
+        offset -= base
+        longest += offset
+        earlier = _before(longest)  # longest[k] = span[rep[k]]
+        earlier += tol
+        contained = longest <= earlier
+        del longest, earlier
+        run_end = np.maximum.reduceat(end, run_firsts)
+        del run_firsts
+        run_end += offset
+        earlier = _before(run_end)
+        del run_end
+        earlier -= tol
+        starts = start[rep]
+        starts += offset
+        del offset
+        overlap = starts < earlier
+        del starts, earlier
+    else:  # spans too wide to pack: one thread at a time
+        run_end = np.maximum.reduceat(end, run_firsts)
+        run_thread = _thread_of(firsts, run_firsts)
+        contained = np.zeros(len(rep), dtype=bool)
+        overlap = np.zeros(len(rep), dtype=bool)
+        bounds = np.flatnonzero(np.diff(run_thread)) + 1
+        for lo, hi in zip(np.concatenate(([0], bounds)), np.append(bounds, len(rep))):
+            contained[lo:hi] = longest[lo:hi] <= _before(longest[lo:hi]) + tol
+            overlap[lo:hi] = start[rep[lo:hi]] < _before(run_end[lo:hi]) - tol
+    keep = ~contained
+    return rep[keep], int(np.count_nonzero(overlap & keep))
+
+
+def _thread_of(firsts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The thread (0, 1, ...) of each row position, rows sorted by thread: `firsts` holds each thread's first
+    row. int64 (the callers scale it in place)."""
+    thread = np.searchsorted(firsts, rows, side="right")
+    thread -= 1
+    return thread
+
+
+def _index_type(rows: int):
+    """The narrowest NumPy type of a row position among `rows` rows (int32 below 2**31)."""
+    return np.int32 if rows < 2**31 else np.int64
+
+
+def _before(values: np.ndarray) -> np.ndarray:
+    """The largest of the values before each one (far below any value for the first)."""
+    out = np.empty_like(values)
+    out[0] = np.iinfo(np.int64).min // 2
+    np.maximum.accumulate(values[:-1], out=out[1:])
+    return out
+
+
+def _active_ms(start: np.ndarray, end: np.ndarray, sizes: np.ndarray, window: SteadyWindow) -> int:
+    """Σ over threads of the time from its first start to its last end (rows by thread then start, followed
+    by one another), within the window."""
+    last = np.cumsum(sizes)[sizes > 0] - 1
+    first = last - sizes[sizes > 0] + 1
+    active = np.minimum(end[last], window.end_ms) - np.maximum(start[first], window.start_ms)
+    return int(np.clip(active, 0, None).sum())
+
+
+def _window_totals(start: np.ndarray, end: np.ndarray, window: SteadyWindow) -> tuple[int, int]:
+    """Samples completing in the window and the sum of their elapsed times (end − start)."""
+    inside = (end >= window.start_ms) & (end <= window.end_ms)
+    return int(np.count_nonzero(inside)), int(end[inside].sum() - start[inside].sum())
+
+
+def _gaps(threads: np.ndarray, sizes: np.ndarray, start: np.ndarray, end: np.ndarray,
+          window: SteadyWindow) -> pd.DataFrame:
+    """One row per gap: thread key, the gap in ms, and the cycle (elapsed of the sample it follows + gap),
+    grouped by thread key in ascending order; rows by thread (`sizes` rows each, threads with none allowed)
+    then start.
+
+    The gap after sample i of a thread is start(i+1) − end(i); it is kept when sample i completed in the
+    window (the same samples as throughput and R, so X·(R+Z) sums whole cycles), whatever the next start.
+    The cycle (end(i) − start(i)) + gap is start(i+1) − start(i). This runs beside the sample statistics,
+    so memory is spent sparingly: at most three 8-byte-a-row arrays at once (each is 40 MB at 5 M samples),
+    computed in place where they can be, freed as soon as used; the outputs are int32 when they fit.
+    `end` is overwritten.
+    """
+    # keep[i]: row i has a next row in its thread and completed in the window (the last row never has one)
+    ends = np.cumsum(sizes)  # one past each thread's last row
+    keep = end >= window.start_ms
+    keep &= end <= window.end_ms
+    keep[ends[sizes > 0] - 1] = False
+    kept = int(np.count_nonzero(keep))
+    keep = keep[:-1]
+    gap = _kept(np.subtract(start[1:], end[:-1], out=end[:-1]), keep, kept)  # end[i] is read before it is replaced
+    del end
+    cycle = _kept(np.diff(start), keep, kept)
+    del start
+    per_thread = np.add.reduceat(np.append(keep, False), np.minimum(ends - sizes, len(keep)), dtype=np.int64)
+    per_thread[sizes == 0] = 0
+    key = np.repeat(threads.astype(np.int32 if int(threads.max()) < 2**31 else np.int64), per_thread)
+    # copy=False: three blocks instead of one consolidated copy (0.3 s and 120 MB at 5 M gaps)
+    return pd.DataFrame({"key": key, "gap_ms": gap, "cycle_ms": cycle}, copy=False)
+
+
+def _kept(values: np.ndarray, keep: np.ndarray, kept: int) -> np.ndarray:
+    """values[keep], as int32 when every value fits (ms gaps under 24 days): half the memory of the gaps
+    table and of its sort."""
+    small = len(values) == 0 or (int(values.min()) >= -2**31 and int(values.max()) < 2**31)
+    return np.compress(keep, values, out=np.empty(kept, dtype=np.int32 if small else values.dtype))
+
+
+def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
+    """P(G ≤ k) for G = floor(g + f): a continuous exponential gap g measured between ms-truncated timestamps.
+
+    The previous sample's end has a uniform fractional millisecond f, so the measured gap is floor(g + f) and
+    P(G ≤ k) = ∫_k^{k+1} F(t) dt = 1 − μ·e^{−k/μ}·(1 − e^{−1/μ}) for k ≥ 0. Comparing integer gaps with the
+    continuous F directly would reject a true exponential at large n from the truncation alone.
+    """
+    k = np.asarray(k, dtype=float)
+    mu = mean_ms
+    out = 1.0 - mu * np.exp(-k / mu) * (1.0 - math.exp(-1.0 / mu))
+    return np.where(k < 0, 0.0, np.clip(out, 0.0, 1.0))
+
+
+def _discrete_ks(gaps_sorted: np.ndarray, cdf) -> float:
+    """sup |F_n − F| for integer data against a CDF that jumps only at integers.
+
+    Between two consecutive distinct data values u < u', F_n is flat and F rises, so the supremum is at
+    k = u or k = u' − 1: evaluating at every distinct value and the integer below it is exact, and costs
+    nothing when a run has a 19-hour pause in it (an integer grid from min to max would not).
+    """
+    values = gaps_sorted[np.concatenate(([True], gaps_sorted[1:] != gaps_sorted[:-1]))]  # np.unique would sort
+    ks = np.unique(np.concatenate((values, values - 1)))
+    f_n = np.searchsorted(gaps_sorted, ks, side="right") / len(gaps_sorted)
+    return float(np.max(np.abs(f_n - cdf(ks))))
+
+
+def ks_exponential(gaps_sorted: np.ndarray) -> dict:
+    """KS distance and p-value against an exponential of the same mean, as measured in whole milliseconds.
+
+    The mean of floor(g + f) is E[g] + 1/2, so μ = mean − 0.5. The p-value is the Kolmogorov distribution's
+    (ks_p_value): with the mean estimated from the data and a discrete null it is conservative (the true p
+    is smaller), so a rejection (p < 0.05) stands.
+    """
+    n = len(gaps_sorted)
+    mu = float(gaps_sorted.mean()) - 0.5
+    if n < 2 or mu <= 0 or gaps_sorted[0] < 0:
+        return {"d": None, "p": None, "mean_ms": mu if n else None}
+    d = _discrete_ks(gaps_sorted, lambda k: exponential_cdf_measured(k, mu))
+    return {"d": d, "p": ks_p_value(d, n), "mean_ms": mu}
+
+
+EXACT_KS_MAX_N = 10_000
+
+
+def ks_p_value(d: float, n: int) -> float:
+    """P(D_n ≥ d) for the two-sided one-sample KS statistic. Up to EXACT_KS_MAX_N gaps: scipy's exact kstwo.
+    Beyond: the Kolmogorov limit with Stephens' finite-n correction, K((√n + 0.12 + 0.11/√n)·d), within
+    0.0014 of the exact p at n = 10 000 and closer as n grows (test_think_time checks it against kstwo). It
+    spares the large runs the imports of scipy.stats (0.8 s) and scipy.special (0.17 s; see kolmogorov.py)."""
+    if n <= EXACT_KS_MAX_N:
+        from scipy.stats import kstwo  # noqa: PLC0415 (lazy: 0.8 s to import)
+        return float(kstwo.sf(d, n))
+    root = math.sqrt(n)
+    return kolmogorov_sf((root + 0.12 + 0.11 / root) * d)
+
+
+def poisson_fit(gaps_sorted: np.ndarray, offset_ms: float) -> dict:
+    """Gaps against offset + Poisson(λ) with λ = mean − offset (JMeter's Poisson Random Timer).
+
+    d is the KS distance on the discrete CDF; p comes from a chi-square goodness-of-fit test on integer
+    bins pooled from both ends until each expects ≥ 5 gaps (dof = bins − 2, one parameter fitted), the
+    textbook test for a discrete null (KS p-values are not valid there).
+    """
+    n = len(gaps_sorted)
+    offset = int(round(offset_ms))
+    lam = float(gaps_sorted.mean()) - offset
+    none = {"d": None, "p": None, "lambda_ms": lam if n else None, "offset_ms": offset,
+            "test": "chi-square", "chi2": None, "dof": None}
+    if n < 2 or lam <= 0:
+        return none
+    from scipy import special, stats as sps  # noqa: PLC0415 (lazy: only Poisson-timer cells need it)
+    dist = sps.poisson(lam, loc=offset)
+    d = _discrete_ks(gaps_sorted, dist.cdf)
+    # integer bins over the null's range; data beyond it falls into the end bins with the null's tail mass
+    lo, hi = int(dist.ppf(1e-9)), int(dist.isf(1e-9)) + 1
+    support = np.arange(lo, hi + 1)
+    observed = np.diff(np.searchsorted(gaps_sorted, np.append(support, hi + 1), side="left")).astype(float)
+    observed[0] += np.searchsorted(gaps_sorted, lo, side="left")
+    observed[-1] += n - np.searchsorted(gaps_sorted, hi + 1, side="left")
+    expected = n * dist.pmf(support)
+    expected[0] += n * dist.cdf(lo - 1)
+    expected[-1] += n * dist.sf(hi)
+    obs_bins, exp_bins = _pool(observed, expected)
+    dof = len(obs_bins) - 2
+    if dof < 1:
+        return none | {"d": d}
+    chi2 = float(((obs_bins - exp_bins) ** 2 / exp_bins).sum())
+    return none | {"d": d, "p": float(special.chdtrc(dof, chi2)), "chi2": chi2, "dof": dof}
+
+
+def _pool(observed: np.ndarray, expected: np.ndarray):
+    """Merge adjacent bins until each expects at least CHI2_MIN_EXPECTED."""
+    obs, exp = [], []
+    o_acc = e_acc = 0.0
+    for o, e in zip(observed, expected):
+        o_acc += o
+        e_acc += e
+        if e_acc >= CHI2_MIN_EXPECTED:
+            obs.append(o_acc)
+            exp.append(e_acc)
+            o_acc = e_acc = 0.0
+    if e_acc > 0 or o_acc > 0:
+        if exp:
+            obs[-1] += o_acc
+            exp[-1] += e_acc
+        else:
+            obs.append(o_acc)
+            exp.append(e_acc)
+    return np.array(obs), np.array(exp)
+
+
+def histogram(gaps_sorted: np.ndarray) -> dict:
+    """Counts on integer-ms bins from the minimum to the 99.9th percentile; gaps beyond it are counted in `overflow`."""
+    n = len(gaps_sorted)
+    if n == 0:
+        return {"edges_ms": [], "counts": [], "overflow": 0}
+    lo = int(gaps_sorted[0])
+    hi = int(gaps_sorted[min(n - 1, math.ceil(0.999 * n) - 1)]) + 1
+    width = max(1, math.ceil((hi - lo) / HISTOGRAM_MAX_BINS))
+    edges = np.arange(lo, hi + width, width)
+    counts = np.diff(np.searchsorted(gaps_sorted, edges, side="left"))
+    return {"edges_ms": edges.astype(float).tolist(), "counts": counts.astype(int).tolist(),
+            "overflow": int(n - np.searchsorted(gaps_sorted, edges[-1], side="left"))}
+
+
+def _per_thread_means(keys: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Mean gap of each thread, without a pandas groupby of millions of gaps. realised_gaps gives the gaps
+    grouped by key: sums over each run of equal keys (exact integers, no float copy of the gaps)."""
+    if len(keys) == 0:
+        return np.array([])
+    if keys.dtype.kind in "iu" and not (keys[1:] < keys[:-1]).any():
+        firsts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        firsts = np.concatenate(([0], firsts))
+        return np.add.reduceat(gaps, firsts, dtype=np.int64) / np.diff(np.append(firsts, len(keys)))
+    _, inverse = np.unique(keys, return_inverse=True)
+    return np.bincount(inverse, weights=gaps.astype(float)) / np.bincount(inverse)
+
+
+def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_ms: float = 0.0) -> dict:
+    """The contract's "think_time" block: gaps, mean, CV, KS vs exponential, Poisson fit (Poisson timer only), histogram."""
+    values = sort_ints(gaps["gap_ms"].to_numpy())
+    n = len(values)
+    mean = float(values.mean()) if n else None
+    sd = float(values.std(ddof=1)) if n > 1 else None
+    per_thread = _per_thread_means(gaps["key"].to_numpy(), gaps["gap_ms"].to_numpy())
+    cycles = gaps["cycle_ms"].to_numpy()  # int64: std makes one float temporary, not two
+    return {
+        "gaps": n,
+        "threads": int(per_thread.size),
+        "mean_ms": mean,
+        "sd_ms": sd,
+        "cv": sd / mean if sd is not None and mean else None,
+        "negative_gaps": int(np.searchsorted(values, 0)),  # values are sorted
+        # R+Z per cycle: its CV sets how fast throughput settles (relative s.e. of X ≈ cycle_cv/√completions)
+        "cycle_cv": float(cycles.std(ddof=1) / cycles.mean()) if n > 1 and cycles.mean() > 0 else None,
+        "thread_mean_ms": {"min": float(per_thread.min()), "max": float(per_thread.max())} if n else None,
+        "ks_exponential": ks_exponential(values) if n else {"d": None, "p": None, "mean_ms": None},
+        "ks_poisson": poisson_fit(values, offset_ms) if (n and think_dist == "poisson") else None,
+        "histogram": histogram(values),
+    }

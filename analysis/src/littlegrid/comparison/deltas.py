@@ -1,0 +1,123 @@
+"""The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
+from each cell's exact histograms by block of seconds, better/worse/same per metric and cell, and the arms'
+findings. A plain dict out (`compare_runs`); render/compare.py lays it out and computes nothing; compare.py, the
+command, joins the two."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from littlegrid.comparison import bootstrap, cell_samples
+from littlegrid.comparison.cell_samples import CellSamples
+from littlegrid.findings import two_arms
+from littlegrid.usererror import UserError
+
+# (key in STATS, name, higher is better, quantile when it is a percentile)
+METRICS = [("throughput_per_s", "X", True, None), ("mean_ms", "mean R", False, None),
+           ("p50_ms", "p50", False, 0.5), ("p90_ms", "p90", False, 0.9), ("p99_ms", "p99", False, 0.99)]
+VERDICT_WORDS = {"better": "better", "worse": "worse", "same": "no significant difference", "unknown": "no interval"}
+
+
+def _key(cell: dict, names) -> tuple:
+    axes = cell.get("axes") or {}
+    return tuple((k, str(axes.get(k))) for k in names)
+
+
+def pair_cells(a_cells: list[dict], b_cells: list[dict]) -> tuple[list[tuple[dict, dict]], list[dict], list[dict]]:
+    """(pairs, only in A, only in B). Cells pair when the axes both runs have take the same values; two one-cell
+    runs (e.g. two JTL files) pair with each other. A key two cells of one run share is ambiguous: not paired."""
+    if len(a_cells) == 1 and len(b_cells) == 1 and not a_cells[0].get("axes") and not b_cells[0].get("axes"):
+        return [(a_cells[0], b_cells[0])], [], []
+    names_a = [k for c in a_cells for k in (c.get("axes") or {})]
+    names_b = {k for c in b_cells for k in (c.get("axes") or {})}
+    names = list(dict.fromkeys(k for k in names_a if k in names_b))
+
+    def index(cells):
+        keyed: dict[tuple, list[dict]] = {}
+        for c in cells:
+            keyed.setdefault(_key(c, names), []).append(c)
+        return {k: v[0] for k, v in keyed.items() if len(v) == 1}
+
+    ia, ib = index(a_cells), index(b_cells)
+    pairs = [(ia[k], ib[k]) for k in ia if k in ib] if names else []
+    paired_a, paired_b = {id(a) for a, _ in pairs}, {id(b) for _, b in pairs}
+    return pairs, [c for c in a_cells if id(c) not in paired_a], [c for c in b_cells if id(c) not in paired_b]
+
+
+def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | None, *, seed: int, reps: int,
+                 min_effect: float) -> dict:
+    """Deltas B − A of every metric with its interval and verdict, and the cell's verdict: worse when any metric
+    is significantly worse (a regression anywhere decides), better when some are better and none worse."""
+    oa, ob = a.get("overall") or {}, b.get("overall") or {}
+    replicates = {"A": None, "B": None}
+    if sa is not None and sb is not None:
+        for tag, s, o in (("A", sa, oa), ("B", sb, ob)):
+            rng = bootstrap.rng_for(seed, f"{tag}:{a['id']}")
+            qs = [q for *_, q in METRICS if q]
+            # blocks of seconds keep queued requests together; one by one only for a summary without blocks
+            lat = (bootstrap.replicate_latencies_in_stored_blocks(s.blocks, qs, rng, reps) if s.blocks is not None
+                   else bootstrap.replicate_latencies(s.latencies, qs, rng, reps))
+            r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
+            x = bootstrap.replicate_throughput(s.per_second, rng, reps)
+            # completions per whole second vs per window length: rescale so replicates centre on the summary's X
+            if o.get("throughput_per_s") and s.per_second.mean() > 0:
+                r["throughput_per_s"] = x * (o["throughput_per_s"] / s.per_second.mean())
+            replicates[tag] = r
+    metrics = []
+    for key, name, higher, _ in METRICS:
+        d = bootstrap.delta(oa.get(key), ob.get(key), (replicates["A"] or {}).get(key),
+                             (replicates["B"] or {}).get(key))
+        metrics.append({"key": key, "name": name, "higher_is_better": higher, **d.as_dict(),
+                        "verdict": bootstrap.verdict(d, higher, min_effect)})
+    verdicts = {m["verdict"] for m in metrics}
+    cell_verdict = ("worse" if "worse" in verdicts else "better" if "better" in verdicts
+                    else "unknown" if verdicts == {"unknown"} else "same")
+    return {"a": a, "b": b, "metrics": metrics, "verdict": cell_verdict,
+            "error_rate": (oa.get("error_rate"), ob.get("error_rate"))}
+
+
+def _one_by_one(samples: CellSamples | None) -> str:
+    """Said on the page when a cell's latency intervals could not resample blocks of seconds."""
+    if samples is None or samples.blocks is not None:
+        return ""
+    return ("latency intervals resample requests one by one (a summary written before blocks of seconds): "
+            "too narrow near saturation")
+
+
+def _needs_jtl(summary: dict) -> bool:
+    """Whether some cell lacks the exact histogram (a summary written before them): only then are JTLs looked for."""
+    return any(cell_samples.from_summary(c) is None for c in summary.get("cells") or [] if c.get("overall"))
+
+
+def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path | None = None, samples: bool = True,
+                 seed: int = 1, reps: int = 1000, min_effect: float = 0.02, read_options=None) -> dict:
+    """{"rows": one per paired cell (compare_pair's dict with its "id" and "note"), "counts": cells per verdict,
+    "only_a"/"only_b": unpaired cell ids, "findings": the arms' findings (dicts), "settings": seed, reps and
+    min_effect, "verdict_words" and "metric_names": the words the page uses} -- all a renderer needs."""
+    if reps < 100:
+        raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
+    if not 0 <= min_effect < 1:
+        raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
+    pairs, only_a, only_b = pair_cells(sa.get("cells") or [], sb.get("cells") or [])
+    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples and _needs_jtl(sa) else {}
+    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples and _needs_jtl(sb) else {}
+    rows = []
+    for a, b in pairs:
+        notes = []
+        got_a = got_b = None
+        if samples:
+            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a, read_options)
+            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b, read_options)
+            note_a = note_a or _one_by_one(got_a)
+            note_b = note_b or _one_by_one(got_b)
+            notes += [f"A: {note_a}"] if note_a else []
+            notes += [f"B: {note_b}"] if note_b else []
+        else:
+            notes.append("--no-samples: no intervals")
+        row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
+        rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
+    return {"rows": rows, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
+            "only_a": [str(c["id"]) for c in only_a], "only_b": [str(c["id"]) for c in only_b],
+            "findings": [f.as_dict() for f in two_arms(rows)],
+            "settings": {"seed": seed, "reps": reps, "min_effect": min_effect},
+            "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}

@@ -1,0 +1,133 @@
+"""One cell: JMeter non-GUI once, in its own process group, with metrics sampled beside it; the outcome as data."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from littlegrid.run import run_folder as rf
+from littlegrid.run.jmeter import JMeter
+from littlegrid.run.metrics_sampler import MetricsSampler
+from littlegrid.run.processes import spawn, stop_group
+from littlegrid.run.progress import Live
+
+# Beyond its duration a cell gets this long (JVM start, ramp-down, remote engines) before it is declared hung.
+HANG_GRACE_S = 120.0
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    status: str            # complete | failed | incomplete
+    reason: str | None
+    exit_code: int | None
+    samples: int
+    started: str
+    ended: str
+    took_s: float
+    errors: int | None = None  # failed samples by JMeter's summariser (None: it printed no summary)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM reached the runner: stop everything, keep what is finished."""
+
+    def __init__(self, signal_name: str = "SIGINT"):
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+def run_cell(
+    jmeter: JMeter,
+    plan: Path,
+    folder: Path,
+    properties: dict,
+    *,
+    duration_s: float,
+    remote_hosts: list[str] | None = None,
+    heap: str = "1g",
+    metrics_url: str | None = None,
+    connector_port: int | None = None,
+    on_progress: Callable[[Live, float], None] | None = None,
+) -> CellOutcome:
+    """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, the two metrics CSVs).
+
+    On Ctrl-C/SIGTERM JMeter's process group is stopped and `Interrupted` propagates after the metrics files
+    are closed; the caller records the cell as incomplete. `connector_port` is the port under test: the Tomcat
+    series of other connectors in the scrape are left out.
+    """
+    started, t0 = rf.utc_now(), time.monotonic()
+    # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
+    folder = folder.resolve()
+    jtl, out = folder / rf.RESULTS, folder / rf.JMETER_OUT
+    cmd = jmeter.command(plan, jtl=jtl, log=folder / rf.JMETER_LOG, properties=properties,
+                         remote_hosts=remote_hosts or None, heap=heap, remote_exit=False)
+    live = Live()
+    tail: deque[str] = deque(maxlen=20)
+    with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url,
+                        connector_port=connector_port), \
+            out.open("w", encoding="utf-8") as console:
+        # cwd = the cell's folder: anything JMeter writes relative to its working directory stays in the run folder.
+        process = spawn(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                        text=True, errors="replace", bufsize=1)
+        lines: queue.Queue = queue.Queue()
+        reader = threading.Thread(target=_pump, args=(process, lines), name="littlegrid-jmeter-out", daemon=True)
+        reader.start()
+        deadline = t0 + duration_s + HANG_GRACE_S
+        hung = False
+        try:
+            while True:
+                try:
+                    line = lines.get(timeout=0.5)
+                except queue.Empty:
+                    line = ""
+                if line is None:  # JMeter closed its output: it is exiting
+                    break
+                if line:
+                    console.write(line)
+                    console.flush()
+                    if line.strip():
+                        tail.append(line.rstrip())
+                    live.feed(line)
+                if on_progress:
+                    on_progress(live, time.monotonic() - t0)
+                if time.monotonic() > deadline:
+                    hung = True
+                    break
+            code = stop_group(process) if hung else process.wait()
+        except BaseException:
+            stop_group(process)
+            raise
+        finally:
+            reader.join(timeout=5)
+    samples = rf.count_samples(jtl)
+    if hung:
+        status, reason = "failed", f"JMeter still running {HANG_GRACE_S:.0f} s after the cell's duration; stopped"
+    elif code != 0:
+        status, reason = "failed", f"JMeter exited with code {code}: {_last_error(tail)}"
+    elif samples == 0:
+        status, reason = "failed", f"JMeter wrote no samples to {rf.RESULTS}: {_last_error(tail)}"
+    else:
+        status, reason = "complete", None
+    count, errors = live.totals
+    return CellOutcome(status=status, reason=reason, exit_code=code, samples=samples, started=started,
+                       ended=rf.utc_now(), took_s=time.monotonic() - t0, errors=errors if count else None)
+
+
+def _pump(process: subprocess.Popen, lines: queue.Queue) -> None:
+    for line in process.stdout:
+        lines.put(line)
+    lines.put(None)
+
+
+def _last_error(tail: deque) -> str:
+    """The most telling console line: the last one naming an error, else the last one (see jmeter.log)."""
+    for line in reversed(tail):
+        low = line.lower()
+        if "error" in low or "exception" in low or "refused" in low:
+            return line.strip()[:300]
+    return (tail[-1].strip()[:300] if tail else "no console output") + f" (see {rf.JMETER_LOG})"

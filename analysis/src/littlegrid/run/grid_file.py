@@ -1,0 +1,357 @@
+"""The grid file (TOML): parse and validate it strictly into a Grid; every refusal names the file, line and key."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from littlegrid.comparison.arms import parse_arms
+from littlegrid.criteria.grammar import parse as parse_criterion
+from littlegrid.findings import expect
+from littlegrid.run.grid import Grid, SearchRange, ServerSpec, Target, Timing
+from littlegrid.run.jmeter import repo_root
+from littlegrid.run.plan_properties import declared_properties
+from littlegrid.usererror import UserError
+
+TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
+            "axes", "tolerances", "criteria", "expect", "remote_hosts"}
+TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
+SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
+CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
+# Timing lives in [cell] only: as an axis or a fixed property it would contradict the cell's own timing.
+TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions"}
+# Axes `littlegrid search` can explore as a range table: the load, closed (users) or open (rate_per_s).
+RANGE_AXES = ("users", "rate_per_s")
+RANGE_KEYS = {"min", "max", "resolution"}
+SCALAR = (str, int, float, bool)
+REMOTE_HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$")
+
+def load_grid(path: Path | str) -> Grid:
+    """Parse and validate a grid file (and the plan it names, for the properties the plan declares)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"{path}: cannot read the grid file ({e.strerror or e})")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{path}: not valid TOML: {e}")
+    return _Validator(path, text, raw).grid()
+
+
+class _Validator:
+    """Checks one parsed grid file; every refusal is one line naming the file, line and key."""
+
+    def __init__(self, path: Path, text: str, raw: dict):
+        self.path, self.text, self.raw = path, text, raw
+
+    def fail(self, table: str | None, key: str | None, problem: str) -> UserError:
+        if table and key in TOP_KEYS:  # TOML puts every key after a [table] header into that table
+            problem += f" ({key} is a top-level key: write it before the first [table])"
+        where = f"[{table}] {key}" if table and key else (f"[{table}]" if table else key or "")
+        line = self._line_of(table, key)
+        loc = f"{self.path}:{line}" if line else f"{self.path}"
+        return UserError(f"{loc}: {where}: {problem}")
+
+    def _line_of(self, table: str | None, key: str | None) -> int | None:
+        """Best effort: the line where `key` is set inside `table` (tomllib keeps no positions)."""
+        current = None
+        for n, line in enumerate(self.text.splitlines(), 1):
+            s = line.strip()
+            m = re.match(r"^\[\s*([^\]]+?)\s*\]", s)
+            if m:
+                current = m.group(1).strip('"')
+                if key is None and current == table:
+                    return n
+                continue
+            if key is not None and current == table:
+                if re.match(r'^"?' + re.escape(key) + r'"?\s*=', s):
+                    return n
+        return None
+
+    # -- sections --------------------------------------------------------------------------------
+    def grid(self) -> Grid:
+        raw = self.raw
+        for key in raw:
+            if key not in TOP_KEYS:
+                raise self.fail(None, key, f"unknown key (expected one of: {', '.join(sorted(TOP_KEYS))})")
+        name = self.string(None, "name", raw.get("name", self.path.stem))
+        description = self.string(None, "description", raw.get("description", ""))
+        plan = self.plan()
+        server = self.server()
+        target = self.target(server is not None)
+        timing = self.timing()
+        properties = self.scalars("properties")
+        jmeter_properties = self.scalars("jmeter")
+        plan_defaults = declared_properties(plan)  # the plan's ${__P(name,default)}: name -> default
+        declared = set(plan_defaults)
+        for key in properties:
+            self.check_plan_name("properties", key, declared)
+        axes, knob_axes = self.axes(declared, server is not None, properties)
+        ranges = self.ranges(declared, properties)
+        if "users" in axes or "users" in properties:
+            self.check_users(axes.get("users", [properties.get("users")]))
+        tolerances = self.scalars("tolerances")
+        for key, value in tolerances.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise self.fail("tolerances", key, f"must be a positive number, got {value!r}")
+        criteria = raw.get("criteria", [])
+        if not isinstance(criteria, list) or not all(isinstance(c, str) and c.strip() for c in criteria):
+            raise self.fail(None, "criteria", "must be a list of non-empty strings, e.g. [\"p90 < 300ms\"]")
+        for text in criteria:  # a typo in a criterion should stop the run before the load, not after it
+            try:
+                parse_criterion(text)
+            except UserError as e:
+                raise self.fail(None, "criteria", str(e))
+        self.expectations({**axes, **ranges})
+        remote_hosts = self.remote_hosts()
+        arms = self.arms(axes)
+        return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
+                    timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
+                    knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
+                    remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
+                    raw=raw)
+
+    def expectations(self, axes: dict) -> None:
+        """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
+        list in the manifest, analyze evaluates it)."""
+        texts = self.raw.get("expect", [])
+        if not isinstance(texts, list) or not all(isinstance(t, str) and t.strip() for t in texts):
+            raise self.fail(None, "expect", "must be a list of non-empty strings, e.g. "
+                                            "[\"bottleneck thread_pool where users == 100\"]")
+        for text in texts:
+            try:
+                expect.check_axes(expect.parse(text), set(axes) | {"users"})
+            except UserError as e:
+                raise self.fail(None, "expect", str(e))
+
+    def arms(self, axes: dict) -> str | None:
+        text = self.raw.get("arms")
+        if text is None:
+            return None
+        try:
+            axis, a, b = parse_arms(self.string(None, "arms", text))
+        except UserError as e:
+            raise self.fail(None, "arms", str(e).removeprefix("arms "))  # the location already names the key
+        values = [str(v) for v in axes.get(axis, [])]
+        if a not in values or b not in values:
+            raise self.fail(None, "arms", f"{axis} must be an axis holding both {a} and {b} "
+                                          f"(axes: {', '.join(f'{k} = {v}' for k, v in axes.items())})")
+        return text
+
+    def plan(self) -> Path:
+        value = self.raw.get("plan")
+        if value is None:
+            raise self.fail(None, "plan", "missing (the JMX test plan, e.g. plan = \"plans/closed.jmx\")")
+        plan = Path(self.string(None, "plan", value))
+        if not plan.is_absolute():
+            # Relative to the checkout holding the grid (grids/ sits beside plans/), else to the grid's folder.
+            base = repo_root(self.path.resolve().parent) or self.path.resolve().parent
+            plan = base / plan
+        if not plan.is_file():
+            raise self.fail(None, "plan", f"plan file not found: {plan}")
+        return plan
+
+    def server(self) -> ServerSpec | None:
+        table = self.table("server", SERVER_KEYS)
+        if table is None:
+            return None
+        start = table.get("start", False)
+        if not isinstance(start, bool):
+            raise self.fail("server", "start", f"must be true or false, got {start!r}")
+        if not start:
+            return None
+        knobs = table.get("knobs", {})
+        if not isinstance(knobs, dict):
+            raise self.fail("server", "knobs", "must be a table of Spring properties")
+        for k, v in knobs.items():
+            if not isinstance(v, SCALAR):
+                raise self.fail("server", "knobs", f"{k}: must be a number, string or boolean, got {v!r}")
+        port = table.get("port")
+        if port is not None:
+            port = self.port("server", "port", port)
+        heap = self.string("server", "heap", table.get("heap", "512m"))
+        if not re.fullmatch(r"\d+[kKmMgG]?", heap):
+            raise self.fail("server", "heap", f"must look like 512m or 2g, got {heap!r}")
+        ready = self.number("server", "ready_timeout_s", table.get("ready_timeout_s", 60.0), positive=True)
+        return ServerSpec(knobs=dict(knobs), port=port, heap=heap, ready_timeout_s=ready)
+
+    def target(self, server_started: bool) -> Target | None:
+        table = self.table("target", TARGET_KEYS)
+        if table is None:
+            if not server_started:
+                raise self.fail("target", None, "missing: give [target] host and port, or [server] start = true")
+            table = {}
+        if server_started:
+            for key in ("host", "port"):
+                if key in table:
+                    raise self.fail("target", key, "not allowed with [server] start = true "
+                                    "(the runner targets the server it starts; use [server] port)")
+        else:
+            for key in ("host", "port"):
+                if key not in table:
+                    raise self.fail("target", key, "missing")
+        method = self.string("target", "method", table.get("method", "GET")).upper()
+        if not re.fullmatch(r"[A-Z]+", method):
+            raise self.fail("target", "method", f"not an HTTP method: {method!r}")
+        path = self.string("target", "path", table.get("path", "/"))
+        if not path.startswith("/"):
+            raise self.fail("target", "path", f"must start with '/', got {path!r}")
+        body = table.get("body")
+        if body is not None:
+            body = self.string("target", "body", body)
+        protocol = self.string("target", "protocol", table.get("protocol", "http"))
+        if protocol not in ("http", "https"):
+            raise self.fail("target", "protocol", f"must be http or https, got {protocol!r}")
+        host = self.string("target", "host", table.get("host", "127.0.0.1"))
+        port = self.port("target", "port", table.get("port", 0)) if not server_started else 0
+        return Target(host=host, port=port, path=path, method=method, body=body, protocol=protocol)
+
+    def timing(self) -> Timing:
+        table = self.table("cell", set(CELL_DEFAULTS)) or {}
+        values = {}
+        for key, default in CELL_DEFAULTS.items():
+            if key == "repetitions":
+                reps = table.get(key, default)
+                if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+                    raise self.fail("cell", key, f"must be a whole number ≥ 1, got {reps!r}")
+                values[key] = reps
+            else:
+                values[key] = self.number("cell", key, table.get(key, default), positive=(key == "duration_s"))
+        if values["warmup_s"] + values["cooldown_s"] >= values["duration_s"]:
+            raise self.fail("cell", "warmup_s", f"warmup_s + cooldown_s ({values['warmup_s']:g} + "
+                            f"{values['cooldown_s']:g} s) must be less than duration_s ({values['duration_s']:g} s): "
+                            "nothing would be left of the steady window")
+        return Timing(**values)
+
+    def axes(self, declared: set[str], server_started: bool, properties: dict) -> tuple[dict, list]:
+        table = self.raw.get("axes", {})
+        if not isinstance(table, dict):
+            raise self.fail(None, "axes", "must be a table of name = [values]")
+        axes, knob_axes = {}, []
+        for name, values in table.items():
+            if isinstance(values, dict):
+                continue  # a range table: self.ranges()
+            if not isinstance(values, list):
+                raise self.fail("axes", name, f"must be a list of values, got {values!r}")
+            if not values:
+                raise self.fail("axes", name, "empty axis: give at least one value")
+            for v in values:
+                if not isinstance(v, SCALAR):
+                    raise self.fail("axes", name, f"values must be numbers, strings or booleans, got {v!r}")
+            if len(set(map(repr, values))) != len(values):
+                raise self.fail("axes", name, f"repeated value in {values} (use [cell] repetitions instead)")
+            if name in properties:
+                raise self.fail("axes", name, "also set in [properties]: an axis or a fixed property, not both")
+            if name not in declared and server_started and "." in name:
+                knob_axes.append(name)  # a dotted name the plan does not declare: a Spring knob of the sample server
+            else:
+                self.check_plan_name("axes", name, declared)
+            if name == "think_ms" or name == "rate_per_s":
+                for v in values:
+                    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                        raise self.fail("axes", name, f"values must be numbers ≥ 0, got {v!r}")
+            axes[name] = list(values)
+        return axes, knob_axes
+
+    def ranges(self, declared: set[str], properties: dict) -> dict:
+        """The range axes (`users = { min = 1, max = 400 }`): at most one, of the load, min ≤ max."""
+        table = self.raw.get("axes", {})
+        ranges = {}
+        for name, spec in table.items():
+            if not isinstance(spec, dict):
+                continue
+            if name not in RANGE_AXES:
+                raise self.fail("axes", name, f"only {' or '.join(RANGE_AXES)} can be a range (min, max); "
+                                              "give the values of other axes as a list")
+            if ranges:
+                raise self.fail("axes", name, f"a second range axis (already {next(iter(ranges))}): a search "
+                                              "explores one axis; give the others as lists")
+            if name in properties:
+                raise self.fail("axes", name, "also set in [properties]: an axis or a fixed property, not both")
+            self.check_plan_name("axes", name, declared)
+            for key in spec:
+                if key not in RANGE_KEYS:
+                    raise self.fail("axes", name, f"unknown key {key!r} in the range (expected min, max, resolution)")
+            bounds = {}
+            for key in ("min", "max", "resolution"):
+                value = spec.get(key)
+                if value is None:
+                    if key != "resolution":
+                        raise self.fail("axes", name, f"the range needs {key}, e.g. {name} = {{ min = 1, max = 400 }}")
+                    continue
+                whole = name == "users"
+                if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value <= 0:
+                    kind = "a whole number ≥ 1" if whole else "a number > 0"
+                    raise self.fail("axes", name, f"{key} must be {kind}, got {value!r}")
+                bounds[key] = value
+            if bounds["min"] > bounds["max"]:
+                raise self.fail("axes", name, f"min {bounds['min']} is greater than max {bounds['max']}")
+            ranges[name] = SearchRange(low=bounds["min"], high=bounds["max"], resolution=bounds.get("resolution"))
+        return ranges
+
+    def check_users(self, values: list) -> None:
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise self.fail("axes", "users", f"users must be whole numbers ≥ 1, got {v!r}")
+
+    def check_plan_name(self, table: str, name: str, declared: set[str]) -> None:
+        if name in TIMING_NAMES:
+            raise self.fail(table, name, "timing is set in [cell]")
+        if name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            hint = " (a server knob needs [server] start = true)" if "." in name else ""
+            raise self.fail(table, name, f"the plan {self.raw.get('plan')} does not declare this property{hint}; "
+                            f"it declares: {known}")
+
+    def remote_hosts(self) -> list[str]:
+        hosts = self.raw.get("remote_hosts", [])
+        if not isinstance(hosts, list):
+            raise self.fail(None, "remote_hosts", "must be a list of \"host:port\" strings")
+        for h in hosts:
+            m = REMOTE_HOST.match(h) if isinstance(h, str) else None
+            if not m or (m.group(1) and not 0 < int(m.group(1)) < 65536):
+                raise self.fail(None, "remote_hosts", f"{h!r} is not host or host:port (e.g. \"10.0.0.5:1099\")")
+        if len(set(hosts)) != len(hosts):
+            raise self.fail(None, "remote_hosts", "an engine is listed twice")
+        return list(hosts)
+
+    # -- value helpers ---------------------------------------------------------------------------
+    def table(self, name: str, allowed: set[str]) -> dict | None:
+        table = self.raw.get(name)
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise self.fail(None, name, "must be a table")
+        for key in table:
+            if key not in allowed:
+                raise self.fail(name, key, f"unknown key (expected one of: {', '.join(sorted(allowed))})")
+        return table
+
+    def scalars(self, name: str) -> dict:
+        table = self.raw.get(name, {})
+        if not isinstance(table, dict):
+            raise self.fail(None, name, "must be a table")
+        for key, value in table.items():
+            if not isinstance(value, SCALAR):
+                raise self.fail(name, key, f"must be a number, string or boolean, got {value!r}")
+        return dict(table)
+
+    def string(self, table: str | None, key: str, value) -> str:
+        if not isinstance(value, str):
+            raise self.fail(table, key, f"must be a string, got {value!r}")
+        return value
+
+    def number(self, table: str, key: str, value, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(table, key, f"must be a number of seconds, got {value!r}")
+        if value < 0 or (positive and value == 0):
+            raise self.fail(table, key, f"must be {'> 0' if positive else '≥ 0'}, got {value!r}")
+        return float(value)
+
+    def port(self, table: str, key: str, value) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
+            raise self.fail(table, key, f"must be a TCP port 1-65535, got {value!r}")
+        return value

@@ -1,0 +1,210 @@
+"""The live figures of a grid: the running cell from the rows read so far, the finished cells from the analysis.
+
+Every figure comes from the functions the final summary uses (read_jtl, classify, steady_window, sample_stats,
+time_series, server_figures, analyze_cell), so that the page and the report agree: a finished cell's row *is*
+its summary entry's figures; the running cell's are the same formulas over the rows written so far, with the
+steady window starting after the warm-up and ending at the last sample read (its cool-down is not known yet).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from littlegrid.analysis import cells as cells_mod
+from littlegrid.analysis import laws, models, server_metrics
+from littlegrid.analysis.cell import analyze_cell
+from littlegrid.analysis.error_classes import classify
+from littlegrid.analysis.series import time_series
+from littlegrid.analysis.stats import sample_stats
+from littlegrid.analysis.window import EmptyWindow, in_window, steady_window
+from littlegrid.run.live.tailing import GrowingFile
+
+# What the live view reads of each row; the messages only to classify errors, then dropped (rows are kept).
+LIVE_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "success", "response_code",
+               "response_message", "failure_message", "thread", "all_threads")
+KEPT_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "all_threads"]
+FIGURES = ("count", "errors", "error_rate", "errors_by_class", "throughput_per_s", "successes_per_s", "mean_ms",
+           "min_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms")
+SERIES = ("t_s", "throughput", "errors", "p50_ms", "p90_ms", "p99_ms", "active_threads", "busy_threads", "in_flight",
+          "load1")
+
+
+class CellRows:
+    """The rows of one cell's results.jtl read so far, batch by batch of complete lines, through read_jtl.
+
+    The reader takes files, so each batch (the header, then the new complete lines) is written to a scratch file
+    outside the run folder and read like any JTL. Only KEPT_COLUMNS are kept, with each row's error class.
+    """
+
+    def __init__(self, jtl: Path, scratch: Path):
+        self.tail = GrowingFile(jtl)
+        self.scratch = scratch
+        self.reset()
+
+    def reset(self) -> None:
+        self._parts: list[pd.DataFrame] = []
+        self._stacked: pd.DataFrame | None = None
+        self.rows_read = 0
+        self.rows_skipped = 0
+        self.transactions: set[str] = set()
+        self.warnings: list[str] = []
+
+    def update(self) -> int:
+        """Reads what was appended since the last call; returns the number of new rows."""
+        from littlegrid.jtl import read_jtl
+
+        data = self.tail.new_lines()
+        if self.tail.restarted:
+            self.reset()
+        if not data.strip():
+            return 0
+        self.scratch.write_bytes((self.tail.header or b"") + data)
+        reading = read_jtl(self.scratch, fields=LIVE_FIELDS)
+        chunk = reading.samples
+        self.rows_read += reading.rows_read
+        self.rows_skipped += reading.skipped_total
+        self.transactions |= set(reading.transaction_labels)
+        self.warnings = (self.warnings + [w.replace(str(self.scratch), str(self.tail.path)) for w in reading.warnings])[-5:]
+        if len(chunk):
+            part = chunk[KEPT_COLUMNS].copy()
+            part["error_class"] = classify(chunk)
+            self._parts.append(part)
+        return len(chunk)
+
+    def samples(self) -> pd.DataFrame | None:
+        """Every row read so far, Transaction Controller parents left out (as the analysis counts requests)."""
+        if self._parts:
+            base = [self._stacked] if self._stacked is not None else []
+            self._stacked = _stack(base + self._parts)
+            self._parts = []
+        rows = self._stacked
+        if rows is None or not self.transactions:
+            return rows
+        return rows[~rows["label"].isin(self.transactions)]
+
+
+def _stack(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Rows of several batches, categorical columns kept categorical (plain concat would make them object)."""
+    if len(parts) == 1:
+        return parts[0].reset_index(drop=True)
+    out = {}
+    for name in parts[0].columns:
+        column = [p[name] for p in parts]
+        if isinstance(column[0].dtype, pd.CategoricalDtype):
+            out[name] = pd.Series(pd.api.types.union_categoricals(column, ignore_order=True))
+        else:
+            out[name] = pd.concat(column, ignore_index=True)
+    return pd.DataFrame(out)
+
+
+class MetricsRows:
+    """The complete lines of a growing metrics CSV, read by server_metrics.read_metrics (the analysis' reader)."""
+
+    def __init__(self, path: Path):
+        self.tail = GrowingFile(path)
+        self._text = b""
+
+    def frame(self) -> pd.DataFrame | None:
+        data = self.tail.new_lines()
+        if self.tail.restarted:
+            self._text = b""
+        self._text += data
+        if self.tail.header is None or not self._text:
+            return None
+        return server_metrics.read_metrics(io.BytesIO(self.tail.header + self._text))
+
+
+def running_cell(samples: pd.DataFrame | None, server: pd.DataFrame | None, host: pd.DataFrame | None, *,
+                 warmup_s: float, engines: int | None) -> dict:
+    """Figures and per-second series of a running cell from its rows so far.
+
+    figures: the summary's STATS (without the distribution) over the window so far, [first start + warm-up,
+    last end read]; None during the warm-up. series: time_series over the whole cell so far (1 s buckets up to
+    the point budget), window_start_s at the end of the warm-up. server/host: their window figures so far.
+    latest: the last reading of each gauge (what the server is doing now).
+    """
+    out = {"samples": 0, "figures": None, "series": None, "server": None, "host": None, "window": None,
+           "latest": _latest(server, host), "note": None}
+    if samples is None or len(samples) == 0:
+        out["note"] = "waiting for the first samples (JMeter writes them in 8 KiB blocks)"
+        return out
+    out["samples"] = int(len(samples))
+    failed = samples["error_class"].notna().to_numpy()
+    try:
+        whole = steady_window(samples, 0.0, 0.0)
+    except EmptyWindow:
+        out["note"] = "too few samples for a time axis yet"
+        return out
+    series = time_series(samples, failed, whole, engines, server, host)
+    series["window_start_s"] = float(warmup_s)
+    series["window_end_s"] = None  # the cool-down is trimmed from an end not known yet
+    out["series"] = {k: series[k] for k in SERIES} | {"window_start_s": float(warmup_s), "bucket_s": series["bucket_s"]}
+    try:
+        window = steady_window(samples, warmup_s, 0.0)
+    except EmptyWindow:
+        out["note"] = f"in the warm-up ({warmup_s:g} s from the first sample): no steady-state figures yet"
+        return out
+    steady = in_window(samples, window)
+    stats = sample_stats(steady, steady["error_class"], window.length_s)
+    out["figures"] = {k: stats[k] for k in FIGURES}
+    out["window"] = window.as_dict()
+    out["server"] = server_metrics.server_figures(server, window) if server is not None else None
+    out["host"] = server_metrics.host_figures(host, window) if host is not None else None
+    return out
+
+
+def _latest(server: pd.DataFrame | None, host: pd.DataFrame | None) -> dict:
+    def last(frame, column):
+        if frame is None or column not in frame.columns:
+            return None
+        values = frame[column].dropna()
+        return float(values.iloc[-1]) if len(values) else None
+    return {"busy_threads": last(server, "busy_threads"), "in_flight": last(server, "in_flight"),
+            "connections": last(server, "connections"), "load1": last(host, "load1"),
+            "cpu_util": last(host, "cpu_util")}
+
+
+def analyze_finished(run_dir: Path, cell_id: str) -> dict | None:
+    """The summary entry of one finished cell of a run folder, by analyze_cell with the run's own tolerances
+    and trims: the figures `littlegrid analyze` will write for it. None if the folder does not list the cell."""
+    found = cells_mod.from_run_folder(Path(run_dir))
+    cell = next((c for c in found.cells if c.id == cell_id), None)
+    if cell is None:
+        return None
+    from littlegrid.jtl import read_jtl
+
+    entry, *_ = analyze_cell(cell, None, None, False, laws.tolerances(found.tolerances), read_jtl)
+    return entry
+
+
+def finished_row(entry: dict) -> dict:
+    """The grid table's row of a finished cell: its steady-state figures and check outcomes, from its entry."""
+    overall = entry.get("overall") or {}
+    users = entry.get("users") or {}
+    server = entry.get("server") or {}
+    host = entry.get("host") or {}
+    return {"id": entry["id"], "axes": entry["axes"], "status": entry["status"], "reason": entry.get("reason"),
+            "users": users.get("n"), **{k: overall.get(k) for k in FIGURES if k != "errors_by_class"},
+            "window_s": (entry.get("window") or {}).get("length_s"),
+            "busy_threads_mean": server.get("busy_threads_mean"), "in_flight_mean": server.get("in_flight_mean"),
+            "load1_mean": host.get("load1_mean"),
+            "checks": [{"name": c["name"], "passed": c["passed"], "explanation": c["explanation"]}
+                       for c in entry.get("checks") or []]}
+
+
+def grid_curves(entries: list[dict]) -> list[dict]:
+    """Throughput and response time against users, one curve per group of cells differing only in users
+    (models.curves: the overview's grouping), from the finished cells' entries."""
+    out = []
+    for key, members in models.curves(entries).items():
+        out.append({"name": ", ".join(f"{k}={v}" for k, v in key) or "all cells",
+                    "users": [float(c["users"]["n"]) for c in members],
+                    "throughput_per_s": [c["overall"]["throughput_per_s"] for c in members],
+                    "mean_ms": [c["overall"]["mean_ms"] for c in members],
+                    "p90_ms": [c["overall"]["p90_ms"] for c in members]})
+    return out
+
+

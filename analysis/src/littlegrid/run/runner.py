@@ -1,0 +1,404 @@
+"""`littlegrid run`: execute a grid file cell by cell into a resumable run folder."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import signal
+import socket
+import sys
+import threading
+import time
+import tomllib
+from contextlib import contextmanager
+from pathlib import Path
+
+from littlegrid.run import run_folder as rf
+from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
+from littlegrid.run.grid import Cell, Grid, Target, format_value
+from littlegrid.run.grid_file import load_grid
+from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
+from littlegrid.run.plan_properties import save_service_properties, workload_of
+from littlegrid.run.progress import Clock, Live, hms
+from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, find_server_jar, port_is_busy
+from littlegrid.usererror import UserError
+
+HELP = "run a grid file: JMeter once per cell, server and host metrics beside each, into reports/<run-id>/"
+EXAMPLES = [
+    "littlegrid run grids/ci.toml",
+    "littlegrid run grids/ci.toml --dry-run",
+    "littlegrid run grids/littles-law.toml --out reports/ --run-id littles-law-1",
+    "littlegrid run --resume reports/20261122-120000-ci",
+]
+
+SUMMARISER_INTERVAL_S = 5
+UNFINISHED = "not finished: running, or the runner stopped before the cell ended"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("grid", nargs="?", type=Path, help="the grid file (TOML); optional with --resume")
+    parser.add_argument("--out", type=Path, default=Path("reports"), help="parent of the run folder (default: reports/)")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="re-run only the cells of RUN_DIR not complete")
+    parser.add_argument("--dry-run", action="store_true", help="validate, print the cells and the expected time, run nothing")
+    parser.add_argument("--run-id", metavar="ID", help="name of the run folder (default: <UTC time>-<grid name>)")
+    parser.add_argument("--jmeter-heap", default="1g", metavar="SIZE", help="JMeter's -Xms/-Xmx (default: 1g)")
+    parser.add_argument("--live", metavar="[HOST:]PORT", help="serve a live view of the run at http://HOST:PORT/ "
+                        "(default host 127.0.0.1; docs/live.md)")
+    parser.add_argument("--live-bind-any", action="store_true", help="let --live listen on an address that is not "
+                        "loopback (anyone who reaches it can watch the run)")
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.grid is None and args.resume is None:
+        raise UserError("give a grid file, or --resume RUN_DIR")
+    folder = run_grid(args.grid, out=args.out, resume=args.resume, dry_run=args.dry_run, run_id=args.run_id,
+                      jmeter_heap=args.jmeter_heap, live=args.live, live_bind_any=args.live_bind_any)
+    if args.dry_run:
+        return 0
+    manifest = rf.read_json(folder / rf.MANIFEST) or {}
+    print(f"run folder: {folder}")
+    return 0 if manifest.get("status") == "complete" else 1
+
+
+def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path | None = None, dry_run: bool = False,
+             run_id: str | None = None, jmeter_heap: str = "1g", live: str | None = None,
+             live_bind_any: bool = False) -> Path:
+    """Run every cell of the grid (or, with `resume`, every cell of that run not complete); returns the run folder.
+    live: "[HOST:]PORT" to serve the live view there while the grid runs (littlegrid.run.live)."""
+    live_address = _live_address(live, live_bind_any)
+    if resume is not None:
+        folder = rf.RunFolder.open(resume)
+        grid_path = _resume_grid_path(folder, grid_path)
+    grid = load_grid(grid_path)
+    cells = grid.cells()
+    if resume is not None:
+        if _toml(folder.root / rf.GRID_COPY) != grid.raw:
+            raise UserError(f"{grid_path}: differs from the grid this run was started with "
+                            f"({folder.root / rf.GRID_COPY}); resume with the same grid, or start a new run")
+    if not _check_jmeter_heap(jmeter_heap):
+        raise UserError(f"--jmeter-heap {jmeter_heap!r}: must look like 512m or 2g")
+    if run_id is not None:
+        rf.check_run_id(run_id)
+    run_id = folder.root.name if resume is not None else (run_id or rf.new_run_id(grid.name))
+    _print_plan(grid, cells, Path(out) / run_id if resume is None else folder.root)
+    if dry_run:
+        return Path(out) / run_id if resume is None else folder.root
+
+    jmeter = find_jmeter()
+    _preflight(grid)
+    session = _open_live(live_address, live_bind_any, f"{grid.name} ({run_id})")  # a busy port: refused here
+    try:
+        if resume is None:
+            folder = rf.RunFolder.create(Path(out), run_id, grid_path)
+        return _Run(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None,
+                    live=session.view if session else None).execute()
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _live_address(live: str | None, bind_any: bool) -> tuple[str, int] | None:
+    if live is None:
+        if bind_any:
+            raise UserError("--live-bind-any: give --live [HOST:]PORT too")
+        return None
+    from littlegrid.run.live.server import parse_address
+    return parse_address(live, bind_any)
+
+
+def _open_live(address: tuple[str, int] | None, bind_any: bool, title: str):
+    if address is None:
+        return None
+    from littlegrid.run.live.session import open_live
+    session = open_live(*address, title=title, bind_any=bind_any)
+    print(f"live view: {session.url}", flush=True)
+    return session
+
+
+class _Run:
+    """One execution of a grid into a run folder: the server's lifecycle, the cells in order, the manifests."""
+
+    def __init__(self, grid: Grid, cells: list[Cell], folder: rf.RunFolder, jmeter: JMeter, heap: str, resumed: bool,
+                 live=None):
+        self.grid, self.cells, self.folder, self.jmeter, self.heap = grid, cells, folder, jmeter, heap
+        self.resumed = resumed
+        self.live = live  # a littlegrid.run.live LiveView told which cell runs and which finished, or None
+        self.server: SampleServer | None = None
+        self.server_port = grid.server.port if grid.server else None
+        self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
+        self.tty = sys.stdout.isatty()
+
+    def execute(self) -> Path:
+        manifest = self._start_manifest()
+        self.folder.write_manifest(manifest)
+        if self.live:
+            self.live.run_started(self.folder.root, [c.id for c in self.cells], f"{self.grid.name} ({self.folder.root.name})")
+        todo = [c for c in self.cells if not (self.resumed and self.folder.cell_status(c.id) == "complete")]
+        clock = Clock([self.grid.timing.duration_s] * len(todo), _server_starts(todo))
+        t0 = time.monotonic()
+        status, reason = "incomplete", None
+        try:
+            with _signals_raise_interrupted():
+                for cell in self.cells:
+                    if cell not in todo:
+                        print(f"[{cell.index}/{len(self.cells)}] {cell.id}  complete already: kept")
+                        continue
+                    self._ensure_server(cell.knobs, clock)
+                    self._run_cell(cell, clock, t0)
+            statuses = [self.folder.cell_status(c.id) for c in self.cells]
+            failed = [c.id for c, s in zip(self.cells, statuses) if s != "complete"]
+            status = "complete" if not failed else "failed"
+            reason = None if not failed else f"{len(failed)} cell(s) not complete: {', '.join(failed[:5])}"
+        except Interrupted as e:
+            reason = f"interrupted by {e.signal_name}"
+            print(f"\n{reason}: JMeter and the sample server stopped; finished cells kept. "
+                  f"Resume with: littlegrid run --resume {self.folder.root}", file=sys.stderr)
+            raise
+        except UserError as e:
+            status, reason = "failed", str(e)
+            raise
+        finally:
+            self._stop_server()
+            manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
+            self.folder.write_manifest(manifest)
+            if self.live:
+                self.live.run_ended(status if reason is None else f"{status}: {reason}")
+        return self.folder.root
+
+    def _start_manifest(self) -> dict:
+        previous = self.folder.read_manifest() if self.resumed else {}
+        grid = self.grid
+        return {
+            "schema": rf.RUN_SCHEMA,
+            "run_id": self.folder.root.name,
+            "grid_name": grid.name,
+            "description": grid.description,
+            "grid_file": str(grid.path.resolve()),
+            "grid": grid.raw,
+            "plan": str(grid.plan),
+            "started": previous.get("started") or rf.utc_now(),
+            "resumed": previous.get("resumed", []) + ([rf.utc_now()] if self.resumed else []),
+            "ended": None,
+            "status": "running",
+            "reason": None,
+            "versions": rf.versions(self.jmeter.version, java_version()),
+            "host": rf.host_facts(),
+            "remote_hosts": list(grid.remote_hosts),
+            "engines": grid.engines,
+            "cells": [c.id for c in self.cells],
+        }
+
+    # -- the sample server -----------------------------------------------------------------------
+    def _ensure_server(self, knobs: dict | None, clock: Clock) -> None:
+        """Start the sample server with these knobs, restarting it only when they differ from the running ones."""
+        if knobs is None:
+            return
+        if self.server is not None and self.server.knobs == _spring_knobs(knobs):
+            process = getattr(self.server, "process", None)
+            if process is None or process.poll() is None:
+                return
+            # It died during the previous cell (whose samples show it); the next cell gets a fresh one.
+            print(f"sample server: exited with code {process.returncode} (see {self.folder.server_log}); restarting",
+                  flush=True)
+        self._stop_server()
+        spec = self.grid.server
+        t = time.monotonic()
+        print(f"sample server: starting with {_knob_text(knobs)}", flush=True)
+        server = SampleServer(knobs, port=self.server_port, management_port=self.management_port,
+                              log=self.folder.server_log, heap=spec.heap, ready_timeout_s=spec.ready_timeout_s)
+        self.server_port, self.management_port = server.port, server.management_port  # kept for the whole run
+        self.server = server  # before start(): a Ctrl-C while it boots must still stop it
+        server.start()
+        clock.server_started(time.monotonic() - t)
+
+    def _stop_server(self) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            server.stop()
+
+    # -- one cell ---------------------------------------------------------------------------------
+    def _run_cell(self, cell: Cell, clock: Clock, t0: float) -> CellOutcome:
+        grid, n = self.grid, len(self.cells)
+        folder = self.folder.fresh_cell_dir(cell.id)
+        target = self._target()
+        properties = cell_properties(grid, cell, target)
+        base = {**self._cell_manifest(cell, properties), "started": rf.utc_now()}
+        # Written before JMeter starts, so that a runner killed mid-cell leaves the cell marked as not finished.
+        self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete", "reason": UNFINISHED})
+        if self.live:
+            self.live.cell_started(cell.id, folder, index=cell.index, duration_s=grid.timing.duration_s,
+                                   warmup_s=grid.timing.warmup_s, engines=grid.engines, axes=cell.axes)
+        prefix = f"[{cell.index}/{n}] {cell.id}"
+
+        def show(live: Live, took: float) -> None:
+            if self.tty:
+                eta = clock.expected_total() - min(took, grid.timing.duration_s)
+                print(f"\r\033[K{prefix}  {hms(took)}/{hms(grid.timing.duration_s)}  {live.text()}  "
+                      f"elapsed {hms(time.monotonic() - t0)}  ETA {hms(eta)}", end="", flush=True)
+
+        outcome = None
+        try:
+            outcome = run_cell(self.jmeter, grid.plan, folder, properties, duration_s=grid.timing.duration_s,
+                               remote_hosts=list(grid.remote_hosts), heap=self.heap,
+                               metrics_url=self.server.metrics_url if self.server else None,
+                               connector_port=self.server.port if self.server else None,
+                               on_progress=show)
+        except Interrupted as e:
+            self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
+                                                      "status": "incomplete", "reason": f"interrupted by {e.signal_name}",
+                                                      "exit_code": None, "samples": rf.count_samples(folder / rf.RESULTS)})
+            raise
+        manifest = {**base, "started": outcome.started, "ended": outcome.ended, "status": outcome.status,
+                    "reason": outcome.reason, "exit_code": outcome.exit_code, "samples": outcome.samples}
+        if grid.remote_hosts:  # which engine produced what: rows carry the engine as thread-name prefix
+            manifest["samples_by_engine"] = rf.samples_by_engine(folder / rf.RESULTS, list(grid.remote_hosts))
+        self.folder.write_cell_manifest(cell.id, manifest)
+        if self.live:
+            self.live.cell_finished(cell.id)
+        clock.cell_done(grid.timing.duration_s, outcome.took_s)
+        rate = outcome.samples / grid.timing.duration_s
+        errors = "" if outcome.errors is None else \
+            f"errors {outcome.errors} ({100.0 * outcome.errors / max(1, outcome.samples):.2f}%)  "
+        print(("\r\033[K" if self.tty else "")
+              + f"{prefix}  {outcome.status}  {outcome.samples} samples (≈{rate:.1f}/s)  {errors}"
+              + (f"reason: {outcome.reason}  " if outcome.reason else "")
+              + f"elapsed {hms(time.monotonic() - t0)}  ETA {hms(clock.expected_total())}", flush=True)
+        return outcome
+
+    def _target(self) -> Target:
+        t = self.grid.target
+        if self.server is None:
+            return t
+        return Target(host="127.0.0.1", port=self.server.port, path=t.path, method=t.method, body=t.body,
+                      protocol="http")
+
+    def _cell_manifest(self, cell: Cell, properties: dict) -> dict:
+        grid, timing = self.grid, self.grid.timing
+        def intended(name):
+            # The grid's value, else the plan's own default (what JMeter ran with), as a number where it is one.
+            if name in cell.plan_properties:
+                return cell.plan_properties[name]
+            return _number_or_text(grid.plan_defaults.get(name))
+
+        return {
+            "id": cell.id, "index": cell.index, "axes": cell.axes, "properties": properties,
+            "plan": str(grid.plan), "workload": workload_of(grid.plan_defaults),
+            "users": intended("users"), "engines": grid.engines,
+            "remote_hosts": list(grid.remote_hosts),
+            "think_ms": intended("think_ms"), "think_dist": intended("think_dist"),
+            "rate_per_s": intended("rate_per_s"),
+            "duration_s": timing.duration_s, "warmup_s": timing.warmup_s, "cooldown_s": timing.cooldown_s,
+            "rampup_s": timing.rampup_s, "repetition": cell.repetition, "server": cell.knobs,
+            "started": None, "ended": None,
+        }
+
+
+def cell_properties(grid: Grid, cell: Cell, target: Target) -> dict:
+    """Every -J property of a cell: save-service settings, summariser, JMeter's own, target, timing, the plan's."""
+    props = {**save_service_properties(),
+             "summariser.name": "summary", "summariser.interval": SUMMARISER_INTERVAL_S, "summariser.out": "true"}
+    props.update(grid.jmeter_properties)
+    props.update(target.properties())
+    props.update({"duration_s": grid.timing.duration_s, "rampup_s": grid.timing.rampup_s})
+    props.update(cell.plan_properties)
+    return {k: format_value(v) for k, v in props.items()}
+
+
+# -- before anything runs ----------------------------------------------------------------------------
+def _preflight(grid: Grid) -> None:
+    """Refuse, in one line, what would make every cell fail: no server jar, a busy port, an unreachable target."""
+    if grid.server is not None:
+        find_server_jar()
+        if grid.server.port is not None and port_is_busy(grid.server.port):
+            raise UserError(f"{grid.path}: [server] port {grid.server.port} on 127.0.0.1 is already in use")
+    else:
+        _reachable(grid.target.host, grid.target.port, f"{grid.path}: [target] {grid.target.host}:{grid.target.port}")
+    for engine in grid.remote_hosts:
+        host, _, port = engine.rpartition(":") if ":" in engine.lstrip("[").split("]")[-1] else (engine, "", "1099")
+        _reachable(host.strip("[]"), int(port), f"{grid.path}: remote_hosts {engine} (is jmeter-server running?)")
+
+
+def _reachable(host: str, port: int, what: str) -> None:
+    try:
+        with socket.create_connection((host, port), timeout=3):
+            pass
+    except OSError as e:
+        raise UserError(f"{what}: cannot connect ({e.strerror or e})")
+
+
+def _resume_grid_path(folder: rf.RunFolder, grid_path: Path | None) -> Path:
+    if grid_path is not None:
+        return grid_path
+    original = Path(folder.read_manifest().get("grid_file") or "")
+    if original.is_file():
+        return original
+    raise UserError(f"{folder.root}: the grid file it was started with ({original}) is gone; give it as GRID")
+
+
+def _toml(path: Path) -> dict | None:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+
+
+def _check_jmeter_heap(heap: str) -> bool:
+    return bool(re.fullmatch(r"\d+[kKmMgG]?", heap))
+
+
+def _server_starts(cells: list[Cell]) -> int:
+    starts, last = 0, object()
+    for c in cells:
+        if c.knobs is not None and c.knobs != last:
+            starts, last = starts + 1, c.knobs
+    return starts
+
+
+def _number_or_text(text: str | None):
+    """A plan default as JSON: "10" -> 10, "0.5" -> 0.5, "exponential" stays; an expression (${...}) -> None."""
+    if text is None or "${" in text:
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _spring_knobs(knobs: dict) -> dict:
+    return {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
+
+
+def _knob_text(knobs: dict) -> str:
+    return ", ".join(f"{k}={format_value(v)}" for k, v in knobs.items()) or "its defaults"
+
+
+def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
+    timing = grid.timing
+    where = "the sample server (started by the runner)" if grid.server else f"{grid.target.host}:{grid.target.port}"
+    engines = f", {grid.engines} remote engines ({', '.join(grid.remote_hosts)})" if grid.remote_hosts else ""
+    print(f"grid {grid.name}: {len(cells)} cells of {timing.duration_s:g} s (warm-up {timing.warmup_s:g} s, "
+          f"cool-down {timing.cooldown_s:g} s trimmed by the analysis), plan {grid.plan.name}, "
+          f"target {where}{engines}")
+    for c in cells:
+        print(f"  {c.index:>3}. {c.id}")
+    expected = Clock([timing.duration_s] * len(cells), _server_starts(cells)).expected_total()
+    print(f"expected time: about {hms(expected)}; run folder: {folder}", flush=True)
+
+
+@contextmanager
+def _signals_raise_interrupted():
+    """SIGTERM and SIGINT raise Interrupted in the main thread, so that every `finally` stops what it started."""
+    def handler(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

@@ -1,0 +1,162 @@
+"""Start, health-check and stop the sample server (server/target/littlegrid-server.jar) with given knobs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from littlegrid.run.jmeter import repo_root
+from littlegrid.run.processes import spawn
+from littlegrid.usererror import UserError
+
+JAR_RELATIVE = Path("server/target/littlegrid-server.jar")
+# Knobs that are ports: the runner chooses them (free unless given) and keeps them for the whole run.
+PORT_KNOBS = ("server.port", "management.server.port")
+
+
+def find_server_jar(root: Path | None = None) -> Path:
+    """LITTLEGRID_SERVER_JAR if set, else server/target/littlegrid-server.jar in the checkout."""
+    env = os.environ.get("LITTLEGRID_SERVER_JAR")
+    if env:
+        jar = Path(env)
+    else:
+        root = root or repo_root() or repo_root(Path(__file__).parent)
+        jar = (root / JAR_RELATIVE) if root else JAR_RELATIVE
+    if not jar.is_file():
+        raise UserError(f"{jar}: sample server jar not found; build it with `./mvnw -pl server package`")
+    return jar
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_is_busy(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+class SampleServer:
+    """The sample server as a child process: `with SampleServer(knobs) as s: ... s.port`.
+
+    Knobs are Spring properties (`server.tomcat.threads.max`, `littlegrid.throttle.max-concurrent`, ...),
+    passed as `--name=value`. The server is stopped (SIGTERM, then SIGKILL) when the block exits.
+
+    The actuator (health, metrics) answers on its own port, `management_port`: Spring Boot then serves it from
+    a second Tomcat with its own connector and threads, so a health check or a 1 Hz scrape never queues
+    behind the load in the pool under test (with 10 threads and 100 users it would time out).
+    """
+
+    def __init__(
+        self,
+        knobs: dict | None = None,
+        *,
+        port: int | None = None,
+        management_port: int | None = None,
+        jar: Path | None = None,
+        log: Path | None = None,
+        heap: str = "512m",
+        ready_timeout_s: float = 60.0,
+    ):
+        knobs = knobs or {}
+        self.knobs = {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
+        self.port = int(port or knobs.get("server.port") or free_port())
+        self.management_port = int(management_port or knobs.get("management.server.port") or free_port())
+        self.jar = jar or find_server_jar()
+        self.log = log
+        self.heap = heap
+        self.ready_timeout_s = ready_timeout_s
+        self.process: subprocess.Popen | None = None
+        self._log_file = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def management_url(self) -> str:
+        return f"http://127.0.0.1:{self.management_port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"{self.management_url}/actuator/prometheus"
+
+    def command(self) -> list[str]:
+        cmd = ["java", f"-Xmx{self.heap}", "-jar", str(self.jar), f"--server.port={self.port}",
+               "--server.address=127.0.0.1", f"--management.server.port={self.management_port}",
+               "--management.server.address=127.0.0.1"]
+        return cmd + [f"--{k}={_spring_value(v)}" for k, v in self.knobs.items()]
+
+    def start(self) -> "SampleServer":
+        for what, port in (("port", self.port), ("management port", self.management_port)):
+            if port_is_busy(port):
+                raise UserError(f"sample server: {what} {port} on 127.0.0.1 is already in use")
+        out = subprocess.DEVNULL
+        if self.log is not None:
+            self._log_file = open(self.log, "ab")
+            out = self._log_file
+        # Own process group, so that stopping it never signals the caller's group; it dies with its starter.
+        self.process = spawn(self.command(), stdout=out, stderr=subprocess.STDOUT)
+        self.wait_ready()
+        return self
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout_s
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                code = self.process.returncode
+                self.stop()
+                raise UserError(f"sample server exited with code {code} before it was ready"
+                                + (f" (see {self.log})" if self.log else ""))
+            if self.health() == "UP":
+                return
+            time.sleep(0.25)
+        self.stop()
+        raise UserError(f"sample server: not ready within {self.ready_timeout_s:.0f} s at {self.management_url}/actuator/health")
+
+    def health(self) -> str | None:
+        try:
+            with urllib.request.urlopen(f"{self.management_url}/actuator/health", timeout=2) as r:
+                return json.loads(r.read().decode("utf-8")).get("status")
+        except (urllib.error.URLError, OSError, ValueError):
+            return None
+
+    def metrics_text(self, timeout: float = 2.0) -> str:
+        with urllib.request.urlopen(self.metrics_url, timeout=timeout) as r:
+            return r.read().decode("utf-8")
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        p, self.process = self.process, None
+        if p is not None and p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=grace_s)
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def __enter__(self) -> "SampleServer":
+        return self.start() if self.process is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _spring_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,35 @@
+"""Each classic grid, run against the sample server, shows the findings its grid file expects (`expect`).
+
+About 25 minutes of load for all six: run one at a time, under the load lock, e.g.
+    flock /tmp/littlegrid-load.lock target/venv/bin/python -m pytest -m acceptance \
+        tests/analysis/test_acceptance_findings.py -k littles-law
+What host load cannot change is asserted (the expectations, which state levels and resources); the figures
+are printed by `littlegrid explain` for the record.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from littlegrid.analyze import analyze
+from littlegrid.findings import text
+from littlegrid.run.jmeter import repo_root
+
+pytestmark = pytest.mark.acceptance
+GRIDS = repo_root(Path(__file__).parent) / "grids"
+CLASSIC = ["littles-law", "throttling", "connection-limits", "think-time", "thread-pool-proxy",
+           "thread-pool-transform"]
+
+
+@pytest.mark.parametrize("name", CLASSIC)
+def test_the_classic_grid_shows_the_findings_it_expects(runnable, tmp_path, name):
+    from littlegrid.run.runner import run_grid
+    run = run_grid(GRIDS / f"{name}.toml", out=tmp_path, run_id=name)
+    summary = analyze([run])
+    print(text(summary["findings"]))  # the record: what `littlegrid explain` prints
+    missed = [e for e in summary["expectations"] if e["passed"] is not True]
+    assert summary["expectations"] and not missed, missed
+    if name == "littles-law":  # the textbook figure: 10 threads of 100 ms serve 100/s
+        bottleneck = next(f for f in summary["findings"] if f["kind"] == "bottleneck")
+        assert bottleneck["where"] == {"server.tomcat.threads.max": 10}
+        assert bottleneck["figures"]["throughput_per_s"] == pytest.approx(100.0, rel=0.05)

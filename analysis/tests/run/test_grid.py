@@ -1,0 +1,146 @@
+"""The grid file: strict validation (one line naming file, line and key) and expansion into cells."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from littlegrid.run.grid import cell_id
+from littlegrid.run.grid_file import load_grid
+from littlegrid.usererror import UserError
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PLAN = FIXTURES / "tiny.jmx"
+
+VALID = f"""
+name = "valid"
+plan = "{PLAN}"
+[target]
+host = "127.0.0.1"
+port = 8080
+[cell]
+duration_s = 20
+warmup_s = 5
+cooldown_s = 2
+[axes]
+users = [5, 10]
+think_ms = [0, 50]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "grid.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_valid_grid_expands_to_the_cartesian_product_in_declared_order(tmp_path):
+    grid = load_grid(write(tmp_path, VALID))
+    assert [c.id for c in grid.cells()] == ["users=5,think_ms=0", "users=5,think_ms=50",
+                                            "users=10,think_ms=0", "users=10,think_ms=50"]
+    cell = grid.cells()[3]
+    assert cell.index == 4 and cell.axes == {"users": 10, "think_ms": 50} and cell.knobs is None
+    assert cell.plan_properties == {"users": 10, "think_ms": 50}
+    assert grid.timing.duration_s == 20 and grid.timing.repetitions == 1
+    assert grid.engines == 1
+
+
+def test_a_grid_may_name_the_axis_and_values_of_its_two_arms(tmp_path):
+    assert load_grid(write(tmp_path, 'arms = "think_ms=0,50"\n' + VALID)).arms == "think_ms=0,50"
+    assert load_grid(write(tmp_path, VALID)).arms is None
+
+
+def test_repetitions_add_a_rep_suffix_to_every_cell(tmp_path):
+    grid = load_grid(write(tmp_path, VALID.replace("cooldown_s = 2", "cooldown_s = 2\nrepetitions = 2")))
+    ids = [c.id for c in grid.cells()]
+    assert ids[:2] == ["users=5,think_ms=0,rep=1", "users=5,think_ms=0,rep=2"]
+    assert len(ids) == 8 and len(set(ids)) == 8
+
+
+def test_knob_axes_vary_slowest_so_the_server_restarts_only_when_a_knob_changes(tmp_path):
+    text = VALID.replace('[target]\nhost = "127.0.0.1"\nport = 8080',
+                         '[server]\nstart = true\nknobs = { "littlegrid.service-ms" = 20 }')
+    text += '"server.tomcat.threads.max" = [2, 8]\n'
+    grid = load_grid(write(tmp_path, text))
+    cells = grid.cells()
+    assert grid.knob_axes == ("server.tomcat.threads.max",)
+    assert [c.knobs["server.tomcat.threads.max"] for c in cells] == [2, 2, 2, 2, 8, 8, 8, 8]
+    assert all(c.knobs["littlegrid.service-ms"] == 20 for c in cells)
+    # ids keep the declared axis order; the knob is not a plan property
+    assert cells[0].id == "users=5,think_ms=0,server.tomcat.threads.max=2"
+    assert "server.tomcat.threads.max" not in cells[0].plan_properties
+
+
+def test_cell_ids_are_filesystem_safe_and_integral_floats_print_as_integers():
+    assert cell_id({"users": 20, "think_ms": 50.0}) == "users=20,think_ms=50"
+    assert cell_id({"path": "/a b/c"}) == "path=_a_b_c"
+    assert cell_id({"think_dist": "exponential"}, 2) == "think_dist=exponential,rep=2"
+
+
+def test_the_plan_is_found_relative_to_the_grid_folder_outside_a_checkout(tmp_path):
+    (tmp_path / "plans").mkdir()
+    (tmp_path / "plans" / "p.jmx").write_text(PLAN.read_text())
+    grid = load_grid(write(tmp_path, VALID.replace(str(PLAN), "plans/p.jmx")))
+    assert grid.plan == (tmp_path / "plans" / "p.jmx").resolve()
+
+
+# Each refusal: (what the grid does wrong, how to break VALID, what the one-line message must name).
+REFUSALS = [
+    ("unknown top-level key", lambda t: "colour = 'red'\n" + t, r"grid\.toml:1: colour: unknown key"),
+    ("unknown key in [cell]", lambda t: t.replace("cooldown_s = 2", "cooldown_s = 2\nduraton_s = 3"),
+     r"grid\.toml:\d+: \[cell\] duraton_s: unknown key"),
+    ("unknown key in [target]", lambda t: t.replace("port = 8080", "port = 8080\nhots = 'x'"),
+     r"\[target\] hots: unknown key"),
+    ("empty axis", lambda t: t.replace("think_ms = [0, 50]", "think_ms = []"),
+     r"grid\.toml:\d+: \[axes\] think_ms: empty axis"),
+    ("negative duration", lambda t: t.replace("duration_s = 20", "duration_s = -20"),
+     r"\[cell\] duration_s: must be > 0"),
+    ("negative warm-up", lambda t: t.replace("warmup_s = 5", "warmup_s = -1"), r"\[cell\] warmup_s: must be ≥ 0"),
+    ("warm-up and cool-down eat the cell", lambda t: t.replace("warmup_s = 5", "warmup_s = 18"),
+     r"\[cell\] warmup_s: warmup_s \+ cooldown_s \(18 \+ 2 s\) must be less than duration_s"),
+    ("missing plan file", lambda t: t.replace(str(PLAN), "plans/nope.jmx"), r"plan: plan file not found: .*nope\.jmx"),
+    ("no plan at all", lambda t: t.replace(f'plan = "{PLAN}"', ""), r"plan: missing"),
+    ("a property the plan does not declare", lambda t: t + "[properties]\nthinktime = 5\n",
+     r"\[properties\] thinktime: the plan .* does not declare this property"),
+    ("an axis the plan does not declare", lambda t: t.replace("think_ms = [0, 50]", "think = [0, 50]"),
+     r"\[axes\] think: the plan .* does not declare"),
+    ("a knob axis without a server", lambda t: t + '"server.tomcat.threads.max" = [2]\n',
+     r"\[axes\] server\.tomcat\.threads\.max: .*needs \[server\] start = true"),
+    ("bad remote host", lambda t: 'remote_hosts = ["127.0.0.1:99999"]\n' + t, r"remote_hosts: '127\.0\.0\.1:99999'"),
+    ("remote host with a scheme", lambda t: 'remote_hosts = ["rmi://h:1099"]\n' + t, r"remote_hosts: 'rmi://h:1099'"),
+    ("users that are not whole numbers", lambda t: t.replace("users = [5, 10]", "users = [5, 2.5]"),
+     r"\[axes\] users: users must be whole numbers"),
+    ("negative think time", lambda t: t.replace("think_ms = [0, 50]", "think_ms = [-1]"),
+     r"\[axes\] think_ms: values must be numbers ≥ 0"),
+    ("an axis that is also a fixed property", lambda t: t + "[properties]\nusers = 3\n",
+     r"\[axes\] users: also set in \[properties\]"),
+    ("timing as an axis", lambda t: t.replace("think_ms = [0, 50]", "duration_s = [10, 20]"),
+     r"\[axes\] duration_s: timing is set in \[cell\]"),
+    ("no target and no server", lambda t: t.replace('[target]\nhost = "127.0.0.1"\nport = 8080', ""),
+     r"\[target\]: missing: give \[target\] host and port, or \[server\] start = true"),
+    ("a target port with a started server", lambda t: t.replace("[target]", "[server]\nstart = true\n[target]"),
+     r"\[target\] host: not allowed with \[server\] start = true"),
+    ("a bad port", lambda t: t.replace("port = 8080", "port = 0"), r"\[target\] port: must be a TCP port"),
+    ("criteria not a list of strings", lambda t: "criteria = 'p90 < 1s'\n" + t, r"criteria: must be a list"),
+    ("a malformed criterion", lambda t: "criteria = ['p90 <']\n" + t, r"grid\.toml:1: criteria: criterion 'p90 <'"),
+    ("not TOML at all", lambda t: t + "[axes\n", r"grid\.toml: not valid TOML"),
+    ("a top-level key written under a table", lambda t: t + 'criteria = ["p90 < 1s"]\n',
+     r"\[axes\] criteria: .*criteria is a top-level key: write it before the first \[table\]"),
+    ("a repeated axis value", lambda t: t.replace("think_ms = [0, 50]", "think_ms = [0, 0]"),
+     r"\[axes\] think_ms: repeated value"),
+    ("arms on a value the axis lacks", lambda t: 'arms = "users=5,40"\n' + t,
+     r"grid\.toml:1: arms: users must be an axis holding both 5 and 40 \(axes: users = \[5, 10\]"),
+    ("arms on no axis", lambda t: 'arms = "threads=5,10"\n' + t, r"arms: threads must be an axis holding both"),
+    ("arms without two values", lambda t: 'arms = "users=5"\n' + t, r"\.toml:1: arms: 'users=5': write AXIS=A,B"),
+]
+
+
+@pytest.mark.parametrize("what,breaks,message", REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_a_bad_grid_is_refused_in_one_line_naming_the_file_and_key(tmp_path, what, breaks, message):
+    path = write(tmp_path, breaks(VALID))
+    with pytest.raises(UserError) as refused:
+        load_grid(path)
+    text = str(refused.value)
+    assert "\n" not in text
+    assert text.startswith(str(path))
+    assert re.search(message, text), text

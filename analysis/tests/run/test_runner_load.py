@@ -1,0 +1,328 @@
+"""`littlegrid run` with real JMeter runs: complete folders, SIGKILL + resume, SIGTERM, failed cells, remote engines.
+
+Load tests: run them under the machine's load lock, e.g.
+`flock /tmp/littlegrid-load.lock pytest -m integration tests/run`.
+"""
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from littlegrid.analyze import analyze
+from littlegrid.run.runner import run_grid
+from littlegrid.run.sample_server import free_port
+
+pytestmark = pytest.mark.integration
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def manifest(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def cell_dirs(run: Path) -> dict:
+    return {cid: run / "cells" / cid for cid in manifest(run / "manifest.json")["cells"]}
+
+
+def rows(path: Path) -> list[dict]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+HEAP = "256m"  # small JMeter heaps: these cells are short and the machine is shared
+
+
+def runner_process(*args: str, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "littlegrid.cli", "run", *args, "--jmeter-heap", HEAP], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for(condition, timeout_s: float, what: str):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def jmeters_writing_to(run: Path) -> list[psutil.Process]:
+    found = []
+    for p in psutil.process_iter(["cmdline"]):
+        cmd = " ".join(p.info["cmdline"] or [])
+        if "ApacheJMeter" in cmd and str(run) in cmd:
+            found.append(p)
+    return found
+
+
+def test_a_two_by_two_grid_against_the_sample_server_completes_with_a_complete_folder(
+        tmp_path, jmeter, server_jar, closed_plan, capsys):
+    # GET / holds one of 2 Tomcat threads for 100 ms: throughput is capped at c/S = 20/s, so 4 users without
+    # think time keep both threads busy and queue, and by Little's law (N = X·R at the same X) wait about twice
+    # as long as 2 users do. That ratio is printed, not asserted: a busy host stretches each cell's service
+    # time by its own amount. What it cannot change is asserted: the pool is full while 4 users queue.
+    grid = tmp_path / "two-by-two.toml"
+    grid.write_text(f"""
+name = "two-by-two"
+plan = "{closed_plan}"
+criteria = ["error_rate < 1%"]
+[server]
+start = true
+knobs = {{ "server.tomcat.threads.max" = 2 }}
+[target]
+path = "/"
+[cell]
+duration_s = 5
+warmup_s = 1
+cooldown_s = 1
+rampup_s = 0
+[properties]
+think_dist = "constant"
+[axes]
+users = [2, 4]
+think_ms = [0, 50]
+""")
+    run = run_grid(grid, out=tmp_path / "reports", run_id="r", jmeter_heap=HEAP)
+    printed = capsys.readouterr().out
+    assert run == tmp_path / "reports" / "r"
+    assert "4 cells of 5 s" in printed and "expected time: about" in printed
+    assert printed.count("sample server: starting") == 1
+    m = manifest(run / "manifest.json")
+    assert m["schema"] == "littlegrid.run/1" and m["status"] == "complete" and m["ended"] >= m["started"]
+    assert m["versions"]["jmeter"] == "5.6.3" and m["versions"]["java"].startswith(("openjdk", "java"))
+    assert (run / "grid.toml").read_bytes() == grid.read_bytes()
+    assert m["cells"] == ["users=2,think_ms=0", "users=2,think_ms=50", "users=4,think_ms=0", "users=4,think_ms=50"]
+    assert (run / "server.log").stat().st_size > 0
+    mean_ms = {}
+    for cid, folder in cell_dirs(run).items():
+        for name in ("results.jtl", "jmeter.log", "server-metrics.csv", "host-metrics.csv", "manifest.json"):
+            assert (folder / name).is_file(), f"{cid}: {name} missing"
+        cm = manifest(folder / "manifest.json")
+        assert cm["status"] == "complete" and cm["exit_code"] == 0 and cm["reason"] is None
+        assert cm["users"] == cm["axes"]["users"] and cm["engines"] == 1
+        assert cm["server"] == {"server.tomcat.threads.max": 2}
+        assert cm["properties"]["think_ms"] == str(cm["axes"]["think_ms"]) and cm["properties"]["duration_s"] == "5"
+        results = rows(folder / "results.jtl")
+        assert cm["samples"] == len(results) > 0
+        assert all(r["success"] == "true" for r in results)
+        server = [r for r in rows(folder / "server-metrics.csv") if r["requests_total"]]
+        assert len(server) >= 5  # 1 Hz over at least the cell's duration
+        # Every request the server served during the cell is a sample JMeter wrote: the counters agree exactly.
+        served = int(float(server[-1]["requests_total"])) - int(float(server[0]["requests_total"]))
+        assert served == len(results), (cid, served, len(results))
+        busy = max(int(float(r["busy_threads"])) for r in server)
+        assert busy <= 2  # Tomcat never exceeds threads.max
+        if cid == "users=4,think_ms=0":
+            assert busy == 2, busy  # saturated: the other two users wait in front of the pool
+        if closed_plan.name == "closed.jmx":  # every request's think time, as drawn: the cell's think_ms exactly
+            assert {r["think_drawn_ms"] for r in results} == {str(cm["axes"]["think_ms"])}, cid
+        assert len(rows(folder / "host-metrics.csv")) >= 5
+        mean_ms[cid] = sum(int(r["elapsed"]) for r in results) / len(results)
+    ratio = mean_ms["users=4,think_ms=0"] / mean_ms["users=2,think_ms=0"]
+    print(f"R(4 users) / R(2 users) without think time: {ratio:.2f} (about 2 on a quiet host); mean R {mean_ms}; "
+          f"host load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
+def test_a_saturated_pool_keeps_its_server_view_a_reading_every_second_and_littles_law_at_the_server(
+        tmp_path, jmeter, server_jar, closed_plan):
+    # 20 users, no think time, on 2 Tomcat threads of 50 ms: the pool is saturated whatever the host's load.
+    # The 1 Hz scrapes go to the actuator's own port and threads, so none waits behind the 18 queued requests.
+    grid = tmp_path / "saturated.toml"
+    grid.write_text(f"""
+name = "saturated"
+plan = "{closed_plan}"
+[server]
+start = true
+knobs = {{ "server.tomcat.threads.max" = 2 }}
+[target]
+path = "/io?ms=50"
+[cell]
+duration_s = 15
+warmup_s = 3
+cooldown_s = 1
+rampup_s = 0
+[properties]
+think_ms = 0
+think_dist = "constant"
+[axes]
+users = [20]
+""")
+    run = run_grid(grid, out=tmp_path / "reports", run_id="s", jmeter_heap=HEAP)
+    (cell,) = analyze([run])["cells"]
+    srv, window_s = cell["server"], cell["window"]["length_s"]
+    checks = {c["name"]: c for c in cell["checks"]}
+    interval_s = 1.0  # MetricsSampler's schedule: one scrape per tick, a late tick skipped, never caught up
+    # Every tick of the window answered: at most the two partial ticks at its edges are missing, and no stretch
+    # of the window went longer than one skipped tick without a reading.
+    assert srv["failed_scrapes"] == 0, srv
+    assert srv["readings"] >= int(window_s / interval_s) - 1, (srv["readings"], window_s)
+    assert srv["longest_gap_s"] <= 2 * interval_s, srv["longest_gap_s"]
+    # The connector under test, not the actuator's: its pool size, and never more busy than that.
+    assert srv["threads_max"] == 2
+    assert srv["busy_threads_mean"] <= 2 and srv["in_flight_mean"] <= 2 + 1e-9
+    little = checks["server_little"]
+    assert little["passed"] is True, little
+    assert little["rel_error"] <= little["tolerance"]
+    # Those not in the server wait in front of it: N = X·R up to the closed law's own tolerance.
+    closed = checks["closed_law"]
+    assert srv["waiting_in_front"] >= 20 * (1 - closed["tolerance"]) - 2, srv
+    assert srv["wait_in_front_ms"] > 0 and srv["in_front_reason"] is None
+
+
+def test_sigkill_mid_grid_then_resume_completes_and_keeps_finished_cells_byte_identical(tmp_path, jmeter, http_target, target_grid):
+    grid = target_grid(tmp_path / "kill.toml", http_target, users=(1, 2))
+    runner = runner_process(str(grid), "--out", str(tmp_path / "reports"), "--run-id", "k", cwd=tmp_path)
+    run = tmp_path / "reports" / "k"
+    first, second = run / "cells" / "users=1,think_ms=20", run / "cells" / "users=2,think_ms=20"
+    try:
+        wait_for(lambda: (second / "manifest.json").is_file() and jmeters_writing_to(run), 90, "the second cell")
+        time.sleep(1.5)  # JMeter is loading the target
+        runner.kill()
+        runner.wait(timeout=10)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert manifest(first / "manifest.json")["status"] == "complete"
+    assert manifest(second / "manifest.json")["status"] == "incomplete"
+    # The kernel's parent-death signal stops JMeter although the runner had no chance to.
+    wait_for(lambda: not jmeters_writing_to(run), 20, "JMeter to stop after its runner was killed")
+    before = {p.name: p.read_bytes() for p in first.iterdir()}
+    resume_started_ms = time.time() * 1000
+
+    out = subprocess.run([sys.executable, "-m", "littlegrid.cli", "run", "--resume", str(run), "--jmeter-heap", HEAP],
+                         cwd=tmp_path,
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "[1/2] users=1,think_ms=20  complete already: kept" in out.stdout
+    m = manifest(run / "manifest.json")
+    assert m["status"] == "complete" and len(m["resumed"]) == 1
+    for folder in cell_dirs(run).values():
+        assert manifest(folder / "manifest.json")["status"] == "complete"
+    assert {p.name: p.read_bytes() for p in first.iterdir()} == before
+    # The interrupted cell was re-run from scratch, not appended to: every sample is from the resumed run.
+    again = rows(second / "results.jtl")
+    assert again and min(int(r["timeStamp"]) for r in again) >= resume_started_ms
+    assert manifest(second / "manifest.json")["samples"] == len(again)
+
+
+def test_sigterm_stops_jmeter_marks_the_cell_incomplete_and_keeps_the_folder(tmp_path, jmeter, http_target, target_grid):
+    grid = target_grid(tmp_path / "term.toml", http_target, users=(1, 2), duration_s=20)
+    runner = runner_process(str(grid), "--out", str(tmp_path / "reports"), "--run-id", "t", cwd=tmp_path)
+    run = tmp_path / "reports" / "t"
+    try:
+        wait_for(lambda: jmeters_writing_to(run), 60, "JMeter to start")
+        time.sleep(2)
+        t = time.monotonic()
+        runner.send_signal(signal.SIGTERM)
+        output, _ = runner.communicate(timeout=30)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert time.monotonic() - t < 20  # it stopped JMeter rather than waiting for the cell to end
+    assert runner.returncode == 130 and "interrupted by SIGTERM" in output
+    assert not jmeters_writing_to(run)
+    cm = manifest(run / "cells" / "users=1,think_ms=20" / "manifest.json")
+    assert cm["status"] == "incomplete" and cm["reason"] == "interrupted by SIGTERM"
+    assert not (run / "cells" / "users=2,think_ms=20").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports", "term.toml"]  # nothing outside the run folder
+    m = manifest(run / "manifest.json")
+    assert m["status"] == "incomplete" and m["ended"] and "SIGTERM" in m["reason"]
+
+
+def test_a_cell_whose_jmeter_exits_non_zero_is_failed_with_the_reason_and_the_run_goes_on(tmp_path, jmeter, http_target, target_grid):
+    grid = target_grid(tmp_path / "broken.toml", http_target, users=(1, 2))
+    grid.write_text(grid.read_text().replace(str(FIXTURES / "tiny.jmx"), str(FIXTURES / "broken.jmx"))
+                    .replace("think_ms = [20]\n", ""))
+    out = subprocess.run([sys.executable, "-m", "littlegrid.cli", "run", str(grid), "--out", str(tmp_path / "r"),
+                          "--run-id", "b", "--jmeter-heap", HEAP], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stdout + out.stderr
+    run = tmp_path / "r" / "b"
+    for folder in cell_dirs(run).values():  # both cells were tried
+        cm = manifest(folder / "manifest.json")
+        assert cm["status"] == "failed" and cm["exit_code"] == 1 and cm["samples"] == 0
+        assert cm["reason"].startswith("JMeter exited with code 1")
+    assert manifest(run / "manifest.json")["status"] == "failed"
+
+
+def test_a_relative_out_folder_gets_the_jtl_in_the_cell_folder_not_nested_below_it(
+        tmp_path, jmeter, http_target, target_grid, monkeypatch):
+    grid = target_grid(tmp_path / "relative.toml", http_target, duration_s=3)
+    monkeypatch.chdir(tmp_path)
+    run = run_grid(grid, out=Path("reports"), run_id="rel", jmeter_heap=HEAP)  # the CLI's default --out
+    folder = tmp_path / run / "cells" / "users=2,think_ms=20"
+    cm = manifest(folder / "manifest.json")
+    assert cm["status"] == "complete" and cm["samples"] == len(rows(folder / "results.jtl")) > 0
+    assert not (folder / "reports").exists()
+
+
+def test_a_cell_that_writes_no_samples_is_failed(tmp_path, jmeter, http_target, target_grid):
+    grid = target_grid(tmp_path / "empty.toml", http_target, duration_s=3)
+    grid.write_text(grid.read_text().replace(str(FIXTURES / "tiny.jmx"), str(FIXTURES / "nosamples.jmx")))
+    run = run_grid(grid, out=tmp_path / "r", run_id="e", jmeter_heap=HEAP)
+    cm = manifest(run / "cells" / "users=2,think_ms=20" / "manifest.json")
+    assert cm["status"] == "failed" and cm["exit_code"] == 0 and cm["samples"] == 0
+    assert "wrote no samples" in cm["reason"]
+
+
+@pytest.fixture
+def two_engines(tmp_path, jmeter):
+    """Two jmeter-server processes on 127.0.0.1 with RMI SSL off; yields their host:port names."""
+    engines, names = [], []
+    for i in (1, 2):
+        port, rmi = free_port(), free_port()
+        cmd = ["java", "-Xmx256m", "-Djava.rmi.server.hostname=127.0.0.1", "-jar", str(jmeter.jar), "-s",
+               "-j", str(tmp_path / f"engine{i}.log"), f"-Jserver_port={port}", f"-Jserver.rmi.localport={rmi}",
+               "-Jserver.rmi.ssl.disable=true"]
+        engines.append(subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                        start_new_session=True))
+        names.append(f"127.0.0.1:{port}")
+
+    def listening(name):
+        with socket.socket() as s:
+            s.settimeout(0.5)
+            return s.connect_ex(("127.0.0.1", int(name.split(":")[1]))) == 0
+
+    try:
+        wait_for(lambda: all(listening(n) for n in names), 60, "the JMeter engines to listen")
+        yield names
+    finally:
+        for p in engines:
+            os.killpg(p.pid, signal.SIGTERM)
+        for p in engines:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+def test_remote_engines_each_run_the_plans_users_and_are_told_apart_by_thread_name(tmp_path, http_target, target_grid, two_engines):
+    extra = f'remote_hosts = {json.dumps(two_engines)}\n[jmeter]\n"server.rmi.ssl.disable" = true'
+    grid = target_grid(tmp_path / "dist.toml", http_target, users=(2,), think_ms=(20,), extra=extra)
+    run = run_grid(grid, out=tmp_path / "r", run_id="d", jmeter_heap=HEAP)
+    m = manifest(run / "manifest.json")
+    assert m["status"] == "complete" and m["engines"] == 2 and m["remote_hosts"] == two_engines
+    cm = manifest(run / "cells" / "users=2,think_ms=20" / "manifest.json")
+    assert cm["status"] == "complete" and cm["users"] == 2 and cm["engines"] == 2  # N = users × engines = 4
+    results = rows(run / "cells" / "users=2,think_ms=20" / "results.jtl")
+    by_engine = {}
+    for r in results:
+        engine, _, thread = r["threadName"].partition("-")
+        by_engine.setdefault(engine, set()).add(thread)
+    assert set(by_engine) == set(two_engines)
+    for engine, threads in by_engine.items():  # each engine ran the plan's 2 threads
+        assert len(threads) == 2, (engine, threads)
+    assert max(int(r["allThreads"]) for r in results) <= 2  # allThreads counts one engine's threads
+    assert cm["samples_by_engine"] == {e: sum(1 for r in results if r["threadName"].startswith(e + "-"))
+                                       for e in two_engines}
+    assert all(n > 0 for n in cm["samples_by_engine"].values())

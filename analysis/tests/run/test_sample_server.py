@@ -1,0 +1,58 @@
+"""The sample server's command line and where its health and metrics are read: the actuator's own port."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from littlegrid.run.sample_server import SampleServer
+
+
+@pytest.fixture
+def jar(tmp_path):
+    path = tmp_path / "server.jar"
+    path.write_bytes(b"")
+    return path
+
+
+def test_the_command_puts_the_actuator_on_its_own_loopback_port_and_passes_the_other_knobs(jar):
+    s = SampleServer({"server.tomcat.threads.max": 10, "littlegrid.proxy.mode": "blocking"}, port=18080,
+                     management_port=18081, jar=jar)
+    cmd = s.command()
+    assert cmd[cmd.index("-jar") + 2:] == [
+        "--server.port=18080", "--server.address=127.0.0.1", "--management.server.port=18081",
+        "--management.server.address=127.0.0.1", "--server.tomcat.threads.max=10", "--littlegrid.proxy.mode=blocking"]
+    assert s.metrics_url == "http://127.0.0.1:18081/actuator/prometheus" and s.base_url == "http://127.0.0.1:18080"
+
+
+def test_port_knobs_are_taken_as_the_ports_not_passed_twice_and_free_ports_are_chosen_otherwise(jar):
+    s = SampleServer({"server.port": 28080, "management.server.port": 28081, "a.b": 1}, jar=jar)
+    assert (s.port, s.management_port, s.knobs) == (28080, 28081, {"a.b": 1})
+    assert sum("management.server.port" in a for a in s.command()) == 1
+    chosen = SampleServer({}, jar=jar)
+    assert chosen.port > 0 and chosen.management_port > 0 and chosen.port != chosen.management_port
+
+
+def test_health_is_read_on_the_management_port(jar):
+    class Health(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"status": "UP" if self.path == "/actuator/health" else "?"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    actuator = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=actuator.serve_forever, daemon=True).start()
+    try:
+        # nothing listens on port 9 (discard): health read there would be None
+        s = SampleServer({}, port=9, management_port=actuator.server_address[1], jar=jar)
+        assert s.health() == "UP"
+        assert SampleServer({}, port=actuator.server_address[1], management_port=9, jar=jar).health() is None
+    finally:
+        actuator.shutdown()
+        actuator.server_close()
