@@ -1,11 +1,10 @@
 """Fixtures for the runner's load tests: JMeter, the sample server jar, a tiny local target, grid files."""
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from http_stub import serving
 from littlegrid.run.jmeter import find_jmeter, repo_root
 from littlegrid.run.sample_server import find_server_jar
 from littlegrid.usererror import UserError
@@ -42,27 +41,8 @@ def closed_plan() -> Path:
 @pytest.fixture
 def http_target():
     """A local HTTP server answering GET with a few bytes: a target that costs no JVM start."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self):
-            body = b"ok\n"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with serving(lambda path: b"ok\n") as port:
+        yield port
 
 
 @pytest.fixture

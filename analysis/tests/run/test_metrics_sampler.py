@@ -1,12 +1,11 @@
 """Server metrics: the Prometheus text format parsed by hand, and the 1 Hz sampler writing both CSV files."""
 
 import csv
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from http_stub import serving
 from littlegrid.run.metrics_sampler import SERVER_COLUMNS, MetricsSampler, parse_prometheus, server_row
 
 SCRAPE = """# HELP tomcat_threads_busy_threads
@@ -85,24 +84,12 @@ def fake_server():
     """An HTTP server whose request counter grows by 10 per scrape."""
     scrapes = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            scrapes.append(time.monotonic())
-            body = f"littlegrid_service_seconds_count{{endpoint=\"/\"}} {10 * len(scrapes)}\n".encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def scrape(path):
+        scrapes.append(time.monotonic())
+        return f"littlegrid_service_seconds_count{{endpoint=\"/\"}} {10 * len(scrapes)}\n".encode()
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/actuator/prometheus", scrapes
-    server.shutdown()
-    server.server_close()
+    with serving(scrape) as port:
+        yield f"http://127.0.0.1:{port}/actuator/prometheus", scrapes
 
 
 def read(path):

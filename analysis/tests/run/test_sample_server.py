@@ -1,11 +1,10 @@
 """The sample server's command line and where its health and metrics are read: the actuator's own port."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from http_stub import serving
 from littlegrid.run.sample_server import SampleServer
 
 
@@ -35,24 +34,11 @@ def test_port_knobs_are_taken_as_the_ports_not_passed_twice_and_free_ports_are_c
 
 
 def test_health_is_read_on_the_management_port(jar):
-    class Health(BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = json.dumps({"status": "UP" if self.path == "/actuator/health" else "?"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def health(path):
+        return json.dumps({"status": "UP" if path == "/actuator/health" else "?"}).encode()
 
-        def log_message(self, *args):
-            pass
-
-    actuator = ThreadingHTTPServer(("127.0.0.1", 0), Health)
-    threading.Thread(target=actuator.serve_forever, daemon=True).start()
-    try:
+    with serving(health) as actuator_port:
         # nothing listens on port 9 (discard): health read there would be None
-        s = SampleServer({}, port=9, management_port=actuator.server_address[1], jar=jar)
+        s = SampleServer({}, port=9, management_port=actuator_port, jar=jar)
         assert s.health() == "UP"
-        assert SampleServer({}, port=actuator.server_address[1], management_port=9, jar=jar).health() is None
-    finally:
-        actuator.shutdown()
-        actuator.server_close()
+        assert SampleServer({}, port=actuator_port, management_port=9, jar=jar).health() is None

@@ -37,15 +37,21 @@ UNFINISHED = "not finished: running, or the runner stopped before the cell ended
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grid", nargs="?", type=Path, help="the grid file (TOML); optional with --resume")
-    parser.add_argument("--out", type=Path, default=Path("reports"), help="parent of the run folder (default: reports/)")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="re-run only the cells of RUN_DIR not complete")
     parser.add_argument("--dry-run", action="store_true", help="validate, print the cells and the expected time, run nothing")
+    add_run_arguments(parser, shown="the run", watched="the run")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, shown: str, watched: str) -> None:
+    """The options every command that runs cells takes (`run`, `search`): where the run folder goes, JMeter's heap,
+    the live view. shown: what the live view shows; watched: what anyone reaching it can watch."""
+    parser.add_argument("--out", type=Path, default=Path("reports"), help="parent of the run folder (default: reports/)")
     parser.add_argument("--run-id", metavar="ID", help="name of the run folder (default: <UTC time>-<grid name>)")
     parser.add_argument("--jmeter-heap", default="1g", metavar="SIZE", help="JMeter's -Xms/-Xmx (default: 1g)")
-    parser.add_argument("--live", metavar="[HOST:]PORT", help="serve a live view of the run at http://HOST:PORT/ "
+    parser.add_argument("--live", metavar="[HOST:]PORT", help=f"serve a live view of {shown} at http://HOST:PORT/ "
                         "(default host 127.0.0.1; docs/live.md)")
     parser.add_argument("--live-bind-any", action="store_true", help="let --live listen on an address that is not "
-                        "loopback (anyone who reaches it can watch the run)")
+                        f"loopback (anyone who reaches it can watch {watched})")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from littlegrid.run import run_folder as rf
 from littlegrid.run.grid import Cell, Grid, cell_id
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.progress import Clock, hms
+from littlegrid.run.runner import add_run_arguments
 from littlegrid.search.result import document, load_words, probe_record, probe_words, progress_record, search_record
 from littlegrid.search.slo import figures, parse_slo
 from littlegrid.search.strategy import Answer, Probe, Space, next_step, remaining
@@ -41,15 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grid", type=Path, help="a grid file with one range axis, e.g. users = { min = 1, max = 400 }")
     parser.add_argument("--slo", action="append", required=True, metavar="CRITERION",
                         help='the objective, in the criteria grammar ("p90 < 300ms"); repeat or join with "and"')
-    parser.add_argument("--out", type=Path, default=Path("reports"), help="parent of the run folder (default: reports/)")
-    parser.add_argument("--run-id", metavar="ID", help="name of the run folder (default: <UTC time>-<grid name>)")
     parser.add_argument("--resume", action="store_true", help="continue the search in --out/--run-id: finished "
                         "probes are kept, the strategy replays them and goes on")
-    parser.add_argument("--jmeter-heap", default="1g", metavar="SIZE", help="JMeter's -Xms/-Xmx (default: 1g)")
-    parser.add_argument("--live", metavar="[HOST:]PORT", help="serve a live view of the probes and the converging "
-                        "answer at http://HOST:PORT/ (default host 127.0.0.1; docs/live.md)")
-    parser.add_argument("--live-bind-any", action="store_true", help="let --live listen on an address that is not "
-                        "loopback (anyone who reaches it can watch the search)")
+    add_run_arguments(parser, shown="the probes and the converging answer", watched="the search")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -1,0 +1,33 @@
+"""A loopback HTTP server for tests that need something to answer GET: a target, a Prometheus endpoint, an actuator."""
+
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@contextmanager
+def serving(body_for):
+    """Serves HTTP/1.1 on 127.0.0.1 and a free port, on daemon threads, answering every GET with 200 and the bytes
+    body_for(path) returns; yields the port and stops the server on leaving."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            body = body_for(self.path)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # a test's output is not the place for access logs
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
