@@ -5,7 +5,7 @@ import types
 import pytest
 
 from littlegrid import cli
-from littlegrid.usererror import UserError, at
+from littlegrid.usererror import at
 
 
 def _fake_stage(behaviour):

@@ -1,9 +1,6 @@
 """The live page in headless Chromium, fed by a LiveView over files written by the test (no JMeter): charts
 drawn, figures updated, only its own origin fetched, hostile text from the run shown as text and run never."""
 
-import time
-from pathlib import Path
-
 import pytest
 
 from littlegrid.render.synthetic import HOSTILE

@@ -2,8 +2,6 @@
 stalled or vanished client never holds up another client or the status updates."""
 
 import socket
-import sys
-import time
 import urllib.error
 import urllib.request
 

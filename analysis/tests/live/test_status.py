@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from littlegrid.analysis.error_classes import classify
 from littlegrid.analysis.series import time_series
