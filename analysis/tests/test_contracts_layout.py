@@ -15,8 +15,10 @@ PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
 # runs and analyse them, come after it.
 STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "analyze", "run", "search")
 PACKAGES = tuple(s for s in STAGES if s != "analyze")
-# What every stage may use: the version, the error type, the atomic writer, the summary contract.
-SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic", "littlegrid.summary"}
+# What every stage may use: the version, the error type, the atomic writer, the summary contract (a package: the
+# reader and writer, the typed model, the schema generator).
+CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summary.schema"}
+SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic"} | CONTRACT
 # The commands composing stages at the top level; no stage imports them.
 COMMANDS = {"littlegrid.cli", "littlegrid.analyze", "littlegrid.summary_source", "littlegrid.check",
             "littlegrid.explain", "littlegrid.report", "littlegrid.compare"}
@@ -182,7 +184,7 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def test_every_subpackage_is_a_stage_and_the_packages_import_no_cycle():
     graph = import_graph(PACKAGE)
-    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(PACKAGES)
+    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(PACKAGES) | {"summary"}
     assert cycles(package_graph(graph)) == []
 
 
@@ -200,6 +202,12 @@ def test_no_stage_imports_a_command_or_the_cli():
     reaching_out = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) in PACKAGES for t in ts
                           if t in COMMANDS and not (t == "littlegrid.analyze" and stage_of(m) in ("run", "search")))
     assert reaching_out == []
+
+
+def test_the_summary_contract_imports_only_what_every_stage_shares():
+    graph = import_graph(PACKAGE)
+    assert CONTRACT <= set(graph)  # the names this test relies on
+    assert sorted(f"{m} -> {t}" for m in CONTRACT for t in graph[m] if t not in SHARED) == []
 
 
 def test_the_renderer_imports_only_the_summary_contract_and_its_own_modules():

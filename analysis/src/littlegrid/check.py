@@ -69,25 +69,9 @@ def load_summary(run_dir: str) -> tuple[Path, dict]:
     return path, summary_file.read(path)
 
 
-def criteria_texts(summary: dict) -> list[str]:
-    """The grid's criteria strings, wherever this summary keeps them (run.grid.criteria, run.criteria)."""
-    run = summary.get("run") or {}
-    for found in ((run.get("grid") or {}).get("criteria"), run.get("criteria")):
-        if found:
-            return list(found)
-    return []
-
-
 def criterion_entries(summary: dict, extra: list[str] = ()) -> list[dict]:
-    """Entries as analyze stored them, else evaluated from the grid's criteria; plus the extra ones."""
-    stored = summary.get("criteria")
-    if isinstance(stored, list) and stored and all(isinstance(e, dict) for e in stored):
-        entries = list(stored)
-    elif isinstance(stored, list) and stored and all(isinstance(e, str) for e in stored):
-        entries = evaluate.evaluate(stored, summary)
-    else:
-        entries = evaluate.evaluate(criteria_texts(summary), summary)
-    return entries + evaluate.evaluate(list(extra), summary)
+    """The criteria as analyze judged them (the summary's `criteria`), plus the extra ones judged now."""
+    return list(summary.get("criteria") or []) + evaluate.evaluate(list(extra), summary)
 
 
 def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:
@@ -107,15 +91,10 @@ def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> 
 
 
 def expectation_outcomes(summary: dict) -> list[Outcome]:
-    """The grid's expected findings (`expect`), as analyze evaluated them, else evaluated now from the stored
-    findings. The message quotes the finding in the words the report and `littlegrid explain` use."""
-    entries = summary.get("expectations")
-    texts = (summary.get("run") or {}).get("expect") or []
-    if not entries and texts:
-        from littlegrid.findings import expect
-        entries = expect.evaluate(texts, summary, summary.get("findings") or [])
+    """The grid's expected findings (`expect`), as analyze evaluated them. The message quotes the finding in the
+    words the report and `littlegrid explain` use."""
     out = []
-    for e in entries or []:
+    for e in summary.get("expectations") or []:
         status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
         verdict = {"passed": "met", "failed": "NOT met", "error": "undecided"}[status]
         out.append(Outcome("expectation", f"expect {e['expectation']}", status,

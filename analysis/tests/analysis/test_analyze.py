@@ -33,7 +33,7 @@ def test_a_run_folder_gives_summary_json_beside_it_with_every_field_of_the_contr
     assert cli_main(["analyze", str(run_dir)]) == 0
     assert "8 cells, 0 checks failed" in capsys.readouterr().out
     s = json.loads((run_dir / "summary.json").read_text())
-    assert TOP <= set(s) and s["schema"] == "littlegrid.summary/2"
+    assert TOP <= set(s) and s["schema"] == "littlegrid.summary/3"
     assert s["trim"] == {"warmup_s": 2.0, "cooldown_s": 1.0, "basis": "first sample"}
     assert s["axes"] == {"users": [1, 2, 4, 8], "think_ms": [0, 100]} and s["run"]["source"] == "run"
     for cell in s["cells"]:
@@ -65,7 +65,7 @@ def test_a_file_that_is_not_a_summary_is_never_overwritten_without_force(tmp_pat
     assert "not a littlegrid summary; use --force" in capsys.readouterr().err
     assert victim.read_text() == '{"mine": true}'
     assert cli_main(["analyze", str(jtl), "--json", str(victim), "--force"]) == 0
-    assert json.loads(victim.read_text())["schema"] == "littlegrid.summary/2"
+    assert json.loads(victim.read_text())["schema"] == "littlegrid.summary/3"
 
 
 def test_a_bare_jtl_is_one_cell_whose_n_is_the_threads_seen_and_whose_summary_goes_beside_it(tmp_path):

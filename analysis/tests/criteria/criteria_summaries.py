@@ -1,6 +1,11 @@
-"""Small hand-written summary.json dicts (contract section 5) for the criteria and check tests."""
+"""Small hand-written summary.json dicts (contract section 5) for the criteria and check tests: the figures a test
+judges, every other field blank (summary_contract.complete), the grid's criteria judged as analyze judges them."""
 
 import copy
+
+from littlegrid.criteria.evaluate import evaluate
+from littlegrid.summary import SCHEMA
+from summary_contract import complete
 
 STATS = {
     "count": 1000, "successes": 990, "errors": 10, "error_rate": 0.01,
@@ -35,17 +40,14 @@ def cell(users: int, think_ms: int = 0, *, labels=None, checks=(), status="compl
 
 def summary(*cells, criteria=None, grid_criteria=None, checks=()) -> dict:
     out = {
-        "schema": "littlegrid.summary/2", "littlegrid_version": "0.1.0",
+        "schema": SCHEMA, "littlegrid_version": "0.1.0",
         "run": {"id": "ci-20261122T120000Z", "grid_name": "ci", "plan": "plans/closed.jmx",
                 "started": "2026-11-22T12:00:00Z", "ended": "2026-11-22T12:03:00Z",
                 "host": {"hostname": "ci-box"}},
         "axes": {"users": sorted({c["axes"]["users"] for c in cells}),
                  "think_ms": sorted({c["axes"]["think_ms"] for c in cells})},
         "cells": [copy.deepcopy(c) for c in cells],
-        "models": {}, "checks": list(checks),
+        "checks": list(checks),
     }
-    if grid_criteria is not None:
-        out["run"]["grid"] = {"criteria": list(grid_criteria)}
-    if criteria is not None:
-        out["criteria"] = criteria
-    return out
+    out["criteria"] = criteria if criteria is not None else evaluate(list(grid_criteria or []), out)
+    return complete(out)

@@ -509,10 +509,12 @@ def test_explain_prints_the_findings_as_text_and_as_json(tmp_path, capsys):
     import json
 
     from littlegrid import cli, summary
+    from summary_contract import complete
     s = littles_law() | {"schema": summary.SCHEMA, "run": {"host": {"cpus": 2}, "expect": [
         f"bottleneck thread_pool where {THREADS} == 10"]}}
     s["findings"] = [f.as_dict() for f in findings(s)]
-    summary.write(s, tmp_path / "summary.json")
+    s["expectations"] = evaluate(s["run"]["expect"], s, s["findings"])  # as analyze does
+    summary.write(complete(s), tmp_path / "summary.json")
     assert cli.main(["explain", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("1. [saturation, holds] Throughput levels off at 98/s–99.2/s from N = 10")

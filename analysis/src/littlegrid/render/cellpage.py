@@ -84,9 +84,6 @@ def server_view(cell: dict) -> dict:
         + (f", {fmt.num(srv.get('failed_scrapes'))} scrapes failed" if srv.get("failed_scrapes") else "")
         + (f"; longest stretch without one {fmt.seconds(srv.get('longest_gap_s'))}"
            if srv.get("longest_gap_s") is not None else "") + ".")
-    if "in_front_reason" not in srv:
-        return {"wait": "Where requests wait is not in this summary: it was analysed by an older littlegrid "
-                        "(run `littlegrid analyze` again).", "readings": readings}
     if srv.get("waiting_in_front") is None:
         return {"wait": f"Where requests wait is not known: {srv['in_front_reason']}.", "readings": readings}
     pool = "" if srv.get("threads_max") is None else f" of {fmt.num(srv['threads_max'])}"

@@ -1,5 +1,6 @@
-"""summary.json: the versioned schema's constants, JSON-safe conversion, the one reader, the one writer (atomic: it
-never loses the old file) and the one rule for where a run's summary is."""
+"""summary.json: the versioned schema's constants, JSON-safe conversion, the one reader (which validates against the
+typed model, littlegrid.summary.model), the one writer (atomic: it never loses the old file) and the one rule for
+where a run's summary is."""
 
 import json
 import math
@@ -12,7 +13,7 @@ from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError, at
 
 NAME = "summary.json"
-SCHEMA = "littlegrid.summary/2"  # 2: "findings" and "expectations" (littlegrid.findings)
+SCHEMA = "littlegrid.summary/3"  # 3: the typed model (summary/model.py), every field written; 2: findings
 
 
 def skeleton(run: dict, trim: dict, axes: dict) -> dict:
@@ -48,8 +49,8 @@ def write(summary: dict, path: Path) -> Path:
 
 
 def read(path: Path) -> dict:
-    """Load a summary.json: the one reader. Another schema, a broken file or cells without ids are refused in
-    one line naming the file (and the JSON line)."""
+    """Load a summary.json: the one reader. Another schema, a broken file or one that does not match the typed model
+    (a field missing, of the wrong type, or unknown) is refused in one line naming the file (and the JSON line)."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -61,12 +62,26 @@ def read(path: Path) -> dict:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         hint = "; written by an older littlegrid: run `littlegrid analyze` again" if older(found) else ""
         raise at(path, None, f"not a {SCHEMA} file (schema: {found}){hint}")
-    if not isinstance(data.get("cells"), list):
-        raise at(path, None, "summary has no 'cells' list")
-    for i, cell in enumerate(data["cells"]):
-        if not isinstance(cell, dict) or "id" not in cell:
-            raise at(path, None, f"cells[{i}] has no 'id'")
+    problem = invalid(data)
+    if problem:
+        raise at(path, None, f"not a valid {SCHEMA} summary: {problem}")
     return data
+
+
+def invalid(data: dict) -> str | None:
+    """What makes `data` not a summary of this schema, in one line (the first problem and how many more), or None."""
+    from pydantic import ValidationError  # imported here: `littlegrid --help` does not pay for it
+
+    from littlegrid.summary.model import Summary
+    try:
+        Summary.model_validate(data)
+    except ValidationError as e:
+        problems = e.errors(include_url=False)
+        first = problems[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return f"{where or 'top level'}: {first['msg'].lower()}{more}"
+    return None
 
 
 def locate(given: str | Path) -> Path:

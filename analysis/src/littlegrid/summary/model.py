@@ -1,0 +1,482 @@
+"""The typed model of summary.json (schema littlegrid.summary/3): every field `littlegrid analyze` writes, its type,
+and whether it may be null. The reader validates every summary against it; docs/summary.schema.json is generated
+from it (`python -m littlegrid.summary.schema`). What each figure means: docs/analysis.md and contract §5.
+
+Conventions: a field without a default is always written (null where the type allows it: "could not be
+computed"); a field with a default may be absent in summaries of other inputs (a bare JTL has no server). Times are
+milliseconds (`_ms`) or seconds (`_s`), rates per second (`_per_s`). Unknown fields are refused: a field added to the
+analysis is added here first, or the tests that validate every summary they produce fail.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AxisValue = int | float | str | bool
+
+
+class Record(BaseModel):
+    """Every part of the summary: immutable, strict types (no "3" for 3), no field the model does not name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# ----- the statistics of a set of samples (a cell's window, or one label in it)
+
+class Pdf(Record):
+    """Probability density of elapsed over log-spaced bins (docs/report.md states the bin rule)."""
+    edges_ms: list[float]
+    density: list[float]
+
+
+class Ccdf(Record):
+    """P(elapsed ≥ x_ms) at the distinct elapsed values (thinned to a point budget)."""
+    x_ms: list[float]
+    p: list[float]
+
+
+class Tail(Record):
+    """The tail's shape: Hill index over the k largest samples above threshold_ms, and a verdict in words."""
+    hill_alpha: float | None
+    k: int
+    threshold_ms: float | None
+    excess_cv: float | None
+    verdict: str
+
+
+class Counts(Record):
+    """Shared by the cell's statistics and a label's: counts, error rate, throughput, mean, exact percentiles."""
+    count: int
+    successes: int
+    errors: int
+    error_rate: float | None
+    errors_by_class: dict[str, int]
+    throughput_per_s: float | None
+    successes_per_s: float | None
+    mean_ms: float | None
+    min_ms: float | None
+    p50_ms: float | None
+    p90_ms: float | None
+    p95_ms: float | None
+    p99_ms: float | None
+    p999_ms: float | None
+    max_ms: float | None
+    latency_mean_ms: float | None
+    connect_mean_ms: float | None
+
+
+class Stats(Counts):
+    """A cell's steady-window statistics (contract STATS) with the shape of its latency distribution."""
+    pdf: Pdf
+    ccdf: Ccdf
+    tail: Tail
+
+
+class ErrorCount(Record):
+    type: str
+    count: int
+
+
+class LabelStats(Counts):
+    """One label's statistics (no distribution shape: thousands of labels must keep the file small)."""
+    bytes_mean: float | None
+    sent_bytes_mean: float | None
+    received_bytes_per_s: float | None
+    sent_bytes_per_s: float | None
+    transaction: bool
+    top_errors: list[ErrorCount]
+
+
+class ErrorType(Record):
+    type: str
+    count: int
+    share_of_errors: float
+    per_s: float | None
+
+
+class Errors(Record):
+    """The window's errors by type, largest first; the rarest beyond the listed ones only counted."""
+    by_type: list[ErrorType]
+    types_not_listed: int
+    errors_not_listed: int
+
+
+# ----- how the cell was read, trimmed and loaded
+
+class Reading(Record):
+    rows_read: int
+    rows_skipped: int
+    transaction_rows_excluded: int
+    absent_columns: list[str]
+    format: str
+
+
+class Window(Record):
+    """The steady window [start_ms, end_ms] (epoch ms) and what trimming it removed."""
+    start_ms: int
+    end_ms: int
+    length_s: float
+    warmup_s: float
+    cooldown_s: float
+    samples_trimmed_before: int
+    samples_trimmed_after: int
+
+
+class Users(Record):
+    n: int
+    plan_users: int | None
+    engines: int | None
+    all_threads_max: int | None
+    threads_seen: int
+    basis: str
+
+
+class Intended(Record):
+    """What the plan was asked to do (from the manifest; all null for a bare JTL)."""
+    think_ms: float | None
+    think_dist: str | None
+    think_offset_ms: float | None
+    rate_per_s: float | None
+    workload: str | None
+
+
+# ----- series over the whole cell
+
+class LabelSeries(Record):
+    throughput: list[float]
+    errors: list[float]
+    p50_ms: list[float | None]
+    p90_ms: list[float | None]
+    p99_ms: list[float | None]
+
+
+class LabelSeriesSet(Record):
+    rule: str
+    labels: dict[str, LabelSeries]
+
+
+class Series(Record):
+    """Per bucket of bucket_s seconds since t0_ms (the first sample's start), warm-up and cool-down included."""
+    t0_ms: int
+    bucket_s: int
+    window_start_s: float
+    window_end_s: float
+    t_s: list[float]
+    throughput: list[float]
+    errors: list[float]
+    p50_ms: list[float | None]
+    p90_ms: list[float | None]
+    p99_ms: list[float | None]
+    codes: dict[str, list[float]]
+    active_threads: list[float | None]
+    in_flight: list[float | None]
+    busy_threads: list[float | None]
+    load1: list[float | None]
+
+
+# ----- think time
+
+class KsExponential(Record):
+    d: float | None
+    p: float | None
+    mean_ms: float | None
+
+
+class PoissonFit(Record):
+    """Chi-square fit of the realised gaps to offset + Poisson(λ) (JMeter's Poisson Random Timer)."""
+    d: float | None
+    p: float | None
+    lambda_ms: float | None
+    offset_ms: float | None
+    test: str
+    chi2: float | None
+    dof: int | None
+
+
+class GapHistogram(Record):
+    edges_ms: list[float]
+    counts: list[int]
+    overflow: int
+
+
+class ThreadMeans(Record):
+    min: float
+    max: float
+
+
+class ThinkSequence(Record):
+    """Which samples think time was measured between (every sample, the outermost ones, or none) and why."""
+    rule: str
+    text: str
+    rows: int
+    contained: int
+    transaction_rows: int
+    partial_overlaps: int
+    successive_pairs: int
+    count: int | None
+    throughput_per_s: float | None
+    mean_ms: float | None
+    active_threads: float | None
+
+
+class ThinkTime(Record):
+    gaps: int
+    threads: int
+    mean_ms: float | None
+    sd_ms: float | None
+    cv: float | None
+    negative_gaps: int
+    cycle_cv: float | None
+    thread_mean_ms: ThreadMeans | None
+    ks_exponential: KsExponential
+    ks_poisson: PoissonFit | None
+    histogram: GapHistogram
+    sequence: ThinkSequence
+
+
+# ----- the server's and the host's metrics over the window
+
+class Server(Record):
+    readings: int
+    failed_scrapes: int
+    longest_gap_s: float | None
+    threads_max: int | None
+    in_flight_mean: float | None
+    in_flight_source: str | None
+    in_flight_se: float | None
+    in_flight_sampled_mean: float | None
+    busy_threads_mean: float | None
+    connections_mean: float | None
+    throttle_queue_mean: float | None
+    service_mean_ms: float | None
+    throughput_per_s: float | None
+    throttle_wait_ms: float | None
+    in_service_ms: float | None
+    client_in_flight: float | None
+    waiting_in_front: float | None
+    wait_in_front_ms: float | None
+    in_front_reason: str | None
+    client_minus_server_ms: float | None
+
+
+class Host(Record):
+    readings: int
+    load1_mean: float | None
+    run_queue_mean: float | None
+    cpu_util_mean: float | None
+    cpu_user_mean: float | None
+    cpu_system_mean: float | None
+    cpu_iowait_mean: float | None
+
+
+# ----- exact histograms (what comparisons resample)
+
+class ValueCounts(Record):
+    """Every distinct elapsed value of the window (ascending) with its count: exact percentiles of any rank."""
+    values: list[int]
+    counts: list[int]
+
+
+class Blocks(Record):
+    """Per block of `seconds` seconds: indexes into elapsed_ms.values and their counts (sparse)."""
+    seconds: int
+    index: list[list[int]]
+    counts: list[list[int]]
+
+
+class Histogram(Record):
+    elapsed_ms: ValueCounts
+    completions_per_s: list[int]
+    blocks: Blocks
+
+
+# ----- checks, criteria, models, findings
+
+class Check(Record):
+    """One verdict: value against expected, relative error against tolerance; passed null when not made."""
+    name: str
+    cell: str | None
+    value: float | None
+    expected: float | None
+    rel_error: float | None
+    tolerance: float | None
+    passed: bool | None
+    explanation: str
+
+
+class Cell(Record):
+    """One cell: what it is, how it was read and trimmed, and everything measured in its window."""
+    id: str
+    axes: dict[str, AxisValue]
+    status: str
+    reason: str | None
+    warnings: list[str]
+    reading: Reading | None
+    window: Window | None
+    users: Users | None
+    intended: Intended
+    overall: Stats | None
+    labels: dict[str, LabelStats]
+    errors: Errors | None
+    label_series: LabelSeriesSet | None
+    think_time: ThinkTime | None
+    server: Server | None
+    host: Host | None
+    series: Series | None
+    histogram: Histogram | None
+    checks: list[Check]
+
+
+class BoundPoint(Record):
+    users: int
+    x_upper: float
+    r_lower_ms: float
+
+
+class Curve(Record):
+    """What every grid model is about: one X(N) curve, at one think time, the other axes fixed (group)."""
+    think_ms: float | None
+    group: dict[str, AxisValue]
+
+
+class Bounds(Curve):
+    d_ms: float
+    d_max_ms: float
+    n_star: float
+    basis: str
+    points: list[BoundPoint]
+
+
+class UslFit(Curve):
+    ok: bool
+    reason: str | None
+    sigma: float | None
+    kappa: float | None
+    lambda_: float | None = Field(alias="lambda")
+    r2: float | None
+    n_peak: float | None
+
+
+class Knee(Curve):
+    users: int | None
+    n_star: float
+    rule: str
+
+
+class SloCapacity(Curve):
+    criterion: str
+    max_users: int | None
+    how: str
+    note: str | None
+
+
+class MmcnPrediction(Record):
+    think_ms: float
+    users: int
+    servers: int
+    service_ms: float
+    predicted_x: float
+    measured_x: float
+    rel_error: float
+    predicted_r_ms: float
+    measured_r_ms: float
+    measured_service_ms: float | None
+    realised_think_ms: float | None
+    predicted_x_measured_inputs: float | None
+    cell: str
+
+
+class Models(Record):
+    bounds: list[Bounds]
+    usl: list[UslFit]
+    knee: list[Knee]
+    slo_capacity: list[SloCapacity]
+    mmcn: list[MmcnPrediction]
+
+
+class CriterionResult(Record):
+    """One criterion in one cell of its scope (cell null: no cell in scope, passed null: not evaluated)."""
+    criterion: str
+    scope: str
+    cell: str | None
+    metric: str
+    value: float | None
+    threshold: float
+    passed: bool | None
+    reason: str | None
+    unit: str
+
+
+class Evidence(Record):
+    name: str
+    value: float | None
+    unit: str
+    cell: str | None
+
+
+class Finding(Record):
+    kind: str
+    statement: str
+    standing: str
+    why: str
+    where: dict[str, AxisValue]
+    cells: list[str]
+    figures: dict[str, float | str | None]
+    evidence: list[Evidence]
+    recommendation: str | None
+    resource: str | None
+
+
+class Expectation(Record):
+    expectation: str
+    passed: bool | None
+    explanation: str
+    findings: list[str | None]
+
+
+# ----- the run and the whole summary
+
+class HostFacts(Record):
+    hostname: str | None = None
+    cpus: int | None = None
+    memory_bytes: int | None = None
+    os: str | None = None
+
+
+class Run(Record):
+    """What was run: from the run folder's manifest and grid, or the JTL files' names (source "jtl")."""
+    id: str
+    grid_name: str | None
+    plan: str | None
+    description: str | None
+    arms: str | None
+    expect: list[str]
+    started: str | None
+    ended: str | None
+    versions: dict[str, str | None]
+    host: HostFacts
+    server_knobs: dict[str, AxisValue] | None
+    source: str
+    inputs: list[str]
+
+
+class Trim(Record):
+    """The warm-up and cool-down applied (null: they differ per cell, see each cell's window)."""
+    warmup_s: float | None
+    cooldown_s: float | None
+    basis: str
+
+
+class Summary(Record):
+    schema_: str = Field(alias="schema")
+    littlegrid_version: str
+    run: Run
+    trim: Trim
+    axes: dict[str, list[AxisValue]]
+    tolerances: dict[str, float]
+    cells: list[Cell]
+    models: Models
+    checks: list[Check]
+    criteria: list[CriterionResult]
+    findings: list[Finding]
+    expectations: list[Expectation]
