@@ -34,17 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a change counts as better/worse only when its whole 95%% interval lies beyond ± this "
                              "relative change (default 0.02 = 2%%)")
     parser.add_argument("--no-samples", action="store_true",
-                        help="do not re-read the JTL files: deltas without intervals (and so without verdicts)")
-    add_reader_arguments(parser)  # how both runs' JTLs are read, for the analysis and the intervals
+                        help="no bootstrap: deltas without intervals (and so without verdicts)")
+    add_reader_arguments(parser)  # how JTL files given as RUN_A/RUN_B are read for their analysis
 
 
-def build_comparison(sa: dict, sb: dict, out_dir: Path, *, run_a: Path | None = None, run_b: Path | None = None,
-                     samples: bool = True, seed: int = 1, reps: int = 1000, min_effect: float = 0.02,
-                     generated: str | None = None, read_options=None) -> Path:
-    """Compare the summaries `sa` and `sb` (their JTLs in run_a/run_b only for a summary without histograms) and
-    draw the page into out_dir/index.html; returns its path."""
-    result = deltas.compare_runs(sa, sb, run_a=run_a, run_b=run_b, samples=samples, seed=seed, reps=reps,
-                                     min_effect=min_effect, read_options=read_options)
+def build_comparison(sa: dict, sb: dict, out_dir: Path, *, samples: bool = True, seed: int = 1, reps: int = 1000,
+                     min_effect: float = 0.02, generated: str | None = None) -> Path:
+    """Compare the summaries `sa` and `sb` (intervals from their cells' exact histograms) and draw the page into
+    out_dir/index.html; returns its path."""
+    result = deltas.compare_runs(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect)
     return compare_page.draw(result, sa, sb, out_dir, generated=generated)
 
 
@@ -52,25 +50,24 @@ def main(args: argparse.Namespace) -> int:
     if args.run_b is None and not args.arms:
         raise UserError("compare needs two runs (RUN_A RUN_B), or one run and --arms AXIS=A,B")
     read_options = reader_options(args)
-    sa, dir_a, base_a = open_run(args.run_a, read_options)
-    sb, dir_b, base_b = open_run(args.run_b, read_options) if args.run_b else (sa, dir_a, base_a)
+    sa, base_a = open_run(args.run_a, read_options)
+    sb, base_b = open_run(args.run_b, read_options) if args.run_b else (sa, base_a)
     out_dir = args.output or base_b / "compare"
-    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "min_effect": args.min_effect,
-               "read_options": read_options}
+    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "min_effect": args.min_effect}
     if args.arms and args.run_b is None:
-        index = compare_arms(sa, args.arms, args.output, base_a, dir_a, **options)
+        index = compare_arms(sa, args.arms, args.output, base_a, **options)
     else:
         if args.arms:  # the same axis split in two runs
             axis, value_a, value_b = arms.parse_arms(args.arms)
             sa, sb = arms.arm(sa, axis, value_a), arms.arm(sb, axis, value_b)
             out_dir = args.output or base_b / f"compare-{axis}"
-        index = build_comparison(sa, sb, out_dir, run_a=dir_a, run_b=dir_b, **options)
+        index = build_comparison(sa, sb, out_dir, **options)
     print(index)
     return 0
 
 
-def compare_arms(summary: dict, text: str, output: Path | None, base: Path, run_dir: Path | None, **options) -> Path:
+def compare_arms(summary: dict, text: str, output: Path | None, base: Path, **options) -> Path:
     """The two arms (AXIS=A,B) of one run compared, into `output` or base/compare-AXIS."""
     axis, value_a, value_b = arms.parse_arms(text)
     return build_comparison(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b),
-                            output or base / f"compare-{axis}", run_a=run_dir, run_b=run_dir, **options)
+                            output or base / f"compare-{axis}", **options)

@@ -49,5 +49,5 @@ def main(args: argparse.Namespace) -> int:
     arms_text = (summary.get("run") or {}).get("arms")
     if arms_text:  # the grid names its two arms: their comparison sits inside the report
         from littlegrid.compare import compare_arms  # only a two-arm grid needs the comparison stage
-        print(compare_arms(summary, arms_text, None, out_dir, run_dir))
+        print(compare_arms(summary, arms_text, None, out_dir))
     return 0

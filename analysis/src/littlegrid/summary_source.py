@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from littlegrid import summary as summary_file
-from littlegrid.analysis.cells import MANIFEST
 from littlegrid.usererror import UserError
 
 
@@ -47,12 +46,10 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
     return summary, base, True
 
 
-def open_run(arg: str, read_options=None) -> tuple[dict, Path | None, Path]:
-    """(summary, run folder or None, default output base) for a run folder or a summary.json path. A summary
-    file's folder counts as its run only when it is one (a manifest.json beside it): a report folder holding
-    summary.json has a cells/ folder of pages, not of JTLs."""
+def open_run(arg: str, read_options=None) -> tuple[dict, Path]:
+    """(summary, default output base) for a run folder or a summary.json path."""
     p = Path(arg)
     if p.is_file():
-        return summary_file.read(p), (p.parent if (p.parent / MANIFEST).is_file() else None), p.parent
+        return summary_file.read(p), p.parent
     summary, base, _ = load_or_analyze([arg], read_options=read_options)
-    return summary, base, base
+    return summary, base

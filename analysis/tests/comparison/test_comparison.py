@@ -53,11 +53,17 @@ def _queue_cell(seed: int) -> dict:
     return {"id": "c", "axes": {}, "window": window, "overall": overall, "histogram": histogram}
 
 
-def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_a_summary_has_none():
+def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_the_blocks_disagree():
     a, b = _queue_cell(1), _queue_cell(2)
     with_blocks = compare_runs({"cells": [a]}, {"cells": [b]})["rows"][0]
     assert with_blocks["note"] == ""
-    without = [{**c, "histogram": {k: v for k, v in c["histogram"].items() if k != "blocks"}} for c in (a, b)]
+
+    def disagreeing(c):  # one sample more in the first block than the histogram has: the blocks cannot be used
+        blocks = c["histogram"]["blocks"]
+        first = [blocks["counts"][0][0] + 1] + blocks["counts"][0][1:]
+        return {**c, "histogram": c["histogram"] | {"blocks": blocks | {"counts": [first] + blocks["counts"][1:]}}}
+
+    without = [disagreeing(c) for c in (a, b)]
     one_by_one = compare_runs({"cells": [without[0]]}, {"cells": [without[1]]})["rows"][0]
     assert one_by_one["note"].count("resample requests one by one") == 2
     width = {name: next(m["rel_hi"] - m["rel_lo"] for m in row["metrics"] if m["key"] == "p90_ms")

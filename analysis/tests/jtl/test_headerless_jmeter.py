@@ -142,22 +142,3 @@ def test_compare_of_a_copied_summary_needs_no_reader_options(tmp_path, capsys):
     # every cell has its intervals: the run compared with itself differs nowhere
     assert "no JTL found" not in page and "without intervals" not in page
     assert "1 cells paired: 0 worse, 0 better, 1 no significant difference</h2>" in page
-
-
-def test_compare_rereads_header_less_jtls_with_the_same_options(tmp_path, capsys):
-    """A summary written before histograms (none in its cells) is compared from its JTLs, re-read as the analysis
-    read them: without the layout the re-read is refused, naming the option."""
-    name, columns = "9-pipe.jtl", ",".join(FILES["9-pipe.jtl"][1])
-    assert cli.main(["report", str(HERE / name), "--columns", columns, "-o", str(tmp_path / "r")]) == 0
-    older = json.loads((tmp_path / "r" / "summary.json").read_text())
-    for cell in older["cells"]:
-        del cell["histogram"]
-    summary = tmp_path / "summary.json"  # beside the report, its cells/ pages would pass for a run folder's cells
-    summary.write_text(json.dumps(older))
-    summary = str(summary)
-    capsys.readouterr()
-    assert cli.main(["compare", summary, summary, "-o", str(tmp_path / "c0")]) == 2
-    assert "--columns NAMES" in capsys.readouterr().err
-    assert cli.main(["compare", summary, summary, "--columns", columns, "-o", str(tmp_path / "c")]) == 0
-    page = (tmp_path / "c" / "index.html").read_text()
-    assert "no JTL found" not in page and str(HERE / name) in page

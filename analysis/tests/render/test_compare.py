@@ -36,48 +36,47 @@ def test_a_thirty_percent_slower_service_makes_every_cell_worse(runs, tmp_path, 
 
 
 def test_two_runs_of_the_same_system_show_no_significant_difference(runs, tmp_path):
-    sa, da, _ = open_run(str(runs["a"]))
-    sb, db, _ = open_run(str(runs["a2"]))
-    build_comparison(sa, sb, tmp_path, run_a=da, run_b=db, generated="x")
+    sa, _ = open_run(str(runs["a"]))
+    sb, _ = open_run(str(runs["a2"]))
+    build_comparison(sa, sb, tmp_path, generated="x")
     assert set(_rows(tmp_path / "index.html").values()) == {"same"}
 
 
 def test_the_same_seed_gives_the_same_page_and_intervals_need_the_samples(runs, tmp_path):
-    sa, da, _ = open_run(str(runs["a"]))
-    sb, db, _ = open_run(str(runs["b"]))
-    one = build_comparison(sa, sb, tmp_path / "1", run_a=da, run_b=db, seed=5, generated="x").read_text()
-    two = build_comparison(sa, sb, tmp_path / "2", run_a=da, run_b=db, seed=5, generated="x").read_text()
+    sa, _ = open_run(str(runs["a"]))
+    sb, _ = open_run(str(runs["b"]))
+    one = build_comparison(sa, sb, tmp_path / "1", seed=5, generated="x").read_text()
+    two = build_comparison(sa, sb, tmp_path / "2", seed=5, generated="x").read_text()
     assert one == two
-    three = build_comparison(sa, sb, tmp_path / "3", run_a=da, run_b=db, seed=6, generated="x").read_text()
+    three = build_comparison(sa, sb, tmp_path / "3", seed=6, generated="x").read_text()
     assert three != one
     none = build_comparison(sa, sb, tmp_path / "4", samples=False, generated="x")
     assert set(_rows(none).values()) == {"unknown"}
 
 
-def test_intervals_come_from_the_summarys_histograms_exactly_as_from_the_jtls_and_need_no_jtl(runs, tmp_path):
-    sa, da, _ = open_run(str(runs["a"]))
-    sb, db, _ = open_run(str(runs["b"]))
-    kept = build_comparison(sa, sb, tmp_path / "kept", run_a=da, run_b=db, seed=5, generated="x").read_text()
-
-    def without_histograms(s):
-        return s | {"cells": [{k: v for k, v in c.items() if k != "histogram"} for c in s["cells"]]}
-
-    reread = build_comparison(without_histograms(sa), without_histograms(sb), tmp_path / "reread", run_a=da,
-                              run_b=db, seed=5, generated="x").read_text()
-    assert kept == reread  # the same counts, so the same multinomial draws and intervals
-    # the histograms alone: no run folder, no JTL (a summary.json copied away from its run)
-    alone = build_comparison(sa, sb, tmp_path / "alone", seed=5, generated="x").read_text()
-    assert alone == kept and set(_rows(tmp_path / "alone" / "index.html").values()) == {"worse"}
-    lost_a, lost_b = (without_histograms(s) | {"run": s["run"] | {"inputs": []}} for s in (sa, sb))
-    lost = build_comparison(lost_a, lost_b, tmp_path / "lost", generated="x")
-    assert set(_rows(lost).values()) == {"unknown"}  # negative control: neither histograms nor JTLs
+def test_intervals_come_from_the_summarys_histograms_and_need_no_jtl(runs, tmp_path, capsys):
+    # the summaries copied away from their runs: no manifest, no JTL beside them
+    copies = {}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        copies[name] = tmp_path / name / "summary.json"
+        copies[name].write_text((runs[name] / "summary.json").read_text())
+    assert cli.main(["compare", str(copies["a"]), str(copies["b"]), "-o", str(tmp_path / "alone")]) == 0
+    assert set(_rows(tmp_path / "alone" / "index.html").values()) == {"worse"}
+    # negative control: cells without a histogram (no steady window) get no interval, and the page says why
+    sa, _ = open_run(str(copies["a"]))
+    sb, _ = open_run(str(copies["b"]))
+    bare_a, bare_b = (s | {"cells": [c | {"histogram": None} for c in s["cells"]]} for s in (sa, sb))
+    lost = build_comparison(bare_a, bare_b, tmp_path / "lost", generated="x")
+    assert set(_rows(lost).values()) == {"unknown"}
+    assert "no steady-window histogram in this cell: no intervals" in lost.read_text()
 
 
 def test_a_summary_file_can_stand_for_a_run_and_bad_options_are_refused(runs, tmp_path):
     from littlegrid.usererror import UserError
 
-    sa, da, _ = open_run(str(runs["a"] / "summary.json"))
-    assert da == runs["a"]
+    sa, base = open_run(str(runs["a"] / "summary.json"))
+    assert base == runs["a"]
     with pytest.raises(UserError, match="--reps 10"):
         build_comparison(sa, sa, tmp_path, reps=10)
     with pytest.raises(UserError, match="--min-effect 5"):

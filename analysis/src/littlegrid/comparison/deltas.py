@@ -5,8 +5,6 @@ command, joins the two."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from littlegrid.comparison import bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import two_arms
@@ -54,7 +52,7 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
         for tag, s, o in (("A", sa, oa), ("B", sb, ob)):
             rng = bootstrap.rng_for(seed, f"{tag}:{a['id']}")
             qs = [q for *_, q in METRICS if q]
-            # blocks of seconds keep queued requests together; one by one only for a summary without blocks
+            # blocks of seconds keep queued requests together; one by one only when the blocks disagree
             lat = (bootstrap.replicate_latencies_in_stored_blocks(s.blocks, qs, rng, reps) if s.blocks is not None
                    else bootstrap.replicate_latencies(s.latencies, qs, rng, reps))
             r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
@@ -76,21 +74,18 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
             "error_rate": (oa.get("error_rate"), ob.get("error_rate"))}
 
 
-def _one_by_one(samples: CellSamples | None) -> str:
-    """Said on the page when a cell's latency intervals could not resample blocks of seconds."""
-    if samples is None or samples.blocks is not None:
-        return ""
-    return ("latency intervals resample requests one by one (a summary written before blocks of seconds): "
-            "too narrow near saturation")
+def sample_note(samples: CellSamples | None) -> str:
+    """Said on the page when a cell's intervals could not be drawn from blocks of seconds."""
+    if samples is None:
+        return "no steady-window histogram in this cell: no intervals"
+    if samples.blocks is None:
+        return ("the summary's blocks of seconds disagree with its histogram: latency intervals resample requests "
+                "one by one, too narrow near saturation (re-analyse the run)")
+    return ""
 
 
-def _needs_jtl(summary: dict) -> bool:
-    """Whether some cell lacks the exact histogram (a summary written before them): only then are JTLs looked for."""
-    return any(cell_samples.from_summary(c) is None for c in summary.get("cells") or [] if c.get("overall"))
-
-
-def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path | None = None, samples: bool = True,
-                 seed: int = 1, reps: int = 1000, min_effect: float = 0.02, read_options=None) -> dict:
+def compare_runs(sa: dict, sb: dict, *, samples: bool = True, seed: int = 1, reps: int = 1000,
+                 min_effect: float = 0.02) -> dict:
     """{"rows": one per paired cell (compare_pair's dict with its "id" and "note"), "counts": cells per verdict,
     "only_a"/"only_b": unpaired cell ids, "findings": the arms' findings (dicts), "settings": seed, reps and
     min_effect, "verdict_words" and "metric_names": the words the page uses} -- all a renderer needs."""
@@ -99,17 +94,13 @@ def compare_runs(sa: dict, sb: dict, *, run_a: Path | None = None, run_b: Path |
     if not 0 <= min_effect < 1:
         raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
     pairs, only_a, only_b = pair_cells(sa.get("cells") or [], sb.get("cells") or [])
-    paths_a = cell_samples.jtl_paths_by_cell(run_a, sa) if samples and _needs_jtl(sa) else {}
-    paths_b = cell_samples.jtl_paths_by_cell(run_b, sb) if samples and _needs_jtl(sb) else {}
     rows = []
     for a, b in pairs:
         notes = []
         got_a = got_b = None
         if samples:
-            got_a, note_a = cell_samples.load_cell_samples(paths_a.get(a["id"], ()), a, read_options)
-            got_b, note_b = cell_samples.load_cell_samples(paths_b.get(b["id"], ()), b, read_options)
-            note_a = note_a or _one_by_one(got_a)
-            note_b = note_b or _one_by_one(got_b)
+            got_a, got_b = cell_samples.from_summary(a), cell_samples.from_summary(b)
+            note_a, note_b = sample_note(got_a), sample_note(got_b)
             notes += [f"A: {note_a}"] if note_a else []
             notes += [f"B: {note_b}"] if note_b else []
         else:
