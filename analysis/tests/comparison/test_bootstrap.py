@@ -141,3 +141,16 @@ def test_the_block_length_grows_with_the_correlation_of_the_per_second_means():
     assert 3 * 4 < bootstrap.block_seconds(drifting) <= seconds // 3
     ramp = SecondHistograms.from_samples(np.repeat(np.arange(seconds) * 10 + 100, 20), end, 0, seconds * 1000)
     assert bootstrap.block_seconds(ramp) == seconds // 3  # φ = 1 would ask for more: capped, three blocks at least
+
+
+def test_throughput_replicates_from_moving_sums_equal_the_blocks_gathered_second_by_second():
+    # Known answer: the moving-block bootstrap written out (each replicate's seconds gathered, the last block cut to
+    # the window's t seconds) on the same draws; t = 50 gives blocks of 4 and a last block of 2 seconds.
+    import math
+
+    per_second = np.random.default_rng(3).poisson(40, 50).astype(float)
+    got = bootstrap.replicate_throughput(per_second, np.random.default_rng(9), 200)
+    t, block = 50, 4
+    starts = np.random.default_rng(9).integers(0, t - block + 1, size=(200, math.ceil(t / block)))
+    idx = (starts[:, :, None] + np.arange(block)).reshape(200, -1)[:, :t]
+    assert np.allclose(got, per_second[idx].mean(axis=1), rtol=1e-12)

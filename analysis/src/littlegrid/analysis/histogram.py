@@ -91,20 +91,35 @@ def completions_per_second(end_ms: np.ndarray, start_ms: float, window_end_ms: f
 
 
 def cell_histogram(elapsed_sorted: np.ndarray, end_ms: np.ndarray, window: dict) -> dict:
-    """The summary's `histogram` of one cell: `elapsed_ms` {values, counts} and `completions_per_s`."""
+    """The summary's `histogram` of one cell: `elapsed_ms` {values, counts} and `completions_per_s`, sparse
+    (the seconds with completions and their counts: a window of months with a few thousand samples stays small)."""
     values, counts = distinct_counts(elapsed_sorted)
+    per_second = completions_per_second(end_ms, window["start_ms"], window["end_ms"])
+    busy = np.flatnonzero(per_second)
     return {"elapsed_ms": {"values": values.tolist(), "counts": counts.tolist()},
-            "completions_per_s": completions_per_second(end_ms, window["start_ms"], window["end_ms"]).tolist()}
+            "completions_per_s": {"seconds": len(per_second), "second": busy.tolist(),
+                                  "count": per_second[busy].tolist()}}
 
 
 def read_cell_histogram(cell: dict) -> tuple[Latencies, np.ndarray] | None:
-    """(elapsed histogram, completions per second) from a cell's summary entry; None when it has none (a summary
-    written before histograms, or a cell without a steady window) or they disagree with its count."""
+    """(elapsed histogram, completions per second) from a cell's summary entry; None when it has none (a cell
+    without a steady window) or they disagree with its count."""
     h = cell.get("histogram") or {}
     elapsed = h.get("elapsed_ms") or {}
     values, counts = np.asarray(elapsed.get("values") or [], float), np.asarray(elapsed.get("counts") or [], np.int64)
-    per_second = np.asarray(h.get("completions_per_s") or [], np.int64)
+    per_second = _dense(h.get("completions_per_s") or {})
     count = (cell.get("overall") or {}).get("count")
-    if not len(values) or len(values) != len(counts) or not len(per_second) or int(counts.sum()) != count:
+    if not len(values) or len(values) != len(counts) or per_second is None or int(counts.sum()) != count:
         return None
     return Latencies(values, counts), per_second
+
+
+def _dense(sparse: dict) -> np.ndarray | None:
+    """Completions per second with the seconds that had none filled in; None when the entry is inconsistent."""
+    seconds, second = int(sparse.get("seconds") or 0), np.asarray(sparse.get("second") or [], np.int64)
+    count = np.asarray(sparse.get("count") or [], np.int64)
+    if seconds < 1 or len(second) != len(count) or (len(second) and (second.min() < 0 or second.max() >= seconds)):
+        return None
+    per_second = np.zeros(seconds, np.int64)
+    per_second[second] = count
+    return per_second

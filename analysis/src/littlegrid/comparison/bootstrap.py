@@ -94,12 +94,19 @@ def _replicate_from_blocks(values_ms: np.ndarray, candidates: np.ndarray, draws:
                            rng: np.random.Generator, reps: int) -> dict:
     """Replicates of the mean and each quantile, each the sum of `draws` rows of `candidates` (block histograms
     over `values_ms`) drawn with replacement."""
-    d = candidates.shape[1]
+    k, d = candidates.shape
+    # A replicate's counts are how often it drew each block times the blocks' histograms: a product over the blocks
+    # that have samples only (months of window with a few thousand samples: 16 k blocks, most empty), instead of
+    # gathering draws × distinct values per replicate. Integer counts, exact in float64.
+    used = candidates.any(axis=1)
+    held = candidates[used].astype(float)
     out = {"mean": np.empty(reps), **{q: np.empty(reps) for q in qs}}
-    batch = max(1, min(BATCH, (1 << 24) // max(1, draws * d)))  # bounds the gather to ~16 M counts
+    batch = max(1, min(BATCH, (1 << 24) // max(1, draws + k + d)))  # bounds each batch to ~16 M numbers
     for start in range(0, reps, batch):
         size = min(batch, reps - start)
-        counts = candidates[rng.integers(0, len(candidates), size=(size, draws))].sum(axis=1)
+        drawn = rng.integers(0, k, size=(size, draws)) + (k * np.arange(size))[:, None]
+        times = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)[:, used]
+        counts = np.rint(times @ held).astype(np.int64)
         n = np.maximum(counts.sum(axis=1), 1)
         out["mean"][start:start + size] = counts @ values_ms / n
         for q in qs:
@@ -113,9 +120,17 @@ def replicate_throughput(per_second: np.ndarray, rng: np.random.Generator, reps:
     t = len(c)
     block = max(1, round(t ** (1 / 3)))
     blocks = math.ceil(t / block)
-    starts = rng.integers(0, t - block + 1, size=(reps, blocks))
-    idx = (starts[:, :, None] + np.arange(block)).reshape(reps, -1)[:, :t]
-    return c[idx].mean(axis=1)
+    # each replicate is `blocks` runs of seconds, the last cut to the t seconds of the window: summed from the
+    # moving sums, a batch of replicates at a time, so memory does not grow with reps × t (13.6 M seconds in a
+    # JTL spanning months)
+    last = t - (blocks - 1) * block
+    full, cut = _moving_sums(c, block), _moving_sums(c, last)
+    out = np.empty(reps)
+    batch = max(1, min(reps, (1 << 22) // blocks))
+    for start in range(0, reps, batch):
+        starts = rng.integers(0, t - block + 1, size=(min(batch, reps - start), blocks))
+        out[start:start + len(starts)] = (full[starts[:, :-1]].sum(axis=1) + cut[starts[:, -1]]) / t
+    return out
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,9 @@ def _histogram(elapsed: np.ndarray, window_s: float) -> dict:
         index.append(np.searchsorted(values, v).tolist())
         block_counts.append(c.tolist())
     return {"elapsed_ms": {"values": values.tolist(), "counts": counts.tolist()},
-            "completions_per_s": per_s.tolist(), "blocks": {"seconds": 3, "index": index, "counts": block_counts}}
+            "completions_per_s": {"seconds": seconds, "second": np.flatnonzero(per_s).tolist(),
+                                  "count": per_s[per_s > 0].tolist()},
+            "blocks": {"seconds": 3, "index": index, "counts": block_counts}}
 
 
 def _check(name, cell, value, expected, tolerance, explanation) -> dict:

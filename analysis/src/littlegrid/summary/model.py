@@ -284,9 +284,18 @@ class Blocks(Record):
     counts: list[list[int]]
 
 
+class Completions(Record):
+    """Completions in each whole second of the window, sparse: only the seconds that had any (second: index from
+    the window's start, ascending), the other of the `seconds` seconds had none. A long window with few samples
+    (two sessions days apart in one JTL) stays small."""
+    seconds: int
+    second: list[int]
+    count: list[int]
+
+
 class Histogram(Record):
     elapsed_ms: ValueCounts
-    completions_per_s: list[int]
+    completions_per_s: Completions
     blocks: Blocks
 
 
