@@ -132,3 +132,35 @@ def test_the_view_joins_finished_and_running_cells_in_one_status(tmp_path):
     view.close()
     assert not view._scratch.exists()  # nothing left behind, and nothing was ever written in the run folder
     assert sorted(p.name for p in folder.iterdir()) == ["results.jtl"]
+
+
+def test_an_earlier_slow_refresh_never_publishes_over_a_newer_one(tmp_path, monkeypatch):
+    # The updater's refresh is still analysing a finished cell when the next cell starts and another refresh runs:
+    # the newer picture (cell b running) must be the one served, whichever recomputation ends last.
+    import threading
+    import time
+
+    from littlegrid.run.live import status as st
+
+    view = LiveView(update_s=60)  # no updater thread: the two refreshes below are the only ones
+    entered, gate = threading.Event(), threading.Event()
+
+    def slow_analysis(run_dir, cell_id):
+        entered.set()
+        gate.wait(5)
+        return None
+
+    monkeypatch.setattr(st, "analyze_finished", slow_analysis)
+    view.run_started(tmp_path, ["a", "b"])
+    view.cell_finished("a")
+    earlier = threading.Thread(target=view.refresh)
+    earlier.start()
+    assert entered.wait(5)
+    view.cell_started("b", tmp_path / "b", index=2, duration_s=10)
+    newer = threading.Thread(target=view.refresh)
+    newer.start()
+    time.sleep(0.3)  # unserialised, the newer refresh would have published by now, and the earlier one after it
+    gate.set()
+    earlier.join(5)
+    newer.join(5)
+    assert json.loads(view.status_json())["cell"]["id"] == "b"

@@ -61,6 +61,9 @@ class LiveView:
     def __init__(self, update_s: float = UPDATE_S):
         self.update_s = update_s
         self._lock = threading.Lock()
+        # one recomputation at a time: a slower one begun earlier (before a cell started) must not publish its older
+        # picture over a newer one, and the running cell's file is tailed by one reader
+        self._refreshing = threading.Lock()
         self._state = _State()
         self._scratch = Path(tempfile.mkdtemp(prefix="littlegrid-live-"))  # never inside the run folder
         self._json = json.dumps(self._status(None, None), allow_nan=False).encode()
@@ -109,6 +112,10 @@ class LiveView:
 
     def refresh(self) -> None:
         """One recomputation: finished cells waiting for analysis, then the running cell's rows so far."""
+        with self._refreshing:
+            self._refresh()
+
+    def _refresh(self) -> None:
         t = time.monotonic()
         with self._lock:
             s = self._state
