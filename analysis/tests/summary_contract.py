@@ -65,3 +65,12 @@ def _blank(annotation):
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return complete({}, annotation)
     return {str: "", int: 0, float: 0.0, bool: False}[annotation]
+
+
+def typed(data: dict, model=None):
+    """A hand-written summary (or a part of it: a Cell, pass the model) as the renderer reads it: completed, then
+    validated into the typed model."""
+    from littlegrid.summary.model import Summary
+
+    model = model or Summary
+    return model.model_validate(complete(data, model))

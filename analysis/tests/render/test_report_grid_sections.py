@@ -8,6 +8,7 @@ import pytest
 from littlegrid.render import overview
 from littlegrid.render.report import build_report
 from littlegrid.render.synthetic import synthetic_summary
+from littlegrid.summary.model import Summary
 
 GRID_SECTIONS = ("heatmaps", "curves", "models")
 
@@ -20,10 +21,11 @@ def sections(summary, tmp_path) -> set[str]:
 def test_a_single_cell_has_no_grid_sections(tmp_path):
     summary = synthetic_summary(users=(5,), think_ms=(0,), samples_total=2000)
     assert summary["models"]["bounds"] and summary["models"]["mmcn"]  # the summary holds them: the page leaves them out
-    pages = {c["id"]: "x.html" for c in summary["cells"]}
-    assert overview.heatmap_sections(summary["cells"], pages) == []
-    assert overview.throughput_chart(summary) is None and overview.latency_charts(summary) == []
-    assert overview.model_rows(summary) == [] and overview.model_tables(summary) == {"slo": [], "mmcn": []}
+    typed = Summary.model_validate(summary)
+    pages = {c.id: "x.html" for c in typed.cells}
+    assert overview.heatmap_sections(typed.cells, pages) == []
+    assert overview.throughput_chart(typed) is None and overview.latency_charts(typed) == []
+    assert overview.model_rows(typed) == [] and overview.model_tables(typed) == {"slo": [], "mmcn": []}
     found = sections(summary, tmp_path)
     assert not found & set(GRID_SECTIONS) and {"verdict", "checks", "cells"} <= found
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
@@ -33,8 +35,9 @@ def test_a_single_cell_has_no_grid_sections(tmp_path):
 def test_one_curve_over_users_has_every_grid_section(tmp_path):
     summary = synthetic_summary(users=(1, 2, 5), think_ms=(0,), samples_total=3000)
     assert set(GRID_SECTIONS) <= sections(summary, tmp_path)
-    assert len(overview.model_rows(summary)) == 1 and overview.model_tables(summary)["slo"]
-    chart = overview.throughput_chart(summary)
+    typed = Summary.model_validate(summary)
+    assert len(overview.model_rows(typed)) == 1 and overview.model_tables(typed)["slo"]
+    chart = overview.throughput_chart(typed)
     assert [s["label"] for s in chart["series"]][:2] == ["Z = 0 ms measured", "Z = 0 ms bound min(N/(D+Z), 1/Dmax)"]
 
 
@@ -47,6 +50,7 @@ def test_one_curve_over_users_has_every_grid_section(tmp_path):
 def test_only_the_sections_the_axes_support_are_drawn(tmp_path, users, thinks, expected, over_users):
     summary = synthetic_summary(users=users, think_ms=thinks, samples_total=3000)
     assert sections(summary, tmp_path) & set(GRID_SECTIONS) == expected
-    assert bool(overview.model_rows(summary)) is over_users and bool(overview.model_tables(summary)["slo"]) is over_users
+    typed = Summary.model_validate(summary)
+    assert bool(overview.model_rows(typed)) is over_users and bool(overview.model_tables(typed)["slo"]) is over_users
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert ("Asymptotic bounds and USL fits" in page) is over_users and "Exact M/M/c//N model" in page

@@ -2,11 +2,13 @@
 
 from littlegrid.render import layout
 from littlegrid.render.synthetic import HOSTILE
+from littlegrid.summary.model import Cell
+from summary_contract import typed
 
 
-def _cell(cid, users, think, p90=None, **axes):
-    return {"id": cid, "axes": {"users": users, "think_ms": think, **axes}, "users": {"n": users},
-            "status": "complete", "overall": {"p90_ms": p90}}
+def _cell(cid, users, think, p90=None, error_rate=None, **axes) -> Cell:
+    return typed({"id": cid, "axes": {"users": users, "think_ms": think, **axes}, "users": {"n": users},
+                  "status": "complete", "overall": {"p90_ms": p90, "error_rate": error_rate}}, Cell)
 
 
 def test_page_names_keep_readable_ids_and_make_hostile_ones_inert_and_unique():
@@ -22,7 +24,7 @@ def test_page_names_keep_readable_ids_and_make_hostile_ones_inert_and_unique():
 def test_heatmap_rows_are_think_times_columns_users_and_the_colour_scale_spans_the_grid():
     cells = [_cell("a", 1, 0, 10.0), _cell("b", 10, 0, 110.0), _cell("c", 1, 50, 12.0), _cell("d", 10, 50, 60.0)]
     pages = layout.page_names(cells)
-    (table,) = layout.heatmaps(cells, lambda c: c["overall"]["p90_ms"], str, pages)
+    (table,) = layout.heatmaps(cells, lambda c: c.overall.p90_ms, str, pages)
     assert table["users"] == [1, 10]
     assert [r["think"] for r in table["rows"]] == ["Z = 0 ms", "Z = 50 ms"]
     classes = [[e[0]["cls"] for e in r["cells"]] for r in table["rows"]]
@@ -31,10 +33,8 @@ def test_heatmap_rows_are_think_times_columns_users_and_the_colour_scale_spans_t
 
 
 def _rate_classes(*rates):
-    cells = [_cell(str(i), i + 1, 0) for i in range(len(rates))]
-    for c, r in zip(cells, rates):
-        c["overall"]["error_rate"] = r
-    (t,) = layout.heatmaps(cells, lambda c: c["overall"]["error_rate"], str, layout.page_names(cells), from_zero=True)
+    cells = [_cell(str(i), i + 1, 0, error_rate=r) for i, r in enumerate(rates)]
+    (t,) = layout.heatmaps(cells, lambda c: c.overall.error_rate, str, layout.page_names(cells), from_zero=True)
     return [e[0]["cls"] for e in t["rows"][0]["cells"]]
 
 
@@ -58,16 +58,16 @@ def test_heatmap_without_values_marks_every_entry_as_not_available():
 
 def test_other_axes_make_separate_heatmaps_and_separate_curves():
     cells = [_cell("a", 1, 0, 1.0, threads=10), _cell("b", 2, 0, 2.0, threads=10), _cell("c", 1, 0, 3.0, threads=100)]
-    tables = layout.heatmaps(cells, lambda c: c["overall"]["p90_ms"], str, layout.page_names(cells))
+    tables = layout.heatmaps(cells, lambda c: c.overall.p90_ms, str, layout.page_names(cells))
     assert [t["facet"] for t in tables] == ["threads=10", "threads=100"]
     groups = layout.curves(cells)
-    assert [(z, f, [c["id"] for c in cs]) for z, f, cs in groups] == [(0, "threads=10", ["a", "b"]), (0, "threads=100", ["c"])]
+    assert [(z, f, [c.id for c in cs]) for z, f, cs in groups] == [(0, "threads=10", ["a", "b"]), (0, "threads=100", ["c"])]
 
 
 def test_check_named_finds_the_closed_law_check_whatever_its_spelling():
-    cell = {"checks": [{"name": "users"}, {"name": "Closed-Law (realised Z)", "rel_error": 0.01}]}
-    assert layout.check_named(cell, "closed_law")["rel_error"] == 0.01
-    assert layout.check_named({"checks": []}, "closed_law") is None
+    cell = typed({"checks": [{"name": "users"}, {"name": "Closed-Law (realised Z)", "rel_error": 0.01}]}, Cell)
+    assert layout.check_named(cell, "closed_law").rel_error == 0.01
+    assert layout.check_named(typed({"checks": []}, Cell), "closed_law") is None
 
 
 def test_a_grid_needs_cells_at_more_than_one_point_and_a_curve_more_than_one_n():
@@ -77,4 +77,4 @@ def test_a_grid_needs_cells_at_more_than_one_point_and_a_curve_more_than_one_n()
     thinks = [_cell("a", 5, 0), _cell("b", 5, 50)]  # two think times, one N each: a grid, but no curve over N
     assert layout.is_grid(thinks) and layout.curves_over_users(thinks) == []
     line = [_cell("a", 5, 0), _cell("b", 10, 0), _cell("c", 5, 50)]
-    assert [(z, [c["id"] for c in cs]) for z, _, cs in layout.curves_over_users(line)] == [(0, ["a", "b"])]
+    assert [(z, [c.id for c in cs]) for z, _, cs in layout.curves_over_users(line)] == [(0, ["a", "b"])]

@@ -6,35 +6,38 @@ from __future__ import annotations
 from pathlib import Path
 
 from littlegrid.render import charts, html, layout, overview
+from littlegrid.summary.model import Cell, Summary
 
 
 def _curve_chart(chart_id, title, y_label, key, sa, sb) -> dict:
     """A metric vs users for both runs: A solid with dots, B dashed, one colour per think time."""
     curves, labels, thinks = [], [], {}
     for tag, style, summary in (("A", "points", sa), ("B", "dash", sb)):
-        for think, facet, cs in layout.curves(summary.get("cells") or []):
-            curves.append(([layout.users_of(c) for c in cs], [(c.get("overall") or {}).get(key) for c in cs]))
+        for think, facet, cs in layout.curves(summary.cells):
+            curves.append(([layout.users_of(c) for c in cs], [getattr(c.overall, key, None) for c in cs]))
             labels.append((f"{tag}: {layout.curve_label(think, facet)}", style, thinks.setdefault((think, facet), len(thinks))))
     x, ys = charts.align(curves)
     return charts.chart(chart_id, title, "users N", y_label, x,
                         [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(labels, ys)])
 
 
-def _pdf_chart(i: int, a: dict, b: dict) -> dict:
+def _pdf_chart(i: int, a: Cell, b: Cell) -> dict:
     curves = []
     for c in (a, b):
-        pdf = (c.get("overall") or {}).get("pdf") or {}
-        edges, dens = pdf.get("edges_ms") or [], pdf.get("density") or []
+        edges, dens = (c.overall.pdf.edges_ms, c.overall.pdf.density) if c.overall is not None else ([], [])
         curves.append((charts.centres(edges), dens) if len(edges) == len(dens) + 1 else ([], []))
     x, ys = charts.align(curves)
-    return charts.chart(f"pdf-{i}", f"{a['id']}: response-time PDF, A vs B", "response time (ms)", "density (1/ms)", x,
+    return charts.chart(f"pdf-{i}", f"{a.id}: response-time PDF, A vs B", "response time (ms)", "density (1/ms)", x,
                         [charts.series("A", ys[0], group=0), charts.series("B", ys[1], style="dash", group=1)])
 
 
-def draw(result: dict, sa: dict, sb: dict, out_dir: Path, *, generated: str | None = None) -> Path:
+def draw(result: dict, sa: Summary | dict, sb: Summary | dict, out_dir: Path, *, generated: str | None = None) -> Path:
     """The comparison stage's result (littlegrid.comparison.deltas.compare_runs: pairs, deltas, verdicts, findings) for
-    the summaries `sa` and `sb`, drawn into out_dir/index.html; returns its path."""
-    pairs = [(r["a"], r["b"]) for r in result["rows"]]
+    the summaries `sa` and `sb` (read into the typed model when given as plain data), drawn into out_dir/index.html;
+    returns its path."""
+    sa, sb = (s if isinstance(s, Summary) else Summary.model_validate(s) for s in (sa, sb))
+    in_a, in_b = {c.id: c for c in sa.cells}, {c.id: c for c in sb.cells}
+    pairs = [(in_a[r["a"]["id"]], in_b[r["b"]["id"]]) for r in result["rows"]]
     curve_charts = [_curve_chart("cmp-x", "Throughput X vs users N (A solid, B dashed)", "X (req/s)", "throughput_per_s", sa, sb),
                     _curve_chart("cmp-p90", "p90 vs users N", "ms", "p90_ms", sa, sb),
                     _curve_chart("cmp-p99", "p99 vs users N", "ms", "p99_ms", sa, sb)]

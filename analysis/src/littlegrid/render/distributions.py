@@ -5,43 +5,41 @@ from __future__ import annotations
 import math
 
 from littlegrid.render import charts, fmt, layout
+from littlegrid.summary.model import Cell, Stats
 
 
-def _pdf_curve(stats: dict):
-    pdf = (stats or {}).get("pdf") or {}
-    edges, dens = pdf.get("edges_ms") or [], pdf.get("density") or []
+def _pdf_curve(stats: Stats):
+    edges, dens = stats.pdf.edges_ms, stats.pdf.density
     return (charts.centres(edges), dens) if len(edges) == len(dens) + 1 else ([], [])
 
 
-def _ccdf_curve(stats: dict):
-    ccdf = (stats or {}).get("ccdf") or {}
-    return ccdf.get("x_ms") or [], ccdf.get("p") or []
+def _ccdf_curve(stats: Stats):
+    return stats.ccdf.x_ms, stats.ccdf.p
 
 
-def _tail_text(stats: dict) -> str:
-    tail = (stats or {}).get("tail") or {}
-    a = tail.get("hill_alpha")
+def _tail_text(stats: Stats) -> str:
+    a = stats.tail.hill_alpha
     return "" if a is None else f" (α = {fmt.num(a)})"
 
 
 def _overlay(chart_id, title, cells, label, kind) -> dict:
     """PDFs (linear) or CCDFs (log-log) of several cells on one shared x."""
     if kind == "pdf":
-        x, ys = charts.align([_pdf_curve(c.get("overall")) for c in cells])
+        x, ys = charts.align([_pdf_curve(c.overall) for c in cells])
         return charts.chart(chart_id, title, "response time (ms)", "density (1/ms)", x,
                             [charts.series(label(c), y, group=i) for i, (c, y) in enumerate(zip(cells, ys))])
-    x, ys = charts.align([_ccdf_curve(c.get("overall")) for c in cells], positive=True)
+    x, ys = charts.align([_ccdf_curve(c.overall) for c in cells], positive=True)
     return charts.chart(chart_id, title, "response time (ms)", "P(R > x)", x,
-                        [charts.series(label(c) + _tail_text(c.get("overall")), y, group=i)
+                        [charts.series(label(c) + _tail_text(c.overall), y, group=i)
                          for i, (c, y) in enumerate(zip(cells, ys))], log_x=True, log_y=True)
 
 
-def overlay_charts(cells: list[dict], kind: str) -> dict:
+def overlay_charts(cells: list[Cell], kind: str) -> dict:
     """Overlays per think time at each fixed N, and per N at each fixed think time (facets kept apart)."""
-    by_n: dict[tuple, list[dict]] = {}
-    by_z: dict[tuple, list[dict]] = {}
+    by_n: dict[tuple, list[Cell]] = {}
+    by_z: dict[tuple, list[Cell]] = {}
     for c in cells:
-        if (c.get("overall") or {}).get("count"):
+        if c.overall is not None and c.overall.count:
             by_n.setdefault((layout.users_of(c), layout.facet_of(c)), []).append(c)
             by_z.setdefault((layout.think_of(c), layout.facet_of(c)), []).append(c)
     fixed_n = [_overlay(f"{kind}-n-{i}", f"N = {n}" + (f", {facet}" if facet else "") + ": one line per think time",
@@ -54,10 +52,9 @@ def overlay_charts(cells: list[dict], kind: str) -> dict:
     return {"fixed_n": fixed_n, "fixed_z": fixed_z}
 
 
-def tail_rows(cells: list[dict]) -> list[dict]:
-    tails = [((c.get("overall") or {}).get("tail") or {}, c["id"]) for c in cells]
-    return [{"cell": cid, "hill_alpha": t.get("hill_alpha"), "k": t.get("k"), "verdict": t.get("verdict")}
-            for t, cid in tails if t]
+def tail_rows(cells: list[Cell]) -> list[dict]:
+    return [{"cell": c.id, "hill_alpha": c.overall.tail.hill_alpha, "k": c.overall.tail.k,
+             "verdict": c.overall.tail.verdict} for c in cells if c.overall is not None]
 
 
 def _expected_counts(edges, gaps, mean_ms, dist, offset_ms: float = 0.0) -> list[float] | None:
@@ -77,32 +74,32 @@ def _expected_counts(edges, gaps, mean_ms, dist, offset_ms: float = 0.0) -> list
     return [gaps * float(hi - lo) for lo, hi in zip(cdf[:-1], cdf[1:])]
 
 
-def think_charts(cells: list[dict]) -> list[dict]:
+def think_charts(cells: list[Cell]) -> list[dict]:
     """Per cell with think time: realised histogram, with exponential and (Poisson timer) Poisson overlays."""
     out = []
     for i, c in enumerate(cells):
-        tt = c.get("think_time") or {}
-        hist = tt.get("histogram") or {}
-        edges, counts = hist.get("edges_ms") or [], hist.get("counts") or []
+        tt = c.think_time
+        if tt is None:
+            continue
+        edges, counts = tt.histogram.edges_ms, tt.histogram.counts
         if len(edges) != len(counts) + 1 or not counts:
             continue
         x = charts.centres(edges)
         lines = [charts.series("realised", counts, style="bars", group=0)]
-        expo = _expected_counts(edges, tt.get("gaps"), tt.get("mean_ms"), "exponential")
+        expo = _expected_counts(edges, tt.gaps, tt.mean_ms, "exponential")
         if expo:
             lines.append(charts.series("exponential, same mean", expo, style="line", group=1))
-        dist = str((c.get("intended") or {}).get("think_dist") or "").lower()
+        dist = (c.intended.think_dist or "").lower()
         if "poisson" in dist:
-            offset = (c.get("intended") or {}).get("think_offset_ms") or 0.0
-            pois = _expected_counts(edges, tt.get("gaps"), tt.get("mean_ms"), "poisson", offset)
+            pois = _expected_counts(edges, tt.gaps, tt.mean_ms, "poisson", c.intended.think_offset_ms or 0.0)
             if pois:
                 lines.append(charts.series("Poisson, same mean (JMeter Poisson timer)", pois, style="line", group=2))
-        ks = tt.get("ks_exponential") or {}
-        note = (f"{tt.get('gaps')} gaps, mean {fmt.ms(tt.get('mean_ms'))}, CV {fmt.num(tt.get('cv'))}, "
-                f"KS vs exponential D = {fmt.num(ks.get('d'))}, p = {fmt.num(ks.get('p'))}")
-        kp = tt.get("ks_poisson")
+        ks = tt.ks_exponential
+        note = (f"{tt.gaps} gaps, mean {fmt.ms(tt.mean_ms)}, CV {fmt.num(tt.cv)}, "
+                f"KS vs exponential D = {fmt.num(ks.d)}, p = {fmt.num(ks.p)}")
+        kp = tt.ks_poisson
         if kp:
-            note += f"; KS vs Poisson D = {fmt.num(kp.get('d'))}, p = {fmt.num(kp.get('p'))}"
-        out.append(charts.chart(f"think-{i}", f"{c['id']}: realised think time (intended {fmt.ms((c.get('intended') or {}).get('think_ms'))}, {dist or 'unknown'})",
+            note += f"; KS vs Poisson D = {fmt.num(kp.d)}, p = {fmt.num(kp.p)}"
+        out.append(charts.chart(f"think-{i}", f"{c.id}: realised think time (intended {fmt.ms(c.intended.think_ms)}, {dist or 'unknown'})",
                                 "think time (ms)", "gaps per bin", x, lines, note=note))
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from littlegrid.render import charts, fmt
+from littlegrid.summary.model import Cell
 
 # (summary key, header, kind): the kind tells the page script how to print the figure (it sorts on the number).
 # Times are in ms, X per second, bytes a mean per sample; the headers say so, the cells carry bare numbers.
@@ -32,82 +33,79 @@ def _value(v):
     return charts.sig(v, 6)  # 6 significant digits: exact for every millisecond figure under 1,000 s
 
 
-def label_data(cell: dict) -> dict | None:
+def label_data(cell: Cell) -> dict | None:
     """The table's data (JSON for the page script), or None when the cell has no statistics per label.
 
     rows: [label, transaction, has series, figures in COLUMNS order..., top errors as [[type index, count]]];
     `error_types` holds each error type's text once.
     """
-    labels = cell.get("labels") or {}
-    if not labels:
+    if not cell.labels:
         return None
     types: dict[str, int] = {}
-    series = ((cell.get("label_series") or {}).get("labels")) or {}
+    series = cell.label_series.labels if cell.label_series is not None else {}
     rows = []
-    for label in sorted(labels, key=str):
-        st = labels[label]
-        top = [[types.setdefault(str(e.get("type")), len(types)), e.get("count")] for e in st.get("top_errors") or []]
-        rows.append([str(label), bool(st.get("transaction")), label in series]
-                    + [_value(st.get(key)) for key, _, _ in COLUMNS] + [top])
-    s = cell.get("series") or {}
+    for label in sorted(cell.labels):
+        st = cell.labels[label]
+        top = [[types.setdefault(e.type, len(types)), e.count] for e in st.top_errors]
+        rows.append([label, st.transaction, label in series]
+                    + [_value(getattr(st, key)) for key, _, _ in COLUMNS] + [top])
+    s = cell.series
     return {"columns": [{"key": k, "header": h, "kind": kind} for k, h, kind in COLUMNS],
             "rows": rows, "error_types": list(types),
-            "series": {"t": [_value(t) for t in s.get("t_s") or []],
-                       "window": [_value(s.get("window_start_s")), _value(s.get("window_end_s"))],
-                       "rule": (cell.get("label_series") or {}).get("rule"),
-                       "labels": {str(k): {key: [charts.sig(v) for v in (v_ or {}).get(key) or []]
-                                           for key in SERIES_KEYS} for k, v_ in series.items()}}}
+            "series": {"t": [_value(t) for t in s.t_s] if s else [],
+                       "window": [_value(s.window_start_s), _value(s.window_end_s)] if s else [None, None],
+                       "rule": cell.label_series.rule if cell.label_series is not None else None,
+                       "labels": {k: {key: [charts.sig(v) for v in getattr(one, key)] for key in SERIES_KEYS}
+                                  for k, one in series.items()}}}
 
 
-def table_view(cell: dict) -> dict | None:
+def table_view(cell: Cell) -> dict | None:
     """What the template prints around the table: headers, the total row, counts for the controls."""
-    labels = cell.get("labels") or {}
-    if not labels:
+    if not cell.labels:
         return None
-    series = ((cell.get("label_series") or {}).get("labels")) or {}
-    overall = cell.get("overall") or {}
+    labels = cell.labels.values()
     return {"columns": [{"key": k, "header": h, "kind": kind} for k, h, kind in COLUMNS],
-            "total": [KINDS[kind](overall.get(k)) for k, _, kind in COLUMNS], "count": len(labels),
-            "transactions": sum(1 for st in labels.values() if st.get("transaction")),
-            "with_errors": sum(1 for st in labels.values() if st.get("errors")),
-            "series_count": len(series), "series_rule": (cell.get("label_series") or {}).get("rule")}
+            "total": [KINDS[kind](getattr(cell.overall, k, None)) for k, _, kind in COLUMNS], "count": len(cell.labels),
+            "transactions": sum(1 for st in labels if st.transaction),
+            "with_errors": sum(1 for st in labels if st.errors),
+            "series_count": len(cell.label_series.labels) if cell.label_series is not None else 0,
+            "series_rule": cell.label_series.rule if cell.label_series is not None else None}
 
 
-def error_view(cell: dict) -> dict:
+def error_view(cell: Cell) -> dict:
     """Errors by class and by type (overall) and the top errors of each label with errors, largest first."""
-    overall = cell.get("overall") or {}
-    total_errors, samples = overall.get("errors") or 0, overall.get("count") or 0
-    by_class = [{"error_class": str(k), "count": n, "share": n / total_errors if total_errors else None,
+    total_errors = cell.overall.errors if cell.overall is not None else 0
+    samples = cell.overall.count if cell.overall is not None else 0
+    by_class = [{"error_class": k, "count": n, "share": n / total_errors if total_errors else None,
                  "of_samples": n / samples if samples else None}
-                for k, n in sorted((overall.get("errors_by_class") or {}).items(), key=lambda kv: (-kv[1], kv[0]))]
-    types = (cell.get("errors") or {}).get("by_type") or []
-    by_type = [{"type": str(t.get("type")), "count": t.get("count"), "share": t.get("share_of_errors"),
-                "of_samples": t.get("count") / samples if samples else None} for t in types[:ERROR_TYPE_ROWS]]
+                for k, n in sorted((cell.overall.errors_by_class if cell.overall is not None else {}).items(),
+                                   key=lambda kv: (-kv[1], kv[0]))]
+    types = cell.errors.by_type if cell.errors is not None else []
+    by_type = [{"type": t.type, "count": t.count, "share": t.share_of_errors,
+                "of_samples": t.count / samples if samples else None} for t in types[:ERROR_TYPE_ROWS]]
     rest = types[ERROR_TYPE_ROWS:]
-    summary_rest = cell.get("errors") or {}  # types the summary itself left out (analysis.cell.ERROR_TYPES_MAX)
-    failing = sorted(((str(k), st) for k, st in (cell.get("labels") or {}).items() if st.get("errors")),
-                     key=lambda kv: (-kv[1]["errors"], kv[0]))
-    by_label = [{"label": label, "href": label_href(label), "count": st.get("count"), "errors": st.get("errors"),
-                 "top": [(str(e.get("type")), e.get("count")) for e in st.get("top_errors") or []]}
+    failing = sorted(((k, st) for k, st in cell.labels.items() if st.errors), key=lambda kv: (-kv[1].errors, kv[0]))
+    by_label = [{"label": label, "href": label_href(label), "count": st.count, "errors": st.errors,
+                 "top": [(e.type, e.count) for e in st.top_errors]}
                 for label, st in failing[:TOP_ERROR_ROWS]]
+    left_out = cell.errors  # with the types the summary itself left out (analysis.cell.ERROR_TYPES_MAX)
     return {"by_class": by_class, "by_type": by_type,
-            "types_not_listed": len(rest) + (summary_rest.get("types_not_listed") or 0),
-            "errors_not_listed": sum(t.get("count") or 0 for t in rest) + (summary_rest.get("errors_not_listed") or 0),
+            "types_not_listed": len(rest) + (left_out.types_not_listed if left_out else 0),
+            "errors_not_listed": sum(t.count for t in rest) + (left_out.errors_not_listed if left_out else 0),
             "by_label": by_label,
             "labels_not_listed": max(0, len(failing) - TOP_ERROR_ROWS), "total_errors": total_errors,
-            "has_types": bool(cell.get("errors"))}
+            "has_types": cell.errors is not None}
 
 
-def codes_chart(cell: dict) -> dict | None:
+def codes_chart(cell: Cell) -> dict | None:
     """Response codes per second (JMeter's "Codes per second"), one line per code the summary keeps."""
-    s = cell.get("series") or {}
-    codes, t = s.get("codes") or {}, s.get("t_s") or []
-    if not codes or not t:
+    s = cell.series
+    if s is None or not s.codes or not s.t_s:
         return None
-    window = (s.get("window_start_s"), s.get("window_end_s"))
-    trimmed = None not in window and (window[0] > t[0] or window[1] < t[-1])
+    t = s.t_s
+    trimmed = s.window_start_s > t[0] or s.window_end_s < t[-1]
     return charts.chart("ts-codes", "Response codes per second", "time (s)", "per second", t,
-                        [charts.series(code, values, group=i) for i, (code, values) in enumerate(codes.items())],
-                        x_time=True, window=window if trimmed else None,
+                        [charts.series(code, values, group=i) for i, (code, values) in enumerate(s.codes.items())],
+                        x_time=True, window=(s.window_start_s, s.window_end_s) if trimmed else None,
                         note="Every sample by its response code, placed by completion time"
                              + ("; shaded: trimmed warm-up and cool-down." if trimmed else "."))

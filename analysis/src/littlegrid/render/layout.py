@@ -5,25 +5,25 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from littlegrid.summary.model import Cell, Check
+
 USERS, THINK = "users", "think_ms"
 COLOUR_STEPS = 10  # heatmap colour classes q0..q9 (classes, not inline styles: the CSP allows no style attributes)
 
 
-def users_of(cell: dict):
+def users_of(cell: Cell):
     """N as the analysis counted it (threads × engines), else the axis value."""
-    n = (cell.get("users") or {}).get("n")
-    return n if n is not None else (cell.get("axes") or {}).get(USERS)
+    return cell.users.n if cell.users is not None else cell.axes.get(USERS)
 
 
-def think_of(cell: dict):
+def think_of(cell: Cell):
     """The think-time axis value, else the intended think time."""
-    axes = cell.get("axes") or {}
-    return axes[THINK] if THINK in axes else (cell.get("intended") or {}).get("think_ms")
+    return cell.axes[THINK] if THINK in cell.axes else cell.intended.think_ms
 
 
-def facet_of(cell: dict) -> str:
+def facet_of(cell: Cell) -> str:
     """The cell's axes other than users and think time ("" when there are none), e.g. "threads.max=10"."""
-    return ",".join(f"{k}={v}" for k, v in (cell.get("axes") or {}).items() if k not in (USERS, THINK))
+    return ",".join(f"{k}={v}" for k, v in cell.axes.items() if k not in (USERS, THINK))
 
 
 def think_label(think) -> str:
@@ -34,44 +34,44 @@ def curve_label(think, facet: str) -> str:
     return think_label(think) + (f", {facet}" if facet else "")
 
 
-def curves(cells: list[dict]) -> list[tuple[object, str, list[dict]]]:
+def curves(cells: list[Cell]) -> list[tuple[object, str, list[Cell]]]:
     """Group cells into lines over users: (think, facet, cells sorted by users), in axis order of appearance."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Cell]] = {}
     for c in cells:
         if users_of(c) is not None:
             groups.setdefault((think_of(c), facet_of(c)), []).append(c)
     return [(k[0], k[1], sorted(v, key=users_of)) for k, v in groups.items()]
 
 
-def is_grid(cells: list[dict]) -> bool:
+def is_grid(cells: list[Cell]) -> bool:
     """Whether the cells lie at more than one point of the grid (users, think time, other axes): the grid-only
     sections (heatmaps, M/M/c//N beside the measurement) show nothing worth a table for a single point."""
     return len({(str(users_of(c)), str(think_of(c)), facet_of(c)) for c in cells}) > 1
 
 
-def curves_over_users(cells: list[dict]) -> list[tuple[object, str, list[dict]]]:
+def curves_over_users(cells: list[Cell]) -> list[tuple[object, str, list[Cell]]]:
     """The curves (as `curves`) with more than one distinct users value: a line over N, a bound, a USL fit or
     an SLO capacity needs two N at least; one point is no curve."""
     return [g for g in curves(cells) if len({users_of(c) for c in g[2]}) > 1]
 
 
-def page_names(cells: list[dict]) -> dict[str, str]:
+def page_names(cells: list[Cell]) -> dict[str, str]:
     """Cell id -> file name under cells/: only safe characters, unique even when two ids slug alike."""
     names, used = {}, set()
     for c in cells:
-        base = re.sub(r"[^A-Za-z0-9._=,-]", "_", str(c["id"]))[:120].lstrip(".") or "cell"
+        base = re.sub(r"[^A-Za-z0-9._=,-]", "_", c.id)[:120].lstrip(".") or "cell"
         name, i = base, 2
         while name.lower() in used:
             name, i = f"{base}~{i}", i + 1
         used.add(name.lower())
-        names[c["id"]] = name + ".html"
+        names[c.id] = name + ".html"
     return names
 
 
-def check_named(cell: dict, prefix: str) -> dict | None:
+def check_named(cell: Cell, prefix: str) -> Check | None:
     """The cell's first check whose normalised name starts with `prefix` (e.g. "closed_law")."""
-    for chk in cell.get("checks") or []:
-        if re.sub(r"[^a-z0-9]+", "_", str(chk.get("name", "")).lower()).startswith(prefix):
+    for chk in cell.checks:
+        if re.sub(r"[^a-z0-9]+", "_", chk.name.lower()).startswith(prefix):
             return chk
     return None
 
@@ -97,7 +97,7 @@ def _rate_class(value) -> str:
     return f"q{max(1, min(COLOUR_STEPS - 1, int(percent)))}"
 
 
-def heatmaps(cells: list[dict], metric: Callable[[dict], float | None], fmt: Callable[[float], str],
+def heatmaps(cells: list[Cell], metric: Callable[[Cell], float | None], fmt: Callable[[float], str],
              pages: dict[str, str], *, from_zero: bool = False) -> list[dict]:
     """One table per facet: rows = think times, columns = users, each cell coloured by `metric`.
 
@@ -118,8 +118,8 @@ def heatmaps(cells: list[dict], metric: Callable[[dict], float | None], fmt: Cal
         v = metric(c)
         cls = _rate_class(v) if from_zero else _colour_class(v, lo, hi)
         t["at"].setdefault((z, u), []).append({"text": "—" if v is None else fmt(v), "cls": cls,
-                                              "href": "cells/" + pages[c["id"]], "cell": str(c["id"]),
-                                              "status": c.get("status")})
+                                              "href": "cells/" + pages[c.id], "cell": c.id,
+                                              "status": c.status})
     out = []
     for t in tables.values():
         users = sorted(t["users"], key=_sort_key)

@@ -5,22 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from littlegrid.render import cellpage, distributions, html, labels, layout, overview
+from littlegrid.summary.model import Cell, Summary
 
 
-def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) -> Path:
-    """Write every page of the report into `out_dir`; returns the path of index.html."""
-    cells = summary.get("cells") or []
+def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | None = None) -> Path:
+    """Write every page of the report into `out_dir`; returns the path of index.html. A summary given as plain data
+    (summary.json's) is read into the typed model first: the pages read fields, never dig in dicts."""
+    summary = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
+    cells = summary.cells
     pages = layout.page_names(cells)
     title = overview.run_title(summary)
     stamp = {"generated": generated} if generated else {}
     common = {"run_title": title, **stamp}
 
     def cell_href(prefix):
-        return {c["id"]: prefix + pages[c["id"]] for c in cells}
+        return {c.id: prefix + pages[c.id] for c in cells}
 
     curve_charts = [c for c in [overview.throughput_chart(summary)] if c] + overview.latency_charts(summary)
     # JTL files are one test: its overview is the statistics per label, its errors and its charts over time
-    single = (summary.get("run") or {}).get("source") == "jtl" and len(cells) == 1
+    single = summary.run.source == "jtl" and len(cells) == 1
     test = label_context(cells[0]) if single else {}
     over_time = _cell_charts(cells[0]) if single else []
     index = html.render(
@@ -29,8 +32,7 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
         outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
         heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
-        cell_href=cell_href("cells/"), findings=summary.get("findings") or [],
-        expectations=summary.get("expectations") or [], **common)
+        cell_href=cell_href("cells/"), findings=summary.findings, expectations=summary.expectations, **common)
     html.write(out_dir / "index.html", index)
 
     pdf, ccdf = distributions.overlay_charts(cells, "pdf"), distributions.overlay_charts(cells, "ccdf")
@@ -41,19 +43,19 @@ def build_report(summary: dict, out_dir: Path, *, generated: str | None = None) 
 
     for i, c in enumerate(cells):
         ts = _cell_charts(c)
-        html.write(out_dir / "cells" / pages[c["id"]], html.render(
-            "cell.html.j2", root="../", cell_id=str(c["id"]), chart_data=ts, facts=cellpage.facts(c),
+        html.write(out_dir / "cells" / pages[c.id], html.render(
+            "cell.html.j2", root="../", cell_id=c.id, chart_data=ts, facts=cellpage.facts(c),
             label_view=label_context(c),
             server_view=cellpage.server_view(c),
-            checks=[overview.normalise(k, overview.CHECK_KEYS) for k in c.get("checks") or []],
+            checks=[overview.normalise(k, overview.CHECK_KEYS) for k in c.checks],
             stats_header=[h for _, h, _ in cellpage.PERCENTILE_COLUMNS], stats=cellpage.stats_rows(c),
             errors=cellpage.error_rows(c),
-            prev_href=pages[cells[i - 1]["id"]] if i > 0 else None,
-            next_href=pages[cells[i + 1]["id"]] if i + 1 < len(cells) else None, **common))
+            prev_href=pages[cells[i - 1].id] if i > 0 else None,
+            next_href=pages[cells[i + 1].id] if i + 1 < len(cells) else None, **common))
     return out_dir / "index.html"
 
 
-def label_context(cell: dict) -> dict:
+def label_context(cell: Cell) -> dict:
     """What _labels.html.j2 needs for one cell; empty when the cell has no statistics per label."""
     view = labels.table_view(cell)
     if view is None:
@@ -61,6 +63,6 @@ def label_context(cell: dict) -> dict:
     return {"lt": view, "label_data": labels.label_data(cell), "lerrors": labels.error_view(cell)}
 
 
-def _cell_charts(cell: dict) -> list[dict]:
+def _cell_charts(cell: Cell) -> list[dict]:
     """The cell's charts over time: its series, then response codes per second when the summary has them."""
     return cellpage.time_series_charts(cell) + [c for c in [labels.codes_chart(cell)] if c]
