@@ -101,7 +101,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     result["tolerances"] = tol
     result["cells"] = entries
     result["models"] = grid_models
-    result["checks"] = [c.as_dict() for c in grid_checks]
+    result["checks"] = [c.model_dump() for c in grid_checks]
     result = summary.plain(result)
     result["criteria"] = summary.plain(_evaluate_criteria(found.criteria, result))
     # the last stage: a pure function of everything above (littlegrid.findings, docs/analysis.md "Findings")

@@ -230,5 +230,5 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         entry["think_time"] = think.result()
     del keys
 
-    entry["checks"] = [c.as_dict() for c in _cell_checks(cell, entry, steady, tol)]
+    entry["checks"] = [c.model_dump() for c in _cell_checks(cell, entry, steady, tol)]
     return entry, elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy(), steady_failed)

@@ -1,7 +1,9 @@
 """Queueing-law checks of one cell: closed law, workload fidelity, Little's law at the server, open workload, throughput bound."""
 
 import math
-from dataclasses import asdict, dataclass
+
+from littlegrid.summary import plain
+from littlegrid.summary.model import Check
 
 # Defaults, overridable per grid in [tolerances]. Where a check's noise can be derived from the window,
 # the tolerance is max(default, 3 × expected error) and the default acts as the floor.
@@ -19,21 +21,13 @@ DEFAULT_TOLERANCES = {
 }
 
 
-@dataclass(frozen=True)
-class Check:
-    """One verdict: value vs expected, relative error vs tolerance; passed is None when it could not be made."""
-
-    name: str
-    cell: str | None
-    value: float | None
-    expected: float | None
-    rel_error: float | None
-    tolerance: float | None
-    passed: bool | None
-    explanation: str
-
-    def as_dict(self) -> dict:
-        return asdict(self)
+def verdict(name: str, cell: str | None, value, expected, rel_error, tolerance, passed,
+            explanation: str) -> Check:
+    """One check as the summary holds it (littlegrid.summary.model.Check): value vs expected, relative error vs
+    tolerance; passed is None when it could not be made. The analysis's NumPy figures become plain numbers."""
+    return Check.model_validate(plain({"name": name, "cell": cell, "value": value, "expected": expected,
+                                       "rel_error": rel_error, "tolerance": tolerance, "passed": passed,
+                                       "explanation": explanation}))
 
 
 def tolerances(overrides: dict | None) -> dict:
@@ -44,12 +38,12 @@ def tolerances(overrides: dict | None) -> dict:
 
 
 def not_made(name: str, cell: str | None, why: str) -> Check:
-    return Check(name, cell, None, None, None, None, None, f"not checked: {why}")
+    return verdict(name, cell, None, None, None, None, None, f"not checked: {why}")
 
 
 def does_not_apply(name: str, cell: str | None, why: str) -> Check:
     """A check whose premise the data does not meet (e.g. the closed law when a thread's samples overlap)."""
-    return Check(name, cell, None, None, None, None, None, f"does not apply: {why}")
+    return verdict(name, cell, None, None, None, None, None, f"does not apply: {why}")
 
 
 def window_error(cycle_s: float, window_s: float, users: float) -> float:
@@ -81,7 +75,7 @@ def closed_law(cell, n, x, r_ms, z_ms, window_s, floor, basis: str | None = None
                f"(expected error {err:.1%}).")
     if basis:
         why += f" ({basis}.)"
-    return Check("closed_law", cell, value, float(n), rel, tol, rel <= tol, why)
+    return verdict("closed_law", cell, value, float(n), rel, tol, rel <= tol, why)
 
 
 # JMeter's per-iteration work between two samples of a thread (measured 0.6-1 ms on this project's VM): a
@@ -110,7 +104,7 @@ def think_time_fidelity(cell, z_real_ms, z_int_ms, r_ms, sd_ms, gaps, floor) -> 
     else:
         why = (f"Threads thought {z_real_ms:.1f} ms on average but {z_int_ms:g} ms was asked ({rel:.1%} of the "
                f"cycle): the generator did not deliver the workload (saturated CPU, timer overhead or drift).")
-    return Check("think_time", cell, z_real_ms, z_int_ms, rel, tol, rel <= tol, why)
+    return verdict("think_time", cell, z_real_ms, z_int_ms, rel, tol, rel <= tol, why)
 
 
 def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None, gaps=0) -> Check:
@@ -132,7 +126,7 @@ def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None,
     else:
         why = (f"X·(R+Z_intended) = {value:.2f} but N = {n:g}: the generator delivered "
                f"{'less' if value < n else 'more'} load than intended, so the cell measures another workload.")
-    return Check("workload", cell, value, float(n), rel, tol, rel <= tol, why)
+    return verdict("workload", cell, value, float(n), rel, tol, rel <= tol, why)
 
 
 def users_count(cell, n, all_threads_max, engines, threads_seen) -> Check:
@@ -148,7 +142,7 @@ def users_count(cell, n, all_threads_max, engines, threads_seen) -> Check:
     else:
         why = (f"N = {n:g}, but allThreads × engines = {value:g} ({all_threads_max} per engine × {engines or 1}) and "
                f"{threads_seen} distinct threads completed samples: engines or thread groups are miscounted.")
-    return Check("users", cell, value, float(n), rel, 0.0, ok, why)
+    return verdict("users", cell, value, float(n), rel, 0.0, ok, why)
 
 
 def server_little(cell, l_server, l_se, x_server, r_server_ms, source, floor) -> Check:
@@ -166,7 +160,7 @@ def server_little(cell, l_server, l_se, x_server, r_server_ms, source, floor) ->
     else:
         why = (f"L_server from {how} = {l_server:.2f} but X·R_server = {expected:.2f}: the server's metrics "
                f"disagree (sampling too coarse for the load, a counter reset, or a clock offset).")
-    return Check("server_little", cell, l_server, expected, rel, tol, rel <= tol, why)
+    return verdict("server_little", cell, l_server, expected, rel, tol, rel <= tol, why)
 
 
 def open_rate(cell, x, rate, window_s, floor) -> Check:
@@ -178,7 +172,7 @@ def open_rate(cell, x, rate, window_s, floor) -> Check:
     why = (f"Achieved {x:.2f}/s for {rate:g}/s intended." if rel <= tol else
            f"Achieved {x:.2f}/s but {rate:g}/s was intended: the generator could not keep the arrival rate "
            f"(too few threads, saturated CPU) or the server refused work.")
-    return Check("open_rate", cell, x, rate, rel, tol, rel <= tol, why)
+    return verdict("open_rate", cell, x, rate, rel, tol, rel <= tol, why)
 
 
 def interarrival_cv(cell, cv, arrivals, floor) -> Check:
@@ -190,7 +184,7 @@ def interarrival_cv(cell, cv, arrivals, floor) -> Check:
     why = (f"Inter-arrival CV {cv:.3f}: arrivals look Poisson." if rel <= tol else
            f"Inter-arrival CV {cv:.3f}, not 1: arrivals are {'burstier' if cv > 1 else 'more regular'} than "
            f"Poisson (batching, a saturated generator, or a pacing timer).")
-    return Check("interarrival_cv", cell, cv, 1.0, rel, tol, rel <= tol, why)
+    return verdict("interarrival_cv", cell, cv, 1.0, rel, tol, rel <= tol, why)
 
 
 def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
@@ -202,7 +196,7 @@ def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
     why = (f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%})." if share <= threshold else
            f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%} > {threshold:.0%}): arrivals wait for a free "
            f"thread, so the test coordinates with the server and omits the slow cases (coordinated omission).")
-    return Check("generator_sizing", cell, busy, float(threads), share, threshold, share <= threshold, why)
+    return verdict("generator_sizing", cell, busy, float(threads), share, threshold, share <= threshold, why)
 
 
 def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) -> Check:
@@ -221,4 +215,4 @@ def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) 
     why = (f"X = {x:.2f}/s successful completions is within the bound {bound:.2f}/s ({basis})." if excess <= floor
            else f"X = {x:.2f}/s successful completions exceeds the bound {bound:.2f}/s ({basis}): the demand or "
                 f"server count assumed is wrong, or the samples are not what the grid says.")
-    return Check("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)
+    return verdict("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)

@@ -4,8 +4,9 @@ import math
 import re
 
 from littlegrid.analysis import mmcn, usl
-from littlegrid.analysis.laws import Check, not_made, throughput_bound
+from littlegrid.analysis.laws import not_made, throughput_bound, verdict
 from littlegrid.criteria.grammar import parse
+from littlegrid.summary.model import Check
 
 KNEE_EFFICIENCY = 0.9
 KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFICIENCY:.0%} of the contention-free "
@@ -184,7 +185,7 @@ def mmcn_check(row: dict, cycle_cv: float | None, completions: int, floor: float
     if not ok and row.get("predicted_x_measured_inputs"):
         why += (f" With the server's measured S = {row['measured_service_ms']:.1f} ms and the realised Z = "
                 f"{row['realised_think_ms']:.1f} ms the model gives {row['predicted_x_measured_inputs']:.2f}/s.")
-    return Check("mmcn", row["cell"], row["measured_x"], row["predicted_x"], row["rel_error"], tol, ok, why)
+    return verdict("mmcn", row["cell"], row["measured_x"], row["predicted_x"], row["rel_error"], tol, ok, why)
 
 
 def bound_checks(entries: list, services: dict, tol: dict) -> None:
@@ -212,7 +213,7 @@ def bound_checks(entries: list, services: dict, tol: dict) -> None:
                 d = lightest["overall"]["mean_ms"]
                 check = throughput_bound(c["id"], x_ok, c["users"]["n"], z, d, None, None,
                                               tol["throughput_bound"], f"D = {d:.1f} ms, R of the lightest cell")
-            c["checks"].append(check.as_dict())
+            c["checks"].append(check.model_dump())
 
 
 def grid_models(cells: list[dict], services: dict, slos, percentile_of, tolerances: dict) -> tuple[dict, list]:
