@@ -1,0 +1,113 @@
+"""Benchmark: `littlegrid report` of one JTL as it grows (5 M, 20 M, 100 M rows), beside JMeter's exact dashboard.
+
+Usage (from analysis/):
+    python bench/bench_scale.py                          # 5 M (with JMeter), 20 M and 100 M rows
+    python bench/bench_scale.py --rows 2000000,8000000   # a quicker look at the same shape
+    python bench/bench_scale.py --skip-jmeter
+
+Prints, from one run on this machine, side by side: for the first (reference) size, `littlegrid report` against
+JMeter 5.6.3's exact dashboard (`jmeter -g`, `-Jjmeter.reportgenerator.statistic_window=-1`); for every size,
+wall time, peak RSS and time per row, and each size's time per row against the reference size's. Each file is
+generated (bench_jtl.generate: JMeter's default CSV, 50 threads, 5 labels, ~1% errors, ~125 bytes per row),
+measured under /usr/bin/time -v, and deleted before the next one, so the disk holds one file at a time.
+
+Targets (issue 17): report <= 1/40 of JMeter's exact dashboard at 5 M rows; peak RSS < 1 GiB at every size;
+time per row at 100 M within 15% of the 5 M run's. A size whose memory need is known to exceed the machine's
+(the analysis holds the samples table: about 150 bytes per row) is not run; the table says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_jtl import LITTLEGRID, find_jmeter, generate, measure  # noqa: E402  (one generator, one timer)
+
+BYTES_PER_ROW_HELD = 150  # measured: peak RSS grows ~150 bytes per row while the samples table is in memory
+
+
+def _memory_bytes() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", default="5000000,20000000,100000000",
+                        help="comma-separated sizes; the first is the reference (default 5M,20M,100M)")
+    parser.add_argument("--skip-jmeter", action="store_true", help="do not run JMeter's dashboard")
+    parser.add_argument("--jmeter-home", help="JMeter directory (default: JMETER_HOME or target/config.json)")
+    parser.add_argument("--workdir", type=Path, help="where the generated files go (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    sizes = [int(float(s)) for s in args.rows.split(",")]
+    workdir = Path(tempfile.mkdtemp(prefix="bench-scale-", dir=args.workdir))
+    jar = None if args.skip_jmeter else find_jmeter(args.jmeter_home)
+    if not args.skip_jmeter and jar is None:
+        print("JMeter not found (JMETER_HOME, --jmeter-home or target/config.json): its line is skipped")
+    rows_out, jmeter = [], None
+    try:
+        for i, n in enumerate(sizes):
+            need = n * BYTES_PER_ROW_HELD
+            if need > 0.8 * _memory_bytes():
+                rows_out.append((n, None, None, None, f"not run: needs ~{need / 2**30:.0f} GiB, the machine has "
+                                                     f"{_memory_bytes() / 2**30:.0f} GiB"))
+                continue
+            path = workdir / f"bench-{n}.jtl"
+            t0 = time.perf_counter()
+            generate(path, n)
+            size_mib = path.stat().st_size / 2**20
+            print(f"generated {n:,} rows ({size_mib:,.0f} MiB) in {time.perf_counter() - t0:.0f} s", flush=True)
+            got = measure([LITTLEGRID, "report", str(path), "-o", str(workdir / "report")])
+            rows_out.append((n, size_mib, got["wall_s"], got["rss_mib"], ""))
+            print(f"  littlegrid report: {got['wall_s']:.1f} s, {got['rss_mib']:,.0f} MiB", flush=True)
+            if i == 0 and jar:
+                out = workdir / "dashboard"
+                jmeter = measure(["java", "-jar", str(jar), "-g", str(path), "-o", str(out),
+                                  "-Jjmeter.reportgenerator.statistic_window=-1", "-j", str(workdir / "jmeter.log")])
+                if not (out / "index.html").is_file():  # JMeter exits 0 even when it refuses its options
+                    raise SystemExit(f"JMeter wrote no dashboard; see {workdir / 'jmeter.log'}")
+                print(f"  JMeter exact dashboard: {jmeter['wall_s']:.1f} s, {jmeter['rss_mib']:,.0f} MiB", flush=True)
+                shutil.rmtree(out)
+            path.unlink()
+            shutil.rmtree(workdir / "report", ignore_errors=True)
+        _print(rows_out, jmeter)
+        return 0
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _print(rows_out, jmeter) -> None:
+    ref = rows_out[0]
+    print(f"\n{'rows':>13}{'JTL MiB':>10}{'wall s':>9}{'peak MiB':>10}{'µs/row':>8}{'per row vs first':>18}")
+    for n, mib, wall, rss, note in rows_out:
+        if wall is None:
+            print(f"{n:>13,}   {note}")
+            continue
+        per_row = wall / n * 1e6
+        ratio = per_row / (ref[2] / ref[0] * 1e6) if ref[2] else None
+        print(f"{n:>13,}{mib:>10,.0f}{wall:>9.1f}{rss:>10,.0f}{per_row:>8.2f}{ratio:>17.2f}x")
+    if jmeter:
+        print(f"{'JMeter -g':>13}{'':>10}{jmeter['wall_s']:>9.1f}{jmeter['rss_mib']:>10,.0f}"
+              f"{jmeter['wall_s'] / ref[0] * 1e6:>8.2f}   (exact dashboard, {ref[0]:,} rows)")
+    print("\ntargets (issue 17):")
+    if jmeter and ref[2]:
+        _verdict(f"report / JMeter at {ref[0]:,}", ref[2] / jmeter["wall_s"], 1 / 40)
+    for n, _, wall, rss, _ in rows_out:
+        if wall is not None:
+            _verdict(f"peak RSS GiB at {n:,}", rss / 1024, 1.0)
+    last = rows_out[-1]
+    if last[2] is not None and last is not ref:
+        _verdict(f"per row at {last[0]:,} vs {ref[0]:,}", (last[2] / last[0]) / (ref[2] / ref[0]), 1.15)
+
+
+def _verdict(what: str, value: float, limit: float) -> None:
+    print(f"  {what:<32} {value:8.3f}  limit {limit:.3f}  {'PASS' if value <= limit else 'MISS'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
