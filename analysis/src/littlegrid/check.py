@@ -12,6 +12,7 @@ from pathlib import Path
 from littlegrid import summary as summary_file
 from littlegrid.atomic import write_atomic
 from littlegrid.criteria import evaluate, grammar
+from littlegrid.summary.model import Check, CriterionResult, Run, Summary
 from littlegrid.usererror import UserError
 
 HELP = "evaluate the criteria and checks of an analysed run: exit 0 when all hold, 1 when one fails"
@@ -50,7 +51,7 @@ def main(args) -> int:
         if o.status in ("failed", "error") or args.verbose:
             print(f"{PREFIX[o.status]} {o.message}")
     if args.junit:
-        write_junit(args.junit, outcomes, summary)
+        write_junit(args.junit, outcomes, Run.model_validate(summary["run"]))
     counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
     failed = counts["failed"] + counts["error"]
     closing = f"{counts['passed']} passed, {failed} failed"
@@ -69,36 +70,33 @@ def load_summary(run_dir: str) -> tuple[Path, dict]:
     return path, summary_file.read(path)
 
 
-def criterion_entries(summary: dict, extra: list[str] = ()) -> list[dict]:
-    """The criteria as analyze judged them (the summary's `criteria`), plus the extra ones judged now."""
-    return list(summary.get("criteria") or []) + evaluate.evaluate(list(extra), summary)
-
-
 def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:
-    """Every criterion x cell, then (unless criteria_only) every analysis check, grid-level first."""
+    """Every criterion x cell (as analyze judged them, then the extra ones judged now), the expectations, then
+    (unless criteria_only) every analysis check, grid-level first."""
+    typed = Summary.model_validate(summary)
+    judged_now = evaluate.evaluate(list(extra), summary)  # the criteria stage reads summary.json's plain data
     outcomes = []
-    for e in criterion_entries(summary, extra):
-        status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
-        name = f"{e.get('criterion')} [{e.get('cell') or 'no cell'}]"
-        outcomes.append(Outcome("criterion", name, status, explain(e)))
-    outcomes += expectation_outcomes(summary)
+    for e in typed.criteria + [CriterionResult.model_validate(summary_file.plain(e)) for e in judged_now]:
+        status = {True: "passed", False: "failed"}.get(e.passed, "error")
+        outcomes.append(Outcome("criterion", f"{e.criterion} [{e.cell or 'no cell'}]", status, explain(e)))
+    outcomes += expectation_outcomes(typed)
     if not criteria_only:
-        checks = list(summary.get("checks") or [])
-        for cell in summary.get("cells") or []:
-            checks += [{**c, "cell": c.get("cell") or cell.get("id")} for c in cell.get("checks") or []]
-        outcomes += [_check_outcome(c) for c in checks]
+        checks = [(c, c.cell) for c in typed.checks]
+        for cell in typed.cells:
+            checks += [(c, c.cell or cell.id) for c in cell.checks]
+        outcomes += [_check_outcome(c, where) for c, where in checks]
     return outcomes
 
 
-def expectation_outcomes(summary: dict) -> list[Outcome]:
+def expectation_outcomes(summary: Summary) -> list[Outcome]:
     """The grid's expected findings (`expect`), as analyze evaluated them. The message quotes the finding in the
     words the report and `littlegrid explain` use."""
     out = []
-    for e in summary.get("expectations") or []:
-        status = {True: "passed", False: "failed"}.get(e.get("passed"), "error")
+    for e in summary.expectations:
+        status = {True: "passed", False: "failed"}.get(e.passed, "error")
         verdict = {"passed": "met", "failed": "NOT met", "error": "undecided"}[status]
-        out.append(Outcome("expectation", f"expect {e['expectation']}", status,
-                           f"expect {e['expectation']}: {verdict}: {e.get('explanation')}"))
+        out.append(Outcome("expectation", f"expect {e.expectation}", status,
+                           f"expect {e.expectation}: {verdict}: {e.explanation}"))
     return out
 
 
@@ -118,32 +116,31 @@ def in_unit(value: float, crit: grammar.Criterion, near: float | None = None) ->
     return text + unit if unit in ("", "%") or unit.startswith("/") else f"{text} {unit}"
 
 
-def explain(entry: dict) -> str:
+def explain(entry: CriterionResult) -> str:
     """One line for a criterion entry: `p90 < 300ms [users=20]: p90 is 412 ms, needs < 300 ms`."""
-    where = entry.get("cell") or "no cell"
-    head = f"{entry['criterion']} [{where}]"
+    head = f"{entry.criterion} [{entry.cell or 'no cell'}]"
     try:
-        crit = grammar.parse(entry["criterion"])
+        crit = grammar.parse(entry.criterion)
     except UserError:
         crit = None
-    if entry.get("value") is None:
-        return f"{head}: not evaluated: {entry.get('reason') or 'no value'}"
+    if entry.value is None:
+        return f"{head}: not evaluated: {entry.reason or 'no value'}"
     if crit is None:
-        return f"{head}: {entry['metric']} is {entry['value']:.4g}, needs {entry['threshold']:.4g}"
-    verdict = "needs" if entry.get("passed") is False else "holds"
-    return (f"{head}: {crit.metric} is {in_unit(entry['value'], crit, near=crit.threshold)}, "
+        return f"{head}: {entry.metric} is {entry.value:.4g}, needs {entry.threshold:.4g}"
+    verdict = "needs" if entry.passed is False else "holds"
+    return (f"{head}: {crit.metric} is {in_unit(entry.value, crit, near=crit.threshold)}, "
             f"{verdict} {crit.op} {in_unit(crit.threshold, crit)}")
 
 
-def _check_outcome(check: dict) -> Outcome:
-    name = f"{check.get('name', 'check')} [{check.get('cell') or 'grid'}]"
-    status = {True: "passed", False: "failed"}.get(check.get("passed"), "skipped")
-    figures = [f"value {_fmt(check.get('value'))}", f"expected {_fmt(check.get('expected'))}"]
-    if check.get("rel_error") is not None:
-        figures.append(f"relative error {_pct(check['rel_error'])}")
-    if check.get("tolerance") is not None:
-        figures.append(f"tolerance {_pct(check['tolerance'])}")
-    explanation = check.get("explanation")
+def _check_outcome(check: Check, where: str | None) -> Outcome:
+    name = f"{check.name} [{where or 'grid'}]"
+    status = {True: "passed", False: "failed"}.get(check.passed, "skipped")
+    figures = [f"value {_fmt(check.value)}", f"expected {_fmt(check.expected)}"]
+    if check.rel_error is not None:
+        figures.append(f"relative error {_pct(check.rel_error)}")
+    if check.tolerance is not None:
+        figures.append(f"tolerance {_pct(check.tolerance)}")
+    explanation = check.explanation
     message = f"check {name}: " + ", ".join(figures) + (f"; {explanation}" if explanation else "")
     return Outcome("check", name, status, " ".join(message.split()))
 
@@ -166,24 +163,23 @@ def _xml(text: str) -> str:
     return _XML_ILLEGAL.sub("\ufffd", str(text))
 
 
-def junit_xml(outcomes: list[Outcome], summary: dict) -> bytes:
+def junit_xml(outcomes: list[Outcome], run: Run) -> bytes:
     """One <testsuite> (the shape Maven Surefire writes and Jenkins reads), one <testcase> per outcome."""
-    run = summary.get("run") or {}
     suite = ET.Element("testsuite", {
-        "name": _xml(f"littlegrid.{run.get('grid_name') or 'run'}"),
+        "name": _xml(f"littlegrid.{run.grid_name or 'run'}"),
         "tests": str(len(outcomes)),
         "failures": str(sum(o.status == "failed" for o in outcomes)),
         "errors": str(sum(o.status == "error" for o in outcomes)),
         "skipped": str(sum(o.status == "skipped" for o in outcomes)),
         "time": "0",
         # when the run's cells ran (ISO 8601 without zone, as the schema wants), else now
-        "timestamp": _xml(str(run.get("started") or "")[:19]) or time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()),
-        "hostname": _xml((run.get("host") or {}).get("hostname") or "localhost"),
+        "timestamp": _xml((run.started or "")[:19]) or time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()),
+        "hostname": _xml(run.host.hostname or "localhost"),
     })
     props = ET.SubElement(suite, "properties")
     for key in ("id", "grid_name", "plan", "started", "ended"):
-        if run.get(key) is not None:
-            ET.SubElement(props, "property", {"name": f"run.{key}", "value": _xml(run[key])})
+        if getattr(run, key) is not None:
+            ET.SubElement(props, "property", {"name": f"run.{key}", "value": _xml(getattr(run, key))})
     for o in outcomes:
         case = ET.SubElement(suite, "testcase", {
             "name": _xml(o.name), "classname": f"littlegrid.{o.kind}", "time": "0"})
@@ -197,6 +193,6 @@ def junit_xml(outcomes: list[Outcome], summary: dict) -> bytes:
     return ET.tostring(suite, encoding="UTF-8", xml_declaration=True) + b"\n"
 
 
-def write_junit(path: str, outcomes: list[Outcome], summary: dict) -> None:
+def write_junit(path: str, outcomes: list[Outcome], run: Run) -> None:
     """Written whole or not at all, so CI never picks up half a report."""
-    write_atomic(Path(path), junit_xml(outcomes, summary), "the JUnit report")
+    write_atomic(Path(path), junit_xml(outcomes, run), "the JUnit report")

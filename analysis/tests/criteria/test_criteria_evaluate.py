@@ -7,7 +7,14 @@ import pytest
 from criteria_summaries import cell, closed_law, summary
 from littlegrid.check import explain
 from littlegrid.criteria.evaluate import evaluate
+from littlegrid.summary import plain
+from littlegrid.summary.model import CriterionResult
 from littlegrid.usererror import UserError
+
+
+def typed_result(entry: dict) -> CriterionResult:
+    """A criteria-stage entry as check reads it (the summary's model)."""
+    return CriterionResult.model_validate(plain(entry))
 
 ONE_CELL = [
     # criterion, the cell's overall figures, value in canonical units, passed
@@ -191,9 +198,9 @@ EXPLAINED = [
 ])
 def test_explain(text, figures, line):
     [entry] = evaluate([text], summary(cell(20, **figures)))
-    assert explain(entry) == line
+    assert explain(typed_result(entry)) == line
 
 
 def test_explaining_an_unevaluated_entry_gives_the_reason():
     [entry] = evaluate(["p90 < 300ms where users > 1000"], GRID)
-    assert explain(entry) == "p90 < 300ms where users > 1000 [no cell]: not evaluated: no cell matches where users > 1000"
+    assert explain(typed_result(entry)) == "p90 < 300ms where users > 1000 [no cell]: not evaluated: no cell matches where users > 1000"
