@@ -17,7 +17,8 @@ STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "an
 PACKAGES = tuple(s for s in STAGES if s != "analyze")
 # What every stage may use: the version, the error type, the atomic writer, the summary contract (a package: the
 # reader and writer, the typed model, the schema generator).
-CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summary.schema"}
+CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summary.schema",
+            "littlegrid.summary.comparison"}
 SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic"} | CONTRACT
 # The commands composing stages at the top level; no stage imports them.
 COMMANDS = {"littlegrid.cli", "littlegrid.analyze", "littlegrid.summary_source", "littlegrid.check",

@@ -23,14 +23,14 @@ def test_too_few_replicates_or_a_minimum_effect_outside_0_to_1_is_refused_in_one
     with pytest.raises(UserError, match="--min-effect 5: give a fraction between 0 and 1"):
         compare_runs({"cells": []}, {"cells": []}, min_effect=5)
     empty = compare_runs({"cells": []}, {"cells": []})
-    assert empty["rows"] == [] and empty["counts"] == {"better": 0, "worse": 0, "same": 0, "unknown": 0}
+    assert empty.rows == [] and empty.counts == {"better": 0, "worse": 0, "same": 0, "unknown": 0}
 
 
 def test_the_result_carries_its_settings_and_words_so_the_page_computes_nothing():
     result = compare_runs({"cells": []}, {"cells": []}, seed=7, reps=200, min_effect=0.05)
-    assert result["settings"] == {"seed": 7, "reps": 200, "min_effect": 0.05}
-    assert result["metric_names"] == ["X", "mean R", "p50", "p90", "p99"]
-    assert result["verdict_words"]["same"] == "no significant difference"
+    assert (result.seed, result.reps, result.min_effect) == (7, 200, 0.05)
+    assert result.metric_names == ["X", "mean R", "p50", "p90", "p99"]
+    assert result.verdict_words["same"] == "no significant difference"
 
 
 def _queue_cell(seed: int) -> dict:
@@ -55,8 +55,8 @@ def _queue_cell(seed: int) -> dict:
 
 def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_the_blocks_disagree():
     a, b = _queue_cell(1), _queue_cell(2)
-    with_blocks = compare_runs({"cells": [a]}, {"cells": [b]})["rows"][0]
-    assert with_blocks["note"] == ""
+    with_blocks = compare_runs({"cells": [a]}, {"cells": [b]}).rows[0]
+    assert with_blocks.note == "" and (with_blocks.a, with_blocks.b) == ("c", "c")
 
     def disagreeing(c):  # one sample more in the first block than the histogram has: the blocks cannot be used
         blocks = c["histogram"]["blocks"]
@@ -64,9 +64,9 @@ def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_the_blocks
         return {**c, "histogram": c["histogram"] | {"blocks": blocks | {"counts": [first] + blocks["counts"][1:]}}}
 
     without = [disagreeing(c) for c in (a, b)]
-    one_by_one = compare_runs({"cells": [without[0]]}, {"cells": [without[1]]})["rows"][0]
-    assert one_by_one["note"].count("resample requests one by one") == 2
-    width = {name: next(m["rel_hi"] - m["rel_lo"] for m in row["metrics"] if m["key"] == "p90_ms")
+    one_by_one = compare_runs({"cells": [without[0]]}, {"cells": [without[1]]}).rows[0]
+    assert one_by_one.note.count("resample requests one by one") == 2
+    width = {name: next(m.rel_hi - m.rel_lo for m in row.metrics if m.key == "p90_ms")
              for name, row in (("blocks", with_blocks), ("one by one", one_by_one))}
     # requests queued behind one burst are correlated: blocks widen the interval (here by about 1.5x)
     assert width["blocks"] > 1.2 * width["one by one"], width

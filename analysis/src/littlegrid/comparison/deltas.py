@@ -1,6 +1,7 @@
 """The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
 from each cell's exact histograms by block of seconds, better/worse/same per metric and cell, and the arms'
-findings. A plain dict out (`compare_runs`); render/compare.py lays it out and computes nothing; compare.py, the
+findings. A typed result out (`compare_runs`: littlegrid.summary.comparison); render/compare.py lays it out and
+computes nothing; compare.py, the
 command, joins the two."""
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 from littlegrid.comparison import bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import two_arms
+from littlegrid.summary import plain
+from littlegrid.summary.comparison import Comparison
 from littlegrid.usererror import UserError
 
 # (key in STATS, name, higher is better, quantile when it is a percentile)
@@ -85,10 +88,9 @@ def sample_note(samples: CellSamples | None) -> str:
 
 
 def compare_runs(sa: dict, sb: dict, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                 min_effect: float = 0.02) -> dict:
-    """{"rows": one per paired cell (compare_pair's dict with its "id" and "note"), "counts": cells per verdict,
-    "only_a"/"only_b": unpaired cell ids, "findings": the arms' findings (dicts), "settings": seed, reps and
-    min_effect, "verdict_words" and "metric_names": the words the page uses} -- all a renderer needs."""
+                 min_effect: float = 0.02) -> Comparison:
+    """Every paired cell's deltas and verdicts, the cells only one run has, the arms' findings, the settings and
+    the words the page uses: all a renderer needs (littlegrid.summary.comparison)."""
     if reps < 100:
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
     if not 0 <= min_effect < 1:
@@ -107,8 +109,10 @@ def compare_runs(sa: dict, sb: dict, *, samples: bool = True, seed: int = 1, rep
             notes.append("--no-samples: no intervals")
         row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
         rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
-    return {"rows": rows, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
-            "only_a": [str(c["id"]) for c in only_a], "only_b": [str(c["id"]) for c in only_b],
-            "findings": [f.as_dict() for f in two_arms(rows)],
-            "settings": {"seed": seed, "reps": reps, "min_effect": min_effect},
-            "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}
+    found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
+    paired = [r | {"a": str(r["a"]["id"]), "b": str(r["b"]["id"]), "error_rate": list(r["error_rate"])} for r in rows]
+    return Comparison.model_validate(plain({
+        "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
+        "only_a": [str(c["id"]) for c in only_a], "only_b": [str(c["id"]) for c in only_b], "findings": found,
+        "seed": seed, "reps": reps, "min_effect": min_effect,
+        "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}))
