@@ -13,7 +13,7 @@ measured under /usr/bin/time -v, and deleted before the next one, so the disk ho
 
 Targets (issue 17): report <= 1/40 of JMeter's exact dashboard at 5 M rows; peak RSS < 1 GiB at every size;
 time per row at 100 M within 15% of the 5 M run's. A size whose memory need is known to exceed the machine's
-(the analysis holds the samples table: about 190 bytes per row) is not run; the table says so.
+(the analysis holds the samples table: about 160 bytes per row) is not run; the table says so.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_jtl import LITTLEGRID, find_jmeter, generate, measure  # noqa: E402  (one generator, one timer)
 
-BYTES_PER_ROW_HELD = 190  # measured 2026-11-25: 18,853 MiB at 100 M rows, 3,791 MiB at 20 M (the samples table in memory)
+BYTES_PER_ROW_HELD = 160  # measured 2026-11-25: 14,620 MiB at 100 M rows, 3,052 MiB at 20 M (the samples table in memory)
 
 
 def _memory_bytes() -> int:
