@@ -4,7 +4,7 @@ import functools
 import sys
 from pathlib import Path
 
-from littlegrid import findings, summary
+from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import laws, models
 from littlegrid.analysis.cell import analyze_cell
@@ -13,6 +13,7 @@ from littlegrid.criteria.evaluate import evaluate
 from littlegrid.criteria.grammar import parse
 from littlegrid.findings import expect
 from littlegrid.jtl.options import add_reader_arguments, reader_options
+from littlegrid.summary import model
 from littlegrid.usererror import UserError
 
 HELP = "steady-state statistics, queueing-law checks and capacity models of a run folder or JTL files -> summary.json"
@@ -44,14 +45,14 @@ def _percentile_lookup(sorted_elapsed: dict):
     return percentile_of
 
 
-def _trim(entries, warmup_s, cooldown_s) -> dict:
+def _trim(cells: list[model.Cell], warmup_s, cooldown_s) -> model.Trim:
     def one(flag, key):
         if flag is not None:
             return flag
-        values = {e["window"][key] for e in entries if e["window"]}
+        values = {getattr(c.window, key) for c in cells if c.window}
         return values.pop() if len(values) == 1 else None  # None: differs per cell, see each cell's window
-    return {"warmup_s": one(warmup_s, "warmup_s"), "cooldown_s": one(cooldown_s, "cooldown_s"),
-            "basis": "first sample"}
+    return model.Trim(warmup_s=one(warmup_s, "warmup_s"), cooldown_s=one(cooldown_s, "cooldown_s"),
+                      basis="first sample")
 
 
 def _label_scoped(criteria) -> bool:
@@ -61,15 +62,10 @@ def _label_scoped(criteria) -> bool:
     return any(parse(c).scope.label is not None for c in criteria)
 
 
-def _evaluate_criteria(criteria, result: dict) -> list:
-    if not criteria:
-        return []
-    return evaluate(list(criteria), result)
-
-
-def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options=None) -> dict:
-    """The summary (contract §5) of a run folder or JTL files; nothing is written. The capacity table's latency
-    objectives are the grid's unscoped latency criteria, the tolerances the grid's [tolerances].
+def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options=None) -> model.Summary:
+    """The summary (contract §5, a summary.model.Summary) of a run folder or JTL files; nothing is written. The
+    capacity table's latency objectives are the grid's unscoped latency criteria, the tolerances the grid's
+    [tolerances].
     read_options: read_jtl keywords for every JTL (littlegrid.jtl.options: --columns, --jmeter-properties...).
     """
     from littlegrid.jtl import read_jtl
@@ -86,28 +82,31 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     if unknown:
         raise UserError(f"[tolerances]: unknown name {unknown[0]!r} (known: {', '.join(laws.DEFAULT_TOLERANCES)})")
     tol = laws.tolerances(overrides)
-    entries, sorted_elapsed = [], {}
+    cells, sorted_elapsed = [], {}
     for cell in sorted(found.cells, key=lambda c: c.index):
-        entry, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
-                                         bare=found.run["source"] == "jtl")
-        entries.append(entry)
+        analysed, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
+                                            bare=found.run["source"] == "jtl")
+        cells.append(analysed)
         if elapsed is not None:
             sorted_elapsed[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
-    models.bound_checks(entries, services, tol)
+    cells = models.bound_checks(cells, services, tol)
     slos = models.latency_slos(found.criteria)
-    grid_models, grid_checks = models.grid_models(entries, services, slos, _percentile_lookup(sorted_elapsed), tol)
-    result = summary.skeleton(found.run, _trim(entries, warmup_s, cooldown_s), found.axes)
-    result["tolerances"] = tol
-    result["cells"] = entries
-    result["models"] = grid_models
-    result["checks"] = [c.model_dump() for c in grid_checks]
-    result = summary.plain(result)
-    result["criteria"] = summary.plain(_evaluate_criteria(found.criteria, result))
+    grid_models, grid_checks = models.grid_models(cells, services, slos, _percentile_lookup(sorted_elapsed), tol)
+    result = model.Summary.model_validate({
+        "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": summary.plain(found.run),
+        "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,
+        "cells": cells, "models": grid_models, "checks": grid_checks, "criteria": [], "findings": [],
+        "expectations": []})
+    criteria = evaluate(list(found.criteria), result) if found.criteria else []
+    result = result.model_copy(update={"criteria": [model.CriterionResult.model_validate(summary.plain(c))
+                                                    for c in criteria]})
     # the last stage: a pure function of everything above (littlegrid.findings, docs/analysis.md "Findings")
-    result["findings"] = summary.plain(findings.as_json(findings.findings(result)))
-    result["expectations"] = summary.plain(expect.evaluate(found.run.get("expect") or [], result, result["findings"]))
-    return result
+    found_now = findings.as_json(findings.findings(result))
+    expectations = expect.evaluate(found.run.get("expect") or [], result, found_now)
+    return result.model_copy(update={
+        "findings": [model.Finding.model_validate(summary.plain(f)) for f in found_now],
+        "expectations": [model.Expectation.model_validate(summary.plain(e)) for e in expectations]})
 
 
 def _default_output(inputs: list) -> Path:
@@ -130,17 +129,15 @@ def _refuse_foreign(path: Path) -> None:
 def main(args) -> int:
     result = analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown, by_label=args.by_label,
                      read_options=reader_options(args))
-    failed = [c for e in result["cells"] for c in e["checks"] if c["passed"] is False] + \
-             [c for c in result["checks"] if c["passed"] is False]
+    failed = [c for e in result.cells for c in e.checks if c.passed is False] + \
+             [c for c in result.checks if c.passed is False]
     if args.json == "-":
-        import json
-        json.dump(result, sys.stdout, indent=1, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(summary.dumps(result))
         return 0
     out = Path(args.json) if args.json else _default_output(args.inputs)
     if not args.force:
         _refuse_foreign(out)
     summary.write(result, out)
-    print(f"wrote {out}: {len(result['cells'])} cells, {len(failed)} checks failed"
-          + "".join(f"\n  {c['cell'] or 'grid'}: {c['name']}: {c['explanation']}" for c in failed[:20]))
+    print(f"wrote {out}: {len(result.cells)} cells, {len(failed)} checks failed"
+          + "".join(f"\n  {c.cell or 'grid'}: {c.name}: {c.explanation}" for c in failed[:20]))
     return 0

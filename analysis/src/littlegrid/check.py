@@ -51,7 +51,7 @@ def main(args) -> int:
         if o.status in ("failed", "error") or args.verbose:
             print(f"{PREFIX[o.status]} {o.message}")
     if args.junit:
-        write_junit(args.junit, outcomes, Run.model_validate(summary["run"]))
+        write_junit(args.junit, outcomes, summary.run)
     counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
     failed = counts["failed"] + counts["error"]
     closing = f"{counts['passed']} passed, {failed} failed"
@@ -64,17 +64,17 @@ def main(args) -> int:
     return 1 if failed else 0
 
 
-def load_summary(run_dir: str) -> tuple[Path, dict]:
-    """The summary dict of a run folder (or of a summary.json path); a one-line `UserError` if it is unusable."""
+def load_summary(run_dir: str) -> tuple[Path, Summary]:
+    """The summary of a run folder (or of a summary.json path); a one-line `UserError` if it is unusable."""
     path = summary_file.locate(run_dir)
     return path, summary_file.read(path)
 
 
-def judge(summary: dict, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:
+def judge(summary: Summary, extra: list[str] = (), criteria_only: bool = False) -> list[Outcome]:
     """Every criterion x cell (as analyze judged them, then the extra ones judged now), the expectations, then
     (unless criteria_only) every analysis check, grid-level first."""
-    typed = Summary.model_validate(summary)
-    judged_now = evaluate.evaluate(list(extra), summary)  # the criteria stage reads summary.json's plain data
+    typed = summary
+    judged_now = evaluate.evaluate(list(extra), summary)
     outcomes = []
     for e in typed.criteria + [CriterionResult.model_validate(summary_file.plain(e)) for e in judged_now]:
         status = {True: "passed", False: "failed"}.get(e.passed, "error")

@@ -8,6 +8,7 @@ from pathlib import Path
 from littlegrid.comparison import arms, deltas
 from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.render import compare as compare_page
+from littlegrid.summary.model import Summary
 from littlegrid.summary_source import open_run
 from littlegrid.usererror import UserError
 
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_reader_arguments(parser)  # how JTL files given as RUN_A/RUN_B are read for their analysis
 
 
-def build_comparison(sa: dict, sb: dict, out_dir: Path, *, samples: bool = True, seed: int = 1, reps: int = 1000,
+def build_comparison(sa: Summary, sb: Summary, out_dir: Path, *, samples: bool = True, seed: int = 1, reps: int = 1000,
                      min_effect: float = 0.02, generated: str | None = None) -> Path:
     """Compare the summaries `sa` and `sb` (intervals from their cells' exact histograms) and draw the page into
     out_dir/index.html; returns its path."""
@@ -66,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_arms(summary: dict, text: str, output: Path | None, base: Path, **options) -> Path:
+def compare_arms(summary: Summary, text: str, output: Path | None, base: Path, **options) -> Path:
     """The two arms (AXIS=A,B) of one run compared, into `output` or base/compare-AXIS."""
     axis, value_a, value_b = arms.parse_arms(text)
     return build_comparison(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b),

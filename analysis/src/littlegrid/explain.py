@@ -7,7 +7,6 @@ import sys
 
 from littlegrid import findings
 from littlegrid.check import expectation_outcomes, load_summary
-from littlegrid.summary.model import Summary
 
 HELP = "print the findings of an analysed run: saturation, bottleneck, where requests wait, validity, advice"
 EXAMPLES = [
@@ -23,13 +22,13 @@ def add_arguments(parser) -> None:
 
 def main(args) -> int:
     _, summary = load_summary(args.run_dir)
-    found = summary["findings"]  # the reader has held it to the typed model: always there
+    found = [f.model_dump() for f in summary.findings]
     if args.json:
         json.dump({"findings": found}, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(findings.text(found))
-    outcomes = expectation_outcomes(Summary.model_validate(summary))
+    outcomes = expectation_outcomes(summary)
     if outcomes:
         print("\nexpected findings (the grid's expect):")
         for o in outcomes:

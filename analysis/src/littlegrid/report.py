@@ -10,7 +10,6 @@ from littlegrid import summary as summary_file
 from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.render import overview, searchpage
 from littlegrid.render import report as pages
-from littlegrid.summary.model import Summary
 from littlegrid.summary_source import load_or_analyze
 from littlegrid.usererror import UserError
 
@@ -40,15 +39,14 @@ def main(args: argparse.Namespace) -> int:
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")
-    typed = Summary.model_validate(summary)  # what the pages read
-    index = pages.build_report(typed, out_dir)
+    index = pages.build_report(summary, out_dir)
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
     if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
-        print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(typed)))
+        print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))
     if fresh and run_dir is None:
         summary_file.write(summary, out_dir / summary_file.NAME)  # so `check` and `compare` can use this analysis
     print(index)
-    arms_text = typed.run.arms
+    arms_text = summary.run.arms
     if arms_text:  # the grid names its two arms: their comparison sits inside the report
         from littlegrid.compare import compare_arms  # only a two-arm grid needs the comparison stage
         print(compare_arms(summary, arms_text, None, out_dir))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from littlegrid import summary as summary_file
+from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
 
@@ -23,7 +24,7 @@ def resolve_inputs(inputs: list[str]) -> tuple[Path | None, list[Path]]:
 
 
 def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_label=False,
-                    reanalyze=False, read_options=None) -> tuple[dict, Path, bool]:
+                    reanalyze=False, read_options=None) -> tuple[Summary, Path, bool]:
     """(summary, folder the report goes into by default, whether the summary was just produced).
 
     A run folder with summary.json is read as is (unless `reanalyze`, a trim, `by_label` or reader options
@@ -46,7 +47,7 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
     return summary, base, True
 
 
-def open_run(arg: str, read_options=None) -> tuple[dict, Path]:
+def open_run(arg: str, read_options=None) -> tuple[Summary, Path]:
     """(summary, default output base) for a run folder or a summary.json path."""
     p = Path(arg)
     if p.is_file():

@@ -112,13 +112,13 @@ def test_open_workload_checks_rate_poisson_arrivals_and_warn_of_coordinated_omis
     run = make_run(tmp_path / "run", [{"id": "rate_per_s=50", "axes": {"rate_per_s": 50},
                                        "samples": open_arrivals(50, service_ms, 10, 40), "users": 10,
                                        "properties": {"rate_per_s": "50", "threads": "10"}}])
-    checks = {c["name"]: c for c in analyze([run])["cells"][0]["checks"]}
-    assert checks["open_rate"]["passed"] and checks["open_rate"]["value"] == pytest.approx(50, rel=0.1)
-    assert checks["interarrival_cv"]["passed"] is sized  # a saturated pool makes arrivals regular
-    assert checks["generator_sizing"]["passed"] is sized
-    assert checks["generator_sizing"]["value"] == pytest.approx(50 * service_ms / 1000, rel=0.1)
-    assert "think_time" not in checks and checks["closed_law"]["passed"]
-    assert checks["throughput_bound"]["passed"] is None  # open: only the server's c/S bounds X, unknown here
+    checks = {c.name: c for c in analyze([run]).cells[0].checks}
+    assert checks["open_rate"].passed and checks["open_rate"].value == pytest.approx(50, rel=0.1)
+    assert checks["interarrival_cv"].passed is sized  # a saturated pool makes arrivals regular
+    assert checks["generator_sizing"].passed is sized
+    assert checks["generator_sizing"].value == pytest.approx(50 * service_ms / 1000, rel=0.1)
+    assert "think_time" not in checks and checks["closed_law"].passed
+    assert checks["throughput_bound"].passed is None  # open: only the server's c/S bounds X, unknown here
 
 
 def test_a_cell_whose_jtl_cannot_be_read_or_is_too_short_keeps_its_reason_and_the_other_cells_are_analysed(tmp_path):
@@ -129,20 +129,20 @@ def test_a_cell_whose_jtl_cannot_be_read_or_is_too_short_keeps_its_reason_and_th
     short = closed_loop(3, 50, 50, duration_s=2)
     write_jtl(short, run / "cells" / "users=3" / "results.jtl")
     s = analyze([run])
-    by_id = {c["id"]: c for c in s["cells"]}
-    assert by_id["users=1"]["overall"]["count"] > 0
-    assert by_id["users=2"]["overall"] is None and "results.jtl" in by_id["users=2"]["reason"]
-    assert by_id["users=3"]["overall"] is None and "no steady window" in by_id["users=3"]["reason"]
+    by_id = {c.id: c for c in s.cells}
+    assert by_id["users=1"].overall.count > 0
+    assert by_id["users=2"].overall is None and "results.jtl" in by_id["users=2"].reason
+    assert by_id["users=3"].overall is None and "no steady window" in by_id["users=3"].reason
 
 
 def test_transaction_controller_parents_are_not_counted_as_requests_but_keep_their_own_label(corpus):
     # perfplugin-filewithtransactions.csv (SOURCES.md): 313 rows, 103 of them Transaction Controller parents
     s = analyze([corpus / "perfplugin-filewithtransactions.csv"], by_label=True)
-    cell = s["cells"][0]
-    assert cell["reading"]["transaction_rows_excluded"] == 103
-    assert cell["overall"]["count"] == 313 - 103
-    assert {"HP", "Search", "Scenario"} <= set(cell["labels"]) and "HP-0" in cell["labels"]
-    assert sum(v["count"] for v in cell["labels"].values()) == 313
+    cell = s.cells[0]
+    assert cell.reading.transaction_rows_excluded == 103
+    assert cell.overall.count == 313 - 103
+    assert {"HP", "Search", "Scenario"} <= set(cell.labels) and "HP-0" in cell.labels
+    assert sum(v.count for v in cell.labels.values()) == 313
 
 
 def test_a_label_scoped_criterion_in_the_grid_turns_on_the_per_label_statistics(tmp_path):
@@ -150,8 +150,8 @@ def test_a_label_scoped_criterion_in_the_grid_turns_on_the_per_label_statistics(
                                        "samples": closed_loop(2, 100, 100, duration_s=10)}],
                    {"criteria": ['p90 < 150ms label "GET /"']})
     s = analyze([run])
-    assert list(s["cells"][0]["labels"]) == ["GET /"]
-    assert [c["passed"] for c in s["criteria"]] == [True]
+    assert list(s.cells[0].labels) == ["GET /"]
+    assert [c.passed for c in s.criteria] == [True]
 
 
 def test_the_throughput_bound_counts_successful_completions_so_fast_failures_do_not_break_it(tmp_path):
@@ -171,11 +171,11 @@ def test_the_throughput_bound_counts_successful_completions_so_fast_failures_do_
                                        "think_ms": 10, "think_dist": "constant",
                                        "server": {"server.tomcat.threads.max": 100},
                                        "properties": {"path": "/io?ms=95"}}])
-    cell = analyze([run])["cells"][0]
-    bound = {c["name"]: c for c in cell["checks"]}["throughput_bound"]
-    assert cell["overall"]["throughput_per_s"] == pytest.approx(2 * 20 / 0.116, rel=0.02)
-    assert bound["value"] == pytest.approx(20 / 0.116, rel=0.02) and bound["expected"] == pytest.approx(20 / 0.105)
-    assert bound["passed"] and "successful" in bound["explanation"]
+    cell = analyze([run]).cells[0]
+    bound = {c.name: c for c in cell.checks}["throughput_bound"]
+    assert cell.overall.throughput_per_s == pytest.approx(2 * 20 / 0.116, rel=0.02)
+    assert bound.value == pytest.approx(20 / 0.116, rel=0.02) and bound.expected == pytest.approx(20 / 0.105)
+    assert bound.passed and "successful" in bound.explanation
 
 
 def test_a_spike_gets_no_steady_state_checks_or_models_but_keeps_its_statistics_and_error_classes(tmp_path):
@@ -192,12 +192,12 @@ def test_a_spike_gets_no_steady_state_checks_or_models_but_keeps_its_statistics_
               "cooldown_s": 0, "properties": {"requests_per_user": "1", "path": "/io?ms=2000"},
               "server": {"server.tomcat.threads.max": 10}, "server_metrics": server}]
     summary = analyze([make_run(tmp_path / "run", cells)])  # found a spike by its requests_per_user
-    cell = summary["cells"][0]
-    checks = {c["name"]: c for c in cell["checks"]}
-    assert cell["intended"]["workload"] == "spike"
-    assert checks["closed_law"]["passed"] is None and "spike has no steady state" in checks["closed_law"]["explanation"]
+    cell = summary.cells[0]
+    checks = {c.name: c for c in cell.checks}
+    assert cell.intended.workload == "spike"
+    assert checks["closed_law"].passed is None and "spike has no steady state" in checks["closed_law"].explanation
     assert {"think_time", "workload", "throughput_bound", "server_little"}.isdisjoint(checks)
-    assert cell["server"]["busy_threads_mean"] == 10  # the server's figures are still there
-    assert checks["users"]["passed"]
-    assert cell["overall"]["count"] == 40 and cell["overall"]["errors"] == 10
-    assert summary["models"]["usl"] == [] and summary["models"]["bounds"] == []
+    assert cell.server.busy_threads_mean == 10  # the server's figures are still there
+    assert checks["users"].passed
+    assert cell.overall.count == 40 and cell.overall.errors == 10
+    assert summary.models.usl == [] and summary.models.bounds == []

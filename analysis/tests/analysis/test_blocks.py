@@ -7,6 +7,7 @@ from littlegrid.analysis.blocks import BlockHistograms, block_length
 from littlegrid.analysis.histogram import read_cell_histogram
 from littlegrid.analyze import analyze
 from littlegrid.comparison import bootstrap
+from littlegrid.summary.model import Blocks
 from analysis_synthetic import open_mm2_window
 
 
@@ -52,19 +53,19 @@ def test_the_summary_keeps_the_blocks_sparse_and_refuses_blocks_that_do_not_add_
     assert kept["seconds"] == h.seconds and sum(map(sum, kept["counts"])) == 6
     assert all(len(i) == len(c) and 0 not in c for i, c in zip(kept["index"], kept["counts"]))
     values, counts = np.array([1.0, 2.0, 9.0]), np.array([2, 1, 3])
-    back = BlockHistograms.from_summary(kept, values, counts)
+    back = BlockHistograms.from_summary(Blocks.model_validate(kept), values, counts)
     assert np.array_equal(back.counts, h.counts) and back.seconds == h.seconds
-    assert BlockHistograms.from_summary(kept, values, np.array([2, 1, 4])) is None  # one sample more in the cell
-    assert BlockHistograms.from_summary(None, values, counts) is None  # a summary written before blocks
-    assert BlockHistograms.from_summary(kept | {"index": [[-1]] + kept["index"][1:]}, values, counts) is None
-    assert BlockHistograms.from_summary(kept | {"index": [[7]] + kept["index"][1:]}, values, counts) is None
+    assert BlockHistograms.from_summary(Blocks.model_validate(kept), values, np.array([2, 1, 4])) is None  # one more
+    assert BlockHistograms.from_summary(None, values, counts) is None  # a cell without blocks
+    for index in ([[-1]] + kept["index"][1:], [[7]] + kept["index"][1:]):  # an index outside the cell's values
+        assert BlockHistograms.from_summary(Blocks.model_validate(kept | {"index": index}), values, counts) is None
 
 
 def test_a_real_jmeter_cell_s_blocks_add_up_to_its_histogram(corpus):
-    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")])["cells"][0]
+    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")]).cells[0]
     lat, per_second = read_cell_histogram(cell)
-    h = BlockHistograms.from_summary(cell["histogram"]["blocks"], lat.values_ms, lat.counts)
-    assert h is not None and h.n == cell["overall"]["count"]
+    h = BlockHistograms.from_summary(cell.histogram.blocks, lat.values_ms, lat.counts)
+    assert h is not None and h.n == cell.overall.count
     assert len(h.counts) == len(per_second) // h.seconds
 
 

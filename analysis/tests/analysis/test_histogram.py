@@ -1,14 +1,14 @@
 """Exact count histograms: distinct values and counts, completions per second, and the summary's copy of them
 agreeing with the samples on a real JMeter JTL."""
 
-import json
-
 import numpy as np
 import pytest
 
 from littlegrid.analysis.histogram import cell_histogram, completions_per_second, distinct_counts, read_cell_histogram
 from littlegrid.analyze import analyze
 from littlegrid.comparison.bootstrap import nearest_rank
+from littlegrid.summary.model import Cell
+from summary_contract import typed
 
 
 def test_distinct_values_and_counts_of_a_sorted_array():
@@ -29,34 +29,40 @@ def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disag
     h = cell_histogram(np.array([1, 1, 2, 9]), np.array([100, 200, 1100, 1900]), {"start_ms": 0, "end_ms": 2000})
     assert h == {"elapsed_ms": {"values": [1, 2, 9], "counts": [2, 1, 1]},
                  "completions_per_s": {"seconds": 2, "second": [0, 1], "count": [2, 2]}}
-    lat, per_second = read_cell_histogram({"histogram": h, "overall": {"count": 4}})
+    lat, per_second = read_cell_histogram(stored(h, 4))
     assert lat.values_ms.tolist() == [1.0, 2.0, 9.0] and lat.counts.tolist() == [2, 1, 1] and lat.n == 4
     assert per_second.tolist() == [2, 2]
-    assert read_cell_histogram({"histogram": h, "overall": {"count": 5}}) is None
-    assert read_cell_histogram({"overall": {"count": 4}}) is None
+    assert read_cell_histogram(stored(h, 5)) is None
+    assert read_cell_histogram(stored(None, 4)) is None
     # sparse: the seconds without a completion are not written, and are zeros when read back
     h = cell_histogram(np.array([1, 2]), np.array([100, 4200]), {"start_ms": 0, "end_ms": 6000})
     assert h["completions_per_s"] == {"seconds": 6, "second": [0, 4], "count": [1, 1]}
-    assert read_cell_histogram({"histogram": h, "overall": {"count": 2}})[1].tolist() == [1, 0, 0, 0, 1, 0]
+    assert read_cell_histogram(stored(h, 2))[1].tolist() == [1, 0, 0, 0, 1, 0]
     outside = h | {"completions_per_s": {"seconds": 6, "second": [0, 6], "count": [1, 1]}}
-    assert read_cell_histogram({"histogram": outside, "overall": {"count": 2}}) is None
+    assert read_cell_histogram(stored(outside, 2)) is None
+
+
+def stored(histogram: dict | None, count: int) -> Cell:
+    """A summary's cell holding `histogram` (blocks left blank) and `count` samples, every other field blank."""
+    h = None if histogram is None else histogram | {"blocks": {"seconds": 1, "index": [], "counts": []}}
+    return typed({"histogram": h, "overall": {"count": count}}, Cell)
 
 
 def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_throughput(corpus):
-    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")])["cells"][0]
+    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")]).cells[0]
     lat, per_second = read_cell_histogram(cell)
     values, counts = lat.values_ms, lat.counts
-    o = cell["overall"]
-    assert int(counts.sum()) == o["count"]
+    o = cell.overall
+    assert int(counts.sum()) == o.count
     for q, key in ((0.5, "p50_ms"), (0.9, "p90_ms"), (0.99, "p99_ms")):
-        assert nearest_rank(values, counts, q)[0] == o[key]
-    assert float(counts @ values) / o["count"] == pytest.approx(o["mean_ms"], rel=1e-12)
-    assert int(per_second.sum()) == o["count"]  # every window sample, the last partial second's too
+        assert nearest_rank(values, counts, q)[0] == getattr(o, key)
+    assert float(counts @ values) / o.count == pytest.approx(o.mean_ms, rel=1e-12)
+    assert int(per_second.sum()) == o.count  # every window sample, the last partial second's too
     # two sessions 158 days apart: 13.6 M seconds of window, a few thousand with completions; only those are written
-    completions = cell["histogram"]["completions_per_s"]
-    assert completions["seconds"] == len(per_second) == int(cell["window"]["length_s"]) == 13_654_950
-    assert len(completions["second"]) == np.count_nonzero(per_second) <= o["count"]
-    assert len(json.dumps(cell["histogram"])) < 500_000  # 41 MB when every second was written
+    completions = cell.histogram.completions_per_s
+    assert completions.seconds == len(per_second) == int(cell.window.length_s) == 13_654_950
+    assert len(completions.second) == np.count_nonzero(per_second) <= o.count
+    assert len(cell.histogram.model_dump_json()) < 500_000  # 41 MB when every second was written
 
 
 def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in():

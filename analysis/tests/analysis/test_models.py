@@ -7,6 +7,8 @@ import pytest
 
 from littlegrid.analysis import mmcn, models, usl
 from littlegrid.analysis.cells import Service
+from littlegrid.summary.model import Cell
+from summary_contract import typed
 
 
 def test_machine_repairman_with_one_server_matches_the_closed_form():
@@ -48,70 +50,69 @@ def test_the_usl_fit_is_refused_with_a_reason_under_four_distinct_user_counts():
     assert fit["ok"] is False and "3 distinct" in fit["reason"] and fit["sigma"] is None
 
 
-def cell(users, x, r, think=0.0, p90=None, axes=None):
-    return {"id": f"users={users}", "axes": axes or {"users": users, "think_ms": think},
-            "users": {"n": users}, "intended": {"think_ms": think, "think_dist": "exponential"},
-            "overall": {"count": 100, "throughput_per_s": x, "mean_ms": r, "p90_ms": p90},
-            "window": {"length_s": 30.0}, "checks": []}
+def cell(users, x, r, think=0.0, p90=None, axes=None, server=None, think_dist="exponential", cell_id=None) -> Cell:
+    """A cell with the figures the models read, every other field blank."""
+    return typed({"id": cell_id or f"users={users}", "axes": axes or {"users": users, "think_ms": think},
+                  "users": {"n": users}, "intended": {"think_ms": think, "think_dist": think_dist},
+                  "overall": {"count": 100, "throughput_per_s": x, "mean_ms": r, "p90_ms": p90},
+                  "window": {"length_s": 30.0}, "server": server, "checks": []}, Cell)
 
 
 def test_bounds_from_the_grid_use_d_equal_s_and_d_max_equal_s_over_c():
     members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200)]
-    b = models.bounds(models.group_key(members[0]["axes"]), members, Service(10, 100.0, "const"))
-    assert (b["d_ms"], b["d_max_ms"], b["n_star"]) == (100.0, 10.0, 10.0)
-    assert [p["x_upper"] for p in b["points"]] == [50.0, 100.0, 100.0]
-    assert [p["r_lower_ms"] for p in b["points"]] == [100.0, 100.0, 200.0]
+    b = models.bounds(models.group_key(members[0].axes), members, Service(10, 100.0, "const"))
+    assert (b.d_ms, b.d_max_ms, b.n_star) == (100.0, 10.0, 10.0)
+    assert [p.x_upper for p in b.points] == [50.0, 100.0, 100.0]
+    assert [p.r_lower_ms for p in b.points] == [100.0, 100.0, 200.0]
 
 
 def test_estimated_bounds_take_d_from_the_servers_own_time_when_the_lightest_cell_already_queues():
     # the thread-pool-proxy run, blocking mode with 10 threads: at N = 20 R = 208 ms, 100 ms of it in the
     # server and 108 ms in front of it; X levels at 97.5/s. D = 100 ms gives N* = 9.75, R = 208 ms would give 20.3
     members = [cell(20, 95.7, 208.0), cell(80, 97.5, 820.0)]
-    b = models.bounds(models.group_key(members[0]["axes"]), members, None)
-    assert b["d_ms"] == 208.0 and b["basis"].startswith("estimated: D = R at the lightest cell")
-    for c, r_server in zip(members, (100.4, 100.9)):
-        c["server"] = {"service_mean_ms": r_server, "busy_threads_mean": 9.96, "threads_max": 10}
-    b = models.bounds(models.group_key(members[0]["axes"]), members, None)
-    assert b["d_ms"] == 100.4 and b["basis"].startswith("estimated: D = R_server at the lightest cell (its thread")
-    assert b["n_star"] == pytest.approx(100.4 / (1000 / 97.5))
-    assert [p["r_lower_ms"] for p in b["points"]] == pytest.approx([20 * 1000 / 97.5, 80 * 1000 / 97.5])
+    b = models.bounds(models.group_key(members[0].axes), members, None)
+    assert b.d_ms == 208.0 and b.basis.startswith("estimated: D = R at the lightest cell")
+    members = [cell(20, 95.7, 208.0, server={"service_mean_ms": 100.4, "busy_threads_mean": 9.96, "threads_max": 10}),
+               cell(80, 97.5, 820.0, server={"service_mean_ms": 100.9, "busy_threads_mean": 9.96, "threads_max": 10})]
+    b = models.bounds(models.group_key(members[0].axes), members, None)
+    assert b.d_ms == 100.4 and b.basis.startswith("estimated: D = R_server at the lightest cell (its thread")
+    assert b.n_star == pytest.approx(100.4 / (1000 / 97.5))
+    assert [p.r_lower_ms for p in b.points] == pytest.approx([20 * 1000 / 97.5, 80 * 1000 / 97.5])
     # negative control, the transform run: 0.36 ms in the servlet of R = 4.27 ms, 1.4 of 10 threads busy: the
     # rest is the client's and Tomcat's own work, part of D, so R stays D
-    members[0]["server"] |= {"service_mean_ms": 0.36, "busy_threads_mean": 1.43}
-    assert models.bounds(models.group_key(members[0]["axes"]), members, None)["d_ms"] == 208.0
+    members[0] = cell(20, 95.7, 208.0, server={"service_mean_ms": 0.36, "busy_threads_mean": 1.43, "threads_max": 10})
+    assert models.bounds(models.group_key(members[0].axes), members, None).d_ms == 208.0
 
 
 def test_the_knee_is_the_last_n_within_90_percent_of_the_contention_free_line():
     members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200), cell(40, 99, 400)]
     b = models.bounds((("think_ms", 0.0),), members, Service(10, 100.0, "const"))
-    assert models.knee((("think_ms", 0.0),), members, b)["users"] == 10
+    assert models.knee((("think_ms", 0.0),), members, b).users == 10
 
 
 def test_slo_capacity_interpolates_between_the_last_passing_and_first_failing_n():
     members = [cell(5, 0, 0, p90=100), cell(10, 0, 0, p90=200), cell(20, 0, 0, p90=400)]
-    p90 = {m["id"]: m["overall"]["p90_ms"] for m in members}
+    p90 = {m.id: m.overall.p90_ms for m in members}
     slos = [("p90 < 300ms", "90", 300.0, True), ("p90 <= 50ms", "90", 50.0, False), ("p90 <= 1s", "90", 1000.0, False)]
     rows = models.slo_capacity((("think_ms", 0.0),), members, slos, lambda cid, p: p90[cid])
-    assert [(r["max_users"], r["how"]) for r in rows] == [(15, "interpolated"), (None, "none"), (20, "measured")]
+    assert [(r.max_users, r.how) for r in rows] == [(15, "interpolated"), (None, "none"), (20, "measured")]
 
 
 def test_the_mmcn_prediction_is_made_only_for_exponential_think_and_service():
     c = cell(4, 30.0, 60.0, think=100.0)
     row = models.mmcn_prediction(c, Service(2, 50.0, "exp"))
-    assert row["predicted_x"] == pytest.approx(mmcn.throughput_per_s(4, 2, 50.0, 100.0))
-    assert row["rel_error"] == pytest.approx(abs(30.0 - row["predicted_x"]) / row["predicted_x"])
+    assert row.predicted_x == pytest.approx(mmcn.throughput_per_s(4, 2, 50.0, 100.0))
+    assert row.rel_error == pytest.approx(abs(30.0 - row.predicted_x) / row.predicted_x)
     assert models.mmcn_prediction(c, Service(2, 50.0, "const")) is None
-    c["intended"]["think_dist"] = "poisson"
-    assert models.mmcn_prediction(c, Service(2, 50.0, "exp")) is None
+    assert models.mmcn_prediction(cell(4, 30.0, 60.0, think=100.0, think_dist="poisson"), Service(2, 50.0, "exp")) is None
 
 
 def test_grid_models_fit_one_curve_per_think_time():
-    cells = [cell(n, usl.usl(n, 10.0, 0.05, 0.001), 100.0, think=t) for t in (0.0, 50.0) for n in (1, 2, 4, 8, 16)]
-    for c in cells:
-        c["id"] = f"users={c['users']['n']},think_ms={c['intended']['think_ms']}"
+    cells = [cell(n, float(usl.usl(n, 10.0, 0.05, 0.001)), 100.0, think=t, cell_id=f"users={n},think_ms={t}")
+             for t in (0.0, 50.0) for n in (1, 2, 4, 8, 16)]
     m, checks = models.grid_models(cells, {}, [], lambda cid, p: None, {"mmcn": 0.05})
-    assert [u["think_ms"] for u in m["usl"]] == [0.0, 50.0] and all(u["ok"] for u in m["usl"])
-    assert len(m["bounds"]) == 2 and m["mmcn"] == [] and checks == []
+    assert [u.think_ms for u in m.usl] == [0.0, 50.0] and all(u.ok for u in m.usl)
+    assert len(m.bounds) == 2 and m.mmcn == [] and checks == []
 
 
 def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_server_count_does_not(tmp_path):
@@ -122,10 +123,10 @@ def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_s
               "server": {"server.tomcat.threads.max": 2}, "properties": {"path": "/io?ms=50&dist=exp"}}
              for n in (1, 2, 4, 8)]
     s = analyze([make_run(tmp_path / "run", cells)])
-    rows = s["models"]["mmcn"]
-    assert [r["users"] for r in rows] == [1, 2, 4, 8]
-    assert all(r["rel_error"] < 0.05 for r in rows), rows
-    assert all(c["passed"] for c in s["checks"] if c["name"] == "mmcn")
+    rows = s.models.mmcn
+    assert [r.users for r in rows] == [1, 2, 4, 8]
+    assert all(r.rel_error < 0.05 for r in rows), rows
+    assert all(c.passed for c in s.checks if c.name == "mmcn")
     # the same measurements against a model with one server instead of two: the check must fail at high N
-    wrong = models.mmcn_prediction(s["cells"][3], Service(1, 50.0, "exp"))
-    assert wrong["rel_error"] > 0.5
+    wrong = models.mmcn_prediction(s.cells[3], Service(1, 50.0, "exp"))
+    assert wrong.rel_error > 0.5

@@ -64,13 +64,13 @@ def test_littles_law_at_the_server_passes_when_l_equals_x_r_and_fails_when_it_do
             "id": "users=20", "axes": {"users": 20}, "samples": samples, "users": 20, "think_ms": 100,
             "think_dist": "constant", "server": {"server.tomcat.threads.max": 10},
             "properties": {"path": "/io?ms=95"}, "server_metrics": server_csv(l_mean=l_mean, x=20.0, r_s=0.095)}])])
-    good = run(1.9, "good")["cells"][0]
-    checks = {c["name"]: c for c in good["checks"]}
-    assert checks["server_little"]["passed"] and checks["server_little"]["expected"] == pytest.approx(1.9)
-    assert good["server"]["client_minus_server_ms"] == pytest.approx(5.0)
-    assert checks["throughput_bound"]["passed"] and checks["throughput_bound"]["expected"] == pytest.approx(20 / 0.195)
-    bad = {c["name"]: c for c in run(3.0, "bad")["cells"][0]["checks"]}
-    assert bad["server_little"]["passed"] is False
+    good = run(1.9, "good").cells[0]
+    checks = {c.name: c for c in good.checks}
+    assert checks["server_little"].passed and checks["server_little"].expected == pytest.approx(1.9)
+    assert good.server.client_minus_server_ms == pytest.approx(5.0)
+    assert checks["throughput_bound"].passed and checks["throughput_bound"].expected == pytest.approx(20 / 0.195)
+    bad = {c.name: c for c in run(3.0, "bad").cells[0].checks}
+    assert bad["server_little"].passed is False
 
 
 def test_the_throttle_queue_splits_server_time_into_queue_wait_and_time_in_service_by_littles_law(tmp_path):
@@ -137,24 +137,24 @@ def saturated_cell(tmp_path, server_metrics):
     return analyze([make_run(tmp_path, [{
         "id": "users=100", "axes": {"users": 100}, "samples": samples, "users": 100, "think_ms": 0,
         "think_dist": "constant", "server": {"server.tomcat.threads.max": 10}, "properties": {"path": "/"},
-        "server_metrics": server_metrics}])])["cells"][0]
+        "server_metrics": server_metrics}])]).cells[0]
 
 
 def test_a_saturated_cell_says_90_of_100_users_wait_900_ms_in_front_of_a_10_thread_server(tmp_path):
     frame = server_csv(l_mean=10.0, x=100.0, r_s=0.1)
     frame["threads_max"] = 10
     cell = saturated_cell(tmp_path, frame)
-    srv = cell["server"]
-    assert cell["overall"]["throughput_per_s"] == pytest.approx(100.0, rel=0.01)
-    assert srv["in_flight_mean"] == pytest.approx(10.0) and srv["busy_threads_mean"] == pytest.approx(10.0)
-    assert srv["threads_max"] == 10
-    assert srv["waiting_in_front"] == pytest.approx(90.0, rel=0.01)
-    assert srv["wait_in_front_ms"] == pytest.approx(900.0) and srv["client_minus_server_ms"] == srv["wait_in_front_ms"]
-    assert srv["in_front_reason"] is None
-    assert {c["name"]: c for c in cell["checks"]}["server_little"]["passed"] is True
+    srv = cell.server
+    assert cell.overall.throughput_per_s == pytest.approx(100.0, rel=0.01)
+    assert srv.in_flight_mean == pytest.approx(10.0) and srv.busy_threads_mean == pytest.approx(10.0)
+    assert srv.threads_max == 10
+    assert srv.waiting_in_front == pytest.approx(90.0, rel=0.01)
+    assert srv.wait_in_front_ms == pytest.approx(900.0) and srv.client_minus_server_ms == srv.wait_in_front_ms
+    assert srv.in_front_reason is None
+    assert {c.name: c for c in cell.checks}["server_little"].passed is True
 
 
 def test_a_cell_without_server_metrics_has_no_server_block_and_no_figures_in_front(tmp_path):
     cell = saturated_cell(tmp_path, None)
-    assert cell["server"] is None
-    assert "server_little" not in {c["name"] for c in cell["checks"]}
+    assert cell.server is None
+    assert "server_little" not in {c.name for c in cell.checks}

@@ -53,21 +53,21 @@ def sequence_of(rows, threads=1, transactions=frozenset()):
 
 def test_a_transaction_wrapping_3_samplers_gives_exactly_the_think_time_between_transactions(tmp_path):
     users, k, think = 4, 60, 300
-    cell = analyze([transaction_jtl(tmp_path / "tx.jtl", users, k, think)])["cells"][0]
-    t = cell["think_time"]
-    assert t["sequence"]["rule"] == RULE_OUTERMOST
-    assert t["sequence"]["transaction_rows"] == users * k and t["sequence"]["contained"] == 3 * users * k
-    assert t["sequence"]["partial_overlaps"] == 0
-    assert t["gaps"] == users * (k - 1)
-    assert t["mean_ms"] == think + 20 and t["sd_ms"] == 0 and t["negative_gaps"] == 0  # the inner timers are think time
-    assert t["sequence"]["mean_ms"] == 180  # R of the transactions
-    assert t["sequence"]["text"] == (f"think time from the outermost samples: {users * k} transaction rows and 0 other "
+    cell = analyze([transaction_jtl(tmp_path / "tx.jtl", users, k, think)]).cells[0]
+    t = cell.think_time
+    assert t.sequence.rule == RULE_OUTERMOST
+    assert t.sequence.transaction_rows == users * k and t.sequence.contained == 3 * users * k
+    assert t.sequence.partial_overlaps == 0
+    assert t.gaps == users * (k - 1)
+    assert t.mean_ms == think + 20 and t.sd_ms == 0 and t.negative_gaps == 0  # the inner timers are think time
+    assert t.sequence.mean_ms == 180  # R of the transactions
+    assert t.sequence.text == (f"think time from the outermost samples: {users * k} transaction rows and 0 other "
                                      f"outermost samples wrap {3 * users * k} samples; 0 partial overlaps")
-    law = next(c for c in cell["checks"] if c["name"] == "closed_law")
-    assert law["passed"] is True and law["value"] == pytest.approx(users, rel=0.02)
-    assert "outermost samples" in law["explanation"]
-    assert cell["overall"]["count"] == 3 * users * k  # X and R still count the requests, not the transactions
-    assert cell["reading"]["transaction_rows_excluded"] == users * k
+    law = next(c for c in cell.checks if c.name == "closed_law")
+    assert law.passed is True and law.value == pytest.approx(users, rel=0.02)
+    assert "outermost samples" in law.explanation
+    assert cell.overall.count == 3 * users * k  # X and R still count the requests, not the transactions
+    assert cell.reading.transaction_rows_excluded == users * k
 
 
 def test_before_the_rule_the_same_file_gave_negative_think_time(tmp_path):
@@ -88,16 +88,16 @@ def test_parallel_requests_are_counted_and_think_time_and_the_closed_law_do_not_
             rows += [(now, 100, "main", f"TG 1-{t + 1}", "OK", 0), (now + 40, 100, "side", f"TG 1-{t + 1}", "OK", 0)]
             now += 400
     summary = analyze([write_jtl(tmp_path / "parallel.jtl", sorted(rows, key=lambda r: r[0] + r[1]))])
-    cell = summary["cells"][0]
-    seq = cell["think_time"]["sequence"]
-    assert seq["rule"] == RULE_NONE and seq["partial_overlaps"] == 3 * 20 and seq["successive_pairs"] == 3 * 39
-    assert seq["text"] == "does not apply: samples overlap within threads (60 of 117 successive samples)"
-    assert cell["think_time"]["mean_ms"] is None and cell["think_time"]["gaps"] == 0
-    assert cell["think_time"]["negative_gaps"] == 0 and cell["think_time"]["histogram"]["counts"] == []
-    law = next(c for c in cell["checks"] if c["name"] == "closed_law")
-    assert law["passed"] is None and law["explanation"] == "does not apply: " + seq["text"][len("does not apply: "):]
-    assert summary["models"]["bounds"] == []  # no Z, no bound drawn with a made-up one
-    assert all(c["name"] != "throughput_bound" or c["passed"] is None for c in cell["checks"])
+    cell = summary.cells[0]
+    seq = cell.think_time.sequence
+    assert seq.rule == RULE_NONE and seq.partial_overlaps == 3 * 20 and seq.successive_pairs == 3 * 39
+    assert seq.text == "does not apply: samples overlap within threads (60 of 117 successive samples)"
+    assert cell.think_time.mean_ms is None and cell.think_time.gaps == 0
+    assert cell.think_time.negative_gaps == 0 and cell.think_time.histogram.counts == []
+    law = next(c for c in cell.checks if c.name == "closed_law")
+    assert law.passed is None and law.explanation == "does not apply: " + seq.text[len("does not apply: "):]
+    assert summary.models.bounds == []  # no Z, no bound drawn with a made-up one
+    assert all(c.name != "throughput_bound" or c.passed is None for c in cell.checks)
 
 
 def test_without_overlaps_the_figures_are_those_of_the_samples_as_they_are(tmp_path):
@@ -108,12 +108,12 @@ def test_without_overlaps_the_figures_are_those_of_the_samples_as_they_are(tmp_p
     pd.testing.assert_frame_equal(seq.gaps, realised_gaps(samples, window))
     jtl = write_jtl(tmp_path / "loop.jtl", [(s, e, "GET /", th, "OK", 0) for s, e, th in
                                             samples[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
-    cell = analyze([jtl], warmup_s=2, cooldown_s=1)["cells"][0]
-    o, t = cell["overall"], cell["think_time"]
-    law = next(c for c in cell["checks"] if c["name"] == "closed_law")
-    assert t["mean_ms"] == 50 and t["sequence"]["rule"] == RULE_EVERY
-    assert law["value"] == o["throughput_per_s"] * ((o["mean_ms"] + t["mean_ms"]) / 1000.0)  # X and R as reported
-    assert "outermost" not in law["explanation"]
+    cell = analyze([jtl], warmup_s=2, cooldown_s=1).cells[0]
+    o, t = cell.overall, cell.think_time
+    law = next(c for c in cell.checks if c.name == "closed_law")
+    assert t.mean_ms == 50 and t.sequence.rule == RULE_EVERY
+    assert law.value == o.throughput_per_s * ((o.mean_ms + t.mean_ms) / 1000.0)  # X and R as reported
+    assert "outermost" not in law.explanation
 
 
 def test_a_child_written_before_its_parent_with_the_same_start_is_contained_not_an_overlap():
@@ -156,11 +156,11 @@ def test_an_overlap_is_measured_from_the_ends_of_the_samples_not_an_idle_time_co
     ("shnyr-cyrillic.jtl", RULE_EVERY, 0),
 ])
 def test_real_files_say_which_rule_and_never_carry_a_negative_think_time(corpus, name, rule, partial):
-    cell = analyze([corpus / name])["cells"][0]
-    t = cell["think_time"]
-    assert (t["sequence"]["rule"], t["sequence"]["partial_overlaps"]) == (rule, partial)
-    assert t["mean_ms"] is None or t["mean_ms"] > 0
-    assert t["histogram"]["edges_ms"][:1] in ([], [0.0], [-1.0]) or t["histogram"]["edges_ms"][0] > 0
+    cell = analyze([corpus / name]).cells[0]
+    t = cell.think_time
+    assert (t.sequence.rule, t.sequence.partial_overlaps) == (rule, partial)
+    assert t.mean_ms is None or t.mean_ms > 0
+    assert t.histogram.edges_ms[:1] in ([], [0.0], [-1.0]) or t.histogram.edges_ms[0] > 0
 
 
 def test_a_bare_jtl_whose_threads_come_and_go_in_the_window_gets_no_closed_law_failure(tmp_path):
@@ -168,12 +168,12 @@ def test_a_bare_jtl_whose_threads_come_and_go_in_the_window_gets_no_closed_law_f
     samples = closed_loop(20, 100, 100, duration_s=30, stop_s=lambda i: 15 if i >= 10 else 30)
     jtl = write_jtl(tmp_path / "ramp.jtl", [(s, e, "GET /", th, "OK", 0) for s, e, th in
                                             samples[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
-    cell = analyze([jtl])["cells"][0]
-    assert cell["think_time"]["sequence"]["active_threads"] == pytest.approx(15, rel=0.01)
-    law = next(c for c in cell["checks"] if c["name"] == "closed_law")
-    assert law["passed"] is None and law["explanation"].startswith(
+    cell = analyze([jtl]).cells[0]
+    assert cell.think_time.sequence.active_threads == pytest.approx(15, rel=0.01)
+    law = next(c for c in cell.checks if c.name == "closed_law")
+    assert law.passed is None and law.explanation.startswith(
         "does not apply: the number of active threads changes inside the window (20 threads seen, 14.9 active")  # 15, less the last cycle of each stopped thread
     steady = write_jtl(tmp_path / "steady.jtl", [(s, e, "GET /", th, "OK", 0) for s, e, th in closed_loop(
         20, 100, 100, duration_s=30)[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
-    law = next(c for c in analyze([steady])["cells"][0]["checks"] if c["name"] == "closed_law")
-    assert law["passed"] is True
+    law = next(c for c in analyze([steady]).cells[0].checks if c.name == "closed_law")
+    assert law.passed is True

@@ -3,31 +3,44 @@
 import pytest
 
 from littlegrid.comparison.deltas import compare_runs, pair_cells
+from littlegrid.summary.model import Cell
 from littlegrid.usererror import UserError
+from summary_contract import typed
+
+
+def cells(*data: dict) -> list[Cell]:
+    return [typed(c, Cell) for c in data]
+
+
+def run(*data: dict):
+    """A summary holding these cells, every other field blank."""
+    return typed({"cells": list(data)})
 
 
 def test_cells_pair_on_the_axes_both_runs_have_and_the_rest_are_listed():
-    a = [{"id": "a1", "axes": {"users": 1, "think_ms": 0}}, {"id": "a2", "axes": {"users": 2, "think_ms": 0}}]
-    b = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b3", "axes": {"users": 3, "think_ms": 0, "threads": 10}}]
+    a = cells({"id": "a1", "axes": {"users": 1, "think_ms": 0}}, {"id": "a2", "axes": {"users": 2, "think_ms": 0}})
+    b = cells({"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}},
+              {"id": "b3", "axes": {"users": 3, "think_ms": 0, "threads": 10}})
     pairs, only_a, only_b = pair_cells(a, b)
-    assert [(x["id"], y["id"]) for x, y in pairs] == [("a1", "b1")]
-    assert [c["id"] for c in only_a] == ["a2"] and [c["id"] for c in only_b] == ["b3"]
-    twins = [{"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}}, {"id": "b2", "axes": {"users": 1, "think_ms": 0, "threads": 100}}]
+    assert [(x.id, y.id) for x, y in pairs] == [("a1", "b1")]
+    assert [c.id for c in only_a] == ["a2"] and [c.id for c in only_b] == ["b3"]
+    twins = cells({"id": "b1", "axes": {"users": 1, "think_ms": 0, "threads": 10}},
+                  {"id": "b2", "axes": {"users": 1, "think_ms": 0, "threads": 100}})
     pairs, _, _ = pair_cells(a, twins)
     assert pairs == []  # ambiguous: A's cell matches two of B's
 
 
 def test_too_few_replicates_or_a_minimum_effect_outside_0_to_1_is_refused_in_one_line():
     with pytest.raises(UserError, match="--reps 10: at least 100 replicates"):
-        compare_runs({"cells": []}, {"cells": []}, reps=10)
+        compare_runs(run(), run(), reps=10)
     with pytest.raises(UserError, match="--min-effect 5: give a fraction between 0 and 1"):
-        compare_runs({"cells": []}, {"cells": []}, min_effect=5)
-    empty = compare_runs({"cells": []}, {"cells": []})
+        compare_runs(run(), run(), min_effect=5)
+    empty = compare_runs(run(), run())
     assert empty.rows == [] and empty.counts == {"better": 0, "worse": 0, "same": 0, "unknown": 0}
 
 
 def test_the_result_carries_its_settings_and_words_so_the_page_computes_nothing():
-    result = compare_runs({"cells": []}, {"cells": []}, seed=7, reps=200, min_effect=0.05)
+    result = compare_runs(run(), run(), seed=7, reps=200, min_effect=0.05)
     assert (result.seed, result.reps, result.min_effect) == (7, 200, 0.05)
     assert result.metric_names == ["X", "mean R", "p50", "p90", "p99"]
     assert result.verdict_words["same"] == "no significant difference"
@@ -55,7 +68,7 @@ def _queue_cell(seed: int) -> dict:
 
 def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_the_blocks_disagree():
     a, b = _queue_cell(1), _queue_cell(2)
-    with_blocks = compare_runs({"cells": [a]}, {"cells": [b]}).rows[0]
+    with_blocks = compare_runs(run(a), run(b)).rows[0]
     assert with_blocks.note == "" and (with_blocks.a, with_blocks.b) == ("c", "c")
 
     def disagreeing(c):  # one sample more in the first block than the histogram has: the blocks cannot be used
@@ -64,7 +77,7 @@ def test_latency_intervals_resample_blocks_of_seconds_and_say_so_when_the_blocks
         return {**c, "histogram": c["histogram"] | {"blocks": blocks | {"counts": [first] + blocks["counts"][1:]}}}
 
     without = [disagreeing(c) for c in (a, b)]
-    one_by_one = compare_runs({"cells": [without[0]]}, {"cells": [without[1]]}).rows[0]
+    one_by_one = compare_runs(run(without[0]), run(without[1])).rows[0]
     assert one_by_one.note.count("resample requests one by one") == 2
     width = {name: next(m.rel_hi - m.rel_lo for m in row.metrics if m.key == "p90_ms")
              for name, row in (("blocks", with_blocks), ("one by one", one_by_one))}

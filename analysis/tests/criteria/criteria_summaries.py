@@ -5,7 +5,7 @@ import copy
 
 from littlegrid.criteria.evaluate import evaluate
 from littlegrid.summary import SCHEMA
-from summary_contract import complete
+from summary_contract import complete, typed
 
 STATS = {
     "count": 1000, "successes": 990, "errors": 10, "error_rate": 0.01,
@@ -49,5 +49,5 @@ def summary(*cells, criteria=None, grid_criteria=None, checks=()) -> dict:
         "cells": [copy.deepcopy(c) for c in cells],
         "checks": list(checks),
     }
-    out["criteria"] = criteria if criteria is not None else evaluate(list(grid_criteria or []), out)
+    out["criteria"] = criteria if criteria is not None else evaluate(list(grid_criteria or []), typed(out))
     return complete(out)

@@ -10,6 +10,7 @@ import pytest
 
 from criteria_summaries import cell, closed_law, summary
 from littlegrid import check, cli
+from summary_contract import typed
 
 
 def run_dir(tmp_path, summary_dict, name="run"):
@@ -57,7 +58,7 @@ def test_exit_code_and_printed_lines_for_grid_criteria(tmp_path, capsys, grid_cr
 def test_criteria_already_evaluated_by_analyze_are_taken_as_stored():
     stored = summary(*TWO_CELLS, grid_criteria=["p90 < 300ms"])
     stored["cells"][1]["overall"]["p90_ms"] = 100.0  # check must not re-measure what analyze judged
-    outcomes = check.judge(stored, criteria_only=True)
+    outcomes = check.judge(typed(stored), criteria_only=True)
     assert [o.status for o in outcomes] == ["passed", "failed"]
 
 

@@ -5,11 +5,17 @@ import json
 import pytest
 
 from criteria_summaries import cell, closed_law, summary
+from summary_contract import typed
 from littlegrid.check import explain
-from littlegrid.criteria.evaluate import evaluate
+from littlegrid.criteria import evaluate as criteria_stage
 from littlegrid.summary import plain
 from littlegrid.summary.model import CriterionResult
 from littlegrid.usererror import UserError
+
+
+def evaluate(criteria: list, summary_data: dict) -> list[dict]:
+    """The criteria stage on a hand-written summary, read into the typed model as analyze hands it over."""
+    return criteria_stage.evaluate(criteria, typed(summary_data))
 
 
 def typed_result(entry: dict) -> CriterionResult:

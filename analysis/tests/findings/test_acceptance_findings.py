@@ -26,10 +26,10 @@ def test_the_classic_grid_shows_the_findings_it_expects(runnable, tmp_path, name
     from littlegrid.run.runner import run_grid
     run = run_grid(GRIDS / f"{name}.toml", out=tmp_path, run_id=name)
     summary = analyze([run])
-    print(text(summary["findings"]))  # the record: what `littlegrid explain` prints
-    missed = [e for e in summary["expectations"] if e["passed"] is not True]
-    assert summary["expectations"] and not missed, missed
+    print(text([f.model_dump() for f in summary.findings]))  # the record: what `littlegrid explain` prints
+    missed = [e for e in summary.expectations if e.passed is not True]
+    assert summary.expectations and not missed, missed
     if name == "littles-law":  # the textbook figure: 10 threads of 100 ms serve 100/s
-        bottleneck = next(f for f in summary["findings"] if f["kind"] == "bottleneck")
-        assert bottleneck["where"] == {"server.tomcat.threads.max": 10}
-        assert bottleneck["figures"]["throughput_per_s"] == pytest.approx(100.0, rel=0.05)
+        bottleneck = next(f for f in summary.findings if f.kind == "bottleneck")
+        assert bottleneck.where == {"server.tomcat.threads.max": 10}
+        assert bottleneck.figures["throughput_per_s"] == pytest.approx(100.0, rel=0.05)

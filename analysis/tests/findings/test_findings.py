@@ -12,13 +12,17 @@ from littlegrid.findings import findings, two_arms
 from littlegrid.findings.expect import evaluate, parse
 from littlegrid.findings.validity import needed_window_s
 from littlegrid.usererror import UserError
+from typed_cells import cell as typed_cell
+from typed_cells import summary as typed_summary
+from typed_cells import think_time, update, update_cells
 
 THREADS = "server.tomcat.threads.max"
 
 
 def cell(n, x, r, *, threads=10, z=0.0, busy=None, cpu=0.2, server=True, window=23.0, checks=(), errors=None,
          count=None, tail=None, queue=None, extra_axes=None, workload="closed", in_flight=None, r_server=None):
-    """One cell as analyze writes it (the fields the findings read), at N users, X per second and R ms."""
+    """One cell as analyze writes it (the fields the findings read; the others neutral), at N users, X per second
+    and R ms."""
     axes = {THREADS: threads, **(extra_axes or {}), "users": n}
     cid = ",".join(f"{k}={v}" for k, v in axes.items())
     count = count or int(x * window)
@@ -29,25 +33,30 @@ def cell(n, x, r, *, threads=10, z=0.0, busy=None, cpu=0.2, server=True, window=
         srv = {"busy_threads_mean": busy if busy is not None else min(n, threads), "in_flight_mean": l_server,
                "service_mean_ms": rs, "throughput_per_s": x, "throttle_queue_mean": queue,
                "waiting_in_front": n - l_server, "wait_in_front_ms": r - rs}
-    return {"id": cid, "axes": axes, "status": "complete", "reason": None,
-            "window": {"length_s": window, "warmup_s": 5.0, "cooldown_s": 2.0},
-            "users": {"n": n}, "intended": {"think_ms": z, "think_dist": "constant", "workload": workload},
-            "overall": {"count": count, "throughput_per_s": x, "successes_per_s": x, "mean_ms": r,
-                        "p99_ms": 1.1 * r, "error_rate": (sum((errors or {}).values()) / count),
-                        "errors_by_class": errors or {}, "tail": tail or {}},
-            "think_time": {"mean_ms": z + 1.0, "gaps": count, "cv": 0.0},
-            "server": srv, "host": {"cpu_util_mean": cpu, "load1_mean": 1.0},
-            "checks": [{"name": name, "passed": passed, "rel_error": 0.1, "tolerance": tol,
-                        "explanation": f"{name} explanation"} for name, passed, tol in checks]}
+    return typed_cell({"id": cid, "axes": axes, "status": "complete", "reason": None,
+                       "window": {"length_s": window, "warmup_s": 5.0, "cooldown_s": 2.0},
+                       "users": {"n": n}, "intended": {"think_ms": z, "think_dist": "constant", "workload": workload},
+                       "overall": {"count": count, "throughput_per_s": x, "successes_per_s": x, "mean_ms": r,
+                                   "p99_ms": 1.1 * r, "error_rate": (sum((errors or {}).values()) / count),
+                                   "errors_by_class": errors or {}, "tail": tail or {}},
+                       "think_time": {"mean_ms": z + 1.0, "gaps": count, "cv": 0.0},
+                       "server": srv, "host": {"cpu_util_mean": cpu, "load1_mean": 1.0},
+                       "checks": [{"name": name, "passed": passed, "rel_error": 0.1, "tolerance": tol,
+                                   "explanation": f"{name} explanation"} for name, passed, tol in checks]})
 
 
 def summary_of(cells, service_ms=100.0, cpus=2, axes=None, slos=()):
     """The summary around the cells, with the real bounds, knee and USL models computed by littlegrid.models."""
-    services = {c["id"]: Service(int(c["axes"].get(THREADS, 200)), service_ms, "const") for c in cells} \
+    services = {c.id: Service(int(c.axes.get(THREADS, 200)), service_ms, "const") for c in cells} \
         if service_ms else {}
     grid_models, _ = models.grid_models(cells, services, list(slos), lambda cid, q: None, DEFAULT_TOLERANCES)
-    return {"run": {"host": {"cpus": cpus}, "server_knobs": None}, "axes": axes or {}, "cells": cells,
-            "models": grid_models, "tolerances": dict(DEFAULT_TOLERANCES), "checks": [], "criteria": []}
+    return typed_summary(cells, run={"host": {"cpus": cpus}, "server_knobs": None}, axes=axes or {},
+                         models=grid_models, tolerances=dict(DEFAULT_TOLERANCES), checks=[], criteria=[])
+
+
+def no_server(s, which=range(3)):
+    """The summary with the server metrics of the cells at these indexes gone (the models as they were)."""
+    return update_cells(s, lambda c: update(c, server=None), which)
 
 
 def littles_law(server_at_100=True):
@@ -91,9 +100,7 @@ def test_the_thread_pool_is_named_when_busy_threads_reach_threads_max():
 
 
 def test_without_any_busy_thread_figure_the_thread_pool_is_only_suggested_and_says_why():
-    s = littles_law()
-    for c in s["cells"][:3]:
-        c["server"] = None
+    s = no_server(littles_law())
     b = of_kind(findings(s), "bottleneck")
     assert b[0].resource == "thread_pool" and b[0].standing == "suggests"
     assert "cannot confirm busy threads: no server metrics" in b[0].statement
@@ -133,7 +140,7 @@ def test_connection_failures_of_a_spike_name_connections_and_a_spike_without_the
              for n in (10, 120)]
     found = findings(summary_of(spike, service_ms=None))
     b = of_kind(found, "bottleneck")
-    assert len(b) == 1 and b[0].resource == "connections" and b[0].cells == (spike[1]["id"],)
+    assert len(b) == 1 and b[0].resource == "connections" and b[0].cells == (spike[1].id,)
     assert "max-connections + accept-count = 20 + 10 = 30" in b[0].statement and "90 of 120" in b[0].statement
     quiet = findings(summary_of([spike[0]], service_ms=None))
     assert not of_kind(quiet, "bottleneck")
@@ -142,15 +149,14 @@ def test_connection_failures_of_a_spike_name_connections_and_a_spike_without_the
 def fidelity(c, excess_ms, tol=0.02):
     """Cell c with threads that thought excess_ms longer than asked, and the workload and think-time checks that
     follow: X·(R+Z) = N·(R+Z)/(R+Z+e), failing when that shortfall exceeds tol."""
-    n, r, z = c["users"]["n"], c["overall"]["mean_ms"], c["intended"]["think_ms"]
-    c["think_time"]["mean_ms"] = z + excess_ms
+    n, r, z = c.users.n, c.overall.mean_ms, c.intended.think_ms
     value = n * (r + z) / (r + z + excess_ms)
-    c["checks"] = [{"name": "workload", "value": value, "expected": float(n), "rel_error": 1 - value / n,
-                    "tolerance": tol, "passed": 1 - value / n <= tol, "explanation": "workload explanation"},
-                   {"name": "think_time", "value": z + excess_ms, "expected": z, "tolerance": 0.03,
-                    "rel_error": excess_ms / (r + z), "passed": excess_ms / (r + z) <= 0.03,
-                    "explanation": "think_time explanation"}]
-    return c
+    return update(c, think_time=update(c.think_time, mean_ms=z + excess_ms), checks=[
+        {"name": "workload", "value": value, "expected": float(n), "rel_error": 1 - value / n,
+         "tolerance": tol, "passed": 1 - value / n <= tol, "explanation": "workload explanation"},
+        {"name": "think_time", "value": z + excess_ms, "expected": z, "tolerance": 0.03,
+         "rel_error": excess_ms / (r + z), "passed": excess_ms / (r + z) <= 0.03,
+         "explanation": "think_time explanation"}])
 
 
 def cpu_bound(excess_ms, cpu):
@@ -186,7 +192,8 @@ def test_a_starved_generator_on_saturated_cores_is_the_bottleneck_and_without_th
     assert any(f.statement.startswith("Do not trust") for f in v)  # 49% short: far outside the 2% tolerance
     # the requests "waiting in front" of a starved generator's server are partly JMeter's own delay
     def queued(s):
-        s["cells"][2]["server"] |= {"waiting_in_front": 4.0, "wait_in_front_ms": 10.0}  # N = 8: 10 of 20.9 ms
+        s = update_cells(s, lambda c: update(c, server=update(c.server, waiting_in_front=4.0, wait_in_front_ms=10.0)),
+                         {2})  # N = 8: 10 of 20.9 ms
         return of_kind(findings(s), "waiting")
     w, calm = queued(cpu_bound(10.0, 0.97)), queued(cpu_bound(1.0, 0.97))
     assert len(w) == 1 and w[0].standing == "suggests" and "generator is starved" in w[0].why
@@ -206,7 +213,7 @@ def test_x_growing_far_below_the_contention_free_line_is_contention_not_no_satur
                    service_ms=None)
     found = findings(s)
     sat = of_kind(found, "saturation")
-    assert len(sat) == 1 and sat[0].cells == tuple(c["id"] for c in s["cells"][2:])  # 185/444 = 42%, 223/889
+    assert len(sat) == 1 and sat[0].cells == tuple(c.id for c in s.cells[2:])  # 185/444 = 42%, 223/889
     assert "contended from N = 4" in sat[0].statement and "25% of the contention-free" in sat[0].statement
     assert not any(f.statement.startswith("No saturation") for f in of_kind(found, "scaling"))
     assert of_kind(found, "bottleneck")[0].resource == "cpu"
@@ -238,7 +245,7 @@ def test_with_think_time_the_thinking_users_are_not_counted_as_waiting_in_front(
     # the think-time run at Z = 50 ms, N = 40: X = 489/s, R = 31.4 ms, 10 threads busy, R_server = 20.4 ms.
     # X·R = 15.4 requests are in flight at the client, 10 of them in the server: 5.4 wait in front, not 40 − 10.
     c = cell(40, 489.0, 31.4, z=50.0, busy=10.0, r_server=20.4)
-    del c["server"]["waiting_in_front"], c["server"]["wait_in_front_ms"]  # derived as analyze does
+    c = update(c, server=update(c.server, waiting_in_front=None, wait_in_front_ms=None))  # derived as analyze does
     w = of_kind(findings(summary_of([cell(5, 89.0, 20.4, z=50.0), c])), "waiting")
     assert dict(w[0].figures)["waiting_in_front"] == pytest.approx(489.0 * 0.0314 - 10.0)
     assert "of X·R = 15.4 in flight at the client the server holds L_server = 10" in w[0].statement
@@ -270,8 +277,7 @@ def test_a_falling_hill_alpha_past_the_knee_is_a_heavier_tail_and_a_steady_one_i
     s = summary_of([cell(n, x, r, tail=t) for (n, x, r), t in zip([(5, 49.0, 102.0), (20, 99.0, 202.0),
                                                                      (100, 99.2, 1007.0)], tails)])
     assert "Past the knee the tail grows heavier: Hill α 8 at N = 5" in of_kind(findings(s), "knee")[0].statement
-    for c in s["cells"]:
-        c["overall"]["tail"] = tails[0]
+    s = update_cells(s, lambda c: update(c, overall=update(c.overall, tail=tails[0])))
     assert "does not grow heavier" in of_kind(findings(s), "knee")[0].statement
 
 
@@ -325,7 +331,8 @@ def test_a_hill_alpha_drop_within_its_noise_is_not_a_heavier_tail():
     s = summary_of([cell(n, x, r, tail=t) for (n, x, r), t in zip([(5, 49.0, 102.0), (20, 99.0, 202.0),
                                                                      (100, 99.2, 1007.0)], tails)])
     assert "does not grow heavier" in of_kind(findings(s), "knee")[0].statement
-    s["cells"][2]["overall"]["tail"] = {"hill_alpha": 12.0, "k": 128, "verdict": light}  # 16.4 > 3·3.7
+    s = update_cells(s, lambda c: update(c, overall=update(c.overall, tail={"hill_alpha": 12.0, "k": 128,
+                                                                             "verdict": light})), {2})  # 16.4 > 3·3.7
     assert "grows heavier" in of_kind(findings(s), "knee")[0].statement
 
 
@@ -342,8 +349,8 @@ def test_a_heavy_tail_verdict_without_a_fall_of_hill_alpha_at_the_heaviest_load_
 
 def test_a_window_too_short_for_the_tolerance_gets_the_cell_length_that_would_do():
     s = littles_law()
-    s["cells"][2]["checks"] = [{"name": "closed_law", "passed": True, "rel_error": 0.004, "tolerance": 0.026,
-                                "explanation": "holds"}]
+    s = update_cells(s, lambda c: update(c, checks=[{"name": "closed_law", "passed": True, "rel_error": 0.004,
+                                                     "tolerance": 0.026, "explanation": "holds"}]), {2})
     v = of_kind(findings(s), "validity")
     assert len(v) == 1 and v[0].cells == ("server.tomcat.threads.max=10,users=100",)
     need = 6 * 1.008 / (0.02 * 10)  # T = 6·(R+Z)/(tolerance·√N) with Z realised 1 ms
@@ -355,45 +362,45 @@ def test_a_window_too_short_for_the_tolerance_gets_the_cell_length_that_would_do
 
 def test_failed_checks_and_errors_make_a_cell_untrustworthy_and_say_why():
     s = littles_law()
-    s["cells"][0]["checks"] = [{"name": "closed_law", "passed": False, "rel_error": 0.08, "tolerance": 0.02,
-                                "explanation": "X·(R+Z_realised) = 9.2 but N = 10"}]
-    s["cells"][1]["overall"]["errors_by_class"] = {"http_5xx": 100}
-    s["cells"][1]["overall"]["error_rate"] = 0.05
+    s = update_cells(s, lambda c: update(c, checks=[{"name": "closed_law", "passed": False, "rel_error": 0.08,
+                                                     "tolerance": 0.02,
+                                                     "explanation": "X·(R+Z_realised) = 9.2 but N = 10"}]), {0})
+    s = update_cells(s, lambda c: update(c, overall=update(c.overall, errors_by_class={"http_5xx": 100},
+                                                           error_rate=0.05)), {1})
     v = {f.cells[0]: f for f in of_kind(findings(s), "validity")}
-    assert "the closed law N = X·(R+Z) fails" in v[s["cells"][0]["id"]].statement
-    assert "5% of its requests failed (http_5xx 100)" in v[s["cells"][1]["id"]].statement
+    assert "the closed law N = X·(R+Z) fails" in v[s.cells[0].id].statement
+    assert "5% of its requests failed (http_5xx 100)" in v[s.cells[1].id].statement
 
 
 def test_the_poisson_timer_is_reported_nearly_constant_with_its_cv_and_an_exponential_one_is_not():
     s = littles_law()
-    for c in s["cells"]:
-        c["intended"] |= {"think_ms": 50.0, "think_dist": "poisson", "think_offset_ms": 0.0}
-        c["think_time"] = {"mean_ms": 52.0, "gaps": 1000, "cv": 0.15}
+    s = update_cells(s, lambda c: update(c, intended=update(c.intended, think_ms=50.0, think_dist="poisson",
+                                                            think_offset_ms=0.0),
+                                         think_time=think_time({"mean_ms": 52.0, "gaps": 1000, "cv": 0.15})))
     t = of_kind(findings(s), "think_time")[0]
     assert dict(t.figures)["expected_cv"] == pytest.approx(math.sqrt(50) / 50)
     assert dict(t.figures)["realised_think_ms"] == pytest.approx(52.0)
     assert "nearly constant" in t.statement and "+4.0%" in t.statement
-    for c in s["cells"]:  # λ = 5 ms: sd √5 = 2.24 ms, CV 0.45: less variable than exponential, not constant
-        c["intended"]["think_ms"] = 5.0
-        c["think_time"] |= {"mean_ms": 5.7, "cv": 0.43}
+    # λ = 5 ms: sd √5 = 2.24 ms, CV 0.45: less variable than exponential, not constant
+    s = update_cells(s, lambda c: update(c, intended=update(c.intended, think_ms=5.0),
+                                         think_time=update(c.think_time, mean_ms=5.7, cv=0.43)))
     t = of_kind(findings(s), "think_time")[0]
     assert "sd √λ = 2.24 ms" in t.statement and "nearly constant pauses" not in t.statement
     assert "vary less than the exponential think time" in t.statement and "These pauses are nearly" not in t.statement
-    for c in s["cells"]:
-        c["intended"]["think_dist"] = "exponential"
-        c["think_time"]["cv"] = 1.0
+    s = update_cells(s, lambda c: update(c, intended=update(c.intended, think_dist="exponential"),
+                                         think_time=update(c.think_time, cv=1.0)))
     assert "nearly constant" not in of_kind(findings(s), "think_time")[0].statement
     assert not of_kind(findings(littles_law()), "think_time")  # no think time: nothing to say
 
 
 def test_slo_capacity_per_think_time_gives_users_per_ms_of_think_time():
     s = littles_law()
-    s["models"]["slo_capacity"] = [
+    s = update(s, models=update(s.models, slo_capacity=[
         {"criterion": "p90 < 50ms", "think_ms": z, "group": {"think_ms": z}, "max_users": n, "how": "interpolated",
-         "note": None} for z, n in ((5, 15), (25, 22), (50, 35))]
+         "note": None} for z, n in ((5, 15), (25, 22), (50, 35))]))
     t = of_kind(findings(s), "think_time")[0]
     assert dict(t.figures)["users_per_think_ms"] == pytest.approx(20 / 45)
-    s["models"]["slo_capacity"] = s["models"]["slo_capacity"][:1]
+    s = update(s, models=update(s.models, slo_capacity=s.models.slo_capacity[:1]))
     assert not of_kind(findings(s), "think_time")
 
 
@@ -410,11 +417,11 @@ def test_recommendations_limit_concurrency_near_n_star_size_the_pool_and_name_th
 
 def test_a_cell_at_the_knee_with_cells_on_both_sides_pins_it_and_no_next_cells_are_proposed():
     s = littles_law()
-    s["cells"].insert(0, cell(1, 9.8, 102.0))  # N = 1 below N* = 10.3, N = 10 at it, 20 and 100 above
-    s["axes"]["users"] = [1, 10, 20, 100]
+    s = update(s, cells=[cell(1, 9.8, 102.0), *s.cells],  # N = 1 below N* = 10.3, N = 10 at it, 20 and 100 above
+               axes=s.axes | {"users": [1, 10, 20, 100]})
     rec = of_kind(findings(s), "recommendation", **{THREADS: 10})
     assert not [f for f in rec if (f.recommendation or "").startswith("run N")]
-    s["cells"].pop(1)  # without the cell at the knee, N = 1 and 20 leave it unpinned
+    s = update(s, cells=[s.cells[0], *s.cells[2:]])  # without the cell at the knee, N = 1 and 20 leave it unpinned
     nxt = [f for f in of_kind(findings(s), "recommendation", **{THREADS: 10})
            if (f.recommendation or "").startswith("run N")]
     assert len(nxt) == 1 and "N = 1 and 20 are 20× apart" in nxt[0].statement
@@ -427,12 +434,12 @@ def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
 
     s = littles_law()
     assert dict(limit(s).figures)["n_star"] == 10 and "rounded up" not in limit(s).statement
-    s["models"]["bounds"] = [b | {"n_star": 10.3} for b in s["models"]["bounds"]]
+    s = update(s, models=update(s.models, bounds=[update(b, n_star=10.3) for b in s.models.bounds]))
     assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
 
 
 def test_two_arms_state_only_the_metrics_whose_interval_excludes_no_change():
-    a, b = {"id": "a", "axes": {"users": 100}}, {"id": "b", "axes": {"users": 100}}
+    a, b = typed_cell({"id": "a", "axes": {"users": 100}}), typed_cell({"id": "b", "axes": {"users": 100}})
     metrics = [{"key": "throughput_per_s", "name": "X", "a": 99.0, "b": 983.0, "rel": 8.93, "rel_lo": 8.8,
                 "rel_hi": 9.1, "verdict": "better"},
                {"key": "p50_ms", "name": "p50", "a": 100.0, "b": 101.0, "rel": 0.01, "rel_lo": -0.01,
@@ -454,9 +461,7 @@ def test_expectations_are_met_by_findings_that_hold_about_a_cell_in_scope():
 
 
 def test_an_expectation_only_suggested_is_undecided_and_a_scope_matching_nothing_is_too():
-    s = littles_law()
-    for c in s["cells"][:3]:
-        c["server"] = None
+    s = no_server(littles_law())
     found = [f.as_dict() for f in findings(s)]
     got = evaluate([f"bottleneck thread_pool where {THREADS} == 10", f"saturation where {THREADS} == 7"], s, found)
     assert [e["passed"] for e in got] == [None, None]
@@ -509,12 +514,11 @@ def test_explain_prints_the_findings_as_text_and_as_json(tmp_path, capsys):
     import json
 
     from littlegrid import cli, summary
-    from summary_contract import complete
-    s = littles_law() | {"schema": summary.SCHEMA, "run": {"host": {"cpus": 2}, "expect": [
-        f"bottleneck thread_pool where {THREADS} == 10"]}}
-    s["findings"] = [f.as_dict() for f in findings(s)]
-    s["expectations"] = evaluate(s["run"]["expect"], s, s["findings"])  # as analyze does
-    summary.write(complete(s), tmp_path / "summary.json")
+    s = littles_law()
+    s = update(s, run=update(s.run, expect=[f"bottleneck thread_pool where {THREADS} == 10"]))
+    found = [f.as_dict() for f in findings(s)]
+    s = update(s, findings=found, expectations=evaluate(s.run.expect, s, found))  # as analyze does
+    summary.write(s, tmp_path / "summary.json")
     assert cli.main(["explain", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("1. [saturation, holds] Throughput levels off at 98/s–99.2/s from N = 10")

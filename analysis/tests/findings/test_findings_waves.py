@@ -7,6 +7,7 @@ import pytest
 from littlegrid.analysis.tail import ccdf
 from littlegrid.findings import findings
 from littlegrid.findings.waves import exact_counts, waves
+from typed_cells import cell, summary as typed_summary
 
 THREADS = "server.tomcat.threads.max"
 
@@ -24,23 +25,22 @@ N120 = ([2028, 2028, 2030, 2031, 2031, 2050, 2052, 2066, 2068, 2069] + [3035 + (
 def spike_cell(values, errors=0, threads=10, workload="spike"):
     v = np.sort(np.array(values, dtype=np.int64))
     n = len(v)
-    return {"id": f"users={n}", "axes": {"users": n}, "users": {"n": n}, "status": "complete",
-            "intended": {"workload": workload, "think_ms": 0.0},
-            "overall": {"count": n, "successes": n - errors, "errors": errors, "ccdf": ccdf(v),
-                        "min_ms": float(v[0]), "mean_ms": float(v.mean()), "throughput_per_s": 1.0},
-            "server": {"threads_max": threads}, "checks": []}
+    return cell({"id": f"users={n}", "axes": {"users": n}, "users": {"n": n}, "status": "complete",
+                 "intended": {"workload": workload, "think_ms": 0.0},
+                 "overall": {"count": n, "successes": n - errors, "errors": errors, "ccdf": ccdf(v),
+                             "min_ms": float(v[0]), "mean_ms": float(v.mean()), "throughput_per_s": 1.0},
+                 "server": {"threads_max": threads}, "checks": []})
 
 
 def summary(*cells):
-    return {"run": {"host": {"cpus": 2}, "server_knobs": None}, "axes": {}, "cells": list(cells), "models": {},
-            "checks": [], "criteria": []}
+    return typed_summary(cells, run={"host": {"cpus": 2}, "server_knobs": None}, axes={}, checks=[], criteria=[])
 
 
 def test_the_ccdf_gives_back_every_value_with_its_count_while_it_holds_them_all():
-    got = exact_counts(spike_cell(N40)["overall"])
+    got = exact_counts(spike_cell(N40).overall)
     assert got[:2] == [(2070.0, 2), (2071.0, 1)] and sum(k for _, k in got) == 40
     big = spike_cell(list(range(1000, 1600)))  # 600 samples: the CCDF keeps at most 240 points, not all
-    assert exact_counts(big["overall"]) is None
+    assert exact_counts(big.overall) is None
 
 
 def test_forty_users_on_ten_threads_of_two_seconds_answer_in_four_waves_of_ten():

@@ -111,11 +111,11 @@ think_ms = [20]
     assert requests and all(u.startswith(url) for u in requests), requests  # nothing left 127.0.0.1:port
     run = tmp_path / "reports" / "r"
     summary = analyze([run])
-    entry = next(c for c in summary["cells"] if c["id"] == row["id"])
+    entry = next(c for c in summary.cells if c.id == row["id"])
     # the same function on the same finished file: the same figures, not merely close ones
     for key in ("throughput_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "error_rate"):
-        assert row[key] == entry["overall"][key], key
-    assert row["users"] == entry["users"]["n"]
+        assert row[key] == getattr(entry.overall, key), key
+    assert row["users"] == entry.users.n
     for cell in (run / "cells").iterdir():  # --live wrote nothing into the run folder
         assert sorted(p.name for p in cell.iterdir()) == CELL_FILES
     print(f"\nlive X {row['throughput_per_s']:.2f}/s = summary X; p99 {row['p99_ms']} ms")

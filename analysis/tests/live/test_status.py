@@ -95,15 +95,15 @@ def test_a_growing_metrics_csv_is_read_to_its_last_complete_line(tmp_path):
 def test_a_finished_cells_row_has_the_figures_analyze_writes_for_it(tmp_path):
     run = write_run(tmp_path / "run", users=(2, 8), think_ms=(0, 20), seconds=8.0)
     result = analyze([run])
-    for entry in result["cells"]:
-        row = st.finished_row(st.analyze_finished(run, entry["id"]))
+    for entry in result.cells:
+        row = st.finished_row(st.analyze_finished(run, entry.id))
         for key in ("throughput_per_s", "error_rate", "mean_ms", "p50_ms", "p90_ms", "p99_ms"):
-            assert row[key] == entry["overall"][key], (entry["id"], key)
-        assert row["users"] == entry["users"]["n"]
+            assert row[key] == getattr(entry.overall, key), (entry.id, key)
+        assert row["users"] == entry.users.n
         # the per-cell checks; the grid-level ones (throughput bound, models) need every cell
-        per_cell = [c for c in entry["checks"] if c["name"] != "throughput_bound"]
-        assert [(c["name"], c["passed"]) for c in row["checks"]] == [(c["name"], c["passed"]) for c in per_cell]
-    curves = st.grid_curves([st.analyze_finished(run, c["id"]) for c in result["cells"]])
+        per_cell = [c for c in entry.checks if c.name != "throughput_bound"]
+        assert [(c["name"], c["passed"]) for c in row["checks"]] == [(c.name, c.passed) for c in per_cell]
+    curves = st.grid_curves([st.analyze_finished(run, c.id) for c in result.cells])
     assert [c["name"] for c in curves] == ["think_ms=0", "think_ms=20"]
     assert curves[0]["users"] == [2.0, 8.0]
 

@@ -66,7 +66,8 @@ def test_intervals_come_from_the_summarys_histograms_and_need_no_jtl(runs, tmp_p
     # negative control: cells without a histogram (no steady window) get no interval, and the page says why
     sa, _ = open_run(str(copies["a"]))
     sb, _ = open_run(str(copies["b"]))
-    bare_a, bare_b = (s | {"cells": [c | {"histogram": None} for c in s["cells"]]} for s in (sa, sb))
+    bare_a, bare_b = (s.model_copy(update={"cells": [c.model_copy(update={"histogram": None}) for c in s.cells]})
+                      for s in (sa, sb))
     lost = build_comparison(bare_a, bare_b, tmp_path / "lost", generated="x")
     assert set(_rows(lost).values()) == {"unknown"}
     assert "no steady-window histogram in this cell: no intervals" in lost.read_text()

@@ -4,6 +4,8 @@ import pytest
 
 from browser import assert_clean, open_page
 from littlegrid.compare import build_comparison
+from littlegrid.summary import plain
+from littlegrid.summary.model import Summary
 from littlegrid.render.synthetic import HOSTILE, synthetic_summary
 
 pytestmark = pytest.mark.browser
@@ -13,7 +15,8 @@ def test_comparison_draws_curves_and_one_pdf_per_pair_with_hostile_ids_as_text(b
     other = synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=4, service_ms=12, hostile=True)
     for c, h in zip(other["cells"], hostile_summary["cells"]):
         c["axes"], c["id"] = dict(h["axes"]), h["id"]  # same grid, hostile axis value included
-    index = build_comparison(hostile_summary, other, tmp_path / "cmp", samples=False)
+    index = build_comparison(*(Summary.model_validate(plain(s)) for s in (hostile_summary, other)), tmp_path / "cmp",
+                             samples=False)
     visit, page = open_page(browser, index, screenshot=tmp_path / "compare.png")
     assert_clean(visit, "compare")
     assert len(visit.charts) == 3 + len(hostile_summary["cells"])

@@ -65,6 +65,7 @@ def test_comparison_page_matches_the_gold(golden_summary_dict, tmp_path):
     import copy
 
     from littlegrid.compare import build_comparison
+    from littlegrid.summary.model import Summary
 
     slower = copy.deepcopy(golden_summary_dict)
     slower["run"]["id"] = "golden-2"
@@ -72,5 +73,6 @@ def test_comparison_page_matches_the_gold(golden_summary_dict, tmp_path):
         for key in ("mean_ms", "p50_ms", "p90_ms", "p99_ms"):
             c["overall"][key] *= 1.25
         c["overall"]["throughput_per_s"] *= 0.8
-    index = build_comparison(golden_summary_dict, slower, tmp_path, samples=False, generated="2026-01-01 00:00:00 UTC")
+    index = build_comparison(Summary.model_validate(golden_summary_dict), Summary.model_validate(slower), tmp_path,
+                             samples=False, generated="2026-01-01 00:00:00 UTC")
     check_golden(index.read_text(encoding="utf-8"), "compare/index.html")

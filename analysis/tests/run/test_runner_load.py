@@ -158,25 +158,25 @@ think_dist = "constant"
 users = [20]
 """)
     run = run_grid(grid, out=tmp_path / "reports", run_id="s", jmeter_heap=HEAP)
-    (cell,) = analyze([run])["cells"]
-    srv, window_s = cell["server"], cell["window"]["length_s"]
-    checks = {c["name"]: c for c in cell["checks"]}
+    (cell,) = analyze([run]).cells
+    srv, window_s = cell.server, cell.window.length_s
+    checks = {c.name: c for c in cell.checks}
     interval_s = 1.0  # MetricsSampler's schedule: one scrape per tick, a late tick skipped, never caught up
     # Every tick of the window answered: at most the two partial ticks at its edges are missing, and no stretch
     # of the window went longer than one skipped tick without a reading.
-    assert srv["failed_scrapes"] == 0, srv
-    assert srv["readings"] >= int(window_s / interval_s) - 1, (srv["readings"], window_s)
-    assert srv["longest_gap_s"] <= 2 * interval_s, srv["longest_gap_s"]
+    assert srv.failed_scrapes == 0, srv
+    assert srv.readings >= int(window_s / interval_s) - 1, (srv.readings, window_s)
+    assert srv.longest_gap_s <= 2 * interval_s, srv.longest_gap_s
     # The connector under test, not the actuator's: its pool size, and never more busy than that.
-    assert srv["threads_max"] == 2
-    assert srv["busy_threads_mean"] <= 2 and srv["in_flight_mean"] <= 2 + 1e-9
+    assert srv.threads_max == 2
+    assert srv.busy_threads_mean <= 2 and srv.in_flight_mean <= 2 + 1e-9
     little = checks["server_little"]
-    assert little["passed"] is True, little
-    assert little["rel_error"] <= little["tolerance"]
+    assert little.passed is True, little
+    assert little.rel_error <= little.tolerance
     # Those not in the server wait in front of it: N = X·R up to the closed law's own tolerance.
     closed = checks["closed_law"]
-    assert srv["waiting_in_front"] >= 20 * (1 - closed["tolerance"]) - 2, srv
-    assert srv["wait_in_front_ms"] > 0 and srv["in_front_reason"] is None
+    assert srv.waiting_in_front >= 20 * (1 - closed.tolerance) - 2, srv
+    assert srv.wait_in_front_ms > 0 and srv.in_front_reason is None
 
 
 def test_sigkill_mid_grid_then_resume_completes_and_keeps_finished_cells_byte_identical(tmp_path, jmeter, http_target, target_grid):

@@ -11,6 +11,8 @@ from littlegrid.analysis.histogram import SecondHistograms
 from littlegrid.criteria.grammar import parse
 from littlegrid.search.slo import figures
 from littlegrid.search.strategy import Answer, Probe, next_step
+from littlegrid.summary.model import Cell
+from summary_contract import typed
 
 
 def _erlang_cdf(k: int, rate: float, t: float) -> float:
@@ -53,6 +55,11 @@ class ClosedMMc:
         return np.ceil(wait + rng.exponential(self.s, count)).astype(np.int64)  # whole ms, as JMeter writes
 
 
+def entry_of(**overall) -> Cell:
+    """A cell (summary entry) whose steady-window statistics are the figures given, every other field blank."""
+    return typed({"overall": overall}, Cell)
+
+
 def in_seconds(elapsed: np.ndarray, seconds: float) -> SecondHistograms:
     """Independent samples completing evenly over a window of `seconds`, in the order given."""
     end = np.linspace(0, seconds * 1000, len(elapsed), endpoint=False).astype(np.int64)
@@ -64,7 +71,7 @@ def exact_probe(system: ClosedMMc, slo: str, n: int, rel: float = 0.01) -> Probe
     crit = parse(slo)
     q = float(crit.metric[1:]) / 100
     value = system.quantile(n, q)
-    fig = figures((crit,), {"overall": {crit.spec.key: value, "count": 1}}, in_seconds(np.array([1]), 1.0), "x")[0]
+    fig = figures((crit,), entry_of(**{crit.spec.key: value, "count": 1}), in_seconds(np.array([1]), 1.0), "x")[0]
     fig = type(fig)(fig.criterion, fig.metric, value, value * (1 - rel), value * (1 + rel), fig.threshold, fig.strict)
     return Probe(n, (fig,), True, mean_ms=system.mean_ms(n), throughput_per_s=system.throughput_per_s(n),
                  think_ms=0.0, duration_s=30)
@@ -78,7 +85,7 @@ def sampled_probe(system: ClosedMMc, slo: str, n: int, seed: int, seconds: float
     elapsed = np.sort(system.samples(n, count, rng))
     q = float(crit.metric[1:]) / 100
     rank = max(1, math.ceil(q * count - 1e-9))
-    entry = {"overall": {crit.spec.key: float(elapsed[rank - 1]), "count": count}}
+    entry = entry_of(**{crit.spec.key: float(elapsed[rank - 1]), "count": count})
     window = in_seconds(rng.permutation(elapsed), seconds)
     return Probe(n, figures((crit,), entry, window, f"{seed}|{n}"), True, mean_ms=float(elapsed.mean()),
                  throughput_per_s=count / seconds, think_ms=0.0, duration_s=seconds)

@@ -67,8 +67,8 @@ def test_throttling_cpu_search_per_arm_agrees_with_the_throttling_grids_own_cell
     reduced.write_text(_toml_text(raw))
     gfolder = run_grid(reduced, out=tmp_path, run_id="throttling-grid")
     from littlegrid.analyze import analyze
-    gcells = analyze([gfolder])["cells"]
-    grid_p90 = {(c["axes"][arm], c["users"]["n"]): c["overall"]["p90_ms"] for c in gcells}
+    gcells = analyze([gfolder]).cells
+    grid_p90 = {(c.axes[arm], c.users.n): c.overall.p90_ms for c in gcells}
     print(f"{arm:>36} {'N':>3} {'search p90 [interval]':>26} {'grid p90':>9} verdicts")
     for k, r in answers.items():
         below = [n for (a, n), p in grid_p90.items() if a == k and p < threshold]

@@ -11,7 +11,7 @@ from littlegrid.run.grid import SearchRange
 from littlegrid.run.grid_file import load_grid
 from littlegrid.search.slo import figures, parse_slo, slo_words
 from littlegrid.usererror import UserError
-from simulated import in_seconds
+from simulated import entry_of, in_seconds
 
 PLAN = Path(__file__).parents[1] / "run" / "fixtures" / "tiny.jmx"
 GRID = f"""
@@ -86,7 +86,7 @@ def test_a_criterion_that_is_not_a_per_cell_bound_is_refused_in_one_line(text, w
 def test_a_figure_is_the_summary_s_value_with_a_reproducible_bootstrap_interval():
     elapsed = np.sort(np.random.default_rng(7).exponential(100, 4000).astype(np.int64) + 1)
     p90 = float(elapsed[int(np.ceil(0.9 * len(elapsed))) - 1])
-    entry = {"overall": {"p90_ms": p90, "count": len(elapsed), "error_rate": 0.0}}
+    entry = entry_of(p90_ms=p90, count=len(elapsed), error_rate=0.0)
     window = in_seconds(np.random.default_rng(8).permutation(elapsed), 40.0)  # independent: no queue between them
     (fig,) = figures(parse_slo(["p90 < 300ms"]), entry, window, "users=5")
     assert fig.value == p90 and fig.lo < p90 < fig.hi
@@ -101,12 +101,12 @@ def test_an_error_rate_figure_resamples_the_window_s_failures_by_second():
     end = np.repeat(np.arange(40) * 1000 + 500, 50)
     failed = (end >= 10_000) & (end < 14_000)
     window = SecondHistograms.from_samples(np.full(2000, 20), end, 0, 40_000, failed=failed)
-    entry = {"overall": {"count": 2000, "error_rate": 0.1}}
+    entry = entry_of(count=2000, error_rate=0.1)
     (fig,) = figures(parse_slo(["error_rate < 5%"]), entry, window, "users=5")
     assert fig.value == 0.1 and fig.threshold == 0.05 and fig.lo < 0.1 < fig.hi
     # one burst in the window: resampling its seconds can leave it out or take it twice, so the interval spans
     # far more than a binomial's ±1.3 points (√(0.1·0.9/2000) = 0.0067, ×1.96)
     assert fig.lo < 0.05 and fig.hi > 0.15
     clean = SecondHistograms.from_samples(np.full(2000, 20), end, 0, 40_000)
-    (none,) = figures(parse_slo(["error_rate < 5%"]), {"overall": {"count": 2000, "error_rate": 0.0}}, clean, "k")
+    (none,) = figures(parse_slo(["error_rate < 5%"]), entry_of(count=2000, error_rate=0.0), clean, "k")
     assert (none.lo, none.hi) == (0.0, 0.0)

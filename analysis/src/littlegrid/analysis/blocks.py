@@ -93,20 +93,20 @@ class BlockHistograms:
                 "counts": [row[r].tolist() for row, r in zip(self.counts, rows)]}
 
     @classmethod
-    def from_summary(cls, blocks: dict | None, values_ms: np.ndarray, counts: np.ndarray) -> "BlockHistograms | None":
-        """Read back from a cell's `histogram.blocks`; None when absent (a summary written before blocks) or when
-        the blocks do not add up to the cell's histogram `counts` over `values_ms`."""
-        if not blocks or not blocks.get("index") or len(blocks["index"]) != len(blocks.get("counts") or []):
+    def from_summary(cls, blocks, values_ms: np.ndarray, counts: np.ndarray) -> "BlockHistograms | None":
+        """Read back from a cell's `histogram.blocks` (summary.model.Blocks); None when absent or when the blocks
+        do not add up to the cell's histogram `counts` over `values_ms`."""
+        if blocks is None or not blocks.index or len(blocks.index) != len(blocks.counts):
             return None
-        dense = np.zeros((len(blocks["index"]), len(values_ms)), np.int64)
+        dense = np.zeros((len(blocks.index), len(values_ms)), np.int64)
         try:
-            for b, (index, got) in enumerate(zip(blocks["index"], blocks["counts"])):
+            for b, (index, got) in enumerate(zip(blocks.index, blocks.counts)):
                 index = np.asarray(index, np.int64)
                 if len(index) and index.min() < 0:
                     return None
                 dense[b, index] = np.asarray(got, np.int64)
         except (IndexError, ValueError, TypeError):
             return None
-        if not np.array_equal(dense.sum(axis=0), counts) or int(blocks.get("seconds") or 0) < 1:
+        if not np.array_equal(dense.sum(axis=0), counts) or blocks.seconds < 1:
             return None
-        return cls(np.asarray(values_ms, float), dense, int(blocks["seconds"]))
+        return cls(np.asarray(values_ms, float), dense, blocks.seconds)

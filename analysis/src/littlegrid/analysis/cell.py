@@ -13,6 +13,7 @@ from littlegrid.analysis.series import label_series, time_series
 from littlegrid.analysis.stats import sample_stats, stats_by_label
 from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, think_sequence, think_time_stats, thread_keys
 from littlegrid.analysis.window import EmptyWindow, in_window, steady_window, window_mask
+from littlegrid.summary import model, plain
 from littlegrid.usererror import UserError
 
 # The columns the window's copy carries (not messages, URL, bytes…: at millions of rows every column costs).
@@ -164,19 +165,25 @@ def _error_tables(types: pd.Series, window_s: float) -> dict:
             "types_not_listed": len(rest), "errors_not_listed": sum(n for _, n in rest)}
 
 
+def _typed(entry: dict) -> model.Cell:
+    """The cell stage's value: the entry its helpers filled in, as the summary model's Cell (validated: a figure of
+    the wrong type or a field the model does not name fails here, in the stage that made it)."""
+    return model.Cell.model_validate(plain(entry))
+
+
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
-    """One cell's summary entry (contract §5), its sorted elapsed times (for grid-level percentiles) and the
-    window's (elapsed_ms, end_ms, failed) in file order (a search's intervals resample them by second), None
-    without."""
+    """One cell's summary entry (contract §5) as a summary.model.Cell, its sorted elapsed times (for grid-level
+    percentiles) and the window's (elapsed_ms, end_ms, failed) in file order (a search's intervals resample them by
+    second), None without."""
     entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
              "reading": None, "window": None, "users": None,
              "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
                           "think_offset_ms": cell.think_offset_ms if cell.think_dist == "poisson" else None,
                           "rate_per_s": cell.rate_per_s, "workload": cell.workload},
-             "overall": None, "labels": {}, "errors": None, "label_series": None, "think_time": None, "server": None, "host": None, "series": None,
-             "histogram": None, "checks": []}
+             "overall": None, "labels": {}, "errors": None, "label_series": None, "think_time": None, "server": None,
+             "host": None, "series": None, "histogram": None, "checks": []}
     if not cell.jtl_paths:
-        return entry, None, None
+        return _typed(entry), None, None
     try:
         reading = read_jtl([str(p) for p in cell.jtl_paths],
                            fields=ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ()))
@@ -184,7 +191,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         if bare:  # the user's own file: their mistake, said in one line
             raise
         entry["reason"] = "; ".join(filter(None, [entry["reason"], str(e)]))  # one bad cell does not sink the run
-        return entry, None, None
+        return _typed(entry), None, None
     everything = reading.samples
     # Transaction Controller parents sit beside their samplers in a CSV JTL: counting them would count each
     # request twice and break every per-thread cycle; they keep their own per-label statistics.
@@ -203,7 +210,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
         if bare:  # the user's input cannot be analysed at all
             raise UserError(f"{cell.jtl_paths[0]}: {e}") from None
         entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
-        return entry, None, None
+        return _typed(entry), None, None
     entry["window"] = window.as_dict()
     keys = thread_keys(samples)  # shared by the users count and the gaps (the window's rows, when untrimmed)
     # The think-time figures (a sort by thread, two gathers, a sort of the gaps) run before the sample statistics,
@@ -225,5 +232,5 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     entry["series"] = time_series(samples, all_classes.notna().to_numpy(), window, cell.engines, server_frame,
                                   host_frame)
 
-    entry["checks"] = [c.model_dump() for c in _cell_checks(cell, entry, steady, tol)]
-    return entry, elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy(), steady_failed)
+    entry["checks"] = _cell_checks(cell, entry, steady, tol)
+    return _typed(entry), elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy(), steady_failed)

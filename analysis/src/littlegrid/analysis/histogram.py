@@ -101,23 +101,25 @@ def cell_histogram(elapsed_sorted: np.ndarray, end_ms: np.ndarray, window: dict)
                                   "count": per_second[busy].tolist()}}
 
 
-def read_cell_histogram(cell: dict) -> tuple[Latencies, np.ndarray] | None:
-    """(elapsed histogram, completions per second) from a cell's summary entry; None when it has none (a cell
-    without a steady window) or they disagree with its count."""
-    h = cell.get("histogram") or {}
-    elapsed = h.get("elapsed_ms") or {}
-    values, counts = np.asarray(elapsed.get("values") or [], float), np.asarray(elapsed.get("counts") or [], np.int64)
-    per_second = _dense(h.get("completions_per_s") or {})
-    count = (cell.get("overall") or {}).get("count")
-    if not len(values) or len(values) != len(counts) or per_second is None or int(counts.sum()) != count:
+def read_cell_histogram(cell) -> tuple[Latencies, np.ndarray] | None:
+    """(elapsed histogram, completions per second) from a summary's cell (summary.model.Cell); None when it has
+    none (a cell without a steady window) or they disagree with its count."""
+    h = cell.histogram
+    if h is None or cell.overall is None:
+        return None
+    values = np.asarray(h.elapsed_ms.values, float)
+    counts = np.asarray(h.elapsed_ms.counts, np.int64)
+    per_second = _dense(h.completions_per_s)
+    if not len(values) or len(values) != len(counts) or per_second is None or int(counts.sum()) != cell.overall.count:
         return None
     return Latencies(values, counts), per_second
 
 
-def _dense(sparse: dict) -> np.ndarray | None:
-    """Completions per second with the seconds that had none filled in; None when the entry is inconsistent."""
-    seconds, second = int(sparse.get("seconds") or 0), np.asarray(sparse.get("second") or [], np.int64)
-    count = np.asarray(sparse.get("count") or [], np.int64)
+def _dense(sparse) -> np.ndarray | None:
+    """Completions per second (summary.model.Completions) with the seconds that had none filled in; None when the
+    entry is inconsistent."""
+    seconds, second = sparse.seconds, np.asarray(sparse.second, np.int64)
+    count = np.asarray(sparse.count, np.int64)
     if seconds < 1 or len(second) != len(count) or (len(second) and (second.min() < 0 or second.max() >= seconds)):
         return None
     per_second = np.zeros(seconds, np.int64)

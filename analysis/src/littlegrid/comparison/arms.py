@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
 
@@ -14,20 +15,18 @@ def parse_arms(text: str) -> tuple[str, str, str]:
     return axis.strip(), parts[0], parts[1]
 
 
-def arm(summary: dict, axis: str, value: str) -> dict:
+def arm(summary: Summary, axis: str, value: str) -> Summary:
     """A copy of `summary` holding only the cells where `axis` == `value`, without that axis, so that the two arms'
     cells pair on the remaining axes. Cell ids stay as they are: they still name the cells' JTL folders."""
-    axes = summary.get("axes") or {}
-    cells = summary.get("cells") or []
-    if axis not in axes and not any(axis in (c.get("axes") or {}) for c in cells):
+    axes, cells = summary.axes, summary.cells
+    if axis not in axes and not any(axis in c.axes for c in cells):
         known = ", ".join(axes) or "none"
         raise UserError(f"arms: the run has no axis {axis!r} (its axes: {known})")
-    chosen = [c for c in cells if str((c.get("axes") or {}).get(axis)) == value]
+    chosen = [c for c in cells if str(c.axes.get(axis)) == value]
     if not chosen:
         values = ", ".join(str(v) for v in axes.get(axis, [])) or "none"
         raise UserError(f"arms: no cell has {axis} = {value} (its values: {values})")
-    run = dict(summary.get("run") or {})
-    run["id"] = f"{run.get('id') or 'run'} [{axis}={value}]"
-    return {**summary, "run": run,
-            "axes": {k: v for k, v in axes.items() if k != axis},
-            "cells": [{**c, "axes": {k: v for k, v in (c.get("axes") or {}).items() if k != axis}} for c in chosen]}
+    run = summary.run.model_copy(update={"id": f"{summary.run.id or 'run'} [{axis}={value}]"})
+    return summary.model_copy(update={
+        "run": run, "axes": {k: v for k, v in axes.items() if k != axis},
+        "cells": [c.model_copy(update={"axes": {k: v for k, v in c.axes.items() if k != axis}}) for c in chosen]})

@@ -18,13 +18,12 @@ class CellSamples:
     blocks: BlockHistograms | None  # the same samples by block of seconds; None: they disagree with the histogram
 
 
-def from_summary(cell: dict) -> CellSamples | None:
-    """The cell's exact histogram (histogram.py) with its blocks of seconds; None for a cell without a steady
-    window (the summary then has no histogram for it)."""
+def from_summary(cell) -> CellSamples | None:
+    """The cell's (summary.model.Cell) exact histogram (histogram.py) with its blocks of seconds; None for a cell
+    without a steady window (the summary then has no histogram for it)."""
     got = read_cell_histogram(cell)
     if got is None:
         return None
     latencies, per_second = got
-    kept = BlockHistograms.from_summary((cell.get("histogram") or {}).get("blocks"), latencies.values_ms,
-                                        latencies.counts)
+    kept = BlockHistograms.from_summary(cell.histogram.blocks, latencies.values_ms, latencies.counts)
     return CellSamples(latencies, per_second, kept)

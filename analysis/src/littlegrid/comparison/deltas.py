@@ -11,6 +11,7 @@ from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import two_arms
 from littlegrid.summary import plain
 from littlegrid.summary.comparison import Comparison
+from littlegrid.summary.model import Cell, Summary
 from littlegrid.usererror import UserError
 
 # (key in STATS, name, higher is better, quantile when it is a percentile)
@@ -19,22 +20,21 @@ METRICS = [("throughput_per_s", "X", True, None), ("mean_ms", "mean R", False, N
 VERDICT_WORDS = {"better": "better", "worse": "worse", "same": "no significant difference", "unknown": "no interval"}
 
 
-def _key(cell: dict, names) -> tuple:
-    axes = cell.get("axes") or {}
-    return tuple((k, str(axes.get(k))) for k in names)
+def _key(cell: Cell, names) -> tuple:
+    return tuple((k, str(cell.axes.get(k))) for k in names)
 
 
-def pair_cells(a_cells: list[dict], b_cells: list[dict]) -> tuple[list[tuple[dict, dict]], list[dict], list[dict]]:
+def pair_cells(a_cells: list[Cell], b_cells: list[Cell]) -> tuple[list[tuple[Cell, Cell]], list[Cell], list[Cell]]:
     """(pairs, only in A, only in B). Cells pair when the axes both runs have take the same values; two one-cell
     runs (e.g. two JTL files) pair with each other. A key two cells of one run share is ambiguous: not paired."""
-    if len(a_cells) == 1 and len(b_cells) == 1 and not a_cells[0].get("axes") and not b_cells[0].get("axes"):
+    if len(a_cells) == 1 and len(b_cells) == 1 and not a_cells[0].axes and not b_cells[0].axes:
         return [(a_cells[0], b_cells[0])], [], []
-    names_a = [k for c in a_cells for k in (c.get("axes") or {})]
-    names_b = {k for c in b_cells for k in (c.get("axes") or {})}
+    names_a = [k for c in a_cells for k in c.axes]
+    names_b = {k for c in b_cells for k in c.axes}
     names = list(dict.fromkeys(k for k in names_a if k in names_b))
 
     def index(cells):
-        keyed: dict[tuple, list[dict]] = {}
+        keyed: dict[tuple, list[Cell]] = {}
         for c in cells:
             keyed.setdefault(_key(c, names), []).append(c)
         return {k: v[0] for k, v in keyed.items() if len(v) == 1}
@@ -45,15 +45,17 @@ def pair_cells(a_cells: list[dict], b_cells: list[dict]) -> tuple[list[tuple[dic
     return pairs, [c for c in a_cells if id(c) not in paired_a], [c for c in b_cells if id(c) not in paired_b]
 
 
-def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | None, *, seed: int, reps: int,
+def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | None, *, seed: int, reps: int,
                  min_effect: float) -> dict:
     """Deltas B − A of every metric with its interval and verdict, and the cell's verdict: worse when any metric
     is significantly worse (a regression anywhere decides), better when some are better and none worse."""
-    oa, ob = a.get("overall") or {}, b.get("overall") or {}
+    def figure(cell: Cell, key: str):
+        return getattr(cell.overall, key) if cell.overall is not None else None
+
     replicates = {"A": None, "B": None}
     if sa is not None and sb is not None:
-        for tag, s, o in (("A", sa, oa), ("B", sb, ob)):
-            rng = bootstrap.rng_for(seed, f"{tag}:{a['id']}")
+        for tag, s, cell in (("A", sa, a), ("B", sb, b)):
+            rng = bootstrap.rng_for(seed, f"{tag}:{a.id}")
             qs = [q for *_, q in METRICS if q]
             # blocks of seconds keep queued requests together; one by one only when the blocks disagree
             lat = (bootstrap.replicate_latencies_in_stored_blocks(s.blocks, qs, rng, reps) if s.blocks is not None
@@ -61,12 +63,13 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
             r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
             x = bootstrap.replicate_throughput(s.per_second, rng, reps)
             # completions per whole second vs per window length: rescale so replicates centre on the summary's X
-            if o.get("throughput_per_s") and s.per_second.mean() > 0:
-                r["throughput_per_s"] = x * (o["throughput_per_s"] / s.per_second.mean())
+            x_summary = figure(cell, "throughput_per_s")
+            if x_summary and s.per_second.mean() > 0:
+                r["throughput_per_s"] = x * (x_summary / s.per_second.mean())
             replicates[tag] = r
     metrics = []
     for key, name, higher, _ in METRICS:
-        d = bootstrap.delta(oa.get(key), ob.get(key), (replicates["A"] or {}).get(key),
+        d = bootstrap.delta(figure(a, key), figure(b, key), (replicates["A"] or {}).get(key),
                              (replicates["B"] or {}).get(key))
         metrics.append({"key": key, "name": name, "higher_is_better": higher, **d.as_dict(),
                         "verdict": bootstrap.verdict(d, higher, min_effect)})
@@ -74,7 +77,7 @@ def compare_pair(a: dict, b: dict, sa: CellSamples | None, sb: CellSamples | Non
     cell_verdict = ("worse" if "worse" in verdicts else "better" if "better" in verdicts
                     else "unknown" if verdicts == {"unknown"} else "same")
     return {"a": a, "b": b, "metrics": metrics, "verdict": cell_verdict,
-            "error_rate": (oa.get("error_rate"), ob.get("error_rate"))}
+            "error_rate": (figure(a, "error_rate"), figure(b, "error_rate"))}
 
 
 def sample_note(samples: CellSamples | None) -> str:
@@ -87,7 +90,7 @@ def sample_note(samples: CellSamples | None) -> str:
     return ""
 
 
-def compare_runs(sa: dict, sb: dict, *, samples: bool = True, seed: int = 1, reps: int = 1000,
+def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
                  min_effect: float = 0.02) -> Comparison:
     """Every paired cell's deltas and verdicts, the cells only one run has, the arms' findings, the settings and
     the words the page uses: all a renderer needs (littlegrid.summary.comparison)."""
@@ -95,7 +98,7 @@ def compare_runs(sa: dict, sb: dict, *, samples: bool = True, seed: int = 1, rep
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
     if not 0 <= min_effect < 1:
         raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
-    pairs, only_a, only_b = pair_cells(sa.get("cells") or [], sb.get("cells") or [])
+    pairs, only_a, only_b = pair_cells(sa.cells, sb.cells)
     rows = []
     for a, b in pairs:
         notes = []
@@ -108,11 +111,11 @@ def compare_runs(sa: dict, sb: dict, *, samples: bool = True, seed: int = 1, rep
         else:
             notes.append("--no-samples: no intervals")
         row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
-        rows.append(row | {"id": str(a["id"]), "note": "; ".join(notes)})
+        rows.append(row | {"id": a.id, "note": "; ".join(notes)})
     found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
-    paired = [r | {"a": str(r["a"]["id"]), "b": str(r["b"]["id"]), "error_rate": list(r["error_rate"])} for r in rows]
+    paired = [r | {"a": r["a"].id, "b": r["b"].id, "error_rate": list(r["error_rate"])} for r in rows]
     return Comparison.model_validate(plain({
         "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
-        "only_a": [str(c["id"]) for c in only_a], "only_b": [str(c["id"]) for c in only_b], "findings": found,
+        "only_a": [c.id for c in only_a], "only_b": [c.id for c in only_b], "findings": found,
         "seed": seed, "reps": reps, "min_effect": min_effect,
         "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}))

@@ -8,14 +8,14 @@ from littlegrid.criteria.grammar import ENTRY_UNIT, SCOPE_OPERATORS, Criterion, 
 from littlegrid.usererror import UserError
 
 
-def evaluate(criteria: list[str], summary: dict) -> list[dict]:
+def evaluate(criteria: list[str], summary) -> list[dict]:
     """One entry per criterion x cell in scope (contract section 5), in criterion then cell order.
 
     A figure the summary lacks gives `passed: None` with a `reason`; a scope no cell matches gives one such
     entry with `cell: None`. Malformed criteria and scopes naming an axis the grid lacks raise `UserError`.
     """
-    cells = summary.get("cells") or []
-    axes = set(summary.get("axes") or {}) | {a for c in cells for a in (c.get("axes") or {})}
+    cells = summary.cells
+    axes = set(summary.axes) | {a for c in cells for a in c.axes}
     entries = []
     for text in criteria:
         crit = parse(text)
@@ -28,13 +28,13 @@ def evaluate(criteria: list[str], summary: dict) -> list[dict]:
             entries.append(_entry(crit, None, None, f"no cell matches {crit.scope}"))
         for cell in in_scope:
             value, reason = measure(crit, cell)
-            entries.append(_entry(crit, cell.get("id"), value, reason))
+            entries.append(_entry(crit, cell.id, value, reason))
     return entries
 
 
-def in_where(scope: Scope, cell: dict, text: str = "") -> bool:
+def in_where(scope: Scope, cell, text: str = "") -> bool:
     """Whether a cell's axes satisfy every `where` condition (a cell without the axis does not)."""
-    cell_axes = cell.get("axes") or {}
+    cell_axes = cell.axes
     for cond in scope.where:
         if cond.axis not in cell_axes:
             return False
@@ -51,28 +51,28 @@ def in_where(scope: Scope, cell: dict, text: str = "") -> bool:
     return True
 
 
-def measure(crit: Criterion, cell: dict) -> tuple[float | None, str | None]:
-    """The criterion's figure for one cell in canonical units, or (None, why it is missing)."""
+def measure(crit: Criterion, cell) -> tuple[float | None, str | None]:
+    """The criterion's figure for one cell (a summary.model.Cell) in canonical units, or (None, why it is missing)."""
     spec = crit.spec
-    status = cell.get("status")
+    status = cell.status
     if not spec.per_label:
-        checks = [c for c in cell.get("checks") or [] if c.get("name") == spec.key]
+        checks = [c for c in cell.checks if c.name == spec.key]
         if not checks:
             return None, f"the cell has no {spec.key} check" + _status_note(status)
-        rel = checks[0].get("rel_error")
+        rel = checks[0].rel_error
         if not _is_number(rel):
-            return None, f"the {spec.key} check could not be made: {checks[0].get('explanation') or 'no value'}"
+            return None, f"the {spec.key} check could not be made: {checks[0].explanation or 'no value'}"
         return abs(float(rel)), None
     if crit.scope.label is not None:
-        stats = (cell.get("labels") or {}).get(crit.scope.label)
+        stats = cell.labels.get(crit.scope.label)
         where = f"label {quote(crit.scope.label)}"
         if stats is None:
             return None, f"{where} has no samples in this cell" + _status_note(status)
     else:
-        stats, where = cell.get("overall"), "the cell"
+        stats, where = cell.overall, "the cell"
         if stats is None:
             return None, "the cell has no statistics" + _status_note(status)
-    value = stats.get(spec.key)
+    value = getattr(stats, spec.key, None)
     if not _is_number(value):
         return None, f"{where} has no {spec.key} in the summary"
     return (int(value) if spec.kind == "count" else float(value)), None

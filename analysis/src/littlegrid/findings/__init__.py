@@ -1,8 +1,9 @@
 """Findings: what an analysed run shows, why, and what to change, as ranked statements with their figures.
 
-A pure function of the summary dict (no I/O): `findings(summary)` -> [Finding], ranked; `as_json(found)` for
-summary.json. The families live in one module each: capacity (saturation, bottleneck, waiting, knee), waves (a
-spike served c at a time), validity, think (think time), advice (recommendations), two_arms (the comparison's significant differences).
+A pure function of the typed summary (littlegrid.summary.model.Summary, read by attribute; no I/O):
+`findings(summary)` -> [Finding], ranked; `as_json(found)` for summary.json. The families live in one module each:
+capacity (saturation, bottleneck, waiting, knee), waves (a spike served c at a time), validity, think (think time),
+advice (recommendations), two_arms (the comparison's significant differences).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from littlegrid.findings import advice, capacity, think, validity, waves
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
 from littlegrid.findings.two_arms import two_arms
+from littlegrid.summary.model import Summary
 
 __all__ = ["Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "as_json", "two_arms", "text"]
 
 
-def findings(summary: dict) -> list[Finding]:
+def findings(summary: Summary) -> list[Finding]:
     """Every finding the summary supports, ranked (saturation and bottleneck first)."""
     found: list[Finding] = []
     plateaus = capacity.plateaus(summary)
@@ -23,13 +25,13 @@ def findings(summary: dict) -> list[Finding]:
         found.append(capacity.saturation(summary, p))
         bottleneck = capacity.bottleneck(summary, p)
         found.append(bottleneck)
-        covered |= {c["id"] for c in p.cells}
+        covered |= {c.id for c in p.cells}
         # a starved generator hides the server's capacity: a limit drawn from that curve would be about JMeter
         limit = None if bottleneck.resource == "generator" else advice.concurrency_limit(summary, p)
         if limit is not None:
             found.append(limit)
     found += capacity.connection_findings(summary, covered)
-    found += capacity.waiting(summary, {c["id"] for p in plateaus for c in p.cells})
+    found += capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
     found += waves.waves(summary)
     found += validity.validity(summary)
     found += capacity.knees(summary, plateaus)

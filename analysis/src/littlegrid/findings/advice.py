@@ -7,27 +7,27 @@ import math
 from littlegrid.findings.base import (TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, ms, num,
                                       overall, rate, users)
 from littlegrid.findings.capacity import Plateau, n_star_reach
+from littlegrid.summary.model import Cell, Summary
 
 SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative gain
 WIDE_GAP = 1.5    # measured N further apart than this ratio leave a knee unpinned
 
 
-def concurrency_limit(summary: dict, p: Plateau) -> Finding | None:
+def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     """The throttling experiment's rule: admit about N* (or the USL peak, when it is measured and lower) at once;
     more requests only queue, and a bounded queue in front turns the excess into fast refusals."""
-    b = p.bound or {}
-    n_star = num(b.get("n_star"))
-    fit = next((u for u in (summary.get("models") or {}).get("usl") or [] if (u.get("group") or {}) == p.group
-                and u.get("ok")), None)
-    peak = num((fit or {}).get("n_peak"))
+    b = p.bound
+    n_star = num(b.n_star) if b is not None else None
+    fit = next((u for u in summary.models.usl if u.group == p.group and u.ok), None)
+    peak = num(fit.n_peak) if fit is not None else None
     top = users(p.members[-1])
     if n_star is None and peak is None:
         return None
     use_peak = peak is not None and (n_star is None or peak < n_star) and peak <= top
     limit = peak if use_peak else n_star
-    source = (f"the USL peak N = {peak:.3g} (σ = {fit['sigma']:.2g}, κ = {fit['kappa']:.2g})" if use_peak
-              else f"N* = (D+Z)/D_max = ({ms(b.get('d_ms'))} + {ms(p.members[0]['intended'].get('think_ms') or 0)})"
-                   f"/{ms(b.get('d_max_ms'))} = {n_star:.3g}")
+    source = (f"the USL peak N = {peak:.3g} (σ = {fit.sigma:.2g}, κ = {fit.kappa:.2g})" if use_peak
+              else f"N* = (D+Z)/D_max = ({ms(b.d_ms)} + {ms(p.members[0].intended.think_ms or 0)})"
+                   f"/{ms(b.d_max_ms)} = {n_star:.3g}")
     head = group_words(p.group)
     rounding = "" if math.ceil(limit) == limit else ", rounded up so that no throughput is given away"
     if not use_peak and n_star_reach(b, p.group, p.members, [p]) == "ceiling":
@@ -37,49 +37,53 @@ def concurrency_limit(summary: dict, p: Plateau) -> Finding | None:
                  f"service: that is {source}{rounding}; past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} "
                  f"and every further request only adds to R (N = {users(p.cells[-1]):g} gave R = "
                  f"{ms(overall(p.cells[-1], 'mean_ms'))}).")
-    basis = str(b.get("basis") or "")
+    basis = b.basis if b is not None else ""
     standing = "holds" if use_peak or basis.startswith("grid") else "suggests"
     return Finding("recommendation", statement, standing,
                    "from the saturated curve's bounds" + ("" if standing == "holds" else f" ({basis})"),
                    (Figure("N*", n_star, "users"), Figure("USL peak", peak, "users")),
                    fields({"limit": math.ceil(limit), "n_star": n_star, "usl_peak": peak}),
-                   tuple(p.group.items()), tuple(c["id"] for c in p.cells),
+                   tuple(p.group.items()), tuple(c.id for c in p.cells),
                    recommendation=f"concurrency limit ≈ {math.ceil(limit):g}")
 
 
-def pool_size(summary: dict) -> list[Finding]:
+def _threads(c: Cell):
+    """The cell's thread-pool axis value, as the grid wrote it."""
+    return c.axes[TOMCAT_THREADS]
+
+
+def pool_size(summary: Summary) -> list[Finding]:
     """When the grid varies threads.max: at each N, the smallest pool within SAME_X of the best throughput, and
     what the larger pools cost in p99 and load average."""
-    cells = [c for c in summary.get("cells") or [] if c.get("overall") and TOMCAT_THREADS in (c.get("axes") or {})]
+    cells = [c for c in summary.cells if c.overall is not None and TOMCAT_THREADS in c.axes]
     groups: dict = {}
     for c in cells:
-        rest = tuple((k, v) for k, v in c["axes"].items() if k != TOMCAT_THREADS)
+        rest = tuple((k, v) for k, v in c.axes.items() if k != TOMCAT_THREADS)
         groups.setdefault(rest, []).append(c)
     out = []
     for rest, members in groups.items():
-        if len({c["axes"][TOMCAT_THREADS] for c in members}) < 2:
+        if len({_threads(c) for c in members}) < 2:
             continue
-        members.sort(key=lambda c: float(c["axes"][TOMCAT_THREADS]))
+        members.sort(key=lambda c: float(_threads(c)))
         best = max(overall(c, "throughput_per_s") for c in members)
         chosen = next(c for c in members if overall(c, "throughput_per_s") >= (1 - SAME_X) * best)
-        larger = [c for c in members if float(c["axes"][TOMCAT_THREADS]) > float(chosen["axes"][TOMCAT_THREADS])]
-        smaller = [c for c in members if float(c["axes"][TOMCAT_THREADS]) < float(chosen["axes"][TOMCAT_THREADS])]
+        larger = [c for c in members if float(_threads(c)) > float(_threads(chosen))]
+        smaller = [c for c in members if float(_threads(c)) < float(_threads(chosen))]
         where = ", ".join(f"{k} = {v}" for k, v in rest) or "every cell"
 
         def load(c):
-            return num((c.get("host") or {}).get("load1_mean"))
+            return num(c.host.load1_mean) if c.host is not None else None
 
         def describe(c):
-            text = (f"{c['axes'][TOMCAT_THREADS]} threads: X = {rate(overall(c, 'throughput_per_s'))}, "
+            text = (f"{_threads(c)} threads: X = {rate(overall(c, 'throughput_per_s'))}, "
                     f"p99 = {ms(overall(c, 'p99_ms'))}")
             return text + (f", load average {load(c):.2g}" if load(c) is not None else "")
 
         statement = f"Thread-pool size at {where}: " + "; ".join(describe(c) for c in members) + ". "
         if smaller:
-            statement += (f"Fewer than {chosen['axes'][TOMCAT_THREADS]} threads cost throughput, so take "
-                          f"{chosen['axes'][TOMCAT_THREADS]}")
+            statement += f"Fewer than {_threads(chosen)} threads cost throughput, so take {_threads(chosen)}"
         else:
-            statement += f"{chosen['axes'][TOMCAT_THREADS]} threads reach the best throughput"
+            statement += f"{_threads(chosen)} threads reach the best throughput"
         if larger:
             worse = [c for c in larger if (overall(c, "p99_ms") or 0) > (overall(chosen, "p99_ms") or 0)]
             statement += ("; more threads add no throughput" + (" and raise p99" if worse else "") + ".")
@@ -87,20 +91,20 @@ def pool_size(summary: dict) -> list[Finding]:
             statement += "."
         out.append(Finding("recommendation", statement, "holds",
                            f"the smallest pool within {SAME_X:.0%} of the best X at the same load",
-                           tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c["id"]) for c in members)
-                           + tuple(Figure("p99", overall(c, "p99_ms"), "ms", c["id"]) for c in members)
-                           + tuple(Figure("load average", load(c), "", c["id"]) for c in members if load(c) is not None),
-                           fields({"threads_max": float(chosen["axes"][TOMCAT_THREADS])}), rest,
-                           tuple(c["id"] for c in members),
-                           recommendation=f"{TOMCAT_THREADS} = {chosen['axes'][TOMCAT_THREADS]}"))
+                           tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c.id) for c in members)
+                           + tuple(Figure("p99", overall(c, "p99_ms"), "ms", c.id) for c in members)
+                           + tuple(Figure("load average", load(c), "", c.id) for c in members if load(c) is not None),
+                           fields({"threads_max": float(_threads(chosen))}), rest,
+                           tuple(c.id for c in members),
+                           recommendation=f"{TOMCAT_THREADS} = {_threads(chosen)}"))
     return out
 
 
-def next_cells(summary: dict, plateaus: list[Plateau]) -> list[Finding]:
+def next_cells(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     """Per curve: where the knee N* is not pinned by measured cells on both sides close to it, the N to run next."""
     out = []
     for group, members, bound in curves(summary):
-        n_star = num((bound or {}).get("n_star"))
+        n_star = num(bound.n_star) if bound is not None else None
         ns = sorted({users(c) for c in members})
         if n_star is None or not ns:
             continue
@@ -133,6 +137,6 @@ def next_cells(summary: dict, plateaus: list[Plateau]) -> list[Finding]:
                      f"{', '.join(f'{n:g}' for n in proposal)}: {why}.")
         out.append(Finding("recommendation", statement, "holds", "measured N against the bounds' knee",
                            (Figure("N*", n_star, "users"),), fields({"n_star": n_star}), tuple(group.items()),
-                           tuple(c["id"] for c in members),
+                           tuple(c.id for c in members),
                            recommendation="run N = " + ", ".join(f"{n:g}" for n in proposal)))
     return out

@@ -1,4 +1,4 @@
-"""The finding record, its ranking and the small readers of the summary every finding family shares."""
+"""The finding record, its ranking and the small readers of the typed summary every finding family shares."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from littlegrid.analysis import models
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.summary.model import Bounds, Cell, Check, Summary
 
 STANDINGS = ("holds", "suggests", "cannot tell")
 # What a performance engineer needs first: what limits the system, where the requests wait, which cells not
@@ -78,50 +79,61 @@ def num(x) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
-def overall(cell: dict, key: str) -> float | None:
-    return num((cell.get("overall") or {}).get(key))
+def overall(cell: Cell, key: str) -> float | None:
+    """A figure of the cell's steady-window statistics (None when the cell has none)."""
+    return num(getattr(cell.overall, key)) if cell.overall is not None else None
 
 
-def users(cell: dict) -> float | None:
-    return num((cell.get("users") or {}).get("n"))
+def users(cell: Cell) -> float | None:
+    return num(cell.users.n) if cell.users is not None else None
 
 
-def check(cell: dict, name: str) -> dict | None:
-    return next((c for c in cell.get("checks") or [] if c.get("name") == name), None)
+def check(cell: Cell, name: str) -> Check | None:
+    return next((c for c in cell.checks if c.name == name), None)
 
 
-def knob(summary: dict, cell: dict, name: str) -> float | None:
+def failed(cell: Cell, name: str) -> Check | None:
+    """The cell's check of that name when it was made and failed."""
+    k = check(cell, name)
+    return k if k is not None and k.passed is False else None
+
+
+def knob(summary: Summary, cell: Cell, name: str) -> float | None:
     """A server knob of a cell: its axis value, else the run's fixed knob."""
-    value = (cell.get("axes") or {}).get(name)
+    value = cell.axes.get(name)
     if value is None:
-        value = ((summary.get("run") or {}).get("server_knobs") or {}).get(name)
+        value = (summary.run.server_knobs or {}).get(name)
     try:
         return float(value) if value is not None and not isinstance(value, bool) else None
     except (TypeError, ValueError):
         return None
 
 
-def threads_max(summary: dict, cell: dict) -> tuple[float | None, str]:
+def threads_max(summary: Summary, cell: Cell) -> tuple[float | None, str]:
     """(Tomcat's thread pool size, how it is known): a knob, else Tomcat's default when the server reported
     metrics (the sample server is Tomcat), else unknown."""
     value = knob(summary, cell, TOMCAT_THREADS)
-    if value is None and num((cell.get("server") or {}).get("threads_max")) is not None:
-        return cell["server"]["threads_max"], f"the server reports threads.max = {cell['server']['threads_max']:g}"
+    if value is None and cell.server is not None and num(cell.server.threads_max) is not None:
+        return cell.server.threads_max, f"the server reports threads.max = {cell.server.threads_max:g}"
     if value is not None:
         return value, f"{TOMCAT_THREADS} = {value:g}"
-    if cell.get("server"):
+    if cell.server is not None:
         return float(TOMCAT_DEFAULT_THREADS), f"Tomcat's default {TOMCAT_DEFAULT_THREADS} threads"
     return None, "unknown"
 
 
-def think_excess_ms(cell: dict) -> float | None:
+def realised_think_ms(cell: Cell) -> float | None:
+    """The mean think time the threads realised (ms), None when not measured."""
+    return num(cell.think_time.mean_ms) if cell.think_time is not None else None
+
+
+def think_excess_ms(cell: Cell) -> float | None:
     """Realised minus intended think time per cycle (ms): what the generator added between samples."""
-    real = num((cell.get("think_time") or {}).get("mean_ms"))
-    asked = num((cell.get("intended") or {}).get("think_ms"))
+    real, asked = realised_think_ms(cell), num(cell.intended.think_ms)
     return None if real is None or asked is None else real - asked
 
 
-def overhead_explains(cell: dict, k: dict) -> bool:
+def overhead_explains(cell: Cell, k: Check) -> bool:
     """Whether a failed fidelity check is JMeter's per-cycle work and nothing more: the threads thought at most
     GENERATOR_OVERHEAD_MS longer than asked, and (for the workload check) X·(R+Z_intended) falls short of N by no
     more than that excess explains. With Z_real = Z + e, X = N/(R+Z+e), so X·(R+Z) = N·(1 − e/(R+Z+e)): a
@@ -129,36 +141,33 @@ def overhead_explains(cell: dict, k: dict) -> bool:
     excess, r = think_excess_ms(cell), overall(cell, "mean_ms")
     if excess is None or not 0 < excess <= GENERATOR_OVERHEAD_MS:
         return False
-    if k.get("name") == "think_time":
+    if k.name == "think_time":
         return True
-    if k.get("name") != "workload" or r is None:
+    if k.name != "workload" or r is None:
         return False
-    value, n = num(k.get("value")), num(k.get("expected"))
+    value, n = num(k.value), num(k.expected)
     if value is None or not n or value > n:
         return False
-    z_real = (num((cell.get("think_time") or {}).get("mean_ms")) or 0.0)
-    return 1 - value / n <= excess / (r + z_real) + (num(k.get("tolerance")) or 0.0)
+    z_real = realised_think_ms(cell) or 0.0
+    return 1 - value / n <= excess / (r + z_real) + (num(k.tolerance) or 0.0)
 
 
-def where_of(cells: list[dict]) -> tuple[tuple[str, object], ...]:
+def where_of(cells: list[Cell]) -> tuple[tuple[str, object], ...]:
     """Axis values every one of the cells shares, in the first cell's axis order."""
     if not cells:
         return ()
-    first = cells[0].get("axes") or {}
-    return tuple((k, v) for k, v in first.items() if all((c.get("axes") or {}).get(k, object()) == v for c in cells))
+    first = cells[0].axes
+    return tuple((k, v) for k, v in first.items() if all(c.axes.get(k, object()) == v for c in cells))
 
 
-def curves(summary: dict) -> list[tuple[dict, list[dict], dict | None]]:
-    """(group axes, cells sorted by N, the bounds entry of that curve) for every X(N) curve (spikes left out)."""
-    bounds = (summary.get("models") or {}).get("bounds") or []
+def curves(summary: Summary) -> list[tuple[dict, list[Cell], Bounds | None]]:
+    """(group axes, cells sorted by N, the bounds of that curve) for every X(N) curve (spikes left out)."""
     out = []
-    for key, members in models.curves(summary.get("cells") or []).items():
-        group = dict(key)
-        bound = next((b for b in bounds if (b.get("group") or {}) == group
-                      and b.get("think_ms") == models.think_of(members[0])), None)
-        if bound is None:  # summaries written before bounds carried their group
-            bound = next((b for b in bounds if b.get("think_ms") == models.think_of(members[0])
-                          and not b.get("group")), None)
+    for key, members in models.curves(summary.cells).items():
+        group, think = dict(key), models.think_of(members[0])
+        bound = next((b for b in summary.models.bounds if b.group == group and b.think_ms == think), None)
+        if bound is None:  # bounds written without their group (tests/render/golden/summary.json): by Z alone
+            bound = next((b for b in summary.models.bounds if b.think_ms == think and not b.group), None)
         out.append((group, members, bound))
     return out
 
@@ -168,7 +177,7 @@ def group_words(group: dict) -> str:
     return ("with " + ", ".join(f"{k} = {v}" for k, v in group.items())) if group else ""
 
 
-def cells_words(cells: list[dict], group: dict) -> str:
+def cells_words(cells: list[Cell], group: dict) -> str:
     """The cells of one curve by their N ("N = 20 and 100"), prefixed by the curve's fixed axes."""
     ns = [f"{users(c):g}" for c in cells]
     listed = ns[0] if len(ns) == 1 else ", ".join(ns[:-1]) + " and " + ns[-1]
@@ -176,10 +185,10 @@ def cells_words(cells: list[dict], group: dict) -> str:
     return f"N = {listed}" + (f" {head}" if head else "")
 
 
-def cell_words(cell: dict) -> str:
+def cell_words(cell: Cell) -> str:
     """One cell by its axis values (its id when it has none)."""
-    axes = cell.get("axes") or {}
-    return "cell " + (", ".join(f"{k} = {v}" for k, v in axes.items()) if axes else str(cell.get("id")))
+    axes = cell.axes
+    return "cell " + (", ".join(f"{k} = {v}" for k, v in axes.items()) if axes else str(cell.id))
 
 
 def span(values: list[float], fmt) -> str:

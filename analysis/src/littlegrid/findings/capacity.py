@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from littlegrid.analysis import models
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
-from littlegrid.findings.base import (ACCEPT_COUNT, overhead_explains, span, think_excess_ms, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
-                                      cells_words, check, curves, fields, group_words, knob, ms, num, overall,
-                                      pct, rate, threads_max, users, where_of)
+from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
+                                      cells_words, curves, failed, fields, group_words, knob, ms, num,
+                                      overall, overhead_explains, pct, rate, span, think_excess_ms, threads_max,
+                                      users, where_of)
+from littlegrid.summary.model import Bounds, Cell, Summary, Tail
 
 # Saturation: the load grew by at least LOAD_STEP while X grew by at most LEVEL_GROWTH.
 LOAD_STEP = 1.5
@@ -37,30 +39,35 @@ class Plateau:
     """A saturated curve: the cells from the first N where X stopped growing, and the bound it meets."""
 
     group: dict
-    members: list
-    cells: list
-    bound: dict | None
+    members: list[Cell]
+    cells: list[Cell]
+    bound: Bounds | None
     standing: str
     why: str
     kind: str = "level"  # "level": X stopped growing; "contended": X still grows, far below N/(D+Z)
 
 
-def _line(bound: dict | None, cell: dict) -> float | None:
+def _line(bound: Bounds | None, cell: Cell) -> float | None:
     """The contention-free line N/(D+Z) at this cell (per second)."""
-    if bound is None or num(bound.get("d_ms")) is None:
+    if bound is None or num(bound.d_ms) is None:
         return None
-    cycle = bound["d_ms"] + models.think_of(cell)
+    cycle = bound.d_ms + models.think_of(cell)
     return 1000.0 * users(cell) / cycle if cycle > 0 else None
 
 
-def starved(cell: dict) -> bool:
+def _grid(bound: Bounds | None) -> bool:
+    """Whether the bounds come from the grid's S and c (not estimated from the cells)."""
+    return bound is not None and bound.basis.startswith("grid")
+
+
+def starved(cell: Cell) -> bool:
     """Whether the generator fell short of the load asked for by more than JMeter's per-cycle work explains:
     then part of the cell's R and Z is JMeter's own delay, not the system's."""
-    return any((check(cell, k) or {}).get("passed") is False and not overhead_explains(cell, check(cell, k))
-               for k in ("workload", "think_time"))
+    return any(k is not None and not overhead_explains(cell, k)
+               for k in (failed(cell, "workload"), failed(cell, "think_time")))
 
 
-def plateaus(summary: dict) -> list[Plateau]:
+def plateaus(summary: Summary) -> list[Plateau]:
     out = []
     for group, members, bound in curves(summary):
         if len(members) < 2:
@@ -80,8 +87,8 @@ def plateaus(summary: dict) -> list[Plateau]:
             out.append(Plateau(group, members, members[start:], bound, "holds", why))
             continue
         last, line = members[-1], _line(bound, members[-1])
-        ceiling = 1000.0 / bound["d_max_ms"] if bound and num(bound.get("d_max_ms")) else None
-        if (line and ceiling and str(bound.get("basis", "")).startswith("grid")
+        ceiling = 1000.0 / bound.d_max_ms if bound and num(bound.d_max_ms) else None
+        if (line and ceiling and _grid(bound)
                 and xs[-1] < KNEE_EFFICIENCY * line and xs[-1] >= NEAR_BOUND * ceiling):
             out.append(Plateau(group, members, [last], bound, "suggests",
                                f"the heaviest cell is at {xs[-1] / ceiling:.0%} of the bound and "
@@ -91,7 +98,7 @@ def plateaus(summary: dict) -> list[Plateau]:
         contended = [k for k, (x, ln) in enumerate(zip(xs, lines)) if x is not None and ln and x < CONTENDED * ln]
         if contended and contended[-1] == len(members) - 1:
             first = next(k for k in range(len(members)) if all(j in contended for j in range(k, len(members))))
-            estimated = not str(bound.get("basis", "")).startswith("grid")
+            estimated = not _grid(bound)
             out.append(Plateau(group, members, members[first:], bound, "holds",
                                f"X below {CONTENDED:.0%} of N/(D+Z) means R+Z is more than twice D+Z (N = X·(R+Z))"
                                + ("; D is R at the lightest cell, at least the true D, so the true share is lower "
@@ -99,23 +106,23 @@ def plateaus(summary: dict) -> list[Plateau]:
     return out
 
 
-def _bound_words(summary: dict, p: Plateau) -> tuple[float | None, str]:
+def _bound_words(summary: Summary, p: Plateau) -> tuple[float | None, str]:
     """(bound per second, its name and figures) that the plateau meets."""
     b = p.bound
-    if b is None or num(b.get("d_max_ms")) is None:
+    if b is None or num(b.d_max_ms) is None:
         return None, "no bound (the summary has no bounds model)"
-    ceiling = 1000.0 / b["d_max_ms"]
-    if not str(b.get("basis", "")).startswith("grid"):
+    ceiling = 1000.0 / b.d_max_ms
+    if not _grid(b):
         return ceiling, (f"1/D_max = {rate(ceiling)}, estimated from the highest X itself (the grid gives no S and "
                          f"c), so the level is not explained by it")
-    c, s = b["d_ms"] / b["d_max_ms"], b["d_ms"]
+    c, s = b.d_ms / b.d_max_ms, b.d_ms
     k = knob(summary, p.cells[0], THROTTLE)
     if k and k > 0 and round(c) == round(k):
         return ceiling, f"the throttle's K/S = {k:g}/{ms(s)} = {rate(ceiling)}"
     return ceiling, f"c/S = {c:g}/{ms(s)} = {rate(ceiling)}"
 
 
-def saturation(summary: dict, p: Plateau) -> Finding:
+def saturation(summary: Summary, p: Plateau) -> Finding:
     xs = [overall(c, "throughput_per_s") for c in p.cells]
     level = sum(xs) / len(xs)
     ceiling, bound_words = _bound_words(summary, p)
@@ -128,19 +135,19 @@ def saturation(summary: dict, p: Plateau) -> Finding:
         x, line, r = overall(last, "throughput_per_s"), _line(p.bound, last), overall(last, "mean_ms")
         statement = (f"The system is contended from N = {users(first):g} on ({cells_words(p.cells, p.group)}): X "
                      f"still grows, to {rate(x)} at N = {users(last):g}, but that is {x / line:.0%} of the "
-                     f"contention-free N/(D+Z) = {rate(line)}; R = {ms(r)} against D = {ms(p.bound['d_ms'])}, so "
+                     f"contention-free N/(D+Z) = {rate(line)}; R = {ms(r)} against D = {ms(p.bound.d_ms)}, so "
                      f"requests mostly wait for a resource.")
-        if ceiling and str((p.bound or {}).get("basis", "")).startswith("grid"):
+        if ceiling and _grid(p.bound):
             statement += f" The asymptotic bound is {bound_words}."
-    elif ceiling and str((p.bound or {}).get("basis", "")).startswith("grid"):
+    elif ceiling and _grid(p.bound):
         statement += f" X is {level / ceiling:.0%} of that bound."
         if level < 0.8 * ceiling:
             statement += " Something other than the server's c servers limits it."
-    evidence = tuple(Figure("X", x, "/s", c["id"]) for x, c in zip(xs, p.cells))
-    evidence += tuple(Figure("N/(D+Z)", _line(p.bound, c), "/s", c["id"]) for c in p.cells if _line(p.bound, c))
+    evidence = tuple(Figure("X", x, "/s", c.id) for x, c in zip(xs, p.cells))
+    evidence += tuple(Figure("N/(D+Z)", _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
     return Finding("saturation", statement, p.standing, p.why, evidence,
                    fields({"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling}),
-                   where_of(p.cells) or tuple(p.group.items()), tuple(c["id"] for c in p.cells))
+                   where_of(p.cells) or tuple(p.group.items()), tuple(c.id for c in p.cells))
 
 
 # ---------------------------------------------------------------- the bottleneck
@@ -150,11 +157,11 @@ def _mean(values):
     return sum(values) / len(values) if values else None
 
 
-def bottleneck(summary: dict, p: Plateau) -> Finding:
+def bottleneck(summary: Summary, p: Plateau) -> Finding:
     """The resource that caps the plateau, from server and host evidence, in order of what explains the most:
     a generator that did not deliver, saturated cores, a throttle's queue, a full thread pool, refused
     connections; else unknown, naming what to measure."""
-    cells, ids = p.cells, tuple(c["id"] for c in p.cells)
+    cells, ids = p.cells, tuple(c.id for c in p.cells)
     xs = [overall(c, "throughput_per_s") for c in cells]
     figures = {"throughput_per_s": _mean(xs), "users": users(cells[0])}
     where = where_of(cells) or tuple(p.group.items())
@@ -164,23 +171,22 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
         return Finding("bottleneck", statement, standing, why, tuple(evidence),
                        fields(figures | extra), where, ids, resource)
 
-    servers = [c.get("server") or {} for c in cells]
-    hosts = [c.get("host") or {} for c in cells]
-    cpu = _mean([num(h.get("cpu_util_mean")) for h in hosts])
-    cores = num(((summary.get("run") or {}).get("host") or {}).get("cpus"))
+    servers = [c.server for c in cells]
+    cpus = [num(c.host.cpu_util_mean) if c.host is not None else None for c in cells]
+    cpu = _mean(cpus)
+    cores = num(summary.run.host.cpus)
     # The generator limits the load only when it failed to put it on by more than JMeter's per-cycle work
     # explains (laws.GENERATOR_OVERHEAD_MS), and the cores it runs on were saturated (or an open plan ran out of
     # threads). A per-cycle overhead alone is a validity caveat, not a bottleneck.
-    sizing = [c for c in cells if (check(c, "generator_sizing") or {}).get("passed") is False]
-    short = [(c, check(c, k)) for c in cells for k in ("workload", "think_time")
-               if (check(c, k) or {}).get("passed") is False and not overhead_explains(c, check(c, k))]
+    sizing = [(c, k) for c in cells if (k := failed(c, "generator_sizing")) is not None]
+    short = [(c, k) for c in cells for name in ("workload", "think_time")
+             if (k := failed(c, name)) is not None and not overhead_explains(c, k)]
     if sizing:
-        c = sizing[0]
+        c, k = sizing[0]
         return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
-                     f"exhausted in {cell_words(c)} ({check(c, 'generator_sizing').get('explanation')})", "holds",
+                     f"exhausted in {cell_words(c)} ({k.explanation})", "holds",
                      "an open plan without free threads cannot start requests on time",
-                     [Figure("generator_sizing relative error", num(check(c, "generator_sizing").get("rel_error")),
-                             "", c["id"]) for c in sizing])
+                     [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
     excess = [think_excess_ms(c) for c, _ in short if think_excess_ms(c) is not None]
     starved_words = (f"threads thought {span(excess, lambda v: f'{v:.2g} ms')} longer than asked, more than "
                      f"JMeter's {GENERATOR_OVERHEAD_MS:g} ms per-cycle work" if excess
@@ -191,14 +197,13 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      f"server, are {pct(cpu)} busy and {starved_words}, so the server saw less load than asked. "
                      f"This run cannot tell the server's own capacity; run the generator on other cores.", "holds",
                      f"host CPU at least {CPU_BUSY:.0%} and the load asked for not put on beyond per-cycle overhead",
-                     [Figure("host CPU utilisation", num(h.get("cpu_util_mean")), "", c["id"])
-                      for c, h in zip(cells, hosts)]
-                     + [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in short],
+                     [Figure("host CPU utilisation", u, "", c.id) for c, u in zip(cells, cpus)]
+                     + [Figure(f"{k.name} relative error", num(k.rel_error), "", c.id) for c, k in short],
                      cpu_util=cpu)
 
-    busy = [num(s.get("busy_threads_mean")) for s in servers]
-    r_server = _mean([num(s.get("service_mean_ms")) for s in servers])
-    s_grid = num((p.bound or {}).get("d_ms")) if str((p.bound or {}).get("basis", "")).startswith("grid") else None
+    busy = [num(s.busy_threads_mean) if s is not None else None for s in servers]
+    r_server = _mean([num(s.service_mean_ms) if s is not None else None for s in servers])
+    s_grid = num(p.bound.d_ms) if _grid(p.bound) else None
     stretched = r_server is not None and s_grid is not None and r_server > STRETCH * s_grid
     pool = [threads_max(summary, c) for c in cells]
     full = [b is not None and t is not None and b >= BUSY_SHARE * t for b, (t, _) in zip(busy, pool)]
@@ -214,18 +219,18 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                  + " JMeter shares these cores, so D includes the generator's own work per request.")
         return found("cpu", text, "holds",
                      "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
-                     "own share is not separated", [Figure("host CPU utilisation", num(h.get("cpu_util_mean")), "",
-                                                           c["id"]) for c, h in zip(cells, hosts)],
+                     "own share is not separated", [Figure("host CPU utilisation", u, "", c.id)
+                                                    for c, u in zip(cells, cpus)],
                      cpu_util=cpu, demand_core_ms=demand)
 
-    queue = [num(s.get("throttle_queue_mean")) for s in servers]
+    queue = [num(s.throttle_queue_mean) if s is not None else None for s in servers]
     k = knob(summary, cells[0], THROTTLE)
     if k and k > 0 and all(q is not None and q >= THROTTLE_QUEUE for q in queue):
-        waits = [num(s.get("throttle_wait_ms")) for s in servers]
+        waits = [num(s.throttle_wait_ms) if s is not None else None for s in servers]
         return found("throttle", f"The throttle (K = {k:g}) caps X = {rate(_mean(xs))} at {on}: on average "
                      f"{_mean(queue):.3g} requests wait in its queue, {ms(_mean(waits))} each.", "holds",
                      "the throttle's queue is never empty while X stays level",
-                     [Figure("throttle queue", q, "requests", c["id"]) for q, c in zip(queue, cells)],
+                     [Figure("throttle queue", q, "requests", c.id) for q, c in zip(queue, cells)],
                      throttle_queue=_mean(queue), throttle_k=k)
 
     seen = [f for f, b in zip(full, busy) if b is not None]
@@ -241,18 +246,17 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      ("" if cpu is None else f"; host CPU {pct(cpu)}, not saturated" if cpu < CPU_BUSY
                       else f"; host CPU {pct(cpu)} too, but R_server = {ms(r_server)} is the service time "
                            f"S = {ms(s_grid)}, so the threads are not slowed by the cores"),
-                     [Figure("busy threads", b, "threads", c["id"]) for b, c in zip(busy, cells)],
+                     [Figure("busy threads", b, "threads", c.id) for b, c in zip(busy, cells)],
                      busy_threads=_mean(busy), threads_max=t)
 
-    connection = {c["id"]: sum(((c.get("overall") or {}).get("errors_by_class") or {}).get(k, 0)
-                               for k in CONNECTION_CLASSES) for c in cells}
+    connection = {c.id: _connection_errors(c) for c in cells}
     if any(connection.values()):
-        return connections_finding(summary, [c for c in cells if connection[c["id"]]], p.group, figures)
+        return connections_finding(summary, [c for c in cells if connection[c.id]], p.group, figures)
 
-    missing = [c for c, s in zip(cells, servers) if num(s.get("busy_threads_mean")) is None]
+    missing = [c for c, b in zip(cells, busy) if b is None]
     t, how = pool[0]
-    ceiling = 1000.0 / p.bound["d_max_ms"] if p.bound and num(p.bound.get("d_max_ms")) else None
-    c_grid = p.bound["d_ms"] / p.bound["d_max_ms"] if s_grid is not None and ceiling else None
+    ceiling = 1000.0 / p.bound.d_max_ms if p.bound and num(p.bound.d_max_ms) else None
+    c_grid = p.bound.d_ms / p.bound.d_max_ms if s_grid is not None and ceiling else None
     if missing and t is not None and c_grid is not None and abs(_mean(xs) / ceiling - 1) <= 0.1 \
             and round(c_grid) == round(t):
         return found("thread_pool", f"Tomcat's thread pool probably caps X = {rate(_mean(xs))} at {on}: X is "
@@ -260,14 +264,14 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                      f"metrics in {', '.join(cell_words(c) for c in missing)} ({_no_metrics(missing[0])}).",
                      "suggests",
                      "X matches the thread pool's c/S, but the server's busy-thread count is missing",
-                     [Figure("X", x, "/s", c["id"]) for x, c in zip(xs, cells)], bound_per_s=ceiling)
+                     [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)], bound_per_s=ceiling)
     if short:
         c, k = short[0]
         return found("generator", f"The generator may set X = {rate(_mean(xs))} at {on}: {starved_words} "
-                     f"({cell_words(c)}: {k.get('explanation')}), while the host CPU is "
+                     f"({cell_words(c)}: {k.explanation}), while the host CPU is "
                      f"{'unknown' if cpu is None else pct(cpu)} and no server resource is seen full.", "suggests",
                      "the load asked for was not put on beyond per-cycle overhead, but the cores were not saturated",
-                     [Figure(f"{k['name']} relative error", num(k.get("rel_error")), "", c["id"]) for c, k in short])
+                     [Figure(f"{k.name} relative error", num(k.rel_error), "", c.id) for c, k in short])
     absent = []
     if missing:
         absent.append("server metrics (busy threads, in-flight, throttle queue)")
@@ -278,27 +282,39 @@ def bottleneck(summary: dict, p: Plateau) -> Finding:
                  f"{what}. Measure next: busy threads vs threads.max, host CPU, the throttle queue, connection "
                  f"errors by class, and the generator's own CPU.", "cannot tell",
                  "saturated, but no evidence names a resource",
-                 [Figure("X", x, "/s", c["id"]) for x, c in zip(xs, cells)])
+                 [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)])
 
 
-def _no_metrics(cell: dict) -> str:
+def _no_metrics(cell: Cell) -> str:
     """Why a cell has no server figures, as the summary says it."""
-    s = cell.get("server") or {}
-    if s.get("in_front_reason"):
-        return str(s["in_front_reason"])
-    if s.get("failed_scrapes"):
-        return f"{s['failed_scrapes']} scrapes failed"
-    return "no server-metrics readings in the window" if cell.get("server") is not None else "no server metrics"
+    s = cell.server
+    if s is None:
+        return "no server metrics"
+    if s.in_front_reason:
+        return str(s.in_front_reason)
+    if s.failed_scrapes:
+        return f"{s.failed_scrapes} scrapes failed"
+    return "no server-metrics readings in the window"
 
 
-def connections_finding(summary: dict, cells: list[dict], group: dict, figures: dict) -> Finding:
+def _errors_by_class(cell: Cell) -> dict:
+    return cell.overall.errors_by_class if cell.overall is not None else {}
+
+
+def _connection_errors(cell: Cell, classes=CONNECTION_CLASSES) -> int:
+    """The cell's requests that failed to connect or were dropped (of the given error classes)."""
+    by_class = _errors_by_class(cell)
+    return sum(by_class.get(k) or 0 for k in classes)
+
+
+def connections_finding(summary: Summary, cells: list[Cell], group: dict, figures: dict) -> Finding:
     """Requests refused or reset at the connection level, against max-connections + accept-count."""
     by_class = {}
     for c in cells:
         for k in CONNECTION_CLASSES:
-            by_class[k] = by_class.get(k, 0) + (((c.get("overall") or {}).get("errors_by_class") or {}).get(k) or 0)
+            by_class[k] = by_class.get(k, 0) + _connection_errors(c, (k,))
     total = sum(by_class.values())
-    count = sum((c.get("overall") or {}).get("count") or 0 for c in cells)
+    count = sum(c.overall.count if c.overall is not None else 0 for c in cells)
     limit_words, limit = "", None
     mc, ac = knob(summary, cells[0], MAX_CONNECTIONS), knob(summary, cells[0], ACCEPT_COUNT)
     if mc is not None and ac is not None:
@@ -312,21 +328,19 @@ def connections_finding(summary: dict, cells: list[dict], group: dict, figures: 
                    f"requests failed to connect or were dropped ({classes}){limit_words}.",
                    "holds" if over else "suggests",
                    "connection-level failures by class" + ("" if over else f", though N is not above {limit:g}"),
-                   tuple(Figure("connection errors", sum((((c.get("overall") or {}).get("errors_by_class") or {})
-                                                          .get(k) or 0) for k in CONNECTION_CLASSES), "", c["id"])
-                         for c in cells),
-                   fields(figures), where_of(cells), tuple(c["id"] for c in cells), "connections")
+                   tuple(Figure("connection errors", _connection_errors(c), "", c.id) for c in cells),
+                   fields(figures), where_of(cells), tuple(c.id for c in cells), "connections")
 
 
-def connection_findings(summary: dict, covered: set) -> list[Finding]:
+def connection_findings(summary: Summary, covered: set) -> list[Finding]:
     """Connection failures in cells no plateau covers (a spike has no curve): one finding per curve or spike
     group. `covered`: cell ids already explained by a plateau's bottleneck."""
     groups: dict = {}
-    for c in summary.get("cells") or []:
-        if c["id"] in covered or not (c.get("overall") or {}).get("errors_by_class"):
+    for c in summary.cells:
+        if c.id in covered:
             continue
-        if any(((c["overall"]["errors_by_class"]).get(k) or 0) for k in CONNECTION_CLASSES):
-            groups.setdefault(models.group_key(c.get("axes") or {}), []).append(c)
+        if any(_errors_by_class(c).get(k) for k in CONNECTION_CLASSES):
+            groups.setdefault(models.group_key(c.axes), []).append(c)
     out = []
     for key, cells in groups.items():
         cells.sort(key=lambda c: users(c) or 0)
@@ -338,23 +352,25 @@ def connection_findings(summary: dict, covered: set) -> list[Finding]:
 
 # ---------------------------------------------------------------- where requests wait
 
-def _in_front(cell: dict) -> tuple[float | None, float | None, float | None, float | None]:
+def _in_front(cell: Cell) -> tuple[float | None, float | None, float | None, float | None]:
     """(requests waiting in front of the server, ms each waits there, L_server, X·R in flight at the client):
     X·R − L_server and R − R_server, the summary's own figures when it carries them, else derived by the same
     rule analyze uses (with think time N − L_server would count the thinking users as waiting)."""
-    s = cell.get("server") or {}
-    derived = in_front_of_server(overall(cell, "throughput_per_s"), overall(cell, "mean_ms"), s)
-    own = {k: num(s.get(k)) for k in derived} | {
-        "wait_in_front_ms": num(s.get("wait_in_front_ms", s.get("client_minus_server_ms")))}
+    s = cell.server
+    derived = in_front_of_server(overall(cell, "throughput_per_s"), overall(cell, "mean_ms"),
+                                 s.model_dump() if s is not None else {})
+    own = {} if s is None else {"waiting_in_front": num(s.waiting_in_front),
+                                "wait_in_front_ms": num(s.wait_in_front_ms),
+                                "client_in_flight": num(s.client_in_flight)}
 
     def pick(key):
         return own[key] if own.get(key) is not None else num(derived[key])
 
-    return (pick("waiting_in_front"), pick("wait_in_front_ms"), num(s.get("in_flight_mean")),
+    return (pick("waiting_in_front"), pick("wait_in_front_ms"), num(s.in_flight_mean) if s is not None else None,
             pick("client_in_flight"))
 
 
-def waiting(summary: dict, saturated: set) -> list[Finding]:
+def waiting(summary: Summary, saturated: set) -> list[Finding]:
     """Per curve: the cells where a share of R is spent in front of the server (the accept queue, connection
     set-up); a saturated curve without server figures gets a "cannot tell"."""
     out = []
@@ -364,7 +380,7 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
             n_front, w, l_server, client = _in_front(c)
             r = overall(c, "mean_ms")
             if n_front is None or w is None:
-                if c["id"] in saturated:
+                if c.id in saturated:
                     blind.append(c)
                 continue
             if r and w > WAIT_SHARE * r and n_front >= 1:
@@ -382,8 +398,8 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
                          + "; ".join(parts) + ".")
             evidence = []
             for c, n, w, *_ in queued:
-                evidence += [Figure("X·R − L_server", n, "requests", c["id"]),
-                             Figure("R − R_server", w, "ms", c["id"])]
+                evidence += [Figure("X·R − L_server", n, "requests", c.id),
+                             Figure("R − R_server", w, "ms", c.id)]
             cells = [c for c, *_ in queued]
             heaviest = queued[-1]
             hungry = [c for c in cells if starved(c)]
@@ -394,47 +410,47 @@ def waiting(summary: dict, saturated: set) -> list[Finding]:
                                   if hungry else ""),
                                tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
                                                         "users": users(heaviest[0])}),
-                               where_of(cells) or tuple(group.items()), tuple(c["id"] for c in cells)))
+                               where_of(cells) or tuple(group.items()), tuple(c.id for c in cells)))
         if blind:
             out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, group)}: no "
                                f"server metrics ({_no_metrics(blind[0])}).", "cannot tell",
                                "no server metrics in the saturated cells", (), (),
-                               where_of(blind) or tuple(group.items()), tuple(c["id"] for c in blind)))
+                               where_of(blind) or tuple(group.items()), tuple(c.id for c in blind)))
     return out
 
 
 # ---------------------------------------------------------------- the latency knee
 
-def n_star_reach(bound: dict, group: dict, members: list, plateaus: list) -> str | None:
+def n_star_reach(bound: Bounds, group: dict, members: list[Cell], plateaus: list[Plateau]) -> str | None:
     """How far an estimated N* can be trusted. "floor": the curve never levelled off, so 1/max X over-states
     D_max and N* = (D+Z)/D_max is only a lower bound of the knee (no cell is known to be past it). "ceiling":
     the curve is saturated from its lightest cell on, so D = R there holds queueing and N* is only an upper
     bound (the knee lies at or below it). None: grid bounds, or a D measured below the knee."""
-    basis = str(bound.get("basis") or "")
+    basis = bound.basis
     if basis.startswith("grid"):
         return None
     plateau = next((p for p in plateaus if p.group == group), None)
     if plateau is None:
         return "floor"
-    if plateau.cells and plateau.cells[0]["id"] == members[0]["id"] and basis.startswith("estimated: D = R at the lightest"):
+    if plateau.cells and plateau.cells[0].id == members[0].id and basis.startswith("estimated: D = R at the lightest"):
         return "ceiling"
     return None
 
 
-def knees(summary: dict, plateaus: list) -> list[Finding]:
+def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     """Per curve with bounds: where R leaves max(D, N·D_max − Z) by more than LATENCY_MARGIN, beside N*, and
     whether the tail grows heavier past it."""
     out = []
     for group, members, bound in curves(summary):
-        if bound is None or len(members) < 2 or num(bound.get("n_star")) is None:
+        if bound is None or len(members) < 2 or num(bound.n_star) is None:
             continue
         reach = n_star_reach(bound, group, members, plateaus)
-        points = {p.get("users"): p.get("r_lower_ms") for p in bound.get("points") or []}
+        points = {p.users: p.r_lower_ms for p in bound.points}
         ratios = [(c, overall(c, "mean_ms"), num(points.get(users(c)))) for c in members]
         ratios = [(c, r, lo) for c, r, lo in ratios if r is not None and lo]
         if len(ratios) < 2:
             continue
-        n_star = bound["n_star"]
+        n_star = bound.n_star
         leaving = next(((c, r, lo) for c, r, lo in ratios if r > (1 + LATENCY_MARGIN) * lo), None)
         worst = max(ratios, key=lambda t: t[1] / t[2])
         head = group_words(group)
@@ -460,9 +476,9 @@ def knees(summary: dict, plateaus: list) -> list[Finding]:
             statement += (f" Every N measured is past N*, so R follows the queue's line N·D_max − Z from the "
                           f"lightest cell on and the knee itself lies below N = {users(members[0]):g}.")
         tail = None if reach == "floor" else _tail_words(members, n_star)
-        evidence = tuple(Figure("R", r, "ms", c["id"]) for c, r, _ in ratios) + \
-            tuple(Figure("R lower bound", lo, "ms", c["id"]) for c, _, lo in ratios)
-        basis = str(bound.get("basis") or "")
+        evidence = tuple(Figure("R", r, "ms", c.id) for c, r, _ in ratios) + \
+            tuple(Figure("R lower bound", lo, "ms", c.id) for c, _, lo in ratios)
+        basis = bound.basis
         standing = "holds" if basis.startswith("grid") else "suggests"
         why = (f"bounds from {basis}" if standing == "holds"
                else f"bounds {basis}: D and D_max are estimates from the same cells")
@@ -470,36 +486,36 @@ def knees(summary: dict, plateaus: list) -> list[Finding]:
                            evidence + (tail[1] if tail else ()),
                            fields({"n_star": n_star, "users": users(leaving[0]) if leaving else None,
                                    "margin": LATENCY_MARGIN}),
-                           tuple(group.items()), tuple(c["id"] for c in members)))
+                           tuple(group.items()), tuple(c.id for c in members)))
     return out
 
 
-def _apart(a: dict, b: dict) -> bool:
+def _apart(a: Tail, b: Tail) -> bool:
     """Two Hill estimates differ by more than 3 standard errors (the estimator's is about α/√k), so a change
     is not the noise of k extreme samples; without k the change is taken at face value."""
-    ka, kb = num(a.get("k")), num(b.get("k"))
+    ka, kb = num(a.k), num(b.k)
     if not ka or not kb:
         return True
-    se = math.hypot(a["hill_alpha"] / math.sqrt(ka), b["hill_alpha"] / math.sqrt(kb))
-    return abs(a["hill_alpha"] - b["hill_alpha"]) > 3 * se
+    se = math.hypot(a.hill_alpha / math.sqrt(ka), b.hill_alpha / math.sqrt(kb))
+    return abs(a.hill_alpha - b.hill_alpha) > 3 * se
 
 
-def _tail_words(members: list[dict], n_star: float):
+def _tail_words(members: list[Cell], n_star: float):
     """A sentence on the tail past the knee, from the lightest cell to those beyond N*: "heavier" when Hill α at
     the heaviest load falls below TAIL_DROP of the lightest's by more than its noise (_apart); a tail verdict
     heavier than exponential without that fall is "mixed". Both are stated with their figures."""
-    tails = [(c, (c.get("overall") or {}).get("tail") or {}) for c in members]
-    tails = [(c, t) for c, t in tails if num(t.get("hill_alpha")) is not None]
+    tails = [(c, c.overall.tail) for c in members if c.overall is not None]
+    tails = [(c, t) for c, t in tails if num(t.hill_alpha) is not None]
     beyond = [(c, t) for c, t in tails if users(c) > 1.05 * n_star]
     if len(tails) < 2 or not beyond or tails[0] in beyond:
         return None
     c0, t0 = tails[0]
-    alphas = ", ".join(f"{t['hill_alpha']:.3g} at N = {users(c):g}" for c, t in [tails[0], *beyond])
-    heavy = [c for c, t in beyond if str(t.get("verdict", "")).startswith("heavier")]
+    alphas = ", ".join(f"{t.hill_alpha:.3g} at N = {users(c):g}" for c, t in [tails[0], *beyond])
+    heavy = [c for c, t in beyond if t.verdict.startswith("heavier")]
     _, th = beyond[-1]  # the heaviest load: where the trend ends
-    falling = th["hill_alpha"] < TAIL_DROP * t0["hill_alpha"] and _apart(th, t0)
-    rising = th["hill_alpha"] > t0["hill_alpha"] / TAIL_DROP and _apart(th, t0)
-    figures = tuple(Figure("Hill alpha", t["hill_alpha"], "", c["id"]) for c, t in [tails[0], *beyond])
+    falling = th.hill_alpha < TAIL_DROP * t0.hill_alpha and _apart(th, t0)
+    rising = th.hill_alpha > t0.hill_alpha / TAIL_DROP and _apart(th, t0)
+    figures = tuple(Figure("Hill alpha", t.hill_alpha, "", c.id) for c, t in [tails[0], *beyond])
     heavy_words = f"the tail verdict is heavier than exponential at N = {', '.join(f'{users(c):g}' for c in heavy)}"
     if falling:
         return (f"Past the knee the tail grows heavier: Hill α {alphas}"
@@ -511,7 +527,7 @@ def _tail_words(members: list[dict], n_star: float):
     return (f"Past the knee the tail does not grow heavier: Hill α {alphas}.", figures)
 
 
-def scaling(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
+def scaling(summary: Summary, saturated_groups: list[dict]) -> list[Finding]:
     """A curve that did not saturate: X kept growing with N (so no saturation is claimed for it)."""
     out = []
     for group, members, bound in curves(summary):
@@ -533,7 +549,7 @@ def scaling(summary: dict, saturated_groups: list[dict]) -> list[Finding]:
         out.append(Finding("scaling", words, "holds",
                            f"no load step of {LOAD_STEP:g}× left X within {LEVEL_GROWTH:+.0%}, and X is at least "
                            f"{CONTENDED:.0%} of N/(D+Z)",
-                           tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c["id"]) for c in members),
+                           tuple(Figure("X", overall(c, "throughput_per_s"), "/s", c.id) for c in members),
                            fields({"users": users(last), "throughput_per_s": x, "line_per_s": line}),
-                           tuple(group.items()), tuple(c["id"] for c in members)))
+                           tuple(group.items()), tuple(c.id for c in members)))
     return out

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from littlegrid.criteria.evaluate import in_where
 from littlegrid.criteria.grammar import Scope, parse_where
 from littlegrid.findings.base import KIND_ORDER
+from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
 KINDS = tuple(k for k in KIND_ORDER if k != "arms")  # arms findings exist on the comparison only
@@ -77,16 +78,16 @@ def check_axes(expectation: Expectation, axes) -> None:
                             f"(axes: {', '.join(sorted(axes)) or 'none'})")
 
 
-def evaluate(texts: list[str], summary: dict, found: list[dict]) -> list[dict]:
+def evaluate(texts: list[str], summary: Summary, found: list[dict]) -> list[dict]:
     """One entry per expectation: passed (True, False, or None when undecided), and an explanation that quotes
-    the findings it rests on, in their own words."""
-    cells = summary.get("cells") or []
-    axes = set(summary.get("axes") or {}) | {a for c in cells for a in (c.get("axes") or {})}
+    the findings it rests on, in their own words (`found`: the findings as summary.json holds them, as_json)."""
+    cells = summary.cells
+    axes = set(summary.axes) | {a for c in cells for a in c.axes}
     out = []
     for text in texts:
         e = parse(text)
         check_axes(e, axes)
-        in_scope = {c["id"] for c in cells if in_where(e.scope, c, e.text)}
+        in_scope = {c.id for c in cells if in_where(e.scope, c, e.text)}
         named = f"{e.kind}{' ' + e.resource if e.resource else ''}"
         if not in_scope:
             out.append(_entry(e, None, f"no cell matches {e.scope}", []))

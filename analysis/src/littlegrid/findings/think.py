@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from littlegrid.findings.base import Figure, Finding, fields, ms, num
+from littlegrid.summary.model import Summary
 
 # The CV each timer should give: JMeter's Poisson Random Timer (offset + Poisson(λ) ms) has sd √λ.
 EXPONENTIAL = ("exponential", "exp")
@@ -24,26 +25,26 @@ def _expected_cv(dist: str | None, think_ms: float, offset_ms: float) -> tuple[f
     return None, f"a {dist} think time"
 
 
-def timer(summary: dict) -> list[Finding]:
+def timer(summary: Summary) -> list[Finding]:
     """One finding per distinct (distribution, intended Z): the realised mean and CV pooled over its cells."""
     groups: dict = {}
-    for c in summary.get("cells") or []:
-        intended, t = c.get("intended") or {}, c.get("think_time") or {}
-        if num(intended.get("think_ms")) is None or intended["think_ms"] <= 0 or not t.get("gaps"):
+    for c in summary.cells:
+        intended, t = c.intended, c.think_time
+        if num(intended.think_ms) is None or intended.think_ms <= 0 or t is None or not t.gaps:
             continue
-        groups.setdefault((intended.get("think_dist"), intended["think_ms"]), []).append(c)
+        groups.setdefault((intended.think_dist, intended.think_ms), []).append(c)
     out = []
     for (dist, z), cells in groups.items():
-        offset = num(cells[0]["intended"].get("think_offset_ms")) or 0.0
+        offset = num(cells[0].intended.think_offset_ms) or 0.0
         asked = z + (offset if dist == "poisson" else 0.0)
-        gaps = sum(c["think_time"]["gaps"] for c in cells)
-        mean = sum(c["think_time"]["mean_ms"] * c["think_time"]["gaps"] for c in cells) / gaps
-        cvs = [num(c["think_time"].get("cv")) for c in cells if num(c["think_time"].get("cv")) is not None]
+        gaps = sum(c.think_time.gaps for c in cells)
+        mean = sum(c.think_time.mean_ms * c.think_time.gaps for c in cells) / gaps
+        cvs = [num(c.think_time.cv) for c in cells if num(c.think_time.cv) is not None]
         expected, words = _expected_cv(dist, z, offset)
         cv_lo, cv_hi = (min(cvs), max(cvs)) if cvs else (None, None)
         cv_words = "" if cv_lo is None else (f"CV {cv_lo:.2g}" if f"{cv_lo:.2g}" == f"{cv_hi:.2g}"
                                               else f"CV {cv_lo:.2g}–{cv_hi:.2g}")
-        ids = tuple(c["id"] for c in cells)
+        ids = tuple(c.id for c in cells)
         statement = (f"The timer asked for {words} with mean {ms(asked)}; in the {len(cells)} cells with that "
                      f"timer the threads thought {ms(mean)} on average ({mean / asked - 1:+.1%}), {cv_words}")
         if expected is not None:
@@ -61,46 +62,45 @@ def timer(summary: dict) -> list[Finding]:
         if off:
             statement += f" The realised CV is off the timer's by more than {CV_SLACK:g}."
         out.append(Finding("think_time", statement, standing, why,
-                           tuple(Figure("realised think time", c["think_time"]["mean_ms"], "ms", c["id"])
+                           tuple(Figure("realised think time", c.think_time.mean_ms, "ms", c.id)
                                  for c in cells),
                            fields({"think_ms": asked, "realised_think_ms": mean, "cv_min": cv_lo, "cv_max": cv_hi,
                                    "expected_cv": expected}),
-                           (("think_ms", z),) if all((c.get("axes") or {}).get("think_ms") == z for c in cells) else (),
+                           (("think_ms", z),) if all(c.axes.get("think_ms") == z for c in cells) else (),
                            ids))
     return out
 
 
-def capacity_per_think(summary: dict) -> list[Finding]:
+def capacity_per_think(summary: Summary) -> list[Finding]:
     """For each latency criterion with a capacity at two or more think times: how many users each ms of Z buys."""
-    rows = (summary.get("models") or {}).get("slo_capacity") or []
     by_criterion: dict = {}
-    for r in rows:
-        if num(r.get("think_ms")) is not None:
-            rest = tuple((k, v) for k, v in (r.get("group") or {}).items() if k != "think_ms")
-            by_criterion.setdefault((r.get("criterion"), rest), []).append(r)
+    for r in summary.models.slo_capacity:
+        if num(r.think_ms) is not None:
+            rest = tuple((k, v) for k, v in r.group.items() if k != "think_ms")
+            by_criterion.setdefault((r.criterion, rest), []).append(r)
     out = []
     for (criterion, group), entries in by_criterion.items():
-        entries = sorted(entries, key=lambda r: r["think_ms"])
-        if len({r["think_ms"] for r in entries}) < 2:
+        entries = sorted(entries, key=lambda r: r.think_ms)
+        if len({r.think_ms for r in entries}) < 2:
             continue
-        known = [r for r in entries if num(r.get("max_users")) is not None]
-        parts = [f"{r['max_users']:g} users at Z = {ms(r['think_ms'])} ({r.get('how')})" if num(r.get("max_users"))
-                 is not None else f"none at Z = {ms(r['think_ms'])}" for r in entries]
+        known = [r for r in entries if num(r.max_users) is not None]
+        parts = [f"{r.max_users:g} users at Z = {ms(r.think_ms)} ({r.how})" if num(r.max_users)
+                 is not None else f"none at Z = {ms(r.think_ms)}" for r in entries]
         statement = f"Capacity under {criterion} grows with think time: " + ", ".join(parts) + "."
         figures = {}
-        capped = any(str(r.get("note") or "").startswith("every tested N") for r in known)
-        if len(known) >= 2 and known[-1]["think_ms"] > known[0]["think_ms"]:
-            slope = (known[-1]["max_users"] - known[0]["max_users"]) / (known[-1]["think_ms"] - known[0]["think_ms"])
+        capped = any((r.note or "").startswith("every tested N") for r in known)
+        if len(known) >= 2 and known[-1].think_ms > known[0].think_ms:
+            slope = (known[-1].max_users - known[0].max_users) / (known[-1].think_ms - known[0].think_ms)
             figures["users_per_think_ms"] = slope
             statement = statement[:-1] + (f": {slope:.2g} users per ms of think time between Z = "
-                                          f"{ms(known[0]['think_ms'])} and {ms(known[-1]['think_ms'])}.")
+                                          f"{ms(known[0].think_ms)} and {ms(known[-1].think_ms)}.")
         if slope_down := (figures.get("users_per_think_ms") or 0) < 0:
             statement = statement.replace("grows with", "changes with")
         standing = "suggests" if capped or slope_down else "holds"
         why = ("a capacity is the largest N tested (it may be higher)" if capped
                else "from the SLO capacity table (exact percentiles per cell)")
         out.append(Finding("think_time", statement, standing, why,
-                           tuple(Figure(f"capacity under {criterion}", num(r.get("max_users")), "users",
-                                        f"think_ms={r['think_ms']:g}") for r in entries),
+                           tuple(Figure(f"capacity under {criterion}", num(r.max_users), "users",
+                                        f"think_ms={r.think_ms:g}") for r in entries),
                            fields(figures), group, ()))
     return out

@@ -16,8 +16,8 @@ def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Fin
     stated when its verdict is better or worse: its whole 95% interval lies beyond the minimum effect."""
     out = []
     for row in rows:
-        cell_a, cell_b = row.get("a") or {}, row.get("b") or {}
-        axes = cell_a.get("axes") or {}
+        cell_a, cell_b = row["a"], row["b"]  # summary.model.Cell
+        axes = cell_a.axes
         at = ", ".join(f"{k} = {v}" for k, v in axes.items()) or str(row.get("id"))
         for m in row.get("metrics") or []:
             if m.get("verdict") not in ("better", "worse") or m.get("rel") is None:
@@ -28,9 +28,9 @@ def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Fin
                          f"{m['rel_lo']:+.1%} to {m['rel_hi']:+.1%}).")
             out.append(Finding("arms", statement, "holds", "the whole bootstrap interval lies beyond the minimum "
                                "effect (sampling noise within each run only: a rerun on a busy host can move more)",
-                               (Figure(m["name"], m["a"], UNIT.get(key, "ms"), str(cell_a.get("id"))),
-                                Figure(m["name"], m["b"], UNIT.get(key, "ms"), str(cell_b.get("id")))),
+                               (Figure(m["name"], m["a"], UNIT.get(key, "ms"), cell_a.id),
+                                Figure(m["name"], m["b"], UNIT.get(key, "ms"), cell_b.id)),
                                fields({"metric": key, "a": m["a"], "b": m["b"], "rel": m["rel"],
                                        "rel_lo": m["rel_lo"], "rel_hi": m["rel_hi"]}),
-                               tuple(axes.items()), (str(cell_a.get("id")), str(cell_b.get("id")))))
+                               tuple(axes.items()), (cell_a.id, cell_b.id)))
     return out

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 
 from littlegrid.analysis import models
-from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, fields, num, overall,
-                                      overhead_explains, pct, span, think_excess_ms, users, where_of)
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, failed, fields, num,
+                                      overall, overhead_explains, pct, realised_think_ms, span, think_excess_ms,
+                                      users, where_of)
+from littlegrid.summary.model import Cell, Summary
 
 ERROR_RATE = 0.01  # above this share of failed requests, a cell's figures describe failures too
 # The checks whose failure says the cell's figures do not describe the workload asked for, and in what words.
@@ -32,12 +34,12 @@ CARE_FACTOR = 2.0  # a check failed by at most this multiple of its tolerance: r
 READ_WITH_CARE, DO_NOT_TRUST = "Read with care", "Do not trust"
 
 
-def _cells_text(cells: list[dict]) -> str:
+def _cells_text(cells: list[Cell]) -> str:
     """The cells of a finding by curve: "N = 1, 2 and 4 with K = 0; N = 1 with K = 2" (a cell without N by its
     axes)."""
     groups: dict = {}
     for c in cells:
-        groups.setdefault(models.group_key(c.get("axes") or {}), []).append(c)
+        groups.setdefault(models.group_key(c.axes), []).append(c)
     parts = []
     for key, members in groups.items():
         members = sorted(members, key=lambda c: users(c) or 0)
@@ -46,46 +48,47 @@ def _cells_text(cells: list[dict]) -> str:
     return "; ".join(parts)
 
 
-def _reasons(c: dict, tol: float) -> list[tuple[str, str, dict]]:
+def _reasons(c: Cell, tol: float) -> list[tuple[str, str, dict]]:
     """(reason key, grade, figures) for each reason not to take cell c at face value."""
     out = []
-    if c.get("status") not in (None, "complete") or c.get("overall") is None:
-        out.append(("no_figures", DO_NOT_TRUST, {"text": f"{c.get('status')}: {c.get('reason') or 'no samples'}"}))
-    overhead = [k for k in ("workload", "think_time")
-                if (check(c, k) or {}).get("passed") is False and overhead_explains(c, check(c, k))]
+    if c.status != "complete" or c.overall is None:
+        out.append(("no_figures", DO_NOT_TRUST, {"text": f"{c.status}: {c.reason or 'no samples'}"}))
+    overhead = [name for name in ("workload", "think_time")
+                if (k := failed(c, name)) is not None and overhead_explains(c, k)]
     if overhead:
         k = check(c, "workload")
         out.append(("overhead", READ_WITH_CARE,
                     {"excess_ms": think_excess_ms(c), "cycle_ms": (overall(c, "mean_ms") or 0.0)
-                     + (num((c.get("think_time") or {}).get("mean_ms")) or 0.0),
-                     "shortfall": 1 - k["value"] / k["expected"] if k and "workload" in overhead else None}))
+                     + (realised_think_ms(c) or 0.0),
+                     "shortfall": 1 - k.value / k.expected if k and "workload" in overhead else None}))
     for name in CHECK_WORDS:
-        k = check(c, name)
-        if not k or k.get("passed") is not False or name in overhead:
+        k = failed(c, name)
+        if k is None or name in overhead:
             continue
-        rel, ktol = num(k.get("rel_error")), num(k.get("tolerance"))
+        rel, ktol = num(k.rel_error), num(k.tolerance)
         grade = READ_WITH_CARE if rel is not None and ktol and rel <= CARE_FACTOR * ktol else DO_NOT_TRUST
-        out.append((name, grade, {"rel": rel, "tol": ktol, "text": k.get("explanation")}))
+        out.append((name, grade, {"rel": rel, "tol": ktol, "text": k.explanation}))
     rate_ = overall(c, "error_rate")
     if rate_ is not None and rate_ > ERROR_RATE:
-        classes = (c.get("overall") or {}).get("errors_by_class") or {}
+        classes = c.overall.errors_by_class
         listed = ", ".join(f"{k} {v}" for k, v in list(classes.items())[:3])
         out.append(("errors", DO_NOT_TRUST, {"rate": rate_, "text": f"{pct(rate_)} of its requests failed ({listed})"}))
-    window = num((c.get("window") or {}).get("length_s"))
+    w = c.window
+    window = num(w.length_s) if w is not None else None
     law = check(c, "closed_law")
-    r, z, n = overall(c, "mean_ms"), num((c.get("think_time") or {}).get("mean_ms")) or 0.0, users(c)
-    if window and law and num(law.get("tolerance")) and r is not None and n and law["tolerance"] > tol + 1e-12:
-        trim = (num((c.get("window") or {}).get("warmup_s")) or 0) + (num((c.get("window") or {}).get("cooldown_s")) or 0)
-        out.append(("window", READ_WITH_CARE, {"window": window, "widened": law["tolerance"],
+    r, z, n = overall(c, "mean_ms"), realised_think_ms(c) or 0.0, users(c)
+    if window and law and num(law.tolerance) and r is not None and n and law.tolerance > tol + 1e-12:
+        trim = (num(w.warmup_s) or 0) + (num(w.cooldown_s) or 0)
+        out.append(("window", READ_WITH_CARE, {"window": window, "widened": law.tolerance,
                                                "need": needed_window_s(r + z, n, tol), "trim": trim}))
     return out
 
 
-def validity(summary: dict) -> list[Finding]:
+def validity(summary: Summary) -> list[Finding]:
     """One finding per reason and grade, listing the cells it concerns: a statement, then the figures per cell."""
-    tol = (summary.get("tolerances") or {}).get("closed_law") or 0.02
+    tol = summary.tolerances.get("closed_law") or 0.02
     groups: dict = {}
-    for c in summary.get("cells") or []:
+    for c in summary.cells:
         for key, grade, fig in _reasons(c, tol):
             groups.setdefault((grade, key), []).append((c, fig))
     out = []
@@ -103,8 +106,8 @@ def validity(summary: dict) -> list[Finding]:
                          + ". The figures hold for that cycle; lengthen R+Z to make the overhead negligible.")
             why = (f"the think time realised exceeds the intended by at most {GENERATOR_OVERHEAD_MS:g} ms, the size of "
                    f"JMeter's per-cycle work, and that excess accounts for the workload shortfall")
-            evidence = [Figure("think time excess", f["excess_ms"], "ms", c["id"]) for c, f in members]
-            evidence += [Figure("workload shortfall", f["shortfall"], "", c["id"]) for c, f in members
+            evidence = [Figure("think time excess", f["excess_ms"], "ms", c.id) for c, f in members]
+            evidence += [Figure("workload shortfall", f["shortfall"], "", c.id) for c, f in members
                          if f["shortfall"] is not None]
             figures = {"overhead_ms": max(excess)}
         elif key == "window":
@@ -121,7 +124,7 @@ def validity(summary: dict) -> list[Finding]:
                 advice = (f"Run {on} for at least {figures['needed_duration_s']:g} s (a steady window of "
                           f"{need:.3g} s = 6·(R+Z)/({pct(tol)}·√N), plus {trim:g} s trimmed) so the window's own "
                           f"error fits the tolerance.")
-            evidence = [Figure("steady window", f["window"], "s", c["id"]) for c, f in members]
+            evidence = [Figure("steady window", f["window"], "s", c.id) for c, f in members]
         elif key in ("errors", "no_figures"):
             per = "; ".join(f"{cell_words(c)}: {f['text']}" for c, f in members) if len(members) > 1 \
                 else members[0][1]["text"]
@@ -129,7 +132,7 @@ def validity(summary: dict) -> list[Finding]:
             statement = f"{grade} {on}: {lead} ({per})." if len(members) > 1 else \
                 f"{grade} {on}: {per}" + (", and X and R count them." if key == "errors" else ".")
             why = "its figures include failures" if key == "errors" else "the cell has no steady-window figures"
-            evidence = [Figure("error rate", f.get("rate"), "", c["id"]) for c, f in members]
+            evidence = [Figure("error rate", f.get("rate"), "", c.id) for c, f in members]
         else:
             rels = [f["rel"] for _, f in members if f["rel"] is not None]
             statement = (f"{grade} {on}: {CHECK_WORDS[key]}"
@@ -137,7 +140,7 @@ def validity(summary: dict) -> list[Finding]:
                          + f". {members[0][1]['text']}")
             why = (f"the {key} check fails by at most {CARE_FACTOR:g}× its tolerance" if grade == READ_WITH_CARE
                    else f"the {key} check fails" + (f" by more than {CARE_FACTOR:g}× its tolerance" if rels else ""))
-            evidence = [Figure(f"{key} relative error", f["rel"], "", c["id"]) for c, f in members]
+            evidence = [Figure(f"{key} relative error", f["rel"], "", c.id) for c, f in members]
         out.append(Finding("validity", statement, "holds", why, tuple(evidence), fields(figures | {"grade": grade}),
-                           where_of(cells), tuple(c["id"] for c in cells), recommendation=advice))
+                           where_of(cells), tuple(c.id for c in cells), recommendation=advice))
     return out

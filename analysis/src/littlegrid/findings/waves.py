@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from littlegrid.analysis.tail import CCDF_POINT_BUDGET
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, threads_max, users, where_of
+from littlegrid.summary.model import Stats, Summary
 
 WAVE_SLACK = 0.15   # a response within ±15% of k·S rides wave k (S = the fastest response, the first wave)
 WAVE_SHARE = 0.9    # at least this share of the successful responses on waves, and 2 waves or more
 SIZE_SLACK = 0.2    # a wave "matches the pool" when its size is within 20% of threads.max
 
 
-def exact_counts(overall: dict) -> list[tuple[float, int]] | None:
+def exact_counts(overall: Stats) -> list[tuple[float, int]] | None:
     """(elapsed ms, how many samples) for every distinct value, when the CCDF holds them all; else None."""
-    ccdf, n = overall.get("ccdf") or {}, num(overall.get("count"))
-    xs, ps = ccdf.get("x_ms") or [], ccdf.get("p") or []
+    n = num(overall.count)
+    xs, ps = overall.ccdf.x_ms, overall.ccdf.p
     if not n or n > CCDF_POINT_BUDGET or not xs or len(xs) != len(ps):
         return None
     counts = [n * (p - q) for p, q in zip(ps, [*ps[1:], 0.0])]
@@ -28,15 +29,15 @@ def exact_counts(overall: dict) -> list[tuple[float, int]] | None:
     return [(float(x), int(round(c))) for x, c in zip(xs, counts)]
 
 
-def waves(summary: dict) -> list[Finding]:
+def waves(summary: Summary) -> list[Finding]:
     """One finding per spike cell whose successful responses ride 2 or more waves k·S."""
     out = []
-    for c in summary.get("cells") or []:
-        o = c.get("overall") or {}
-        if (c.get("intended") or {}).get("workload") != "spike" or not o:
+    for c in summary.cells:
+        o = c.overall
+        if c.intended.workload != "spike" or o is None:
             continue
         values = exact_counts(o)
-        successes = num(o.get("successes"))
+        successes = num(o.successes)
         if not values or not successes or values[0][0] <= 0:
             continue
         s = values[0][0]
@@ -63,14 +64,14 @@ def waves(summary: dict) -> list[Finding]:
         else:
             statement += (f", while its thread pool has {pool:g} threads ({pool_words}): something else admits "
                           f"{size} at a time." if pool is not None else ".")
-        errors = num(o.get("errors")) or 0
+        errors = num(o.errors) or 0
         if errors:
-            statement += f" The other {errors:g} of {num(o.get('count')):g} requests failed and rode no wave."
+            statement += f" The other {errors:g} of {num(o.count):g} requests failed and rode no wave."
         out.append(Finding(
             "waiting", statement, "holds" if matches else "suggests",
             f"{on} of {successes:g} successful responses within ±{WAVE_SLACK:.0%} of a multiple of the fastest"
             + ("" if matches else "; the wave size is not the thread pool's"),
-            tuple(Figure(f"wave {w}", sizes[w], "responses", c["id"]) for w in sizes),
+            tuple(Figure(f"wave {w}", sizes[w], "responses", c.id) for w in sizes),
             fields({"waves": len(sizes), "wave_size": size, "service_ms": s, "users": users(c)}),
-            where_of([c]), (c["id"],)))
+            where_of([c]), (c.id,)))
     return out

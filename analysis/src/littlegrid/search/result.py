@@ -10,6 +10,7 @@ from littlegrid.analysis.cells import Service
 from littlegrid.run.progress import hms
 from littlegrid.search.slo import Figure, slo_words, value_words
 from littlegrid.search.strategy import Answer, Evidence, Next, Probe, Space, bracket, evidence, predict, remaining
+from littlegrid.summary.model import Cell
 
 SCHEMA = "littlegrid.search/1"
 
@@ -126,7 +127,7 @@ def _evidence_record(space: Space, e: Evidence | None) -> dict | None:
 
 
 def search_record(space: Space, group: dict, answer: Answer, probes: list[Probe], rows: list[dict],
-                  entries: list[dict], slo: tuple, load_s: float) -> dict:
+                  entries: list[Cell], slo: tuple, load_s: float) -> dict:
     """One search (one combination of the other axes): its answer, probes, bounds and the model's boundary."""
     guess, calibrated = predict(space, probes, evidence(probes))
     return {
@@ -144,22 +145,22 @@ def search_record(space: Space, group: dict, answer: Answer, probes: list[Probe]
     }
 
 
-def bounds_of(space: Space, entries: list[dict]) -> dict | None:
+def bounds_of(space: Space, entries: list[Cell]) -> dict | None:
     """The asymptotic bounds over the probed cells (models.bounds: D = R at the lightest, D_max = 1/max X, or
-    the grid's S and c), one cell per load; None for an open search or too few cells."""
+    the grid's S and c), one cell per load, as plain data; None for an open search or too few cells."""
     if not space.closed:
         return None
     by_load = {}
     for e in entries:
-        if e.get("overall") and e["overall"].get("count") and e["users"].get("n") is not None:
-            by_load.setdefault(e["users"]["n"], e)
+        if e.overall is not None and e.overall.count and e.users is not None:
+            by_load.setdefault(e.users.n, e)
     members = [by_load[n] for n in sorted(by_load)]
     if not members or models.think_of(members[0]) is None:
         return None
     service = None
     if space.service:
         service = Service(space.service[0], space.service[1], "const")
-    return models.bounds((), members, service)
+    return models.bounds((), members, service).model_dump(by_alias=True)
 
 
 def document(space: Space, slo_texts: list[str], searches: list[dict]) -> dict:

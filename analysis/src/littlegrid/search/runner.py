@@ -23,6 +23,7 @@ from littlegrid.run.runner import add_run_arguments
 from littlegrid.search.result import document, load_words, probe_record, probe_words, progress_record, search_record
 from littlegrid.search.slo import figures, parse_slo
 from littlegrid.search.strategy import Answer, Probe, Space, next_step, remaining
+from littlegrid.summary import model
 from littlegrid.usererror import UserError
 
 HELP = "capacity search: the largest load of a grid's range axis that meets an SLO, in a handful of cells"
@@ -236,32 +237,32 @@ class _Prober:
         manifest = rf.read_json(self.folder.cell_dir(cid) / rf.MANIFEST) or {}
         return (manifest.get("axes") or {}).get(self.axis, cells_mod.number(cid.split(f"{self.axis}=")[-1].split(",")[0]))
 
-    def _probe(self, cell: Cell, load: float) -> tuple[Probe, dict]:
+    def _probe(self, cell: Cell, load: float) -> tuple[Probe, model.Cell]:
         from littlegrid.jtl import read_jtl
         found = {c.id: c for c in cells_mod.from_run_folder(self.folder.root).cells}
         entry, _, window = analyze_cell(found[cell.id], None, None, False, self.tol, read_jtl)
         duration = (rf.read_json(self.folder.cell_dir(cell.id) / rf.MANIFEST) or {}).get("duration_s")
         # a shortfall that JMeter's own per-cycle work explains (findings' "per-cycle overhead", read with care)
         # is the cell's real workload, not a broken one: at R = 5 ms and Z = 0, 0.6 ms between samples is 10%
-        failed = [c for c in entry["checks"] if c["name"] in VALIDITY and c["passed"] is False
+        failed = [c for c in entry.checks if c.name in VALIDITY and c.passed is False
                   and not overhead_explains(entry, c)]
         why = None
-        if entry["status"] != "complete":
-            why = f"cell {entry['status']}: {entry.get('reason') or 'no reason recorded'}"
+        if entry.status != "complete":
+            why = f"cell {entry.status}: {entry.reason or 'no reason recorded'}"
         elif failed:
-            why = "; ".join(f"{c['name']}: {c['explanation']}" for c in failed)
+            why = "; ".join(f"{c.name}: {c.explanation}" for c in failed)
         seconds = None
-        if window is not None and entry.get("window"):
+        if window is not None and entry.window is not None:
             elapsed, end, failed = window
-            seconds = SecondHistograms.from_samples(elapsed, end, entry["window"]["start_ms"],
-                                                    entry["window"]["end_ms"], failed=failed)
+            seconds = SecondHistograms.from_samples(elapsed, end, entry.window.start_ms, entry.window.end_ms,
+                                                    failed=failed)
         figs = figures(self.slo, entry, seconds, cell.id) if why is None else None
         if why is None and figs is None:
             why = "the cell has no samples in its steady window"
-        overall = entry.get("overall") or {}
-        probe = Probe(load, figs, why is None, why, mean_ms=overall.get("mean_ms"),
-                      throughput_per_s=overall.get("throughput_per_s"),
-                      think_ms=models.think_of(entry) if entry.get("think_time") else None, duration_s=duration)
+        overall = entry.overall
+        probe = Probe(load, figs, why is None, why, mean_ms=overall.mean_ms if overall is not None else None,
+                      throughput_per_s=overall.throughput_per_s if overall is not None else None,
+                      think_ms=models.think_of(entry) if entry.think_time is not None else None, duration_s=duration)
         return probe, entry
 
     def _tell(self, space: Space, group: dict, probes: list[Probe], rows: list[dict], step, answer: str | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from littlegrid.comparison.bootstrap import rng_for
 from littlegrid.criteria.evaluate import measure
 from littlegrid.criteria.grammar import Criterion, parse
 from littlegrid.usererror import UserError
+
+if TYPE_CHECKING:
+    from littlegrid.summary.model import Cell
 
 SEED = 20260101  # the bootstrap's seed: the same probe gives the same interval, on resume too
 SEARCHABLE = ("time", "fraction")  # a time or a share of errors grows with the load; a rate does not bound it
@@ -71,9 +75,9 @@ def _split_and(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\band\b", text) if p.strip()]
 
 
-def figures(criteria: tuple[Criterion, ...], entry: dict, window: SecondHistograms | None,
+def figures(criteria: tuple[Criterion, ...], entry: Cell, window: SecondHistograms | None,
             key: str) -> tuple[Figure, ...] | None:
-    """Each criterion's figure in a cell's summary entry, with a 95 % moving-block bootstrap interval from the
+    """Each criterion's figure in a cell (its summary entry), with a 95 % moving-block bootstrap interval from the
     steady window's response times and failures per second of completion; None when the cell has no figures."""
     lat = window if window is not None and window.n else None
     out = []
@@ -86,7 +90,7 @@ def figures(criteria: tuple[Criterion, ...], entry: dict, window: SecondHistogra
     return tuple(out)
 
 
-def _interval(crit: Criterion, entry: dict, lat: SecondHistograms, rng: np.random.Generator) -> tuple[float, float]:
+def _interval(crit: Criterion, entry: Cell, lat: SecondHistograms, rng: np.random.Generator) -> tuple[float, float]:
     tail = ((1 - LEVEL) / 2, (1 + LEVEL) / 2)
     if crit.spec.kind == "fraction":  # error_rate: failures per second, resampled in blocks as latencies are
         reps = replicate_error_rate_in_blocks(lat, rng)

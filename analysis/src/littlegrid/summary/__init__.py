@@ -8,18 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from littlegrid import __version__
 from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError, at
 
 NAME = "summary.json"
 SCHEMA = "littlegrid.summary/3"  # 3: the typed model (summary/model.py), every field written; 2: findings
-
-
-def skeleton(run: dict, trim: dict, axes: dict) -> dict:
-    """The top level in contract order; cells, models, checks, criteria and findings are filled in by analyze."""
-    return {"schema": SCHEMA, "littlegrid_version": __version__, "run": run, "trim": trim, "axes": axes,
-            "cells": [], "models": {}, "checks": [], "criteria": [], "findings": [], "expectations": []}
 
 
 def plain(value):
@@ -42,15 +35,24 @@ def plain(value):
     return value
 
 
-def write(summary: dict, path: Path) -> Path:
-    """Write whole or not at all: a failure leaves the previous file intact."""
-    text = json.dumps(plain(summary), indent=1, ensure_ascii=False, allow_nan=False)
-    return write_atomic(Path(path), text + "\n")
+def dumps(summary) -> str:
+    """The summary as summary.json holds it: a Summary (or its plain dict) as indented JSON, ending in a newline."""
+    data = summary.model_dump(by_alias=True) if hasattr(summary, "model_dump") else summary
+    return json.dumps(plain(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def read(path: Path) -> dict:
-    """Load a summary.json: the one reader. Another schema, a broken file or one that does not match the typed model
-    (a field missing, of the wrong type, or unknown) is refused in one line naming the file (and the JSON line)."""
+def write(summary, path: Path) -> Path:
+    """Write a Summary (or its plain dict) whole or not at all: a failure leaves the previous file intact."""
+    return write_atomic(Path(path), dumps(summary))
+
+
+def read(path: Path):
+    """Load a summary.json as the typed model (littlegrid.summary.model.Summary): the one reader. Another schema, a
+    broken file or one that does not match the model (a field missing, of the wrong type, or unknown) is refused in
+    one line naming the file (and the JSON line)."""
+    from pydantic import ValidationError  # imported here: `littlegrid --help` does not pay for it
+
+    from littlegrid.summary.model import Summary
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -62,26 +64,30 @@ def read(path: Path) -> dict:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         hint = "; written by an older littlegrid: run `littlegrid analyze` again" if older(found) else ""
         raise at(path, None, f"not a {SCHEMA} file (schema: {found}){hint}")
-    problem = invalid(data)
-    if problem:
-        raise at(path, None, f"not a valid {SCHEMA} summary: {problem}")
-    return data
+    try:
+        return Summary.model_validate(data)
+    except ValidationError as e:
+        raise at(path, None, f"not a valid {SCHEMA} summary: {_first_problem(e)}") from None
 
 
 def invalid(data: dict) -> str | None:
     """What makes `data` not a summary of this schema, in one line (the first problem and how many more), or None."""
-    from pydantic import ValidationError  # imported here: `littlegrid --help` does not pay for it
+    from pydantic import ValidationError
 
     from littlegrid.summary.model import Summary
     try:
         Summary.model_validate(data)
     except ValidationError as e:
-        problems = e.errors(include_url=False)
-        first = problems[0]
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        return f"{where or 'top level'}: {first['msg'].lower()}{more}"
+        return _first_problem(e)
     return None
+
+
+def _first_problem(e) -> str:
+    problems = e.errors(include_url=False)
+    first = problems[0]
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where or 'top level'}: {first['msg'].lower()}{more}"
 
 
 def locate(given: str | Path) -> Path:

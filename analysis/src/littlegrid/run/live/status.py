@@ -21,6 +21,7 @@ from littlegrid.analysis.series import time_series
 from littlegrid.analysis.stats import sample_stats
 from littlegrid.analysis.window import EmptyWindow, in_window, steady_window
 from littlegrid.run.live.tailing import GrowingFile
+from littlegrid.summary.model import Cell, Intended
 
 # What the live view reads of each row; the messages only to classify errors, then dropped (rows are kept).
 LIVE_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "success", "response_code",
@@ -167,9 +168,10 @@ def _latest(server: pd.DataFrame | None, host: pd.DataFrame | None) -> dict:
             "cpu_util": last(host, "cpu_util")}
 
 
-def analyze_finished(run_dir: Path, cell_id: str) -> dict | None:
-    """The summary entry of one finished cell of a run folder, by analyze_cell with the run's own tolerances
-    and trims: the figures `littlegrid analyze` will write for it. None if the folder does not list the cell."""
+def analyze_finished(run_dir: Path, cell_id: str) -> Cell | None:
+    """The summary entry (a model.Cell) of one finished cell of a run folder, by analyze_cell with the run's own
+    tolerances and trims: the figures `littlegrid analyze` will write for it. None if the folder does not list the
+    cell."""
     found = cells_mod.from_run_folder(Path(run_dir))
     cell = next((c for c in found.cells if c.id == cell_id), None)
     if cell is None:
@@ -180,31 +182,36 @@ def analyze_finished(run_dir: Path, cell_id: str) -> dict | None:
     return entry
 
 
-def finished_row(entry: dict) -> dict:
+def unanalysed(cell_id: str, reason: str) -> Cell:
+    """The entry of a finished cell the live view could not analyse: its id and why, no figures."""
+    return Cell(id=cell_id, axes={}, status="not analysed", reason=reason, warnings=[], reading=None, window=None,
+                users=None, intended=Intended(think_ms=None, think_dist=None, think_offset_ms=None, rate_per_s=None,
+                                              workload=None),
+                overall=None, labels={}, errors=None, label_series=None, think_time=None, server=None, host=None,
+                series=None, histogram=None, checks=[])
+
+
+def finished_row(entry: Cell) -> dict:
     """The grid table's row of a finished cell: its steady-state figures and check outcomes, from its entry."""
-    overall = entry.get("overall") or {}
-    users = entry.get("users") or {}
-    server = entry.get("server") or {}
-    host = entry.get("host") or {}
-    return {"id": entry["id"], "axes": entry["axes"], "status": entry["status"], "reason": entry.get("reason"),
-            "users": users.get("n"), **{k: overall.get(k) for k in FIGURES if k != "errors_by_class"},
-            "window_s": (entry.get("window") or {}).get("length_s"),
-            "busy_threads_mean": server.get("busy_threads_mean"), "in_flight_mean": server.get("in_flight_mean"),
-            "load1_mean": host.get("load1_mean"),
-            "checks": [{"name": c["name"], "passed": c["passed"], "explanation": c["explanation"]}
-                       for c in entry.get("checks") or []]}
+    overall, server, host = entry.overall, entry.server, entry.host
+    return {"id": entry.id, "axes": entry.axes, "status": entry.status, "reason": entry.reason,
+            "users": entry.users.n if entry.users is not None else None,
+            **{k: getattr(overall, k) if overall is not None else None for k in FIGURES if k != "errors_by_class"},
+            "window_s": entry.window.length_s if entry.window is not None else None,
+            "busy_threads_mean": server.busy_threads_mean if server is not None else None,
+            "in_flight_mean": server.in_flight_mean if server is not None else None,
+            "load1_mean": host.load1_mean if host is not None else None,
+            "checks": [{"name": c.name, "passed": c.passed, "explanation": c.explanation} for c in entry.checks]}
 
 
-def grid_curves(entries: list[dict]) -> list[dict]:
+def grid_curves(entries: list[Cell]) -> list[dict]:
     """Throughput and response time against users, one curve per group of cells differing only in users
     (models.curves: the overview's grouping), from the finished cells' entries."""
     out = []
     for key, members in models.curves(entries).items():
         out.append({"name": ", ".join(f"{k}={v}" for k, v in key) or "all cells",
-                    "users": [float(c["users"]["n"]) for c in members],
-                    "throughput_per_s": [c["overall"]["throughput_per_s"] for c in members],
-                    "mean_ms": [c["overall"]["mean_ms"] for c in members],
-                    "p90_ms": [c["overall"]["p90_ms"] for c in members]})
+                    "users": [float(c.users.n) for c in members],
+                    "throughput_per_s": [c.overall.throughput_per_s for c in members],
+                    "mean_ms": [c.overall.mean_ms for c in members],
+                    "p90_ms": [c.overall.p90_ms for c in members]})
     return out
-
-

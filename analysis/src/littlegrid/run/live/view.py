@@ -50,7 +50,7 @@ class _State:
     cell_ids: list = field(default_factory=list)
     running: _Running | None = None
     to_analyze: list = field(default_factory=list)
-    entries: dict = field(default_factory=dict)  # cell id -> summary entry of a finished cell
+    entries: dict = field(default_factory=dict)  # cell id -> summary entry (model.Cell) of a finished cell
     search: dict | None = None
     state: str = "starting"
 
@@ -126,7 +126,7 @@ class LiveView:
             try:
                 entry = st.analyze_finished(run_dir, cell_id) if run_dir else None
             except Exception as e:  # the live view reports; it never stops the run
-                entry = {"id": cell_id, "axes": {}, "status": "not analysed", "reason": f"live view: {e}"}
+                entry = st.unanalysed(cell_id, f"live view: {e}")
             if entry is not None:
                 entries[cell_id] = entry
         cell = None
@@ -156,7 +156,7 @@ class LiveView:
                       "run": {"id": s.run_dir.name if s.run_dir else None, "title": s.title, "state": s.state,
                               "cells_total": len(s.cell_ids), "cells_finished": len(finished)},
                       "cell": cell, "cells": [st.finished_row(e) for e in finished],
-                      "curves": st.grid_curves([e for e in finished if e.get("overall")]),
+                      "curves": st.grid_curves([e for e in finished if e.overall is not None]),
                       "search": s.search})
 
     # -- the updater thread ---------------------------------------------------------------------------
