@@ -438,6 +438,19 @@ def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
     assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
 
 
+def test_without_bounds_a_usl_peak_gives_the_limit_only_inside_the_measured_range():
+    def limits(peak):
+        usl = [update(u, ok=True, n_peak=peak, sigma=0.01, kappa=0.001) if u.group == {THREADS: 10} else u
+               for u in s.models.usl]
+        found = findings(update(s, models=update(s.models, bounds=[], knee=[], usl=usl)))
+        return [f for f in of_kind(found, "recommendation", **{THREADS: 10})
+                if (f.recommendation or "").startswith("concurrency limit")]
+
+    s = littles_law()
+    assert dict(limits(40.0)[0].figures)["limit"] == 40 and "the USL peak N = 40" in limits(40.0)[0].statement
+    assert limits(500.0) == []  # beyond N = 100, the heaviest cell: no bound and no measured peak to limit at
+
+
 def test_two_arms_state_only_the_metrics_whose_interval_excludes_no_change():
     a, b = typed_cell({"id": "a", "axes": {"users": 100}}), typed_cell({"id": "b", "axes": {"users": 100}})
     metrics = [{"key": "throughput_per_s", "name": "X", "a": 99.0, "b": 983.0, "rel": 8.93, "rel_lo": 8.8,

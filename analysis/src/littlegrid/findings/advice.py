@@ -24,6 +24,8 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     if n_star is None and peak is None:
         return None
     use_peak = peak is not None and (n_star is None or peak < n_star) and peak <= top
+    if not use_peak and n_star is None:  # a peak beyond the heaviest cell measured, and no bound: nothing to state
+        return None
     limit = peak if use_peak else n_star
     source = (f"the USL peak N = {peak:.3g} (σ = {fit.sigma:.2g}, κ = {fit.kappa:.2g})" if use_peak
               else f"N* = (D+Z)/D_max = ({ms(b.d_ms)} + {ms(p.members[0].intended.think_ms or 0)})"
