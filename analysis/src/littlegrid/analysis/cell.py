@@ -1,6 +1,8 @@
 """One cell's analysis: its JTLs read, trimmed to the steady window, into the summary entry (contract §5) with its
 statistics, histograms, series, think time, server figures and queueing-law checks."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -57,19 +59,29 @@ def _users(cell, samples, steady, keys) -> dict:
             "basis": "plan users × engines" if from_plan else "threads seen in the window"}
 
 
-def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
+def _in_front(cell, server: dict | None, overall: model.Stats) -> model.Server | None:
+    """The server's figures with where the requests it does not hold wait (Little's law at two boundaries)."""
+    if server is None:
+        return None
+    front = server_metrics.in_front_of_server(overall.throughput_per_s, overall.mean_ms, server,
+                                              steady=cell.workload != "spike")
+    # client_minus_server_ms: the older name of wait_in_front_ms
+    return model.Server.model_validate(plain(server | front | {"client_minus_server_ms": front["wait_in_front_ms"]}))
+
+
+def _cell_checks(cell, f: model.Cell, steady, tol: dict) -> list[model.Check]:
     """The per-cell law checks that apply: closed law (not for a spike); users from a manifest; think-time
     fidelity for closed cells, arrival-rate checks for open ones; Little's law at the server when it
-    reported metrics."""
-    users, think, o, T = entry["users"], entry["think_time"], entry["overall"], entry["window"]["length_s"]
-    n, x, r = users["n"], o["throughput_per_s"], o["mean_ms"]
+    reported metrics. `f`: the cell's figures so far."""
+    users, think, T = f.users, f.think_time, f.window.length_s
+    n, x, r = users.n, f.overall.throughput_per_s, f.overall.mean_ms
     spike = cell.workload == "spike"  # users released at once run down one by one: no steady state to check
     checks = [laws.not_made("closed_law", cell.id, "a spike has no steady state (its users finish one by one); "
                             "the time series and the error classes tell what the server did with the burst")
               if spike else _closed_law(cell.id, n, cell.plan_users is None, x, r, think, T, tol["closed_law"],
-                                        entry["reading"]["transaction_rows_excluded"])]
+                                        f.reading.transaction_rows_excluded)]
     if cell.plan_users is not None:
-        checks.append(laws.users_count(cell.id, n, users["all_threads_max"], cell.engines, users["threads_seen"]))
+        checks.append(laws.users_count(cell.id, n, users.all_threads_max, cell.engines, users.threads_seen))
     if cell.rate_per_s and not spike:
         cv, arrivals = _interarrival_cv(steady)
         checks += [laws.open_rate(cell.id, x, cell.rate_per_s, T, tol["open_rate"]),
@@ -77,32 +89,28 @@ def _cell_checks(cell, entry: dict, steady, tol: dict) -> list:
                    laws.generator_sizing(cell.id, cell.rate_per_s, r, _threads_of_open_plan(cell, n),
                                          tol["generator_sizing"])]
     elif cell.intended_think_ms is not None and not spike:
-        checks += [laws.think_time_fidelity(cell.id, think["mean_ms"], cell.intended_think_ms, r, think["sd_ms"],
-                                            think["gaps"], tol["think_time"]),
+        checks += [laws.think_time_fidelity(cell.id, think.mean_ms, cell.intended_think_ms, r, think.sd_ms,
+                                            think.gaps, tol["think_time"]),
                    laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"],
-                                          think["sd_ms"], think["gaps"])]
-    srv = entry["server"]
-    if srv is not None:
-        srv.update(server_metrics.in_front_of_server(x, r, srv, steady=not spike))
-        srv["client_minus_server_ms"] = srv["wait_in_front_ms"]  # the older name of the same figure
+                                          think.sd_ms, think.gaps)]
+    srv = f.server
     if srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
-        checks.append(laws.server_little(cell.id, srv["in_flight_mean"], srv["in_flight_se"],
-                                         srv["throughput_per_s"], srv["service_mean_ms"], srv["in_flight_source"],
-                                         tol["server_little"]))
+        checks.append(laws.server_little(cell.id, srv.in_flight_mean, srv.in_flight_se, srv.throughput_per_s,
+                                         srv.service_mean_ms, srv.in_flight_source, tol["server_little"]))
     return checks
 
 
-def _closed_law(cell_id, n, n_seen: bool, x, r, think: dict, window_s, floor, transaction_rows: int):
+def _closed_law(cell_id, n, n_seen: bool, x, r, think: model.ThinkTime, window_s, floor, transaction_rows: int):
     """N = X·(R+Z) on the sequence think time was measured on: the samples themselves (X and R as reported), the
     outermost ones (their own X and R, since Z runs between them), or none when a thread's samples overlap.
     n_seen (bare JTLs: nobody says how many users ran, N is the threads seen): when fewer threads were active on
     average than were seen (ramp-up, early exits, an Ultimate Thread Group inside the window), N was not constant
     and the law with one N does not apply; saying it failed would misread the test."""
-    seq = think["sequence"]
-    if seq["rule"] == RULE_NONE:
-        return laws.does_not_apply("closed_law", cell_id, seq["text"].removeprefix("does not apply: "))
-    active, z = seq["active_threads"], think["mean_ms"]
-    r_seq = r if seq["rule"] == RULE_EVERY else seq["mean_ms"]
+    seq = think.sequence
+    if seq.rule == RULE_NONE:
+        return laws.does_not_apply("closed_law", cell_id, seq.text.removeprefix("does not apply: "))
+    active, z = seq.active_threads, think.mean_ms
+    r_seq = r if seq.rule == RULE_EVERY else seq.mean_ms
     # the deficit of active threads the check itself would tolerate (its window error, 3 standard errors)
     slack = (max(floor, 3 * laws.window_error((r_seq + z) / 1000.0, window_s, n))
              if None not in (n, r_seq, z) and n > 0 and window_s > 0 else floor)
@@ -111,42 +119,63 @@ def _closed_law(cell_id, n, n_seen: bool, x, r, think: dict, window_s, floor, tr
             f"the number of active threads changes inside the window ({n:g} threads seen, {active:.1f} active on "
             f"average: ramp-up, early exits or a stepping thread group); --warmup and --cooldown can trim the "
             f"window to the part where all of them ran"))
-    if seq["rule"] == RULE_EVERY and not transaction_rows:
-        return laws.closed_law(cell_id, n, x, r, think["mean_ms"], window_s, floor)
-    return laws.closed_law(cell_id, n, seq["throughput_per_s"], seq["mean_ms"], think["mean_ms"], window_s, floor,
-                           basis=f"X and R of the {seq['rule']} ({seq['count']:,} in the window)")
+    if seq.rule == RULE_EVERY and not transaction_rows:
+        return laws.closed_law(cell_id, n, x, r, think.mean_ms, window_s, floor)
+    return laws.closed_law(cell_id, n, seq.throughput_per_s, seq.mean_ms, think.mean_ms, window_s, floor,
+                           basis=f"X and R of the {seq.rule} ({seq.count:,} in the window)")
 
 
-def _think_time(table, window, keys, cell, transactions) -> dict:
+def _think_time(table, window, keys, cell, transactions) -> model.ThinkTime:
     """Realised think time on `table`: every row, Transaction Controller rows (labels `transactions`) included."""
     seq = think_sequence(table, window, thread_keys(table) if keys is None else keys, transactions)
     gaps = seq.gaps if seq.gaps is not None else pd.DataFrame({"key": [], "gap_ms": [], "cycle_ms": []}, dtype=np.int64)
-    return think_time_stats(gaps, cell.think_dist, cell.think_offset_ms) | {"sequence": seq.as_dict(window.length_s)}
+    return model.ThinkTime.model_validate(plain(think_time_stats(gaps, cell.think_dist, cell.think_offset_ms)
+                                                | {"sequence": seq.as_dict(window.length_s)}))
 
 
-def _sample_figures(entry, samples, everything, transactions, window, keys, cell, by_label):
-    """Fills the entry's overall, labels and users; returns the window's rows, their sorted elapsed times, the
-    error class of every sample and whether each of the window's rows failed (as overall counts it)."""
+@dataclass(frozen=True)
+class _SampleFigures:
+    """What the window's samples give a cell (model values), and the per-row arrays the later figures reuse."""
+
+    overall: model.Stats
+    labels: dict
+    errors: model.Errors | None
+    label_series: model.LabelSeriesSet | None
+    users: model.Users
+    steady: pd.DataFrame  # the window's rows
+    elapsed_sorted: np.ndarray
+    all_classes: pd.Series  # the error class of every sample (not only the window's)
+    steady_failed: np.ndarray  # whether each of the window's rows failed, as overall counts it
+
+
+def _sample_figures(samples, everything, transactions, window, keys, cell, by_label) -> _SampleFigures:
+    """The window's statistics (overall, per label when asked: labels, errors by type, label series) and users."""
     mask = window_mask(samples, window)
     steady = in_window(samples, window, WINDOW_COLUMNS, mask)
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
     classes = all_classes if steady is samples else all_classes[mask]  # same rows and index as `steady`
     T = window.length_s
     elapsed_sorted = sort_ints(steady["elapsed_ms"].to_numpy(dtype=np.int64))
-    entry["overall"] = sample_stats(steady, classes, T, elapsed_sorted)
+    overall = model.Stats.model_validate(plain(sample_stats(steady, classes, T, elapsed_sorted)))
+    labels, errors, series = {}, None, None
     if by_label:  # on every row, transactions included: they keep their own per-label statistics
         everything_classes = classify(everything) if transactions else all_classes
         types = error_types(everything)
         everything_mask = window_mask(everything, window)
         labelled = in_window(everything, window, LABEL_COLUMNS, everything_mask)
         whole = labelled is everything  # every row in the window: no copies
-        entry["labels"] = stats_by_label(labelled, everything_classes if whole else everything_classes[everything_mask],
-                                         T, types if whole else types[everything_mask], transactions)
-        entry["errors"] = _error_tables(types if steady is everything else
-                                        types[mask] if everything is samples else types.reindex(steady.index), T)
-        entry["label_series"] = label_series(everything, everything_classes.notna().to_numpy(), window)
-    entry["users"] = _users(cell, samples, steady, keys if steady is samples else thread_keys(steady))
-    return steady, elapsed_sorted, all_classes, classes.notna().to_numpy()
+        labels = {label: model.LabelStats.model_validate(figures) for label, figures in plain(stats_by_label(
+            labelled, everything_classes if whole else everything_classes[everything_mask], T,
+            types if whole else types[everything_mask], transactions)).items()}
+        errors = model.Errors.model_validate(plain(_error_tables(
+            types if steady is everything else types[mask] if everything is samples else types.reindex(steady.index),
+            T)))
+        series = model.LabelSeriesSet.model_validate(plain(label_series(everything, everything_classes.notna().to_numpy(),
+                                                                        window)))
+    users = model.Users.model_validate(plain(_users(cell, samples, steady, keys if steady is samples
+                                                    else thread_keys(steady))))
+    return _SampleFigures(overall, labels, errors, series, users, steady, elapsed_sorted, all_classes,
+                          classes.notna().to_numpy())
 
 
 ERROR_TYPES_MAX = 100  # error types listed; messages with ids or timestamps in them could make thousands
@@ -165,43 +194,40 @@ def _error_tables(types: pd.Series, window_s: float) -> dict:
             "types_not_listed": len(rest), "errors_not_listed": sum(n for _, n in rest)}
 
 
-def _typed(entry: dict) -> model.Cell:
-    """The cell stage's value: the entry its helpers filled in, as the summary model's Cell (validated: a figure of
-    the wrong type or a field the model does not name fails here, in the stage that made it)."""
-    return model.Cell.model_validate(plain(entry))
-
-
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
     """One cell's summary entry (contract §5) as a summary.model.Cell, its sorted elapsed times (for grid-level
     percentiles) and the window's (elapsed_ms, end_ms, failed) in file order (a search's intervals resample them by
     second), None without."""
-    entry = {"id": cell.id, "axes": cell.axes, "status": cell.status, "reason": cell.reason, "warnings": [],
-             "reading": None, "window": None, "users": None,
-             "intended": {"think_ms": cell.intended_think_ms, "think_dist": cell.think_dist,
-                          "think_offset_ms": cell.think_offset_ms if cell.think_dist == "poisson" else None,
-                          "rate_per_s": cell.rate_per_s, "workload": cell.workload},
-             "overall": None, "labels": {}, "errors": None, "label_series": None, "think_time": None, "server": None,
-             "host": None, "series": None, "histogram": None, "checks": []}
+    intended = model.Intended(think_ms=cell.intended_think_ms, think_dist=cell.think_dist,
+                              think_offset_ms=cell.think_offset_ms if cell.think_dist == "poisson" else None,
+                              rate_per_s=cell.rate_per_s, workload=cell.workload)
+    unanalysed = dict(id=cell.id, axes=cell.axes, status=cell.status, reason=cell.reason, warnings=[], reading=None,
+                      window=None, users=None, intended=intended, overall=None, labels={}, errors=None,
+                      label_series=None, think_time=None, server=None, host=None, series=None, histogram=None,
+                      checks=[])
+
+    def not_analysed(why: str | None = None, **known) -> tuple[model.Cell, None, None]:
+        reason = "; ".join(filter(None, [cell.reason, why]))  # one bad cell does not sink the run
+        return model.Cell.model_validate(plain(unanalysed | known | {"reason": reason or None})), None, None
+
     if not cell.jtl_paths:
-        return _typed(entry), None, None
+        return not_analysed()
     try:
         reading = read_jtl([str(p) for p in cell.jtl_paths],
                            fields=ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ()))
     except UserError as e:
         if bare:  # the user's own file: their mistake, said in one line
             raise
-        entry["reason"] = "; ".join(filter(None, [entry["reason"], str(e)]))  # one bad cell does not sink the run
-        return _typed(entry), None, None
+        return not_analysed(str(e))
     everything = reading.samples
     # Transaction Controller parents sit beside their samplers in a CSV JTL: counting them would count each
     # request twice and break every per-thread cycle; they keep their own per-label statistics.
     transactions = frozenset(getattr(reading, "transaction_labels", ()) or ())
     samples = everything[~everything["label"].isin(transactions)] if transactions else everything
-    entry["reading"] = {"rows_read": reading.rows_read,
-                        "rows_skipped": int(getattr(reading, "skipped_total", 0)),
-                        "transaction_rows_excluded": int(len(everything) - len(samples)),
-                        "absent_columns": list(reading.absent_columns), "format": reading.format}
-    entry["warnings"].extend(reading.warnings)
+    read = model.Reading(rows_read=reading.rows_read, rows_skipped=int(getattr(reading, "skipped_total", 0)),
+                         transaction_rows_excluded=int(len(everything) - len(samples)),
+                         absent_columns=list(reading.absent_columns), format=reading.format)
+    warnings = list(reading.warnings)
     warmup = warmup_s if warmup_s is not None else (cell.warmup_s or 0.0)
     cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
     try:
@@ -209,28 +235,31 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     except EmptyWindow as e:
         if bare:  # the user's input cannot be analysed at all
             raise UserError(f"{cell.jtl_paths[0]}: {e}") from None
-        entry["reason"] = "; ".join(filter(None, [entry["reason"], f"no steady window: {e}"]))
-        return _typed(entry), None, None
-    entry["window"] = window.as_dict()
+        return not_analysed(f"no steady window: {e}", reading=read, warnings=warnings)
     keys = thread_keys(samples)  # shared by the users count and the gaps (the window's rows, when untrimmed)
     # The think-time figures (a sort by thread, two gathers, a sort of the gaps) run before the sample statistics,
     # not beside them: on two cores the overlap took ~0.6 s off a 5 M-sample cell but held both stages' row-long
     # temporaries at once, 1,050 MiB of peak RSS against 900 MiB one after the other (docs/report.md, "Scale").
-    entry["think_time"] = _think_time(everything, window, keys if everything is samples else None, cell, transactions)
-    steady, elapsed_sorted, all_classes, steady_failed = _sample_figures(entry, samples, everything, transactions,
-                                                                         window, keys, cell, by_label)
+    think = _think_time(everything, window, keys if everything is samples else None, cell, transactions)
+    f = _sample_figures(samples, everything, transactions, window, keys, cell, by_label)
     del keys
+    steady = f.steady
     end_ms = steady["end_ms"].to_numpy()
-    entry["histogram"] = histogram.cell_histogram(elapsed_sorted, end_ms, entry["window"])
-    entry["histogram"]["blocks"] = BlockHistograms.from_samples(
+    kept = histogram.cell_histogram(f.elapsed_sorted, end_ms, {"start_ms": window.start_ms, "end_ms": window.end_ms})
+    kept["blocks"] = BlockHistograms.from_samples(
         steady["elapsed_ms"].to_numpy(), end_ms, window.start_ms, window.end_ms,
-        np.asarray(entry["histogram"]["elapsed_ms"]["values"], np.int64)).as_summary()
+        np.asarray(kept["elapsed_ms"]["values"], np.int64)).as_summary()
     server_frame = server_metrics.read_metrics(cell.server_metrics)
     host_frame = server_metrics.read_metrics(cell.host_metrics)
-    entry["server"] = server_metrics.server_figures(server_frame, window)
-    entry["host"] = server_metrics.host_figures(host_frame, window)
-    entry["series"] = time_series(samples, all_classes.notna().to_numpy(), window, cell.engines, server_frame,
-                                  host_frame)
-
-    entry["checks"] = _cell_checks(cell, entry, steady, tol)
-    return _typed(entry), elapsed_sorted, (steady["elapsed_ms"].to_numpy(), steady["end_ms"].to_numpy(), steady_failed)
+    host = server_metrics.host_figures(host_frame, window)
+    analysed = model.Cell.model_validate(unanalysed | {
+        "warnings": warnings, "reading": read, "window": model.Window.model_validate(window.as_dict()),
+        "users": f.users, "overall": f.overall, "labels": f.labels, "errors": f.errors,
+        "label_series": f.label_series, "think_time": think,
+        "server": _in_front(cell, server_metrics.server_figures(server_frame, window), f.overall),
+        "host": None if host is None else model.Host.model_validate(plain(host)),
+        "series": model.Series.model_validate(plain(time_series(samples, f.all_classes.notna().to_numpy(), window,
+                                                                cell.engines, server_frame, host_frame))),
+        "histogram": model.Histogram.model_validate(plain(kept))})
+    analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, steady, tol)})
+    return analysed, f.elapsed_sorted, (steady["elapsed_ms"].to_numpy(), end_ms, f.steady_failed)
