@@ -270,6 +270,16 @@ def test_the_latency_knee_is_where_r_leaves_its_bound_by_more_than_the_margin():
     assert dict(calm.figures)["users"] is None and "stays within 10%" in calm.statement
 
 
+def test_r_below_its_lower_bound_at_every_n_says_the_bound_is_over_stated_not_within_a_negative_margin():
+    # the grid says S = 100 ms, but every request took 5% less: no "at most +-5%"
+    s = summary_of([cell(10, 99.0, 95.0), cell(20, 99.5, 190.0), cell(100, 99.8, 950.0)])
+    k = of_kind(findings(s), "knee")[0]
+    assert "stays below its lower bound" in k.statement and "-5% at N = 10, the closest" in k.statement
+    assert "D or D_max is over-stated" in k.statement and "+-" not in k.statement
+    calm = of_kind(findings(littles_law()), "knee", **{THREADS: 10})[0]  # negative control: R just above it
+    assert "at most +2%, at N = 10" in calm.statement
+
+
 def test_a_falling_hill_alpha_past_the_knee_is_a_heavier_tail_and_a_steady_one_is_not():
     tails = [{"hill_alpha": 8.0, "verdict": "consistent with an exponential tail"},
              {"hill_alpha": 7.9, "verdict": "consistent with an exponential tail"},

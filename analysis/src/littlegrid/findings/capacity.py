@@ -460,10 +460,15 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
             statement = (f"Response time leaves its lower bound{at} at N = {users(c):g}: R = {ms(r)} against "
                          f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%}); "
                          f"the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
+        elif worst[1] < worst[2]:  # R under its "lower" bound everywhere: the bound, not the system, is off
+            statement = (f"Response time stays below its lower bound max(D, N·D_max − Z) at every N measured{at} "
+                         f"(N = {users(members[0]):g}–{users(members[-1]):g}; {worst[1] / worst[2] - 1:+.0%} at "
+                         f"N = {users(worst[0]):g}, the closest): R cannot fall below a true lower bound, so D or "
+                         f"D_max is over-stated; N* = (D+Z)/D_max = {n_star:.3g}.")
         else:
             statement = (f"Response time stays within {LATENCY_MARGIN:.0%} of its lower bound max(D, N·D_max − Z) "
                          f"at every N measured{at} (N = {users(members[0]):g}–{users(members[-1]):g}; at most "
-                         f"+{worst[1] / worst[2] - 1:.0%}, at N = {users(worst[0]):g}): queueing adds what the "
+                         f"{worst[1] / worst[2] - 1:+.0%}, at N = {users(worst[0]):g}): queueing adds what the "
                          f"bounds predict and no more; N* = (D+Z)/D_max = {n_star:.3g}.")
         if reach == "floor":
             statement = statement[:-1] + (" at least: X never levelled off, so D_max = 1/max X is over-stated and "
