@@ -276,6 +276,10 @@ def test_r_below_its_lower_bound_at_every_n_says_the_bound_is_over_stated_not_wi
     k = of_kind(findings(s), "knee")[0]
     assert "stays below its lower bound" in k.statement and "-5% at N = 10, the closest" in k.statement
     assert "D or D_max is over-stated" in k.statement and "+-" not in k.statement
+    # estimated bounds whose N* lies below every cell: no claim that R follows the queue's line it is under
+    s = summary_of([cell(20, 95.0, 190.0), cell(80, 97.0, 700.0)], service_ms=None)
+    k = of_kind(findings(s), "knee")[0]
+    assert "stays below its lower bound" in k.statement and "follows the queue's line" not in k.statement
     calm = of_kind(findings(littles_law()), "knee", **{THREADS: 10})[0]  # negative control: R just above it
     assert "at most +2%, at N = 10" in calm.statement
 

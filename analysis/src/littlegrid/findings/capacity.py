@@ -455,12 +455,13 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         worst = max(ratios, key=lambda t: t[1] / t[2])
         head = group_words(group)
         at = f" {head}" if head else ""
+        below = not leaving and worst[1] < worst[2]
         if leaving:
             c, r, lo = leaving
             statement = (f"Response time leaves its lower bound{at} at N = {users(c):g}: R = {ms(r)} against "
                          f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%}); "
                          f"the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
-        elif worst[1] < worst[2]:  # R under its "lower" bound everywhere: the bound, not the system, is off
+        elif below:  # R under its "lower" bound everywhere: the bound, not the system, is off
             statement = (f"Response time stays below its lower bound max(D, N·D_max − Z) at every N measured{at} "
                          f"(N = {users(members[0]):g}–{users(members[-1]):g}; {worst[1] / worst[2] - 1:+.0%} at "
                          f"N = {users(worst[0]):g}, the closest): R cannot fall below a true lower bound, so D or "
@@ -477,7 +478,7 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
             statement = statement[:-1] + (f" at most: X is already level at the lightest cell, N = "
                                           f"{users(members[0]):g}, so D = R there holds queueing and the knee lies "
                                           f"at or below it.")
-        elif users(members[0]) > 1.05 * n_star:
+        elif users(members[0]) > 1.05 * n_star and not below:
             statement += (f" Every N measured is past N*, so R follows the queue's line N·D_max − Z from the "
                           f"lightest cell on and the knee itself lies below N = {users(members[0]):g}.")
         tail = None if reach == "floor" else _tail_words(members, n_star)
