@@ -8,7 +8,7 @@ from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import laws, models
 from littlegrid.analysis.cell import analyze_cell
-from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.stats import percentile_of
 from littlegrid.criteria.evaluate import evaluate
 from littlegrid.criteria.grammar import parse
 from littlegrid.findings import expect
@@ -38,11 +38,11 @@ def add_arguments(parser) -> None:
     add_reader_arguments(parser)
 
 
-def _percentile_lookup(sorted_elapsed: dict):
-    def percentile_of(cell_id, percentile):
-        values = sorted_elapsed.get(cell_id)
-        return nearest_rank(values, percentile) if values is not None and len(values) else None
-    return percentile_of
+def _percentile_lookup(elapsed: dict):
+    def lookup(cell_id, percentile):
+        h = elapsed.get(cell_id)
+        return percentile_of(h, percentile) if h is not None else None
+    return lookup
 
 
 def _trim(cells: list[model.Cell], warmup_s, cooldown_s) -> model.Trim:
@@ -82,17 +82,17 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     if unknown:
         raise UserError(f"[tolerances]: unknown name {unknown[0]!r} (known: {', '.join(laws.DEFAULT_TOLERANCES)})")
     tol = laws.tolerances(overrides)
-    cells, sorted_elapsed = [], {}
+    cells, elapsed_of = [], {}  # each cell's histogram of elapsed, for the capacity table's percentiles
     for cell in sorted(found.cells, key=lambda c: c.index):
         analysed, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
                                             bare=found.run["source"] == "jtl")
         cells.append(analysed)
         if elapsed is not None:
-            sorted_elapsed[cell.id] = elapsed
+            elapsed_of[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
     cells = models.bound_checks(cells, services, tol)
     slos = models.latency_slos(found.criteria)
-    grid_models, grid_checks = models.grid_models(cells, services, slos, _percentile_lookup(sorted_elapsed), tol)
+    grid_models, grid_checks = models.grid_models(cells, services, slos, _percentile_lookup(elapsed_of), tol)
     result = model.Summary.model_validate({
         "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": summary.plain(found.run),
         "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,

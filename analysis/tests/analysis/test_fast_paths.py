@@ -9,6 +9,7 @@ import pytest
 
 from littlegrid.analysis.series import SERIES_PERCENTILES, bucket_percentiles
 from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.histogram import ExactHistogram
 from littlegrid.analysis.tail import ccdf
 from littlegrid.analysis.think_time import realised_gaps, think_time_stats
 from littlegrid.analysis.window import in_window, steady_window
@@ -82,7 +83,7 @@ def test_per_bucket_percentiles_equal_the_nearest_rank_of_each_bucket(seed, spre
 
 def test_ccdf_distinct_values_of_the_sorted_sample_match_np_unique():
     values = np.sort(np.random.default_rng(4).integers(0, 50, 3000))
-    got = ccdf(values, budget=10_000)
+    got = ccdf(ExactHistogram.of(values), budget=10_000)
     distinct = np.unique(values)
     assert got["x_ms"] == distinct.astype(float).tolist()
     assert got["p"] == [(len(values) - np.searchsorted(values, v)) / len(values) for v in distinct]

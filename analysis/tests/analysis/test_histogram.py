@@ -1,21 +1,58 @@
 """Exact count histograms: distinct values and counts, completions per second, and the summary's copy of them
 agreeing with the samples on a real JMeter JTL."""
 
+import math
+
 import numpy as np
 import pytest
 
-from littlegrid.analysis.histogram import cell_histogram, completions_per_second, distinct_counts, read_cell_histogram
+from littlegrid.analysis import tail
+from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram
+from littlegrid.analysis.stats import nearest_rank as sorted_nearest_rank, percentile_of
 from littlegrid.analyze import analyze
 from littlegrid.comparison.bootstrap import nearest_rank
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 
 
-def test_distinct_values_and_counts_of_a_sorted_array():
-    values, counts = distinct_counts(np.array([3, 3, 5, 7, 7, 7, 10]))
-    assert values.tolist() == [3, 5, 7, 10] and counts.tolist() == [2, 1, 3, 1]
-    values, counts = distinct_counts(np.array([], dtype=np.int64))
-    assert values.tolist() == [] and counts.tolist() == []
+def test_the_exact_histogram_holds_every_distinct_value_with_its_count_counted_or_sorted():
+    h = ExactHistogram.of(np.array([7, 3, 10, 7, 5, 3, 7]))
+    assert h.values.tolist() == [3, 5, 7, 10] and h.counts.tolist() == [2, 1, 3, 1] and h.n == 7
+    wide = ExactHistogram.of(np.array([0, 86_400_000, 0]))  # a range far wider than the samples: sorted, not counted
+    assert wide.values.tolist() == [0, 86_400_000] and wide.counts.tolist() == [2, 1]
+    empty = ExactHistogram.of(np.array([], dtype=np.int64))
+    assert empty.n == 0 and empty.mean() is None and percentile_of(empty, 90) is None
+    merged = h.merge(ExactHistogram.of(np.array([1, 7, 12])))
+    assert merged.values.tolist() == [1, 3, 5, 7, 10, 12] and merged.counts.tolist() == [1, 2, 1, 4, 1, 1]
+    # ranks 1..7 of 3 3 5 7 7 7 10; below(x): samples < x; the k largest, ascending
+    assert h.at_rank([1, 2, 3, 4, 6, 7]).tolist() == [3, 3, 5, 7, 7, 10]
+    assert h.below([0, 3, 4, 7, 11]).tolist() == [0, 0, 2, 3, 7]
+    assert h.largest(1).tolist() == [10] and h.largest(3).tolist() == [7, 7, 10] and h.largest(7).tolist() == \
+        [3, 3, 5, 7, 7, 7, 10]
+    assert h.mean() == 42 / 7
+    with pytest.raises(TypeError, match="counts integers"):  # float times would be truncated silently
+        ExactHistogram.of(np.array([1.5, 2.0]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_every_figure_read_from_the_histogram_is_the_figure_of_the_sorted_samples(seed):
+    """Percentiles, mean, PDF bin counts, CCDF and the Hill tail against the samples themselves, sorted."""
+    rng = np.random.default_rng(seed)
+    samples = np.concatenate([rng.integers(40, 60, 3000), rng.pareto(1.5, 200).astype(np.int64) * 10 + 60])
+    ordered = np.sort(samples)
+    h = ExactHistogram.of(samples[::-1])
+    assert h.mean() == float(ordered.mean())
+    for p in ("50", "90", "99", "99.9", "100"):
+        assert percentile_of(h, p) == sorted_nearest_rank(ordered, p)
+    pdf = tail.log_pdf(h)
+    edges = np.asarray(pdf["edges_ms"])
+    assert (np.asarray(pdf["density"]) * np.diff(edges) * len(ordered)).round().astype(int).tolist() == \
+        np.histogram(ordered, edges)[0].tolist()
+    c = tail.ccdf(h)
+    assert c["p"] == [float(np.mean(ordered >= x)) for x in c["x_ms"]]
+    k = math.isqrt(len(ordered))
+    top, u = ordered[-k:].astype(float), float(ordered[-k - 1])
+    assert tail.tail_index(h)["hill_alpha"] == k / float(np.log(top / u).sum())
 
 
 def test_completions_per_whole_second_of_the_window_with_the_last_partial_second_joining_the_one_before():
@@ -26,7 +63,8 @@ def test_completions_per_whole_second_of_the_window_with_the_last_partial_second
 
 
 def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disagrees_with_the_count():
-    h = cell_histogram(np.array([1, 1, 2, 9]), np.array([100, 200, 1100, 1900]), {"start_ms": 0, "end_ms": 2000})
+    h = cell_histogram(ExactHistogram.of(np.array([1, 1, 2, 9])), np.array([100, 200, 1100, 1900]),
+                       {"start_ms": 0, "end_ms": 2000})
     assert h == {"elapsed_ms": {"values": [1, 2, 9], "counts": [2, 1, 1]},
                  "completions_per_s": {"seconds": 2, "second": [0, 1], "count": [2, 2]}}
     lat, per_second = read_cell_histogram(stored(h, 4))
@@ -35,7 +73,7 @@ def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disag
     assert read_cell_histogram(stored(h, 5)) is None
     assert read_cell_histogram(stored(None, 4)) is None
     # sparse: the seconds without a completion are not written, and are zeros when read back
-    h = cell_histogram(np.array([1, 2]), np.array([100, 4200]), {"start_ms": 0, "end_ms": 6000})
+    h = cell_histogram(ExactHistogram.of(np.array([1, 2])), np.array([100, 4200]), {"start_ms": 0, "end_ms": 6000})
     assert h["completions_per_s"] == {"seconds": 6, "second": [0, 4], "count": [1, 1]}
     assert read_cell_histogram(stored(h, 2))[1].tolist() == [1, 0, 0, 0, 1, 0]
     outside = h | {"completions_per_s": {"seconds": 6, "second": [0, 6], "count": [1, 1]}}

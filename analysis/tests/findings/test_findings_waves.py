@@ -4,6 +4,7 @@ max-connections 20 + accept-count 10), and their negative controls."""
 import numpy as np
 import pytest
 
+from littlegrid.analysis.histogram import ExactHistogram
 from littlegrid.analysis.tail import ccdf
 from littlegrid.findings import findings
 from littlegrid.findings.waves import exact_counts, waves
@@ -27,7 +28,7 @@ def spike_cell(values, errors=0, threads=10, workload="spike"):
     n = len(v)
     return cell({"id": f"users={n}", "axes": {"users": n}, "users": {"n": n}, "status": "complete",
                  "intended": {"workload": workload, "think_ms": 0.0},
-                 "overall": {"count": n, "successes": n - errors, "errors": errors, "ccdf": ccdf(v),
+                 "overall": {"count": n, "successes": n - errors, "errors": errors, "ccdf": ccdf(ExactHistogram.of(v)),
                              "min_ms": float(v[0]), "mean_ms": float(v.mean()), "throughput_per_s": 1.0},
                  "server": {"threads_max": threads}, "checks": []})
 

@@ -10,6 +10,7 @@ from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import histogram, laws, server_metrics
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis.error_classes import classify, error_types
+from littlegrid.analysis.histogram import ExactHistogram
 from littlegrid.analysis.int_sort import sort_ints
 from littlegrid.analysis.series import label_series, time_series
 from littlegrid.analysis.stats import sample_stats, stats_by_label
@@ -143,7 +144,7 @@ class _SampleFigures:
     label_series: model.LabelSeriesSet | None
     users: model.Users
     steady: pd.DataFrame  # the window's rows
-    elapsed_sorted: np.ndarray
+    elapsed: ExactHistogram  # the window's response times
     all_classes: pd.Series  # the error class of every sample (not only the window's)
     steady_failed: np.ndarray  # whether each of the window's rows failed, as overall counts it
 
@@ -155,8 +156,8 @@ def _sample_figures(samples, everything, transactions, window, keys, cell, by_la
     all_classes = classify(samples)  # on the full table: the window's copy need not carry the messages
     classes = all_classes if steady is samples else all_classes[mask]  # same rows and index as `steady`
     T = window.length_s
-    elapsed_sorted = sort_ints(steady["elapsed_ms"].to_numpy(dtype=np.int64))
-    overall = model.Stats.model_validate(plain(sample_stats(steady, classes, T, elapsed_sorted)))
+    elapsed = ExactHistogram.of(steady["elapsed_ms"].to_numpy(dtype=np.int64))
+    overall = model.Stats.model_validate(plain(sample_stats(steady, classes, T, elapsed)))
     labels, errors, series = {}, None, None
     if by_label:  # on every row, transactions included: they keep their own per-label statistics
         everything_classes = classify(everything) if transactions else all_classes
@@ -174,7 +175,7 @@ def _sample_figures(samples, everything, transactions, window, keys, cell, by_la
                                                                         window)))
     users = model.Users.model_validate(plain(_users(cell, samples, steady, keys if steady is samples
                                                     else thread_keys(steady))))
-    return _SampleFigures(overall, labels, errors, series, users, steady, elapsed_sorted, all_classes,
+    return _SampleFigures(overall, labels, errors, series, users, steady, elapsed, all_classes,
                           classes.notna().to_numpy())
 
 
@@ -195,8 +196,8 @@ def _error_tables(types: pd.Series, window_s: float) -> dict:
 
 
 def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False):
-    """One cell's summary entry (contract §5) as a summary.model.Cell, its sorted elapsed times (for grid-level
-    percentiles) and the window's (elapsed_ms, end_ms, failed) in file order (a search's intervals resample them by
+    """One cell's summary entry (contract §5) as a summary.model.Cell, the histogram of its window's elapsed times
+    (for grid-level percentiles) and the window's (elapsed_ms, end_ms, failed) in file order (a search's intervals resample them by
     second), None without."""
     intended = model.Intended(think_ms=cell.intended_think_ms, think_dist=cell.think_dist,
                               think_offset_ms=cell.think_offset_ms if cell.think_dist == "poisson" else None,
@@ -245,7 +246,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
     del keys
     steady = f.steady
     end_ms = steady["end_ms"].to_numpy()
-    kept = histogram.cell_histogram(f.elapsed_sorted, end_ms, {"start_ms": window.start_ms, "end_ms": window.end_ms})
+    kept = histogram.cell_histogram(f.elapsed, end_ms, {"start_ms": window.start_ms, "end_ms": window.end_ms})
     kept["blocks"] = BlockHistograms.from_samples(
         steady["elapsed_ms"].to_numpy(), end_ms, window.start_ms, window.end_ms,
         np.asarray(kept["elapsed_ms"]["values"], np.int64)).as_summary()
@@ -262,4 +263,4 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl, bare=False
                                                                 cell.engines, server_frame, host_frame))),
         "histogram": model.Histogram.model_validate(plain(kept))})
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, steady, tol)})
-    return analysed, f.elapsed_sorted, (steady["elapsed_ms"].to_numpy(), end_ms, f.steady_failed)
+    return analysed, f.elapsed, (steady["elapsed_ms"].to_numpy(), end_ms, f.steady_failed)

@@ -12,7 +12,72 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from littlegrid.analysis.int_sort import counts_of
+
 CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ExactHistogram:
+    """Integer samples as every distinct value (ascending) with its count: the exact core every percentile, mean,
+    PDF, CCDF and tail figure of a set of samples is read from. Two histograms merge into the histogram of both
+    sets, so samples may arrive block by block; nothing read from it differs from reading the sorted samples."""
+
+    values: np.ndarray  # int64, ascending, distinct
+    counts: np.ndarray  # int64, > 0
+
+    @classmethod
+    def of(cls, samples) -> "ExactHistogram":
+        """The histogram of a 1-D integer array: counted over its range when that is no wider than the array
+        (int_sort.counts_of: no sort), else np.unique's sort."""
+        samples = np.asarray(samples)
+        if samples.dtype.kind not in "iu":
+            raise TypeError(f"an exact histogram counts integers, not {samples.dtype}")
+        counted = counts_of(samples)
+        if counted is not None:
+            low, counts = counted
+            present = np.flatnonzero(counts)
+            return cls((present + low).astype(np.int64), counts[present].astype(np.int64))
+        values, counts = np.unique(samples.astype(np.int64), return_counts=True)
+        return cls(values, counts.astype(np.int64))
+
+    def merge(self, other: "ExactHistogram") -> "ExactHistogram":
+        values = np.concatenate((self.values, other.values))
+        counts = np.concatenate((self.counts, other.counts))
+        merged, where = np.unique(values, return_inverse=True)
+        total = np.zeros(len(merged), np.int64)
+        np.add.at(total, where, counts)
+        return ExactHistogram(merged, total)
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    def mean(self) -> float | None:
+        """Σ v·c / n from the exact integer sum (what the mean of the samples is whenever it is exact)."""
+        n = self.n
+        if not n:
+            return None
+        if len(self.values) and max(abs(int(self.values[0])), abs(int(self.values[-1]))) * n < 2**63:
+            return int(self.values @ self.counts) / n
+        return sum(int(v) * int(c) for v, c in zip(self.values, self.counts)) / n
+
+    def at_rank(self, ranks) -> np.ndarray:
+        """The value of the samples at 1-based ranks (rank r: the r-th smallest), as int64."""
+        cumulative = np.cumsum(self.counts)
+        return self.values[np.searchsorted(cumulative, np.asarray(ranks, np.int64), side="left")]
+
+    def below(self, x) -> np.ndarray:
+        """How many samples are smaller than each x."""
+        cumulative = np.concatenate(([0], np.cumsum(self.counts)))
+        return cumulative[np.searchsorted(self.values, np.asarray(x), side="left")]
+
+    def largest(self, k: int) -> np.ndarray:
+        """The k largest samples, ascending (what sorted(samples)[-k:] is)."""
+        keep = np.searchsorted(np.cumsum(self.counts[::-1]), k, side="left") + 1  # distinct values that hold them
+        values, counts = self.values[-keep:], self.counts[-keep:].copy()
+        counts[0] -= int(counts.sum()) - k
+        return np.repeat(values, counts)
 
 
 @dataclass(frozen=True)
@@ -68,15 +133,6 @@ class SecondHistograms:
         return Latencies(self.values_ms, self.counts.sum(axis=0))
 
 
-def distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values, their counts) of an ascending array, in one pass (np.unique would sort it again)."""
-    v = np.asarray(sorted_values)
-    if not len(v):
-        return v[:0].astype(np.int64), np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], v[1:] != v[:-1])))
-    return v[starts].astype(np.int64), np.diff(np.append(starts, len(v))).astype(np.int64)
-
-
 def completions_per_second(end_ms: np.ndarray, start_ms: float, window_end_ms: float) -> np.ndarray:
     """Completions in each whole second of [start_ms, window_end_ms] (samples ending inside it, the window's
     rule); a last partial second joins the one before, so every second counts a full second's completions."""
@@ -90,10 +146,10 @@ def completions_per_second(end_ms: np.ndarray, start_ms: float, window_end_ms: f
     return per_second
 
 
-def cell_histogram(elapsed_sorted: np.ndarray, end_ms: np.ndarray, window: dict) -> dict:
+def cell_histogram(elapsed: ExactHistogram, end_ms: np.ndarray, window: dict) -> dict:
     """The summary's `histogram` of one cell: `elapsed_ms` {values, counts} and `completions_per_s`, sparse
     (the seconds with completions and their counts: a window of months with a few thousand samples stays small)."""
-    values, counts = distinct_counts(elapsed_sorted)
+    values, counts = elapsed.values, elapsed.counts
     per_second = completions_per_second(end_ms, window["start_ms"], window["end_ms"])
     busy = np.flatnonzero(per_second)
     return {"elapsed_ms": {"values": values.tolist(), "counts": counts.tolist()},
