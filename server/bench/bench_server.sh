@@ -3,7 +3,7 @@
 # no think time, for each server.tomcat.threads.max in THREADS. Expected: threads.max=10 -> X within 5% of
 # 10/0.1 s = 100 req/s; threads.max=100 -> X at least 80% of 1000 req/s.
 # Puts load on the machine: run it under the load lock,
-#   flock /tmp/littlegrid-load.lock server/bench/bench_server.sh
+#   flock "$LOAD_LOCK" server/bench/bench_server.sh
 # Then the /cpu calibration's accuracy (CpuAccuracy: thread CPU time used / requested, sequential requests).
 # Knobs (env): THREADS="10 100", USERS=100, WARMUP=5 (s trimmed), DURATION=25 (s per cell, warm-up included),
 # CPU_REPEATS=21 (requests per /cpu size; 0 skips that part).

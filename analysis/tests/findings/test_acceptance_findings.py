@@ -1,7 +1,7 @@
 """Each classic grid, run against the sample server, shows the findings its grid file expects (`expect`).
 
 About 25 minutes of load for all six: run one at a time, under the load lock, e.g.
-    flock /tmp/littlegrid-load.lock target/venv/bin/python -m pytest -m acceptance \
+    flock "$LOAD_LOCK" target/venv/bin/python -m pytest -m acceptance \
         tests/analysis/test_acceptance_findings.py -k littles-law
 What host load cannot change is asserted (the expectations, which state levels and resources); the figures
 are printed by `littlegrid explain` for the record.

@@ -2,7 +2,7 @@
 the X `littlegrid analyze` finds, the page draws and updates in Chromium from 127.0.0.1 only, and the run folder
 holds what it holds without --live.
 
-Load test: run it under the machine's load lock, e.g. `flock /tmp/littlegrid-load.lock pytest -m integration tests/live`.
+Load test: run it under the machine's load lock, e.g. `flock "$LOAD_LOCK" pytest -m integration tests/live`.
 """
 
 import json

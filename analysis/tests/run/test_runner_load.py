@@ -1,7 +1,7 @@
 """`littlegrid run` with real JMeter runs: complete folders, SIGKILL + resume, SIGTERM, failed cells, remote engines.
 
 Load tests: run them under the machine's load lock, e.g.
-`flock /tmp/littlegrid-load.lock pytest -m integration tests/run`.
+`flock "$LOAD_LOCK" pytest -m integration tests/run`.
 """
 
 import csv

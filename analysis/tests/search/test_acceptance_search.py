@@ -1,7 +1,7 @@
 """The capacity search against the sample server: its answer agrees with the queueing law for that system.
 
 Minutes of load (8-12 probes of 20 s, about 5 min): run it alone, under the load lock,
-    flock /tmp/littlegrid-load.lock target/venv/bin/python -m pytest -m acceptance tests/search/test_acceptance_search.py -s
+    flock "$LOAD_LOCK" target/venv/bin/python -m pytest -m acceptance tests/search/test_acceptance_search.py -s
 """
 
 import json
