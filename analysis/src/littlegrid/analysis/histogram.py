@@ -42,12 +42,7 @@ class ExactHistogram:
         return cls(values, counts.astype(np.int64))
 
     def merge(self, other: "ExactHistogram") -> "ExactHistogram":
-        values = np.concatenate((self.values, other.values))
-        counts = np.concatenate((self.counts, other.counts))
-        merged, where = np.unique(values, return_inverse=True)
-        total = np.zeros(len(merged), np.int64)
-        np.add.at(total, where, counts)
-        return ExactHistogram(merged, total)
+        return merged([self, other])
 
     @property
     def n(self) -> int:
@@ -78,6 +73,48 @@ class ExactHistogram:
         values, counts = self.values[-keep:], self.counts[-keep:].copy()
         counts[0] -= int(counts.sum()) - k
         return np.repeat(values, counts)
+
+
+def merged(histograms) -> ExactHistogram:
+    """One histogram of the samples of all `histograms`."""
+    histograms = [h for h in histograms if len(h.values)]
+    if not histograms:
+        return ExactHistogram(np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if len(histograms) == 1:
+        return histograms[0]
+    values, where = np.unique(np.concatenate([h.values for h in histograms]), return_inverse=True)
+    total = np.zeros(len(values), np.int64)
+    np.add.at(total, where, np.concatenate([h.counts for h in histograms]))
+    return ExactHistogram(values, total)
+
+
+class HistogramAccumulator:
+    """Integer samples arriving block by block, counted into one ExactHistogram. Memory is the distinct values
+    (values may be composite keys, e.g. label · 2**40 + elapsed), never the samples: each block is counted as it
+    comes, and the counts are merged whenever the unmerged ones outgrow the merged ones."""
+
+    def __init__(self) -> None:
+        self._merged = ExactHistogram(np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._pending: list[ExactHistogram] = []
+        self._pending_size = 0
+
+    def add(self, samples) -> None:
+        if len(samples):
+            self.add_histogram(ExactHistogram.of(np.asarray(samples)))
+
+    def add_histogram(self, h: ExactHistogram) -> None:
+        self._pending.append(h)
+        self._pending_size += len(h.values)
+        if self._pending_size > max(1 << 16, len(self._merged.values)):
+            self._compact()
+
+    def _compact(self) -> None:
+        self._merged = merged([self._merged, *self._pending])
+        self._pending, self._pending_size = [], 0
+
+    def result(self) -> ExactHistogram:
+        self._compact()
+        return self._merged
 
 
 @dataclass(frozen=True)
