@@ -27,6 +27,8 @@ class Frame:
     window: SteadyWindow
     transactions: frozenset[str]  # labels of Transaction Controller rows (they sit beside the samples they wrap)
     series_labels: tuple[str, ...]  # label_series' labels, in rank order (most rows of the cell, ties by label)
+    rows: int  # rows of the cell (everything), for accumulators that size their own partitions
+    blocks: int  # how many blocks the second pass will hand over (1: the cell fits one block, nothing to spill)
 
     @property
     def axis(self) -> tuple[int, int, int]:
