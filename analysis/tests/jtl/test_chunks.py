@@ -37,3 +37,12 @@ def test_chunked_reading_skips_degenerate_rows_with_their_lines(fixture):
 def test_chunked_reading_refuses_a_value_it_cannot_convert(fixture):
     with pytest.raises(UserError, match="read the file in one piece"):
         list(iter_jtl(fixture("malformed-middle-rows.jtl")))
+
+
+def test_later_chunks_keep_their_text_columns(long_file):
+    # the reader handed later chunks no labels, threads or codes (their text columns were emptied by the first)
+    chunks = list(iter_jtl(long_file, chunk_rows=20_000, block_size=1 << 16))
+    whole = read_jtl(long_file).samples
+    labels = [label for c in chunks for label in c.samples.label.astype(str)]
+    assert len(chunks) >= 3 and labels == whole.label.astype(str).tolist()
+    assert chunks[-1].samples.thread.notna().all()

@@ -25,13 +25,18 @@ class Assembled:
     absent: list[str]
     warnings: list[str]
     transaction_labels: set[str]
+    # each (label, thread)'s latest-starting row, for the next chunk's sub-results (assemble's carried_parents)
+    parents: pd.DataFrame | None = None
 
 
 def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestamp_format: str | None,
              timestamp_is_start: bool, include_subsamples: bool, detect_subresults: bool,
-             line_of, exact_lines=lambda: True) -> Assembled:
+             line_of, exact_lines=lambda: True, carried_parents: pd.DataFrame | None = None) -> Assembled:
     """`raw` maps table column names (a subset) and optionally `error_count` / `_depth` to equally long
-    Series; `line_of(row indices)` gives file lines (record numbers when `exact_lines()` is False)."""
+    Series; `line_of(row indices)` gives file lines (record numbers when `exact_lines()` is False).
+    carried_parents: a file read in chunks passes the previous chunk's `parents`, so that a sub-result whose
+    parent was written at the end of the previous chunk is still found (JMeter writes the parent, then its
+    sub-results); the result's `parents` are then this chunk's, for the next one."""
     warnings: list[str] = []
     rows = len(raw["elapsed_ms"])
     keep = np.ones(rows, dtype=bool)
@@ -100,8 +105,11 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
     del columns
 
     transactions = _transaction_labels(table)
+    parents = None
     if detect_subresults:
-        sub = _subresult_rows(table, keep, transactions)
+        sub = _subresult_rows(table, keep, transactions, carried_parents)
+        if carried_parents is not None:
+            parents = latest_parents(table, keep, carried_parents)
         if sub.any():
             if include_subsamples:
                 warnings.append(f"{source}: {int(sub.sum())} sub-result rows (label-N of a parent in the same "
@@ -115,8 +123,7 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
     if transactions:
         count = int(table["label"].isin(transactions).to_numpy()[keep].sum())
         if detect_subresults or include_subsamples:  # the samples they wrap are rows of the table too
-            warnings.append(f"{source}: {count} Transaction Controller rows kept beside the samples they "
-                            f"wrap (labels: {_short(sorted(transactions))}); see Reading.transaction_labels")
+            warnings.append(transaction_warning(source, count, transactions))
         else:  # XML, top level only: the parent is the one row for its samples, nothing counts twice
             warnings.append(f"{source}: {count} top-level samples are Transaction Controller parents "
                             f"(labels: {_short(sorted(transactions))}); their children are not included")
@@ -125,7 +132,13 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
         table = table[keep].reset_index(drop=True)
         for name in CATEGORY_COLUMNS:
             table[name] = table[name].cat.remove_unused_categories()
-    return Assembled(table, absent, warnings, transactions)
+    return Assembled(table, absent, warnings, transactions, parents)
+
+
+def transaction_warning(source: str, count: int, labels) -> str:
+    """The note for Transaction Controller rows kept beside the samples they wrap (a CSV's)."""
+    return (f"{source}: {count} Transaction Controller rows kept beside the samples they wrap (labels: "
+            f"{_short(sorted(labels))}); see Reading.transaction_labels")
 
 
 def _use_ns_twins(raw, start_values: np.ndarray, elapsed_values: np.ndarray) -> list[str]:
@@ -197,13 +210,43 @@ def _transaction_labels(table: pd.DataFrame) -> set[str]:
     return set(table["label"][is_tx].astype(str).unique()) if is_tx.any() else set()
 
 
-def _subresult_rows(table: pd.DataFrame, keep: np.ndarray, transactions: set[str]) -> np.ndarray:
+PARENT_COLUMNS = ["parent", "thread", "start", "parent_end"]
+
+
+def latest_parents(table: pd.DataFrame, keep: np.ndarray, carried: pd.DataFrame) -> pd.DataFrame:
+    """The latest-starting kept row of each (label, thread) among `table` and the `carried` ones: the only
+    parent a later chunk's sub-result can still match (matching takes the latest parent starting at or before
+    it). Bounded by labels × threads, whatever the file's length."""
+    rows = np.flatnonzero(keep)
+    label, thread = table["label"].cat.codes.to_numpy()[rows], table["thread"].cat.codes.to_numpy()[rows]
+    pair = label.astype(np.int64) * (int(thread.max(initial=0)) + 2) + thread
+    # a hash group-by on integer pairs (~30 ms a million rows), not a sort; idxmax: the first of equal starts,
+    # and ties are a parent and its own zero-length child at worst, whose order the drop below settles
+    chosen = rows[pd.Series(table["start_ms"].to_numpy()[rows]).groupby(pair, sort=False).idxmax().to_numpy()]
+    mine = pd.DataFrame({"parent": _names(table["label"], chosen), "thread": _names(table["thread"], chosen),
+                         "start": table["start_ms"].to_numpy()[chosen], "parent_end": table["end_ms"].to_numpy()[chosen]})
+    both = pd.concat([carried[PARENT_COLUMNS], mine], ignore_index=True)
+    # the last of equal starts wins, as merge_asof's backward match takes the last one
+    latest = both.groupby(["parent", "thread"], sort=False)["start"].transform("max").to_numpy() == both["start"]
+    return both[latest].drop_duplicates(["parent", "thread"], keep="last").reset_index(drop=True)
+
+
+def _names(column: pd.Series, rows: np.ndarray) -> np.ndarray:
+    """column.astype(str) at `rows` of a categorical, converting only its categories (a null reads "nan", as
+    astype(str) writes it)."""
+    names = np.append(np.asarray(column.cat.categories.astype(str), dtype=object), "nan")
+    return names[column.cat.codes.to_numpy()[rows]]
+
+
+def _subresult_rows(table: pd.DataFrame, keep: np.ndarray, transactions: set[str],
+                    carried: pd.DataFrame | None = None) -> np.ndarray:
     """Rows that are sub-results of another row: label = parent label + "-N", same thread, inside the
-    parent's time span, and the parent is not a Transaction Controller (its children are real samples)."""
+    parent's time span, and the parent is not a Transaction Controller (its children are real samples).
+    `carried`: parents from the previous chunk of the same file (latest_parents)."""
     labels = table["label"]
     categories = pd.Series(labels.cat.categories.astype(str))
     parts = categories.str.extract(r"^(.*)-\d+$")[0]
-    known = set(categories) - transactions
+    known = (set(categories) | (set(carried["parent"]) if carried is not None else set())) - transactions
     parent_of = {child: parent for child, parent in zip(categories, parts) if isinstance(parent, str)
                  and parent in known}
     result = np.zeros(len(table), dtype=bool)
@@ -224,6 +267,9 @@ def _subresult_rows(table: pd.DataFrame, keep: np.ndarray, transactions: set[str
         "start": table["start_ms"].to_numpy()[is_parent],
         "parent_end": table["end_ms"].to_numpy()[is_parent],
     })
+    if carried is not None and len(carried):
+        parents = pd.concat([carried[carried["parent"].isin(set(parent_of.values()))][PARENT_COLUMNS], parents],
+                            ignore_index=True)
     if parents.empty:
         return result
     # The latest parent of the same label and thread starting at or before the child must also end after it.

@@ -194,7 +194,8 @@ def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, s
                                    false_values=["false", "False", "FALSE"])
     ints = {n: ("int32" if t == pa.int32() else "int64") for n, t in types.items() if pa.types.is_integer(t)}
     times = sniffed.timestamp_format is None
-    buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in wanted if n not in ints}, 0
+    text_names = [n for n in wanted if n not in ints]  # the consumer empties `texts`: the next chunk's come from here
+    buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in text_names}, 0
     reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
                             memory_pool=memory)
     for batch in reader:
@@ -209,7 +210,7 @@ def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, s
         del batch, named
         if chunk_rows is not None and rows >= chunk_rows:
             yield buffers, texts
-            buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in texts}, 0
+            buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in text_names}, 0
     if chunk_rows is None or rows:
         yield buffers, texts
 
@@ -249,10 +250,11 @@ def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd
     return columns
 
 
-def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int):
+def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int, fields=None):
     """(raw columns, first data line of the chunk, rows pyarrow could not split) per chunk of a clean
-    file. A value pyarrow cannot convert is refused: the exact row-by-row path needs the whole file."""
-    wanted = wanted_inputs(sniffed)
+    file (only the columns feeding `fields`, when given). A value pyarrow cannot convert is refused: the
+    exact row-by-row path needs the whole file."""
+    wanted = wanted_inputs(sniffed, fields)
     invalid: list[str] = []
     first_record = 0
     try:

@@ -74,6 +74,13 @@ class SkipLog:
             where = self._where.setdefault(reason, [])
             where.extend(f"{self.source}:{n}" for n in lines[: FIRST_LINES - len(where)])
 
+    def add_skips(self, skips) -> None:
+        """Skips another reader recorded (their lines already name the file)."""
+        for skip in skips:
+            self._counts[skip.reason] = self._counts.get(skip.reason, 0) + skip.count
+            where = self._where.setdefault(skip.reason, [])
+            where.extend(skip.first_lines[: FIRST_LINES - len(where)])
+
     def merge(self, other: "SkipLog") -> None:
         for reason, count in other._counts.items():
             self._counts[reason] = self._counts.get(reason, 0) + count

@@ -1,0 +1,227 @@
+"""A cell's JTL files as blocks of rows, read again for each pass of the analysis, in bounded memory.
+
+Files that together fit ONE_PIECE_BYTES are read once, in one piece (read_jtl), and every pass gets that one
+block: small files cost no second read. Larger CSV files are read BLOCK_ROWS rows at a time, so memory holds
+one block's table whatever the file's length; each pass re-reads them. The blocks add up to read_jtl's table,
+row for row: sub-results whose parent closed the previous block are still found (assemble's carried parents),
+and the Reading after a pass (rows read, skips, notes, transaction labels) is what read_jtl would give, with
+three differences a file read in pieces cannot avoid: a row pyarrow cannot split is counted without its line
+number; a file with a value pyarrow cannot convert is read in one piece instead (read_jtl's row-by-row path
+needs the whole file); an XML file is one block (its reader holds the document's samples).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from littlegrid.jtl import ALWAYS_READ, read_jtl
+from littlegrid.jtl.assemble import assemble, transaction_warning
+from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks
+from littlegrid.jtl.raw_csv import truncation_warning
+from littlegrid.jtl.reading import Reading, SkipLog
+from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
+from littlegrid.jtl.sniff import sniff
+from littlegrid.usererror import UserError, at
+
+ONE_PIECE_BYTES = 256 << 20  # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB
+BLOCK_ROWS = 1_000_000
+
+
+class BlockReader:
+    """The JTL files of one cell, handed out block by block (`blocks()`), as often as the analysis asks.
+
+    read_options: read_jtl's keywords (columns, delimiter, timestamp_format, timestamp_is_start,
+    include_subsamples). After each complete pass, `reading` is that pass's Reading without its table
+    (`samples` empty): rows read, skips, notes, absent columns, format, transaction labels.
+    """
+
+    def __init__(self, paths, read_options: dict | None = None, one_piece_bytes: int = ONE_PIECE_BYTES,
+                 block_rows: int = BLOCK_ROWS, block_size: int = DEFAULT_BLOCK_SIZE):
+        self.paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+        if not self.paths:
+            raise UserError("no JTL files given")
+        self.options = dict(read_options or {})
+        self.block_rows = block_rows
+        self.block_size = block_size
+        for path in self.paths:
+            if not path.exists():
+                raise at(str(path), None, "no such file")
+            if path.is_dir():
+                raise at(str(path), None, "is a directory, not a JTL file")
+        self.one_piece = sum(p.stat().st_size for p in self.paths) <= one_piece_bytes
+        self._whole: Reading | None = None  # the one-piece read, kept for the next pass
+        self._in_one_piece: set[Path] = set()  # CSV files with a value pyarrow cannot convert
+        self.reading: Reading | None = None
+        self.blocks_read = 0
+
+    def blocks(self, fields=None) -> Iterator[pd.DataFrame]:
+        """The cell's rows, block by block in file order (files in the order given), with the table columns
+        `fields` filled (the others all-null). One block when the files fit one piece."""
+        if self.one_piece:
+            if self._whole is None or (fields is not None and not set(fields) <= self._fields):
+                self._whole = read_jtl(self.paths, fields=fields, **self.options)
+                self._fields = set(COLUMNS) if fields is None else set(fields) | ALWAYS_READ
+            self.reading = Reading(samples=self._whole.samples.iloc[:0], rows_read=self._whole.rows_read,
+                                   rows_skipped=self._whole.rows_skipped, warnings=list(self._whole.warnings),
+                                   absent_columns=list(self._whole.absent_columns), format=self._whole.format,
+                                   transaction_labels=self._whole.transaction_labels)
+            self.blocks_read = 1
+            yield self._whole.samples
+            return
+        yield from self._pieces(fields)
+
+    def _pieces(self, fields) -> Iterator[pd.DataFrame]:
+        fields = None if fields is None else frozenset(fields) | ALWAYS_READ
+        pass_ = _Pass()
+        self.reading, self.blocks_read = None, 0
+        for path in self.paths:
+            sniffed = sniff(path, self.options.get("columns"), self.options.get("timestamp_format"),
+                            self.options.get("delimiter"))
+            if sniffed.kind == "xml" or path in self._in_one_piece:
+                yield from pass_.whole(self._read_whole(path, fields))
+                self.blocks_read += 1
+                continue
+            try:
+                for table in self._csv_blocks(path, sniffed, fields, pass_):
+                    self.blocks_read += 1
+                    yield table
+            except _NotInPieces:
+                # pyarrow cannot convert a value: only read_jtl's row-by-row path can skip and count it
+                self._in_one_piece.add(path)
+                if self.blocks_read:  # the caller has seen blocks of this pass already: it must begin again
+                    raise ReadAgain(f"{path}: read in one piece") from None
+                yield from pass_.whole(self._read_whole(path, fields))
+                self.blocks_read += 1
+        self.reading = pass_.reading()
+
+    def _read_whole(self, path: Path, fields) -> Reading:
+        return read_jtl(path, fields=fields, block_size=self.block_size, **self.options)
+
+    def _csv_blocks(self, path: Path, sniffed, fields, pass_: "_Pass") -> Iterator[pd.DataFrame]:
+        source = str(path)
+        skips = SkipLog(source)
+        notes = [f"{source}: {note}" for note in sniffed.notes]
+        carried = pd.DataFrame({"parent": np.array([], object), "thread": np.array([], object),
+                                "start": np.array([], np.int64), "parent_end": np.array([], np.int64)})
+        transactions: set[str] = set()
+        label_rows: dict[str, int] = {}
+        bad_rows: list = []
+        chunks = iter_csv_chunks(path, sniffed, self.block_size, self.block_rows, fields)
+        while True:
+            try:
+                raw, first_line, bad = next(chunks)
+            except StopIteration:
+                break
+            except UserError as error:
+                if "cannot be read after record" in str(error):
+                    raise _NotInPieces() from None
+                raise
+            bad_rows += bad
+            done = assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
+                            timestamp_is_start=self.options.get("timestamp_is_start", True),
+                            include_subsamples=self.options.get("include_subsamples", False),
+                            detect_subresults=True, line_of=lambda rows, first=first_line: rows + first,
+                            carried_parents=carried)
+            carried = done.parents
+            transactions |= done.transaction_labels
+            _count_labels(done.samples, label_rows)
+            notes += [w for w in done.warnings if "Transaction Controller rows kept" not in w]
+            pass_.absent_of(path, done.absent, fields, sniffed)
+            pass_.rows += len(done.samples)
+            yield done.samples
+        if bad_rows:  # a run killed mid-write leaves a short last record: a note, not a skipped row
+            truncated = not sniffed.gzip and _is_last_record(path, bad_rows[-1][0])
+            for _, actual, expected in bad_rows[:-1] if truncated else bad_rows:
+                skips.add(f"malformed row ({actual} fields, expected {expected}; line unknown when read in blocks)",
+                          None)
+            if truncated:
+                notes.append(f"{source}: {truncation_warning(1)}")
+        if transactions:
+            notes.append(transaction_warning(source, sum(label_rows.get(t, 0) for t in transactions), transactions))
+        if sum(label_rows.values()) == 0:
+            if skips.total == 0:
+                raise at(source, None, "no samples in the file")
+            notes.append(f"{source}: no usable samples ({skips.total} rows skipped)")
+        pass_.add_file(skips, notes, sniffed.describe(), transactions)
+
+
+class _NotInPieces(Exception):
+    """A CSV file pyarrow cannot convert: read it in one piece."""
+
+
+class ReadAgain(Exception):
+    """A file turned out to need reading in one piece after the pass had handed out blocks: begin the pass
+    again (the reader remembers the file)."""
+
+
+def _count_labels(samples: pd.DataFrame, counts: dict[str, int]) -> None:
+    labels = samples["label"]
+    for name, n in zip(labels.cat.categories, np.bincount(labels.cat.codes.to_numpy() + 1,
+                                                          minlength=len(labels.cat.categories) + 1)[1:]):
+        if n:
+            counts[str(name)] = counts.get(str(name), 0) + int(n)
+
+
+_COUNTED = re.compile(r"^(.*?: )(\d+)( .*)$", re.S)
+
+
+def merge_notes(notes: list[str]) -> list[str]:
+    """Per-block notes as one file's: notes that differ only by their leading count ("f: 12 sub-result rows
+    ... dropped") are summed, the others kept once, in first-seen order."""
+    out: dict[tuple, int | None] = {}
+    for note in notes:
+        m = _COUNTED.match(note)
+        key = (m.group(1), m.group(3)) if m else (note,)
+        if m:
+            out[key] = (out.get(key) or 0) + int(m.group(2))
+        else:
+            out.setdefault(key, None)
+    return [key[0] if n is None else f"{key[0]}{n}{key[1]}" for key, n in out.items()]
+
+
+class _Pass:
+    """What one pass over the files gathers for its Reading."""
+
+    def __init__(self):
+        self.rows = 0
+        self.skips = SkipLog("")
+        self.notes: list[str] = []
+        self.absent: set[str] | None = None
+        self.formats: list[str] = []
+        self.transactions: set[str] = set()
+        self._absent_now: dict[Path, set[str]] = {}
+
+    def absent_of(self, path: Path, absent, fields, sniffed) -> None:
+        """read_jtl's rule: an unread column is absent only if the file lacks it."""
+        if fields is not None:
+            in_file = {CSV_TO_COLUMN[n] for n in sniffed.names if n in CSV_TO_COLUMN}
+            absent = [c for c in absent if c in fields or c not in in_file]
+        self._absent_now[path] = set(absent)
+
+    def add_file(self, skips: SkipLog, notes: list[str], fmt: str, transactions: set[str], absent=None) -> None:
+        self.skips.merge(skips)
+        self.notes += merge_notes(notes)
+        self.formats.append(fmt)
+        self.transactions |= transactions
+        file_absent = set(absent) if absent is not None else self._absent_now.popitem()[1]
+        self.absent = file_absent if self.absent is None else self.absent & file_absent
+
+    def whole(self, reading: Reading) -> Iterator[pd.DataFrame]:
+        self.rows += len(reading.samples)
+        self.skips.add_skips(reading.rows_skipped)
+        self.notes += reading.warnings
+        self.formats.append(reading.format)
+        self.transactions |= set(reading.transaction_labels)
+        file_absent = set(reading.absent_columns)
+        self.absent = file_absent if self.absent is None else self.absent & file_absent
+        yield reading.samples
+
+    def reading(self) -> Reading:
+        return Reading(samples=pd.DataFrame(), rows_read=self.rows + self.skips.total, rows_skipped=self.skips.skips(),
+                       warnings=self.notes, absent_columns=[c for c in COLUMNS if c in (self.absent or set())],
+                       format="; ".join(dict.fromkeys(self.formats)), transaction_labels=frozenset(self.transactions))

@@ -1,0 +1,68 @@
+"""BlockReader: a cell's files block by block add up, row for row and note for note, to what read_jtl gives."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from littlegrid.jtl import read_jtl
+from littlegrid.jtl.blocks import BlockReader, ReadAgain, merge_notes
+from littlegrid.usererror import UserError
+
+
+def _all_blocks(reader, fields=None):
+    while True:
+        try:
+            return list(reader.blocks(fields))
+        except ReadAgain:
+            continue
+
+
+def _same_rows(blocks, whole: pd.DataFrame):
+    for column in ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "all_threads"):
+        got = np.concatenate([b[column].to_numpy(dtype=float, na_value=-1) for b in blocks])
+        assert got.tolist() == whole[column].to_numpy(dtype=float, na_value=-1).tolist(), column
+    for column in ("label", "thread", "response_code", "response_message", "success", "host"):
+        got = [v for b in blocks for v in b[column].astype(str)]
+        assert got == whole[column].astype(str).tolist(), column
+
+
+def test_every_corpus_file_in_small_blocks_is_read_jtl_row_for_row(corpus):
+    checked = 0
+    for path in sorted(p for p in corpus.iterdir() if p.suffix != ".md"):
+        try:
+            whole = read_jtl(path)
+        except UserError as e:
+            with pytest.raises(UserError) as refused:
+                _all_blocks(BlockReader([path], one_piece_bytes=0, block_rows=37, block_size=1 << 16))
+            assert str(refused.value) == str(e)
+            continue
+        reader = BlockReader([path], one_piece_bytes=0, block_rows=37, block_size=1 << 16)
+        blocks = _all_blocks(reader)
+        _same_rows(blocks, whole.samples)
+        got = reader.reading
+        assert (got.rows_read, got.warnings, got.absent_columns, got.transaction_labels, got.format) == \
+               (whole.rows_read, whole.warnings, whole.absent_columns, whole.transaction_labels, whole.format), path
+        assert [(s.reason, s.count, s.first_lines) for s in got.rows_skipped] == \
+               [(s.reason, s.count, s.first_lines) for s in whole.rows_skipped], path
+        checked += 1
+    assert checked >= 20
+
+
+def test_a_subresult_whose_parent_closed_the_previous_block_is_still_dropped(corpus):
+    # ssun86-report-tab: 100 parents, each followed by its two redirect sub-results; blocks of ~40 rows cut
+    # between a parent and its sub-results
+    path = corpus / "ssun86-report-tab.jtl"
+    reader = BlockReader([path], one_piece_bytes=0, block_rows=1, block_size=1 << 16)
+    blocks = _all_blocks(reader)
+    assert sum(len(b) for b in blocks) == 100 and all((b.label.astype(str) == "Predict API").all() for b in blocks)
+    assert reader.reading.rows_skipped[0].count == 200
+
+
+def test_files_that_fit_one_piece_are_read_once_and_handed_out_again(corpus):
+    reader = BlockReader([corpus / "perfaction-basic.jtl"])
+    first, second = _all_blocks(reader), _all_blocks(reader)
+    assert reader.one_piece and len(first) == 1 and first[0] is second[0]
+
+
+def test_notes_differing_by_their_count_are_summed():
+    assert merge_notes(["f: 2 rows dropped", "g", "f: 3 rows dropped", "g"]) == ["f: 5 rows dropped", "g"]
