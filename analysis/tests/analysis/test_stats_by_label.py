@@ -132,11 +132,11 @@ def test_codes_per_second_keep_the_most_frequent_codes_and_sum_the_rest():
 
 
 def test_errors_by_type_list_the_hundred_largest_and_count_the_rest():
-    from littlegrid.analysis.cell import ERROR_TYPES_MAX, _error_tables
+    from littlegrid.analysis.stats import ERROR_TYPES_MAX, error_tables
 
     names = [f"500/order {i:03d} failed" for i in range(150)]
     types = pd.Series(pd.Categorical([n for i, n in enumerate(names) for _ in range(1 + (i == 7))] + [None]))
-    out = _error_tables(types, 2.0)
+    out = error_tables(types, 2.0)
     assert ERROR_TYPES_MAX == 100 and len(out["by_type"]) == 100
     assert out["by_type"][0] == {"type": "500/order 007 failed", "count": 2, "share_of_errors": 2 / 151, "per_s": 1.0}
     assert out["by_type"][1]["type"] == "500/order 000 failed"  # ties by type

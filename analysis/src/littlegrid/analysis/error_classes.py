@@ -112,6 +112,31 @@ def _per_failure(samples: pd.DataFrame, name_of) -> pd.Series:
 
 def count_by_class(classes: pd.Series) -> dict:
     """{class: count} over the failed samples, largest first (ties by name, for stable output)."""
-    counts = classes.dropna().value_counts()
-    counts = counts[counts > 0]  # a categorical counts its unused categories as 0
-    return {str(k): int(v) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+    return largest_first(count_names(classes))
+
+
+COUNT_CHUNK_ROWS = 1 << 20  # codes counted at a time: bincount copies narrow codes to 8-byte integers first
+
+
+def count_names(values: pd.Series, mask: np.ndarray | None = None) -> dict[str, int]:
+    """{name: rows} of a Series of names (an error class or type per row; null and unused categories left out),
+    over the rows where `mask` is True: a bincount of the categorical's codes, each category named once, not
+    per row (every block's categorical has its own categories)."""
+    cat = values if isinstance(values.dtype, pd.CategoricalDtype) else values.astype("category")
+    codes = cat.cat.codes.to_numpy()
+    codes = codes if mask is None else codes[mask]
+    categories = cat.cat.categories
+    counts = np.zeros(len(categories), dtype=np.int64)
+    for lo in range(0, len(codes), COUNT_CHUNK_ROWS):
+        chunk = codes[lo:lo + COUNT_CHUNK_ROWS]
+        counts += np.bincount(chunk[chunk >= 0], minlength=len(categories))
+    out: dict[str, int] = {}
+    for i in np.flatnonzero(counts).tolist():
+        out[str(categories[i])] = out.get(str(categories[i]), 0) + int(counts[i])
+    return out
+
+
+def largest_first(counts, limit: int | None = None) -> dict[str, int]:
+    """{name: count} of a mapping, largest first, ties by name (stable output), at most `limit`, none of 0."""
+    ordered = sorted(((name, n) for name, n in counts.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))
+    return dict(ordered[:limit])
