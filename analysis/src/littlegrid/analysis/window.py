@@ -1,6 +1,7 @@
 """The steady window of a cell: warm-up trimmed from the first sample's start, cool-down from the last sample's end."""
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,18 @@ class SteadyWindow:
         }
 
 
+POINT_BUDGET = 600  # points of a cell's time series at most
+
+
+def bucketing(window: SteadyWindow, budget: int = POINT_BUDGET) -> tuple[int, int, int]:
+    """(t0_ms, bucket_s, buckets): the time axis of a cell's series, shared by every series of the cell (the whole
+    cell, warm-up and cool-down included, so the report can show what was trimmed)."""
+    t0 = window.first_start_ms
+    span_s = max(1, math.ceil((window.last_end_ms - t0 + 1) / 1000))
+    bucket_s = max(1, math.ceil(span_s / budget))
+    return t0, bucket_s, math.ceil(span_s / bucket_s)
+
+
 class EmptyWindow(ValueError):
     """Trimming left nothing (the cell is shorter than warm-up + cool-down, or has no samples)."""
 
@@ -49,12 +62,19 @@ def steady_window(samples: pd.DataFrame, warmup_s: float, cooldown_s: float) -> 
     The first sample, not the test start, is the basis: JMeter's start-up (a Groovy timer's first
     compile, thread ramp) delays it by up to a few seconds, and that delay is not load.
     """
-    if warmup_s < 0 or cooldown_s < 0:
-        raise ValueError("warm-up and cool-down must be >= 0 s")
     if len(samples) == 0:
         raise EmptyWindow("no samples")
-    first = int(samples["start_ms"].min())
-    last = int(samples["end_ms"].max())
+    window = window_of(int(samples["start_ms"].min()), int(samples["end_ms"].max()), warmup_s, cooldown_s)
+    ends = samples["end_ms"].to_numpy()
+    return replace(window, samples_trimmed_before=int(np.count_nonzero(ends < window.start_ms)),
+                   samples_trimmed_after=int(np.count_nonzero(ends > window.end_ms)))
+
+
+def window_of(first: int, last: int, warmup_s: float, cooldown_s: float) -> SteadyWindow:
+    """The window between the first sample's start and the last one's end, trimmed (the trimmed counts are
+    left at 0: the caller counts them over its samples)."""
+    if warmup_s < 0 or cooldown_s < 0:
+        raise ValueError("warm-up and cool-down must be >= 0 s")
     start = first + int(round(warmup_s * 1000))
     end = last - int(round(cooldown_s * 1000))
     if end <= start:
@@ -62,17 +82,8 @@ def steady_window(samples: pd.DataFrame, warmup_s: float, cooldown_s: float) -> 
             f"the samples span {(last - first) / 1000:.3f} s, not more than warm-up {warmup_s:g} s"
             f" + cool-down {cooldown_s:g} s: no steady window is left"
         )
-    ends = samples["end_ms"].to_numpy()
-    return SteadyWindow(
-        start_ms=start,
-        end_ms=end,
-        warmup_s=float(warmup_s),
-        cooldown_s=float(cooldown_s),
-        first_start_ms=first,
-        last_end_ms=last,
-        samples_trimmed_before=int(np.count_nonzero(ends < start)),
-        samples_trimmed_after=int(np.count_nonzero(ends > end)),
-    )
+    return SteadyWindow(start_ms=start, end_ms=end, warmup_s=float(warmup_s), cooldown_s=float(cooldown_s),
+                        first_start_ms=first, last_end_ms=last, samples_trimmed_before=0, samples_trimmed_after=0)
 
 
 def window_mask(samples: pd.DataFrame, window: SteadyWindow) -> np.ndarray:
