@@ -1,14 +1,23 @@
 """Realised think time per thread (next start − (start + elapsed)) and how its distribution compares with the intended one."""
 
+import dataclasses
+import functools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.int_sort import sort_ints
+from littlegrid.analysis import think_blocks
+from littlegrid.analysis.histogram import ExactHistogram, merged
 from littlegrid.analysis.kolmogorov import kolmogorov_sf
 from littlegrid.analysis.window import SteadyWindow
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from littlegrid.analysis.rowblock import Block, Frame
 
 HISTOGRAM_MAX_BINS = 80
 CHI2_MIN_EXPECTED = 5.0
@@ -142,41 +151,64 @@ def _no_gaps(key: np.ndarray) -> pd.DataFrame:
 def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray | None = None,
                    transactions: frozenset = frozenset()) -> ThinkSequence:
     """The sequence think time is measured on (ThinkSequence) and its gaps, from every row of `samples`
-    (Transaction Controller rows included: their labels in `transactions`).
+    (Transaction Controller rows included: their labels in `transactions`): sequence_of_rows on its columns."""
+    key = thread_keys(samples) if keys is None else keys
+    is_transaction = samples["label"].isin(transactions).to_numpy() if transactions and len(key) else None
+    return sequence_of_rows(key, samples["start_ms"].to_numpy(dtype=np.int64),
+                            samples["end_ms"].to_numpy(dtype=np.int64), idle_times(samples), is_transaction, window)
+
+
+def idle_times(samples: pd.DataFrame) -> np.ndarray | None:
+    """IdleTime per row (null as 0) when any is positive, else None (nothing to add to the spans)."""
+    if "idle_ms" not in samples:
+        return None
+    longest = samples["idle_ms"].max()  # nulls skipped
+    if pd.isna(longest) or longest <= 0:
+        return None
+    return samples["idle_ms"].to_numpy(dtype=np.int64, na_value=0)
+
+
+def sequence_of_rows(key: np.ndarray, start: np.ndarray, end: np.ndarray, idle: np.ndarray | None,
+                     is_transaction: np.ndarray | None, window: SteadyWindow,
+                     outermost: bool = False) -> ThinkSequence:
+    """think_sequence on columns: per row its thread `key`, start and end (int64), `idle` (IdleTime, null as 0;
+    None when the cell has no positive one) and `is_transaction` (None: no Transaction Controller rows).
+
+    Threads are independent: the rows of some threads give their figures, which add up over sets of threads,
+    except for the rule, which is the cell's. `outermost`: measure on the outermost samples even when none of
+    these rows overlaps (another set of the cell's threads did); they differ from every sample by the samples
+    contained in another (equal starts, an end within the tolerance).
 
     A sample's occupied span is [start, end + IdleTime]: a transaction's elapsed leaves out the timers inside
     it (IdleTime), and its last sampler may end in that idle tail. The gaps themselves run from end (start +
     elapsed), so a timer inside a transaction counts as think time, as the closed law needs (R + Z = cycle).
     The common case (nothing overlaps) costs one comparison over the gaps and gives today's figures."""
-    key = thread_keys(samples) if keys is None else keys
     rows = len(key)
     if rows == 0:
         return ThinkSequence(RULE_EVERY, _no_gaps(key), 0)
-    start = samples["start_ms"].to_numpy(dtype=np.int64)
-    end = samples["end_ms"].to_numpy(dtype=np.int64)
     order, threads, sizes, start = _thread_time_order(key, start, end)
     span = end = end[order]
-    longest_idle = samples["idle_ms"].max() if "idle_ms" in samples else None  # nulls skipped
-    if pd.notna(longest_idle) and longest_idle > 0:  # the timers inside transactions
-        span = end + samples["idle_ms"].to_numpy(dtype=np.int64, na_value=0)[order]
+    if idle is not None:  # the timers inside transactions
+        span = end + idle[order]
     firsts = np.cumsum(sizes) - sizes  # each thread's first row
-    overlapping = np.subtract(start[1:], span[:-1]) < -OVERLAP_TOLERANCE_MS
-    overlapping[firsts[1:] - 1] = False  # a thread's first sample follows nothing
-    if not overlapping.any():
-        del overlapping, span, order
-        count, elapsed = _window_totals(start, end, window)
-        active = _active_ms(start, end, sizes, window)
-        return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
-                             elapsed_sum=elapsed, active_ms=active)
-    del overlapping
+    if not outermost:
+        overlapping = np.subtract(start[1:], span[:-1]) < -OVERLAP_TOLERANCE_MS
+        overlapping[firsts[1:] - 1] = False  # a thread's first sample follows nothing
+        if not overlapping.any():
+            del overlapping, span, order
+            count, elapsed = _window_totals(start, end, window)
+            active = _active_ms(start, end, sizes, window)
+            return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
+                                 elapsed_sum=elapsed, active_ms=active)
+        del overlapping
     # the transaction flags in thread order now, so that `order` (8 bytes a row) is gone before _outermost
-    is_transaction = samples["label"].isin(transactions).to_numpy()[order] if transactions else None
+    is_transaction = is_transaction[order] if is_transaction is not None else None
     del order
     outer, partial = _outermost(start, end, span, firsts)
     del span
     # every thread keeps its first sample
     present = np.bincount(_thread_of(firsts, outer), minlength=len(threads))
-    transaction_rows = int(np.count_nonzero(is_transaction[outer])) if transactions else 0
+    transaction_rows = int(np.count_nonzero(is_transaction[outer])) if is_transaction is not None else 0
     start, end = start[outer], end[outer]
     count, elapsed = _window_totals(start, end, window)
     common = {"rows": rows, "contained": rows - len(outer), "transaction_rows": transaction_rows,
@@ -343,31 +375,45 @@ def exponential_cdf_measured(k: np.ndarray, mean_ms: float) -> np.ndarray:
     return np.where(k < 0, 0.0, np.clip(out, 0.0, 1.0))
 
 
-def _discrete_ks(gaps_sorted: np.ndarray, cdf) -> float:
+def _as_histogram(gaps) -> ExactHistogram:
+    """The gaps as an ExactHistogram: one already, or an array of whole milliseconds (sorted or not)."""
+    if isinstance(gaps, ExactHistogram):
+        return gaps
+    values = np.asarray(gaps)
+    if values.dtype.kind == "f":  # whole ms read as floats
+        whole = values.astype(np.int64)
+        if not np.array_equal(whole, values):
+            raise TypeError("gaps are whole milliseconds")
+        values = whole
+    return ExactHistogram.of(values)
+
+
+def _discrete_ks(gaps: ExactHistogram, cdf) -> float:
     """sup |F_n − F| for integer data against a CDF that jumps only at integers.
 
     Between two consecutive distinct data values u < u', F_n is flat and F rises, so the supremum is at
     k = u or k = u' − 1: evaluating at every distinct value and the integer below it is exact, and costs
     nothing when a run has a 19-hour pause in it (an integer grid from min to max would not).
     """
-    values = gaps_sorted[np.concatenate(([True], gaps_sorted[1:] != gaps_sorted[:-1]))]  # np.unique would sort
-    ks = np.unique(np.concatenate((values, values - 1)))
-    f_n = np.searchsorted(gaps_sorted, ks, side="right") / len(gaps_sorted)
+    ks = np.unique(np.concatenate((gaps.values, gaps.values - 1)))
+    f_n = gaps.below(ks + 1) / gaps.n  # the gaps ≤ k
     return float(np.max(np.abs(f_n - cdf(ks))))
 
 
-def ks_exponential(gaps_sorted: np.ndarray) -> dict:
+def ks_exponential(gaps) -> dict:
     """KS distance and p-value against an exponential of the same mean, as measured in whole milliseconds.
+    `gaps`: an ExactHistogram, or an array of whole-ms gaps.
 
     The mean of floor(g + f) is E[g] + 1/2, so μ = mean − 0.5. The p-value is the Kolmogorov distribution's
     (ks_p_value): with the mean estimated from the data and a discrete null it is conservative (the true p
     is smaller), so a rejection (p < 0.05) stands.
     """
-    n = len(gaps_sorted)
-    mu = float(gaps_sorted.mean()) - 0.5
-    if n < 2 or mu <= 0 or gaps_sorted[0] < 0:
-        return {"d": None, "p": None, "mean_ms": mu if n else None}
-    d = _discrete_ks(gaps_sorted, lambda k: exponential_cdf_measured(k, mu))
+    gaps = _as_histogram(gaps)
+    n = gaps.n
+    mu = gaps.mean() - 0.5 if n else None
+    if n < 2 or mu <= 0 or gaps.values[0] < 0:
+        return {"d": None, "p": None, "mean_ms": mu}
+    d = _discrete_ks(gaps, lambda k: exponential_cdf_measured(k, mu))
     return {"d": d, "p": ks_p_value(d, n), "mean_ms": mu}
 
 
@@ -386,29 +432,31 @@ def ks_p_value(d: float, n: int) -> float:
     return kolmogorov_sf((root + 0.12 + 0.11 / root) * d)
 
 
-def poisson_fit(gaps_sorted: np.ndarray, offset_ms: float) -> dict:
-    """Gaps against offset + Poisson(λ) with λ = mean − offset (JMeter's Poisson Random Timer).
+def poisson_fit(gaps, offset_ms: float) -> dict:
+    """Gaps (an ExactHistogram, or an array of whole-ms gaps) against offset + Poisson(λ) with λ = mean − offset
+    (JMeter's Poisson Random Timer).
 
     d is the KS distance on the discrete CDF; p comes from a chi-square goodness-of-fit test on integer
     bins pooled from both ends until each expects ≥ 5 gaps (dof = bins − 2, one parameter fitted), the
     textbook test for a discrete null (KS p-values are not valid there).
     """
-    n = len(gaps_sorted)
+    gaps = _as_histogram(gaps)
+    n = gaps.n
     offset = int(round(offset_ms))
-    lam = float(gaps_sorted.mean()) - offset
-    none = {"d": None, "p": None, "lambda_ms": lam if n else None, "offset_ms": offset,
+    lam = gaps.mean() - offset if n else None
+    none = {"d": None, "p": None, "lambda_ms": lam, "offset_ms": offset,
             "test": "chi-square", "chi2": None, "dof": None}
     if n < 2 or lam <= 0:
         return none
     from scipy import special, stats as sps  # noqa: PLC0415 (lazy: only Poisson-timer cells need it)
     dist = sps.poisson(lam, loc=offset)
-    d = _discrete_ks(gaps_sorted, dist.cdf)
+    d = _discrete_ks(gaps, dist.cdf)
     # integer bins over the null's range; data beyond it falls into the end bins with the null's tail mass
     lo, hi = int(dist.ppf(1e-9)), int(dist.isf(1e-9)) + 1
     support = np.arange(lo, hi + 1)
-    observed = np.diff(np.searchsorted(gaps_sorted, np.append(support, hi + 1), side="left")).astype(float)
-    observed[0] += np.searchsorted(gaps_sorted, lo, side="left")
-    observed[-1] += n - np.searchsorted(gaps_sorted, hi + 1, side="left")
+    observed = np.diff(gaps.below(np.append(support, hi + 1))).astype(float)
+    observed[0] += gaps.below(lo)
+    observed[-1] += n - gaps.below(hi + 1)
     expected = n * dist.pmf(support)
     expected[0] += n * dist.cdf(lo - 1)
     expected[-1] += n * dist.sf(hi)
@@ -441,52 +489,221 @@ def _pool(observed: np.ndarray, expected: np.ndarray):
     return np.array(obs), np.array(exp)
 
 
-def histogram(gaps_sorted: np.ndarray) -> dict:
-    """Counts on integer-ms bins from the minimum to the 99.9th percentile; gaps beyond it are counted in `overflow`."""
-    n = len(gaps_sorted)
+def histogram(gaps) -> dict:
+    """Counts on integer-ms bins from the minimum to the 99.9th percentile; gaps beyond it are counted in `overflow`.
+    `gaps`: an ExactHistogram, or an array of whole-ms gaps."""
+    gaps = _as_histogram(gaps)
+    n = gaps.n
     if n == 0:
         return {"edges_ms": [], "counts": [], "overflow": 0}
-    lo = int(gaps_sorted[0])
-    hi = int(gaps_sorted[min(n - 1, math.ceil(0.999 * n) - 1)]) + 1
+    lo = int(gaps.values[0])
+    hi = int(gaps.at_rank(min(n, math.ceil(0.999 * n)))) + 1
     width = max(1, math.ceil((hi - lo) / HISTOGRAM_MAX_BINS))
     edges = np.arange(lo, hi + width, width)
-    counts = np.diff(np.searchsorted(gaps_sorted, edges, side="left"))
+    counts = np.diff(gaps.below(edges))
     return {"edges_ms": edges.astype(float).tolist(), "counts": counts.astype(int).tolist(),
-            "overflow": int(n - np.searchsorted(gaps_sorted, edges[-1], side="left"))}
+            "overflow": int(n - gaps.below(edges[-1]))}
 
 
-def _per_thread_means(keys: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-    """Mean gap of each thread, without a pandas groupby of millions of gaps. realised_gaps gives the gaps
-    grouped by key: sums over each run of equal keys (exact integers, no float copy of the gaps)."""
+@dataclass(frozen=True)
+class Moments:
+    """Count, sum and Σ(x − mean)² of integer values: their mean and standard deviation, mergeable.
+
+    The sum is an exact integer, so the mean is numpy's whenever numpy's float sum is exact (below 2**53). M2 of
+    one array takes the float operations numpy's std takes, so one array gives numpy's std to the last digit;
+    two sets merge by Chan's formula, its correction term computed exactly from the integer sums."""
+
+    n: int = 0
+    total: int = 0
+    m2: float = 0.0
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> "Moments":
+        n = len(values)
+        if not n:
+            return cls()
+        total = int(values.sum(dtype=np.int64))
+        deviation = np.subtract(values, total / n, dtype=np.float64)
+        np.multiply(deviation, deviation, out=deviation)
+        return cls(n, total, float(deviation.sum()))
+
+    def merge(self, other: "Moments") -> "Moments":
+        if not (self.n and other.n):
+            return self if self.n else other
+        n = self.n + other.n
+        # δ²·nₐ·n_b/n with δ the difference of the means: (nₐ·Σ_b − n_b·Σₐ)² / (nₐ·n_b·n), one rounding
+        between = (self.n * other.total - other.n * self.total) ** 2 / (self.n * other.n * n)
+        return Moments(n, self.total + other.total, self.m2 + other.m2 + between)
+
+    def mean(self) -> float | None:
+        return self.total / self.n if self.n else None
+
+    def sd(self) -> float | None:
+        """The sample standard deviation (ddof 1)."""
+        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else None
+
+
+@dataclass(frozen=True)
+class GapSummary:
+    """The gaps of some threads as think_time_stats reads them: in memory that grows with their distinct values
+    and threads, not with their number. Summaries of the gaps of several sets of threads merge (`merged`)."""
+
+    gaps: ExactHistogram
+    gap_moments: Moments
+    cycle_moments: Moments  # the cycles (elapsed + gap): their CV
+    thread_keys: np.ndarray  # the threads with gaps, ascending
+    thread_sums: np.ndarray  # Σ gap of each (int64)
+    thread_counts: np.ndarray  # its gaps
+
+    @classmethod
+    def of(cls, gaps: pd.DataFrame) -> "GapSummary":
+        """From a gaps table (realised_gaps, ThinkSequence.gaps): key, gap_ms, cycle_ms."""
+        values = _whole(gaps["gap_ms"])
+        keys, sums, counts = _per_thread_sums(gaps["key"].to_numpy(), values)
+        return cls(ExactHistogram.of(values), Moments.of(values), Moments.of(_whole(gaps["cycle_ms"])), keys, sums,
+                   counts)
+
+    @classmethod
+    def merged(cls, summaries: list["GapSummary"]) -> "GapSummary":
+        """The summary of the gaps of all `summaries` (the same thread may appear in several)."""
+        with_gaps = [s for s in summaries if s.gaps.n]
+        if len(with_gaps) <= 1:
+            return with_gaps[0] if with_gaps else cls.of(_no_gaps(np.zeros(0, np.int64)))
+        keys, inverse = np.unique(np.concatenate([s.thread_keys for s in with_gaps]), return_inverse=True)
+        sums, counts = np.zeros(len(keys), np.int64), np.zeros(len(keys), np.int64)
+        np.add.at(sums, inverse, np.concatenate([s.thread_sums for s in with_gaps]))
+        np.add.at(counts, inverse, np.concatenate([s.thread_counts for s in with_gaps]))
+        gap_moments = functools.reduce(Moments.merge, [s.gap_moments for s in with_gaps])
+        cycle_moments = functools.reduce(Moments.merge, [s.cycle_moments for s in with_gaps])
+        return cls(merged([s.gaps for s in with_gaps]), gap_moments, cycle_moments, keys, sums, counts)
+
+
+def _whole(column: pd.Series) -> np.ndarray:
+    """A gaps column as integers (an empty one may come as floats or objects)."""
+    return column.to_numpy() if len(column) else np.zeros(0, np.int64)
+
+
+def _per_thread_sums(keys: np.ndarray, gaps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(threads, Σ gap, gaps) per thread, without a pandas groupby of millions of gaps. realised_gaps gives the
+    gaps grouped by key: sums over each run of equal keys (exact integers, no float copy of the gaps)."""
     if len(keys) == 0:
-        return np.array([])
-    if keys.dtype.kind in "iu" and not (keys[1:] < keys[:-1]).any():
-        firsts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
-        firsts = np.concatenate(([0], firsts))
-        return np.add.reduceat(gaps, firsts, dtype=np.int64) / np.diff(np.append(firsts, len(keys)))
-    _, inverse = np.unique(keys, return_inverse=True)
-    return np.bincount(inverse, weights=gaps.astype(float)) / np.bincount(inverse)
+        return keys, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if keys.dtype.kind not in "iu" or (keys[1:] < keys[:-1]).any():
+        order = np.argsort(keys, kind="stable")
+        keys, gaps = keys[order], gaps[order]
+    firsts = np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
+    return (keys[firsts], np.add.reduceat(gaps, firsts, dtype=np.int64),
+            np.diff(np.append(firsts, len(keys))).astype(np.int64))
 
 
 def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_ms: float = 0.0) -> dict:
+    """The contract's "think_time" block from a gaps table (realised_gaps, ThinkSequence.gaps): gap_stats."""
+    return gap_stats(GapSummary.of(gaps), think_dist, offset_ms)
+
+
+def gap_stats(summary: GapSummary, think_dist: str | None = None, offset_ms: float = 0.0) -> dict:
     """The contract's "think_time" block: gaps, mean, CV, KS vs exponential, Poisson fit (Poisson timer only), histogram."""
-    values = sort_ints(gaps["gap_ms"].to_numpy())
-    n = len(values)
-    mean = float(values.mean()) if n else None
-    sd = float(values.std(ddof=1)) if n > 1 else None
-    per_thread = _per_thread_means(gaps["key"].to_numpy(), gaps["gap_ms"].to_numpy())
-    cycles = gaps["cycle_ms"].to_numpy()  # int64: std makes one float temporary, not two
+    gaps, cycles = summary.gaps, summary.cycle_moments
+    n = gaps.n
+    mean, sd = summary.gap_moments.mean(), summary.gap_moments.sd()
+    per_thread = summary.thread_sums / summary.thread_counts
     return {
         "gaps": n,
         "threads": int(per_thread.size),
         "mean_ms": mean,
         "sd_ms": sd,
         "cv": sd / mean if sd is not None and mean else None,
-        "negative_gaps": int(np.searchsorted(values, 0)),  # values are sorted
+        "negative_gaps": int(gaps.below(0)),
         # R+Z per cycle: its CV sets how fast throughput settles (relative s.e. of X ≈ cycle_cv/√completions)
-        "cycle_cv": float(cycles.std(ddof=1) / cycles.mean()) if n > 1 and cycles.mean() > 0 else None,
+        "cycle_cv": cycles.sd() / cycles.mean() if n > 1 and cycles.mean() > 0 else None,
         "thread_mean_ms": {"min": float(per_thread.min()), "max": float(per_thread.max())} if n else None,
-        "ks_exponential": ks_exponential(values) if n else {"d": None, "p": None, "mean_ms": None},
-        "ks_poisson": poisson_fit(values, offset_ms) if (n and think_dist == "poisson") else None,
-        "histogram": histogram(values),
+        "ks_exponential": ks_exponential(gaps) if n else {"d": None, "p": None, "mean_ms": None},
+        "ks_poisson": poisson_fit(gaps, offset_ms) if (n and think_dist == "poisson") else None,
+        "histogram": histogram(gaps),
     }
+
+
+class ThinkTimeAccumulator:
+    """The cell's "think_time" block (gap_stats and its ThinkSequence's as_dict), from its blocks of rows: every
+    row, Transaction Controller rows included. The figures are those of think_sequence and think_time_stats on
+    the whole table, whatever the blocks (sd_ms, cv and cycle_cv to within a few units of the last digit).
+
+    A cell of one block is measured in memory, as the whole table is. A larger cell is spilled to partitions by
+    thread (think_blocks.ThreadPartitions), measured one at a time by result(): only the rule is the cell's."""
+
+    def __init__(self, frame: "Frame", think_dist: str | None, offset_ms: float) -> None:
+        self._frame = frame
+        self._think_dist = think_dist
+        self._offset_ms = offset_ms
+        self._held: think_blocks.ThreadRows | None = None  # a cell of one block: its rows, not spilled
+        self._spill: think_blocks.ThreadPartitions | None = None
+        self._idle = False  # a positive IdleTime anywhere in the cell: every span includes IdleTime
+        self._result: dict | None = None
+        self._closed = False
+
+    @property
+    def spill_folder(self) -> "Path | None":
+        """The folder of the partition files (None while nothing was spilled)."""
+        return None if self._spill is None else self._spill.folder
+
+    def add(self, block: "Block") -> None:
+        rows = think_blocks.ThreadRows.of(block)
+        self._idle |= rows.idle is not None and int(rows.idle.max()) > 0
+        if self._frame.blocks == 1 and self._held is None and self._spill is None:
+            self._held = rows
+            return
+        if self._spill is None:  # more than one block (even when the frame said one)
+            self._spill = think_blocks.ThreadPartitions(think_blocks.partitions_for(self._frame.rows))
+            if self._held is not None:
+                self._spill.write(self._held)
+                self._held = None
+        self._spill.write(rows)
+
+    def result(self) -> dict:
+        if self._result is None:
+            if self._closed:  # a failed result() took the rows with it: no figures from part of them
+                raise RuntimeError("think time: result() failed before, its rows are gone")
+            try:
+                seq, gaps = self._measure()
+            finally:
+                if self._spill is not None:
+                    self._spill.close()
+                self._held, self._closed = None, True
+            self._result = gap_stats(gaps, self._think_dist, self._offset_ms) | {
+                "sequence": seq.as_dict(self._frame.window.length_s)}
+        return self._result
+
+    def _measure(self) -> tuple[ThinkSequence, GapSummary]:
+        """The cell's sequence (its counters; gaps None) and its gaps, a partition at a time.
+
+        Every sample while no partition overlaps; the first that does makes the cell's rule the outermost
+        samples, and the partitions before it are measured again by that rule (a cell with overlaps mostly has
+        them in its first partition already). Any partial overlap: the rule does not apply, no gaps."""
+        parts = 1 if self._spill is None else self._spill.parts
+        outermost = False
+        measured: list[tuple[ThinkSequence, GapSummary | None]] = []
+        for p in range(parts):
+            part = self._partition(p, outermost)
+            if part is None:
+                continue
+            if part[0].rule != RULE_EVERY and not outermost:
+                outermost = True
+                measured = [m for m in (self._partition(q, True) for q in range(p)) if m is not None]
+            measured.append(part)
+        sequences = [seq for seq, _ in measured]
+        rule = (RULE_NONE if any(s.rule == RULE_NONE for s in sequences) else
+                RULE_OUTERMOST if outermost else RULE_EVERY)
+        counters = {f.name: sum(getattr(s, f.name) for s in sequences)
+                    for f in dataclasses.fields(ThinkSequence) if f.name not in ("rule", "gaps")}
+        gaps = [] if rule == RULE_NONE else [g for _, g in measured]
+        return ThinkSequence(rule, None, **counters), GapSummary.merged(gaps)
+
+    def _partition(self, p: int, outermost: bool) -> tuple[ThinkSequence, GapSummary | None] | None:
+        """Partition p measured: its sequence without its gaps, and their summary (None: it has no rows)."""
+        rows = self._held if self._spill is None else self._spill.read(p, self._idle)
+        if rows is None or not len(rows):
+            return None
+        seq = sequence_of_rows(rows.key, rows.start, rows.end, rows.idle if self._idle else None,
+                               rows.is_transaction, self._frame.window, outermost)
+        del rows
+        return dataclasses.replace(seq, gaps=None), None if seq.gaps is None else GapSummary.of(seq.gaps)
