@@ -1,6 +1,5 @@
 """`littlegrid analyze`: a run folder or JTL files in, summary.json (statistics, law checks, models) out."""
 
-import functools
 import sys
 from pathlib import Path
 
@@ -68,9 +67,6 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     [tolerances].
     read_options: read_jtl keywords for every JTL (littlegrid.jtl.options: --columns, --jmeter-properties...).
     """
-    from littlegrid.jtl import read_jtl
-    if read_options:
-        read_jtl = functools.partial(read_jtl, **read_options)
     for name, value in (("--warmup", warmup_s), ("--cooldown", cooldown_s)):
         if value is not None and value < 0:
             raise UserError(f"{name} {value:g}: must be 0 or more seconds")
@@ -84,7 +80,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     tol = laws.tolerances(overrides)
     cells, elapsed_of = [], {}  # each cell's histogram of elapsed, for the capacity table's percentiles
     for cell in sorted(found.cells, key=lambda c: c.index):
-        analysed, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_jtl,
+        analysed, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options,
                                             bare=found.run["source"] == "jtl")
         cells.append(analysed)
         if elapsed is not None:

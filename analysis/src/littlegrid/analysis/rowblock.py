@@ -16,8 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.series import bucketing
-from littlegrid.analysis.window import SteadyWindow
+from littlegrid.analysis.window import SteadyWindow, bucketing
 
 
 @dataclass(frozen=True)
@@ -72,3 +71,55 @@ class Block:
     def sample_classes(self) -> pd.Series:
         """classes for the rows of `samples` (index aligned with `samples`)."""
         return self.classes if self.samples is self.everything else self.classes[~self.is_transaction]
+
+
+class ThreadIds:
+    """Threads (engine host + thread name) as integers that mean the same thread in every block of a cell:
+    0, 1, 2... in order of first appearance. Distributed engines reuse thread names; the host (or remote
+    mode's name prefix) tells them apart, as think_time.thread_keys does within one table."""
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[str | None, str | None], int] = {}
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def keys(self, table: pd.DataFrame) -> np.ndarray:
+        """The id of each row's thread (int32: one id a row lives through the block's analysis)."""
+        thread, host = _codes(table["thread"]), _codes(table["host"])
+        width = int(thread.max(initial=-1)) + 2
+        pair = (host + 1) * width + (thread + 1)  # null codes (-1) become 0
+        pairs, inverse = np.unique(pair, return_inverse=True)
+        thread_names, host_names = _names(table["thread"]), _names(table["host"])
+        lookup = np.array([self._ids.setdefault((host_names[p // width], thread_names[p % width]), len(self._ids))
+                           for p in pairs.tolist()], dtype=np.int64)
+        ids = lookup[inverse]
+        return ids.astype(np.int32) if len(self._ids) < 2**31 else ids
+
+
+def _codes(column: pd.Series) -> np.ndarray:
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64)
+    return pd.factorize(column, use_na_sentinel=True)[0].astype(np.int64)
+
+
+def _names(column: pd.Series) -> list:
+    """Name per code + 1 (None for null), so that code + 1 indexes it."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [None, *(str(c) for c in column.cat.categories)]
+    return [None, *(str(c) for c in pd.factorize(column, use_na_sentinel=True)[1])]
+
+
+def make_block(everything: pd.DataFrame, frame: Frame, threads: ThreadIds, by_label: bool) -> Block:
+    """The Block the accumulators read, from one block of a cell's rows."""
+    from littlegrid.analysis.error_classes import classify, error_types
+    from littlegrid.analysis.window import window_mask
+
+    if frame.transactions:
+        is_transaction = everything["label"].isin(frame.transactions).to_numpy()
+        samples = everything[~is_transaction] if is_transaction.any() else everything
+    else:
+        is_transaction, samples = np.zeros(len(everything), dtype=bool), everything
+    return Block(everything=everything, is_transaction=is_transaction, samples=samples,
+                 classes=classify(everything), types=error_types(everything) if by_label else None,
+                 keys=threads.keys(everything), in_window=window_mask(everything, frame.window))

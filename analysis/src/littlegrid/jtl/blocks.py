@@ -40,20 +40,21 @@ class BlockReader:
     (`samples` empty): rows read, skips, notes, absent columns, format, transaction labels.
     """
 
-    def __init__(self, paths, read_options: dict | None = None, one_piece_bytes: int = ONE_PIECE_BYTES,
-                 block_rows: int = BLOCK_ROWS, block_size: int = DEFAULT_BLOCK_SIZE):
+    def __init__(self, paths, read_options: dict | None = None, one_piece_bytes: int | None = None,
+                 block_rows: int | None = None, block_size: int = DEFAULT_BLOCK_SIZE):
         self.paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
         if not self.paths:
             raise UserError("no JTL files given")
         self.options = dict(read_options or {})
-        self.block_rows = block_rows
+        self.block_rows = BLOCK_ROWS if block_rows is None else block_rows  # None: the module's (tests shrink it)
         self.block_size = block_size
         for path in self.paths:
             if not path.exists():
                 raise at(str(path), None, "no such file")
             if path.is_dir():
                 raise at(str(path), None, "is a directory, not a JTL file")
-        self.one_piece = sum(p.stat().st_size for p in self.paths) <= one_piece_bytes
+        limit = ONE_PIECE_BYTES if one_piece_bytes is None else one_piece_bytes
+        self.one_piece = sum(p.stat().st_size for p in self.paths) <= limit
         self._whole: Reading | None = None  # the one-piece read, kept for the next pass
         self._in_one_piece: set[Path] = set()  # CSV files with a value pyarrow cannot convert
         self.reading: Reading | None = None

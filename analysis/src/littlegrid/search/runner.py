@@ -12,7 +12,6 @@ from pathlib import Path
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import laws, models
 from littlegrid.analysis.cell import analyze_cell
-from littlegrid.analysis.histogram import SecondHistograms
 from littlegrid.analyze import analyze
 from littlegrid.findings.base import overhead_explains
 from littlegrid.run import run_folder as rf
@@ -238,9 +237,8 @@ class _Prober:
         return (manifest.get("axes") or {}).get(self.axis, cells_mod.number(cid.split(f"{self.axis}=")[-1].split(",")[0]))
 
     def _probe(self, cell: Cell, load: float) -> tuple[Probe, model.Cell]:
-        from littlegrid.jtl import read_jtl
         found = {c.id: c for c in cells_mod.from_run_folder(self.folder.root).cells}
-        entry, _, window = analyze_cell(found[cell.id], None, None, False, self.tol, read_jtl)
+        entry, elapsed, window_seconds = analyze_cell(found[cell.id], None, None, False, self.tol)
         duration = (rf.read_json(self.folder.cell_dir(cell.id) / rf.MANIFEST) or {}).get("duration_s")
         # a shortfall that JMeter's own per-cycle work explains (findings' "per-cycle overhead", read with care)
         # is the cell's real workload, not a broken one: at R = 5 ms and Z = 0, 0.6 ms between samples is 10%
@@ -252,10 +250,8 @@ class _Prober:
         elif failed:
             why = "; ".join(f"{c.name}: {c.explanation}" for c in failed)
         seconds = None
-        if window is not None and entry.window is not None:
-            elapsed, end, failed = window
-            seconds = SecondHistograms.from_samples(elapsed, end, entry.window.start_ms, entry.window.end_ms,
-                                                    failed=failed)
+        if window_seconds is not None and entry.window is not None:
+            seconds = window_seconds.second_histograms(elapsed)
         figs = figures(self.slo, entry, seconds, cell.id) if why is None else None
         if why is None and figs is None:
             why = "the cell has no samples in its steady window"

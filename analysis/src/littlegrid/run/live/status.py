@@ -176,9 +176,7 @@ def analyze_finished(run_dir: Path, cell_id: str) -> Cell | None:
     cell = next((c for c in found.cells if c.id == cell_id), None)
     if cell is None:
         return None
-    from littlegrid.jtl import read_jtl
-
-    entry, *_ = analyze_cell(cell, None, None, False, laws.tolerances(found.tolerances), read_jtl)
+    entry, *_ = analyze_cell(cell, None, None, False, laws.tolerances(found.tolerances))
     return entry
 
 

@@ -1,0 +1,49 @@
+"""The analysis' first pass over a cell's rows: what every figure depends on before it can be counted (the steady
+window, the Transaction Controller labels, the labels with series), as a rowblock.Frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from littlegrid.analysis.rowblock import Frame
+from littlegrid.analysis.series import series_labels
+from littlegrid.analysis.window import EmptyWindow, window_of
+
+NO_START = np.iinfo(np.int64).max
+
+
+class LabelSpans:
+    """Per label, over every block: rows, first start and last end (the window needs them over the samples,
+    i.e. without the Transaction Controller labels, which only the whole pass knows)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}
+        self.first: dict[str, int] = {}
+        self.last: dict[str, int] = {}
+
+    def add(self, table: pd.DataFrame) -> None:
+        labels = table["label"]
+        codes = labels.cat.codes.to_numpy().astype(np.int64) + 1  # 0: no label, counted as "" (stats.label_codes)
+        names = ["", *(str(c) for c in labels.cat.categories)]
+        k = len(names)
+        rows = np.bincount(codes, minlength=k)
+        first = np.full(k, NO_START, np.int64)
+        np.minimum.at(first, codes, table["start_ms"].to_numpy())
+        last = np.full(k, -NO_START, np.int64)
+        np.maximum.at(last, codes, table["end_ms"].to_numpy())
+        for i in np.flatnonzero(rows):
+            name = names[i]
+            self.rows[name] = self.rows.get(name, 0) + int(rows[i])
+            self.first[name] = min(self.first.get(name, NO_START), int(first[i]))
+            self.last[name] = max(self.last.get(name, -NO_START), int(last[i]))
+
+    def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int) -> Frame:
+        """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window."""
+        requests = [name for name in self.rows if name not in transactions]
+        if not requests:
+            raise EmptyWindow("no samples")
+        window = window_of(min(self.first[n] for n in requests), max(self.last[n] for n in requests),
+                           warmup_s, cooldown_s)
+        return Frame(window=window, transactions=frozenset(transactions), series_labels=series_labels(self.rows),
+                     rows=sum(self.rows.values()), blocks=blocks)

@@ -1,0 +1,66 @@
+"""The window's samples second by second, counted block by block: completions per second, the block length,
+the per-block exact histograms the summary keeps (blocks.BlockHistograms) and the per-second ones a capacity
+search resamples (histogram.SecondHistograms). Memory: the seconds × the distinct values in each, never rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from littlegrid.analysis.blocks import BlockHistograms, block_length
+from littlegrid.analysis.histogram import ExactHistogram, HistogramAccumulator, SecondHistograms
+from littlegrid.analysis.rowblock import Block
+from littlegrid.analysis.window import SteadyWindow
+
+VALUE_BITS = 36  # elapsed < 2**36 ms (the reader drops anything longer than a year): key = second · 2**36 + elapsed
+
+
+class WindowSecondsAccumulator:
+    def __init__(self, window: SteadyWindow) -> None:
+        self.start_ms = window.start_ms
+        self.seconds = max(1, int((window.end_ms - window.start_ms) // 1000))
+        self.n = np.zeros(self.seconds, np.int64)
+        self.elapsed_sum = np.zeros(self.seconds, np.int64)
+        self.failures = np.zeros(self.seconds, np.int64)
+        self._pairs = HistogramAccumulator()  # (second, elapsed) keys
+
+    def add(self, block: Block) -> None:
+        inside = block.samples_in_window
+        samples = block.samples
+        end = samples["end_ms"].to_numpy()[inside]
+        elapsed = samples["elapsed_ms"].to_numpy(dtype=np.int64)[inside]
+        # a last partial second joins the one before (histogram.completions_per_second's rule)
+        second = ((end - self.start_ms) // 1000).astype(np.int64).clip(0, self.seconds - 1)
+        self.n += np.bincount(second, minlength=self.seconds)
+        self.elapsed_sum += np.bincount(second, weights=elapsed, minlength=self.seconds).astype(np.int64)
+        failed = block.sample_classes.notna().to_numpy()[inside]
+        self.failures += np.bincount(second[failed], minlength=self.seconds)
+        second <<= VALUE_BITS
+        second += elapsed
+        self._pairs.add(second)
+
+    def completions(self) -> dict:
+        """The summary's sparse completions_per_s."""
+        busy = np.flatnonzero(self.n)
+        return {"seconds": self.seconds, "second": busy.tolist(), "count": self.n[busy].tolist()}
+
+    def _pairs_at(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(second, index into `values`, count) of every (second, elapsed) pair that occurred."""
+        h = self._pairs.result()
+        return h.values >> VALUE_BITS, np.searchsorted(values, h.values & ((1 << VALUE_BITS) - 1)), h.counts
+
+    def block_histograms(self, elapsed: ExactHistogram) -> BlockHistograms:
+        """What BlockHistograms.from_samples gives for the window's samples: blocks of block_length seconds
+        (from the per-second means), each an exact histogram over the cell histogram's values."""
+        block = block_length(self.n, self.elapsed_sum.astype(float))
+        blocks = max(1, self.seconds // block)
+        second, index, counts = self._pairs_at(elapsed.values)
+        dense = np.zeros((blocks, len(elapsed.values)), np.int64)
+        np.add.at(dense, (np.minimum(second // block, blocks - 1), index), counts)
+        return BlockHistograms(elapsed.values.astype(float), dense, block)
+
+    def second_histograms(self, elapsed: ExactHistogram) -> SecondHistograms:
+        """One exact histogram per second (and the failures per second), as SecondHistograms.from_samples."""
+        second, index, counts = self._pairs_at(elapsed.values)
+        dense = np.zeros((self.seconds, len(elapsed.values)), np.int64)
+        dense[second, index] = counts
+        return SecondHistograms(elapsed.values.astype(float), dense, self.failures.copy())
