@@ -21,7 +21,6 @@ size the disk cannot hold is not run; the table says so.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile

@@ -8,7 +8,6 @@ same accumulators fed one table: one code path, the same answers however the row
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
