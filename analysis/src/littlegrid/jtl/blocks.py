@@ -12,7 +12,9 @@ needs the whole file); an XML file is one block (its reader holds the document's
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,7 +90,7 @@ class BlockReader:
                 self.blocks_read += 1
                 continue
             try:
-                for table in self._csv_blocks(path, sniffed, fields, pass_):
+                for table in prefetched(self._csv_blocks(path, sniffed, fields, pass_)):
                     self.blocks_read += 1
                     yield table
             except _NotInPieces:
@@ -149,6 +151,50 @@ class BlockReader:
                 raise at(source, None, "no samples in the file")
             notes.append(f"{source}: no usable samples ({skips.total} rows skipped)")
         pass_.add_file(skips, notes, sniffed.describe(), transactions)
+
+
+def prefetched(blocks: Iterator, depth: int = 1) -> Iterator:
+    """The same items, produced `depth` ahead in a thread: pyarrow parses the next block (without the GIL) while
+    the caller analyses this one, the two cores' worth of work a file read in one piece gets from its two halves.
+    An exception in the producer is raised here, in order; a consumer that stops early stops the producer."""
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def produce():
+        try:
+            for item in blocks:
+                while not stop.is_set():
+                    try:
+                        items.put((item, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            items.put((done, None))
+        except BaseException as error:  # handed to the consumer, which raises it
+            items.put((done, error))
+
+    worker = threading.Thread(target=produce, name="littlegrid-block-reader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, error = items.get()
+            if item is done:
+                if error is not None:
+                    raise error
+                return
+            yield item
+            del item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                items.get_nowait()
+            except queue.Empty:
+                pass
+            worker.join(timeout=0.1)
 
 
 class _NotInPieces(Exception):
