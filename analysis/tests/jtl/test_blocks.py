@@ -66,3 +66,34 @@ def test_files_that_fit_one_piece_are_read_once_and_handed_out_again(corpus):
 
 def test_notes_differing_by_their_count_are_summed():
     assert merge_notes(["f: 2 rows dropped", "g", "f: 3 rows dropped", "g"]) == ["f: 5 rows dropped", "g"]
+
+
+def test_prefetched_items_come_in_order_and_the_producers_error_is_raised_in_its_place():
+    from littlegrid.jtl.blocks import prefetched
+
+    def items():
+        yield from range(5)
+        raise UserError("f.jtl:9: bad")
+
+    got = []
+    with pytest.raises(UserError, match="f.jtl:9: bad"):
+        for item in prefetched(items()):
+            got.append(item)
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_a_consumer_that_stops_early_stops_the_producer():
+    import threading
+
+    from littlegrid.jtl.blocks import prefetched
+    made = []
+
+    def items():
+        for i in range(1000):
+            made.append(i)
+            yield i
+
+    for item in prefetched(items()):
+        if item == 2:
+            break
+    assert len(made) <= 5 and not any(t.name == "littlegrid-block-reader" for t in threading.enumerate())
