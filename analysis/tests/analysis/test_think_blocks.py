@@ -75,8 +75,11 @@ def assert_blocks_give_the_whole(monkeypatch, samples, transactions=frozenset(),
     assert_same(accumulated(samples, window, transactions, dist, offset, 1), want, exact_floats=True)
     for parts in (3, max(3, len(samples) // 40)):
         monkeypatch.setattr(think_blocks, "ROWS_PER_PARTITION", math.ceil(len(samples) / parts))
-        for k in (2, 3, 7):
-            assert_same(accumulated(samples, window, transactions, dist, offset, k, seed=k + parts), want)
+        # whole partitions, then slices of 25 rows with each thread's last row carried over
+        for slice_rows in (1 << 40, 25):
+            monkeypatch.setattr(think_blocks, "SLICE_ROWS", slice_rows)
+            for k in (2, 3, 7):
+                assert_same(accumulated(samples, window, transactions, dist, offset, k, seed=k + parts), want)
     return want
 
 
@@ -100,6 +103,21 @@ def test_a_long_closed_loop_with_a_trimmed_window_and_two_engines(monkeypatch):
     samples = closed_loop(7, 40, lambda r: r.poisson(60), duration_s=30, engines=2)
     want = assert_blocks_give_the_whole(monkeypatch, samples, warmup=3, cooldown=2, dist="poisson", offset=10)
     assert want["sequence"]["rule"] == RULE_EVERY and want["gaps"] > 2000
+
+
+def test_long_threads_are_measured_a_slice_at_a_time_with_the_figures_of_the_whole(monkeypatch):
+    # 3 threads of ~600 rows in one partition, slices of 100 rows: the sliced path must be the one taken
+    samples = closed_loop(3, 40, lambda r: r.poisson(60), duration_s=60)
+    taken = []
+    sliced = think_time.ThinkTimeAccumulator._sliced
+    monkeypatch.setattr(think_time.ThinkTimeAccumulator, "_sliced",
+                        lambda self, p: taken.append(sliced(self, p)) or taken[-1])
+    monkeypatch.setattr(think_blocks, "SLICE_ROWS", 100)
+    monkeypatch.setattr(think_blocks, "ROWS_PER_PARTITION", len(samples))
+    window = steady_window(samples, 2, 1)
+    want = whole_table(samples, window, frozenset(), "poisson", 10)
+    assert_same(accumulated(samples, window, frozenset(), "poisson", 10, 7), want)
+    assert taken and all(t is not None for t in taken) and want["gaps"] > 1500
 
 
 def test_threads_combined_out_of_order_zero_length_samples_and_a_19_hour_pause(monkeypatch):

@@ -700,6 +700,10 @@ class ThinkTimeAccumulator:
 
     def _partition(self, p: int, outermost: bool) -> tuple[ThinkSequence, GapSummary | None] | None:
         """Partition p measured: its sequence without its gaps, and their summary (None: it has no rows)."""
+        if self._spill is not None and not outermost and self._spill.rows_in(p) > think_blocks.SLICE_ROWS:
+            sliced = self._sliced(p)  # a partition of long threads: a slice of rows at a time
+            if sliced is not None:
+                return sliced
         rows = self._held if self._spill is None else self._spill.read(p, self._idle)
         if rows is None or not len(rows):
             return None
@@ -707,3 +711,46 @@ class ThinkTimeAccumulator:
                                rows.is_transaction, self._frame.window, outermost)
         del rows
         return dataclasses.replace(seq, gaps=None), None if seq.gaps is None else GapSummary.of(seq.gaps)
+
+    def _sliced(self, p: int) -> tuple[ThinkSequence, GapSummary] | None:
+        """Partition p measured SLICE_ROWS rows at a time, each thread's last row carried into the next slice, so
+        memory is a slice whatever a thread's length; None when that would not give the whole partition's
+        figures: a slice whose samples overlap (the outermost rule needs a thread whole), or a thread whose rows
+        in a later slice start before its last row so far (the whole partition is sorted by start).
+
+        Every sample follows the previous one of its thread, so the gap across a slice boundary is the carried
+        row's; the carried row's own count, elapsed and rows are taken off again, and each thread's active time
+        runs from its first start to its last row's end, as _active_ms measures it."""
+        window, spill = self._frame.window, self._spill
+        n = spill.rows_in(p)
+        carried: think_blocks.ThreadRows | None = None
+        first_start: dict[int, int] = {}
+        count = elapsed = 0
+        gaps: list[GapSummary] = []
+        for lo in range(0, n, think_blocks.SLICE_ROWS):
+            part = spill.read(p, self._idle, lo, min(n, lo + think_blocks.SLICE_ROWS))
+            keys, starts = part.key, part.start
+            order = np.lexsort((starts, keys))
+            firsts = order[np.concatenate(([True], keys[order][1:] != keys[order][:-1]))]
+            if carried is not None:
+                before = dict(zip(carried.key.tolist(), carried.start.tolist()))
+                if any(int(s) < before.get(int(k), s) for k, s in zip(keys[firsts], starts[firsts])):
+                    return None
+            for k, s in zip(keys[firsts].tolist(), starts[firsts].tolist()):
+                first_start.setdefault(k, s)
+            rows = part if carried is None else think_blocks.ThreadRows.concat(carried, part)
+            seq = sequence_of_rows(rows.key, rows.start, rows.end, rows.idle if self._idle else None,
+                                   rows.is_transaction, window, False)
+            if seq.rule != RULE_EVERY:
+                return None
+            count, elapsed = count + seq.count, elapsed + seq.elapsed_sum
+            if carried is not None:  # counted in the slice before
+                inside = (carried.end >= window.start_ms) & (carried.end <= window.end_ms)
+                count -= int(np.count_nonzero(inside))
+                elapsed -= int((carried.end[inside] - carried.start[inside]).sum())
+            gaps.append(GapSummary.of(seq.gaps))
+            carried = rows.last_of_each_thread()
+        active = np.minimum(carried.end, window.end_ms) - np.maximum(
+            np.array([first_start[k] for k in carried.key.tolist()], np.int64), window.start_ms)
+        return (ThinkSequence(RULE_EVERY, None, n, count=count, elapsed_sum=elapsed,
+                              active_ms=int(np.clip(active, 0, None).sum())), GapSummary.merged(gaps))
