@@ -97,3 +97,15 @@ def test_a_consumer_that_stops_early_stops_the_producer():
         if item == 2:
             break
     assert len(made) <= 5 and not any(t.name == "littlegrid-block-reader" for t in threading.enumerate())
+
+
+def test_a_gzip_jtl_counts_four_times_its_size_towards_one_piece(corpus, tmp_path):
+    import gzip
+    plain = corpus / "apache-sample_log1.jtl"
+    packed = tmp_path / "apache.jtl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    size = packed.stat().st_size
+    assert BlockReader([packed], one_piece_bytes=4 * size).one_piece
+    assert not BlockReader([packed], one_piece_bytes=4 * size - 1).one_piece
+    blocks = _all_blocks(BlockReader([packed], one_piece_bytes=0, block_rows=500, block_size=1 << 16))
+    _same_rows(blocks, read_jtl(plain).samples)

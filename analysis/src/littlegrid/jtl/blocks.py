@@ -27,7 +27,7 @@ from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_
 from littlegrid.jtl.raw_csv import truncation_warning
 from littlegrid.jtl.reading import Reading, SkipLog
 from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
-from littlegrid.jtl.sniff import sniff
+from littlegrid.jtl.sniff import is_gzip, sniff
 from littlegrid.usererror import UserError, at
 
 ONE_PIECE_BYTES = 256 << 20  # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB
@@ -56,7 +56,8 @@ class BlockReader:
             if path.is_dir():
                 raise at(str(path), None, "is a directory, not a JTL file")
         limit = ONE_PIECE_BYTES if one_piece_bytes is None else one_piece_bytes
-        self.one_piece = sum(p.stat().st_size for p in self.paths) <= limit
+        # a gzip JTL's text is about four times its size on disk (csv_reader._size's ratio)
+        self.one_piece = sum(p.stat().st_size * (4 if is_gzip(p) else 1) for p in self.paths) <= limit
         self._whole: Reading | None = None  # the one-piece read, kept for the next pass
         self._in_one_piece: set[Path] = set()  # CSV files with a value pyarrow cannot convert
         self.reading: Reading | None = None
