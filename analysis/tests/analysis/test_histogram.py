@@ -114,3 +114,18 @@ def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in
     assert h.failures.tolist() == [0, 0]  # no flags: every sample succeeded
     failed = np.array([True, False, True, True, True, True])  # 3200 and 999 fall outside the window
     assert SecondHistograms.from_samples(elapsed, end, 1000, 3000, failed=failed).failures.tolist() == [1, 2]
+
+
+def test_histograms_merged_two_at_a_time_or_many_or_block_by_block_count_every_sample_once():
+    from littlegrid.analysis.histogram import HistogramAccumulator, merged
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        parts = [rng.integers(-50, int(rng.integers(1, 200)), int(rng.integers(1, 300))) for _ in range(4)]
+        want = ExactHistogram.of(np.concatenate(parts))
+        hs = [ExactHistogram.of(p) for p in parts]
+        accumulated = HistogramAccumulator()
+        for p in parts:
+            accumulated.add(p)
+        for got in (merged(hs[:2] + [merged(hs[2:])]), merged(hs), hs[0].merge(hs[1]).merge(merged(hs[2:])),
+                    accumulated.result()):
+            assert got.values.tolist() == want.values.tolist() and got.counts.tolist() == want.counts.tolist()
