@@ -63,8 +63,8 @@ def test_completions_per_whole_second_of_the_window_with_the_last_partial_second
 
 
 def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disagrees_with_the_count():
-    h = cell_histogram(ExactHistogram.of(np.array([1, 1, 2, 9])), np.array([100, 200, 1100, 1900]),
-                       {"start_ms": 0, "end_ms": 2000})
+    h = cell_histogram(ExactHistogram.of(np.array([1, 1, 2, 9])),
+                       completions_per_second(np.array([100, 200, 1100, 1900]), 0, 2000))
     assert h == {"elapsed_ms": {"values": [1, 2, 9], "counts": [2, 1, 1]},
                  "completions_per_s": {"seconds": 2, "second": [0, 1], "count": [2, 2]}}
     lat, per_second = read_cell_histogram(stored(h, 4))
@@ -73,7 +73,7 @@ def test_the_summary_keeps_what_it_reads_back_and_refuses_a_histogram_that_disag
     assert read_cell_histogram(stored(h, 5)) is None
     assert read_cell_histogram(stored(None, 4)) is None
     # sparse: the seconds without a completion are not written, and are zeros when read back
-    h = cell_histogram(ExactHistogram.of(np.array([1, 2])), np.array([100, 4200]), {"start_ms": 0, "end_ms": 6000})
+    h = cell_histogram(ExactHistogram.of(np.array([1, 2])), completions_per_second(np.array([100, 4200]), 0, 6000))
     assert h["completions_per_s"] == {"seconds": 6, "second": [0, 4], "count": [1, 1]}
     assert read_cell_histogram(stored(h, 2))[1].tolist() == [1, 0, 0, 0, 1, 0]
     outside = h | {"completions_per_s": {"seconds": 6, "second": [0, 6], "count": [1, 1]}}

@@ -52,7 +52,7 @@ def _queue_cell(seed: int) -> dict:
 
     from analysis_synthetic import open_mm2_window
     from littlegrid.analysis.blocks import BlockHistograms
-    from littlegrid.analysis.histogram import ExactHistogram, cell_histogram
+    from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
     from littlegrid.analysis.stats import nearest_rank
 
     elapsed, end = open_mm2_window(np.random.default_rng(seed), 22.0, 50.0, 60)
@@ -61,7 +61,8 @@ def _queue_cell(seed: int) -> dict:
     ordered = np.sort(elapsed)
     overall = {"count": len(elapsed), "mean_ms": float(elapsed.mean()), "throughput_per_s": len(elapsed) / 60}
     overall |= {f"p{p}_ms": float(nearest_rank(ordered, p)) for p in (50, 90, 99)}
-    histogram = cell_histogram(ExactHistogram.of(elapsed), end, window) | {
+    histogram = cell_histogram(ExactHistogram.of(elapsed),
+                               completions_per_second(end, window["start_ms"], window["end_ms"])) | {
         "blocks": BlockHistograms.from_samples(elapsed, end, 0, 60_000).as_summary()}
     return {"id": "c", "axes": {}, "window": window, "overall": overall, "histogram": histogram}
 

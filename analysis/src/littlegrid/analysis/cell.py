@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import laws, server_metrics
+from littlegrid.analysis import histogram, laws, server_metrics
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
@@ -203,9 +203,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
                   for label, figures in plain(labels_acc.result(T)).items()}
         errors = model.Errors.model_validate(plain(errors_acc.result(T)))
         label_series = model.LabelSeriesSet.model_validate(plain(label_series_acc.result()))
-    kept = {"elapsed_ms": {"values": elapsed.values.tolist(), "counts": elapsed.counts.tolist()},
-            "completions_per_s": seconds_acc.completions(),
-            "blocks": seconds_acc.block_histograms(elapsed).as_summary()}
+    kept = histogram.cell_histogram(elapsed, seconds_acc.n) | {
+        "blocks": seconds_acc.block_histograms(elapsed).as_summary()}
     server_frame = server_metrics.read_metrics(cell.server_metrics)
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     host = server_metrics.host_figures(host_frame, window)

@@ -201,11 +201,11 @@ def completions_per_second(end_ms: np.ndarray, start_ms: float, window_end_ms: f
     return per_second
 
 
-def cell_histogram(elapsed: ExactHistogram, end_ms: np.ndarray, window: dict) -> dict:
+def cell_histogram(elapsed: ExactHistogram, per_second: np.ndarray) -> dict:
     """The summary's `histogram` of one cell: `elapsed_ms` {values, counts} and `completions_per_s`, sparse
-    (the seconds with completions and their counts: a window of months with a few thousand samples stays small)."""
+    (the seconds with completions and their counts: a window of months with a few thousand samples stays small).
+    per_second: the window's completions in each second (completions_per_second's rule)."""
     values, counts = elapsed.values, elapsed.counts
-    per_second = completions_per_second(end_ms, window["start_ms"], window["end_ms"])
     busy = np.flatnonzero(per_second)
     return {"elapsed_ms": {"values": values.tolist(), "counts": counts.tolist()},
             "completions_per_s": {"seconds": len(per_second), "second": busy.tolist(),

@@ -38,11 +38,6 @@ class WindowSecondsAccumulator:
         second += elapsed
         self._pairs.add(second)
 
-    def completions(self) -> dict:
-        """The summary's sparse completions_per_s."""
-        busy = np.flatnonzero(self.n)
-        return {"seconds": self.seconds, "second": busy.tolist(), "count": self.n[busy].tolist()}
-
     def _pairs_at(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(second, index into `values`, count) of every (second, elapsed) pair that occurred."""
         h = self._pairs.result()

@@ -114,6 +114,7 @@ class BlockReader:
                                 "start": np.array([], np.int64), "parent_end": np.array([], np.int64)})
         transactions: set[str] = set()
         label_rows: dict[str, int] = {}
+        absent: list[str] = []
         bad_rows: list = []
         chunks = iter_csv_chunks(path, sniffed, self.block_size, self.block_rows, fields)
         while True:
@@ -135,7 +136,7 @@ class BlockReader:
             transactions |= done.transaction_labels
             _count_labels(done.samples, label_rows)
             notes += [w for w in done.warnings if "Transaction Controller rows kept" not in w]
-            pass_.absent_of(path, done.absent, fields, sniffed)
+            absent = _absent(done.absent, fields, sniffed)
             pass_.rows += len(done.samples)
             yield done.samples
         if bad_rows:  # a run killed mid-write leaves a short last record: a note, not a skipped row
@@ -151,7 +152,7 @@ class BlockReader:
             if skips.total == 0:
                 raise at(source, None, "no samples in the file")
             notes.append(f"{source}: no usable samples ({skips.total} rows skipped)")
-        pass_.add_file(skips, notes, sniffed.describe(), transactions)
+        pass_.add_file(skips, notes, sniffed.describe(), transactions, absent)
 
 
 def prefetched(blocks: Iterator, depth: int = 1) -> Iterator:
@@ -232,6 +233,14 @@ def merge_notes(notes: list[str]) -> list[str]:
     return [key[0] if n is None else f"{key[0]}{n}{key[1]}" for key, n in out.items()]
 
 
+def _absent(absent, fields, sniffed) -> list[str]:
+    """read_jtl's rule: an unread column is absent only if the file lacks it."""
+    if fields is None:
+        return list(absent)
+    in_file = {CSV_TO_COLUMN[n] for n in sniffed.names if n in CSV_TO_COLUMN}
+    return [c for c in absent if c in fields or c not in in_file]
+
+
 class _Pass:
     """What one pass over the files gathers for its Reading."""
 
@@ -242,22 +251,13 @@ class _Pass:
         self.absent: set[str] | None = None
         self.formats: list[str] = []
         self.transactions: set[str] = set()
-        self._absent_now: dict[Path, set[str]] = {}
 
-    def absent_of(self, path: Path, absent, fields, sniffed) -> None:
-        """read_jtl's rule: an unread column is absent only if the file lacks it."""
-        if fields is not None:
-            in_file = {CSV_TO_COLUMN[n] for n in sniffed.names if n in CSV_TO_COLUMN}
-            absent = [c for c in absent if c in fields or c not in in_file]
-        self._absent_now[path] = set(absent)
-
-    def add_file(self, skips: SkipLog, notes: list[str], fmt: str, transactions: set[str], absent=None) -> None:
+    def add_file(self, skips: SkipLog, notes: list[str], fmt: str, transactions: set[str], absent) -> None:
         self.skips.merge(skips)
         self.notes += merge_notes(notes)
         self.formats.append(fmt)
         self.transactions |= transactions
-        file_absent = set(absent) if absent is not None else self._absent_now.popitem()[1]
-        self.absent = file_absent if self.absent is None else self.absent & file_absent
+        self.absent = set(absent) if self.absent is None else self.absent & set(absent)
 
     def whole(self, reading: Reading) -> Iterator[pd.DataFrame]:
         self.rows += len(reading.samples)
