@@ -1,5 +1,6 @@
 """BlockReader: a cell's files block by block add up, row for row and note for note, to what read_jtl gives."""
 
+import gzip
 import numpy as np
 import pandas as pd
 import pytest
@@ -109,3 +110,32 @@ def test_a_gzip_jtl_counts_four_times_its_size_towards_one_piece(corpus, tmp_pat
     assert not BlockReader([packed], one_piece_bytes=4 * size - 1).one_piece
     blocks = _all_blocks(BlockReader([packed], one_piece_bytes=0, block_rows=500, block_size=1 << 16))
     _same_rows(blocks, read_jtl(plain).samples)
+
+
+@pytest.mark.parametrize("name", ["amisha-results-clean.csv", "perfplugin-filewithtransactions.csv",
+                                  "mvnplugin-csv3-semicolon.csv", "taurus-distributed-multiline-crlf.jtl"])
+def test_a_tail_is_the_files_last_rows(corpus, name):
+    """(A file with sub-results can differ at the cut: a sub-result whose parent is before it is kept.)"""
+    whole = read_jtl(corpus / name).samples
+    tail = BlockReader([corpus / name], one_piece_bytes=0).tail(nbytes=3000)
+    assert tail is not None and len(tail.tables) == 1
+    last = tail.tables[0]
+    assert 0 < len(last) <= len(whole)  # a file of fewer than 3,000 bytes is its own tail
+    _same_rows([last], whole.iloc[len(whole) - len(last):])
+    assert tail.rows_estimate == pytest.approx(len(whole), rel=0.5)  # bytes per row of the tail, times the file
+
+
+def test_a_tail_knows_the_transaction_labels_at_the_end_and_none_of_gzip(corpus, tmp_path):
+    path = corpus / "perfplugin-filewithtransactions.csv"
+    tail = BlockReader([path], one_piece_bytes=0).tail(nbytes=3000)
+    assert tail.transactions and tail.transactions <= read_jtl(path).transaction_labels
+    zipped = tmp_path / "x.jtl.gz"
+    zipped.write_bytes(gzip.compress(path.read_bytes()))
+    assert BlockReader([zipped], one_piece_bytes=0).tail() is None  # no seeking in a gzip stream
+
+
+def test_transactions_seen_grow_block_by_block(corpus):
+    path = corpus / "perfplugin-filewithtransactions.csv"
+    reader = BlockReader([path], one_piece_bytes=0, block_rows=40)
+    seen = [set(reader.transactions_seen) for _ in reader.blocks()]
+    assert seen[-1] == set(read_jtl(path).transaction_labels) and not seen[0] > seen[-1]

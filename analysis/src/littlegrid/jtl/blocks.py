@@ -16,6 +16,7 @@ import queue
 import re
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ import pandas as pd
 
 from littlegrid.jtl import ALWAYS_READ, read_jtl
 from littlegrid.jtl.assemble import assemble, transaction_warning
-from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks
+from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_tail
 from littlegrid.jtl.raw_csv import truncation_warning
 from littlegrid.jtl.reading import Reading, SkipLog
 from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
@@ -31,6 +32,8 @@ from littlegrid.jtl.sniff import is_gzip, sniff
 from littlegrid.usererror import UserError, at
 
 ONE_PIECE_BYTES = 256 << 20  # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB
+BLOCK_BYTES = DEFAULT_BLOCK_SIZE  # bytes pyarrow parses at a time (tests shrink it, with BLOCK_ROWS, for many blocks)
+TAIL_BYTES = 4 << 20  # the end of each file a tail() reads: ~30 k rows of a default CSV
 BLOCK_ROWS = 500_000  # measured at 5 M rows: 8.3 s at 499 MiB, against 10.0 s at 627 MiB for 1 M and 8.7 s at 429 MiB for 250 k
 
 
@@ -43,13 +46,13 @@ class BlockReader:
     """
 
     def __init__(self, paths, read_options: dict | None = None, one_piece_bytes: int | None = None,
-                 block_rows: int | None = None, block_size: int = DEFAULT_BLOCK_SIZE):
+                 block_rows: int | None = None, block_size: int | None = None):
         self.paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
         if not self.paths:
             raise UserError("no JTL files given")
         self.options = dict(read_options or {})
         self.block_rows = BLOCK_ROWS if block_rows is None else block_rows  # None: the module's (tests shrink it)
-        self.block_size = block_size
+        self.block_size = BLOCK_BYTES if block_size is None else block_size
         for path in self.paths:
             if not path.exists():
                 raise at(str(path), None, "no such file")
@@ -62,6 +65,7 @@ class BlockReader:
         self._in_one_piece: set[Path] = set()  # CSV files with a value pyarrow cannot convert
         self.reading: Reading | None = None
         self.blocks_read = 0
+        self.transactions_seen: set[str] = set()  # Transaction Controller labels in the blocks handed out so far
 
     def blocks(self, fields=None) -> Iterator[pd.DataFrame]:
         """The cell's rows, block by block in file order (files in the order given), with the table columns
@@ -75,6 +79,7 @@ class BlockReader:
                                    absent_columns=list(self._whole.absent_columns), format=self._whole.format,
                                    transaction_labels=self._whole.transaction_labels)
             self.blocks_read = 1
+            self.transactions_seen = set(self._whole.transaction_labels)
             yield self._whole.samples
             return
         yield from self._pieces(fields)
@@ -83,6 +88,7 @@ class BlockReader:
         fields = None if fields is None else frozenset(fields) | ALWAYS_READ
         pass_ = _Pass()
         self.reading, self.blocks_read = None, 0
+        self.transactions_seen = pass_.transactions
         for path in self.paths:
             sniffed = sniff(path, self.options.get("columns"), self.options.get("timestamp_format"),
                             self.options.get("delimiter"))
@@ -127,13 +133,10 @@ class BlockReader:
                     raise _NotInPieces() from None
                 raise
             bad_rows += bad
-            done = assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
-                            timestamp_is_start=self.options.get("timestamp_is_start", True),
-                            include_subsamples=self.options.get("include_subsamples", False),
-                            detect_subresults=True, line_of=lambda rows, first=first_line: rows + first,
-                            carried_parents=carried)
+            done = self._assemble(raw, source, skips, sniffed, lambda rows, first=first_line: rows + first, carried)
             carried = done.parents
             transactions |= done.transaction_labels
+            pass_.transactions |= done.transaction_labels
             _count_labels(done.samples, label_rows)
             notes += [w for w in done.warnings if "Transaction Controller rows kept" not in w]
             absent = _absent(done.absent, fields, sniffed)
@@ -153,6 +156,51 @@ class BlockReader:
                 raise at(source, None, "no samples in the file")
             notes.append(f"{source}: no usable samples ({skips.total} rows skipped)")
         pass_.add_file(skips, notes, sniffed.describe(), transactions, absent)
+
+    def _assemble(self, raw, source: str, skips: SkipLog, sniffed, line_of, carried):
+        return assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
+                        timestamp_is_start=self.options.get("timestamp_is_start", True),
+                        include_subsamples=self.options.get("include_subsamples", False),
+                        detect_subresults=True, line_of=line_of, carried_parents=carried)
+
+    def tail(self, fields=None, nbytes: int | None = None) -> "Tail | None":
+        """The last rows of every file (its last `nbytes`: jtl.csv_reader.read_tail), for a guess of what only a
+        whole pass can tell (the last sample's end, the transaction labels, rows per label) before that pass;
+        None when a file cannot be read so (gzip, XML, read in one piece, no record start found, unreadable).
+        Its rows are a guess too: the cut is not checked against the quotes before it."""
+        nbytes = TAIL_BYTES if nbytes is None else nbytes  # read at call time: tests shrink it
+        tables, transactions, rows, nbytes_read = [], set(), 0, 0
+        for path in self.paths:
+            sniffed = sniff(path, self.options.get("columns"), self.options.get("timestamp_format"),
+                            self.options.get("delimiter"))
+            if sniffed.kind == "xml" or path in self._in_one_piece:
+                return None
+            got = read_tail(path, sniffed, nbytes, None if fields is None else frozenset(fields) | ALWAYS_READ)
+            if got is None:
+                return None
+            raw, taken = got
+            try:
+                done = self._assemble(raw, str(path), SkipLog(str(path)), sniffed, lambda r: r, None)
+            except UserError:
+                return None
+            if not len(done.samples):
+                return None
+            tables.append(done.samples)
+            transactions |= done.transaction_labels
+            rows += len(done.samples)
+            nbytes_read += taken
+        # rows per byte of the tails, times every file's bytes: think time sizes its spill by it
+        estimate = int(rows * sum(p.stat().st_size for p in self.paths) / max(nbytes_read, 1)) + 1
+        return Tail(tables=tables, transactions=frozenset(transactions), rows_estimate=estimate)
+
+
+@dataclass(frozen=True)
+class Tail:
+    """What BlockReader.tail() found at the end of the files."""
+
+    tables: list[pd.DataFrame]  # per file, its last rows in the samples schema
+    transactions: frozenset[str]  # Transaction Controller labels among them
+    rows_estimate: int  # the cell's rows, from the tails' bytes per row
 
 
 def prefetched(blocks: Iterator, depth: int = 1) -> Iterator:

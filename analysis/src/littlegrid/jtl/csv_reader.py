@@ -18,7 +18,7 @@ from littlegrid.jtl.raw_csv import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS
 from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS
 from littlegrid.jtl.sniff import Sniffed, open_binary
-from littlegrid.jtl.split import ByteRange, record_boundary
+from littlegrid.jtl.split import ByteRange, record_boundary, record_start_after
 from littlegrid.usererror import at
 
 DEFAULT_BLOCK_SIZE = 4 << 20  # bytes pyarrow parses at a time: bounds the reader's working memory
@@ -266,6 +266,29 @@ def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: i
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
         raise at(path, None, f"a value cannot be read after record {first_record} ({str(error)[:120]}); "
                              "read the file in one piece (read_jtl) to skip and count bad rows") from None
+
+
+def read_tail(path: Path, sniffed: Sniffed, nbytes: int, fields=None) -> tuple[dict[str, pd.Series], int] | None:
+    """The raw columns of a plain CSV file's last records, from the first record start after its last `nbytes`
+    bytes (the whole file when it is no larger), and how many bytes they took; None when the file is gzip (no
+    seeking), has no record start there, or pyarrow cannot read them. A guess: the cut is found without counting
+    the quotes before it (split.record_start_after), so the caller must not take these rows for the file's."""
+    if sniffed.gzip:
+        return None
+    size = path.stat().st_size
+    cut = 0 if size <= nbytes else record_start_after(path, size - nbytes, sniffed.timestamp_format is None,
+                                                       sniffed.delimiter)
+    if cut is None:
+        return None
+    wanted = wanted_inputs(sniffed, fields)
+    types = _arrow_types(sniffed, wanted)
+    try:
+        with ByteRange(path, cut, size) as stream:
+            buffers, texts = next(_collect(stream, sniffed, wanted, DEFAULT_BLOCK_SIZE, [], None,
+                                           sniffed.header and cut == 0, size - cut, types, None))
+            return _columns(buffers, texts, types), size - cut
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, OSError):
+        return None
 
 
 def _is_last_record(path: Path, text: str) -> bool:

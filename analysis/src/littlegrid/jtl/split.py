@@ -44,6 +44,23 @@ def record_boundary(path: Path, near: int, epoch_times: bool, delimiter: str) ->
             return near + position
 
 
+def record_start_after(path: Path, near: int, epoch_times: bool, delimiter: str) -> int | None:
+    """The first offset >= `near` after a newline that looks like a record's start, without counting the quotes
+    before it (record_boundary reads the whole file up to `near` for that): a guess, which a line break inside a
+    quoted value can fool. For readers that only guess from the rows found there (jtl.blocks' tail)."""
+    with open(path, "rb") as stream:
+        stream.seek(near)
+        tail = stream.read(1 << 20)
+    position = 0
+    while True:
+        newline = tail.find(b"\n", position)
+        if newline < 0:
+            return None
+        position = newline + 1
+        if _starts_record(tail[position:position + 64], epoch_times, delimiter):
+            return near + position
+
+
 def _starts_record(head: bytes, epoch_times: bool, delimiter: str) -> bool:
     if not head:
         return False
