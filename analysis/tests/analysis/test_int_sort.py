@@ -61,3 +61,24 @@ def test_gamma_elapsed_times_like_a_jtl():
 def test_refuses_floats():
     with pytest.raises(TypeError):
         sort_ints(np.array([1.5, 0.5]))
+
+
+@pytest.mark.parametrize("values", [[5, 3, 5, 9, 3, 3, 4], [7], [-2, 0, -2, 1, 1], [0, 10**12, 3]])
+def test_unique_inverse_is_numpys_whether_counted_or_sorted(values):
+    from littlegrid.analysis.int_sort import unique_inverse
+
+    values = np.array(values, np.int64)
+    want_values, want_inverse = np.unique(values, return_inverse=True)
+    got_values, got_inverse = unique_inverse(values)
+    assert got_values.tolist() == want_values.tolist() and got_inverse.tolist() == want_inverse.tolist()
+
+
+def test_pair_counts_are_every_distinct_pair_in_order_with_its_count():
+    from littlegrid.analysis.int_sort import pair_counts
+
+    second = np.array([3, 1, 3, 1, 2, 3, 1, 1], np.int64)
+    elapsed = np.array([8, 9, 8, 8, 9, 8, 9, 9], np.int64)
+    major, minor, counts = pair_counts(second, elapsed)  # box 3 × 2 = 6 cells ≤ 8 pairs: counted
+    assert list(zip(major.tolist(), minor.tolist(), counts.tolist())) == [
+        (1, 8, 1), (1, 9, 3), (2, 9, 1), (3, 8, 3)]
+    assert pair_counts(np.array([0, 10**6]), np.array([1, 2])) is None  # a box wider than the pairs: the caller sorts

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from littlegrid.analysis.int_sort import unique_inverse
 from littlegrid.analysis.window import SteadyWindow, bucketing
 
 
@@ -89,7 +90,7 @@ class ThreadIds:
         thread, host = _codes(table["thread"]), _codes(table["host"])
         width = int(thread.max(initial=-1)) + 2
         pair = (host + 1) * width + (thread + 1)  # null codes (-1) become 0
-        pairs, inverse = np.unique(pair, return_inverse=True)
+        pairs, inverse = unique_inverse(pair)
         thread_names, host_names = _names(table["thread"]), _names(table["host"])
         lookup = np.array([self._ids.setdefault((host_names[p // width], thread_names[p % width]), len(self._ids))
                            for p in pairs.tolist()], dtype=np.int64)

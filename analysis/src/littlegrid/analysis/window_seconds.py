@@ -8,6 +8,7 @@ import numpy as np
 
 from littlegrid.analysis.blocks import BlockHistograms, block_length
 from littlegrid.analysis.histogram import ExactHistogram, HistogramAccumulator, SecondHistograms
+from littlegrid.analysis.int_sort import pair_counts
 from littlegrid.analysis.rowblock import Block
 from littlegrid.analysis.window import SteadyWindow
 
@@ -34,6 +35,11 @@ class WindowSecondsAccumulator:
         self.elapsed_sum += np.bincount(second, weights=elapsed, minlength=self.seconds).astype(np.int64)
         failed = block.sample_classes.notna().to_numpy()[inside]
         self.failures += np.bincount(second[failed], minlength=self.seconds)
+        counted = pair_counts(second, elapsed)  # a block spans few seconds and elapsed values: no sort
+        if counted is not None:
+            seconds, values, counts = counted
+            self._pairs.add_histogram(ExactHistogram((seconds << VALUE_BITS) + values, counts))
+            return
         second <<= VALUE_BITS
         second += elapsed
         self._pairs.add(second)
