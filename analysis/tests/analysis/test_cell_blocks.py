@@ -7,9 +7,10 @@ Only think time's SD and CV may differ, in the last digit (their sums run in ano
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from analysis_synthetic import closed_loop, make_run
+from analysis_synthetic import T0, closed_loop, make_run, write_jtl
 from littlegrid import summary
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.blocks import BlockHistograms
@@ -43,6 +44,7 @@ def _in_blocks(monkeypatch, inputs, rows=40, **kw):
     with monkeypatch.context() as m:
         m.setattr(jtl_blocks, "ONE_PIECE_BYTES", 0)
         m.setattr(jtl_blocks, "BLOCK_ROWS", rows)
+        m.setattr(jtl_blocks, "BLOCK_BYTES", 1 << 16)  # the least read_jtl takes: files over 64 KiB in many blocks
         return analyze(inputs, **kw)
 
 
@@ -121,3 +123,66 @@ def test_thread_ids_name_the_same_thread_in_every_block(corpus):
     pairs = list(zip(table.host.astype(str), table.thread.astype(str)))
     assert len(set(ids.tolist())) == len(set(pairs))
     assert all(len({p for p, i in zip(pairs, ids) if i == k}) == 1 for k in set(ids.tolist()))
+
+
+def _passes(monkeypatch, inputs, rows=40, tail_bytes=None, **kw):
+    """analyze() with the cell read in blocks of `rows` rows: (summary, how many times each file was read)."""
+    reads: list[str] = []
+    chunks = jtl_blocks.iter_csv_chunks
+
+    def counted(path, *args, **kwargs):
+        reads.append(str(path))
+        return chunks(path, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(jtl_blocks, "iter_csv_chunks", counted)
+        if tail_bytes is not None:
+            m.setattr(jtl_blocks, "TAIL_BYTES", tail_bytes)
+        result = _in_blocks(m, inputs, rows=rows, **kw)
+    return result, len(reads) / len(set(reads))
+
+
+@pytest.mark.parametrize("name", ["insta-rzd-errors-large.jtl", "perfplugin-filewithtransactions.csv"])
+def test_a_cell_whose_first_block_and_tail_tell_its_frame_is_read_once(corpus, monkeypatch, name):
+    path = str(corpus / name)
+    once, passes = _passes(monkeypatch, [path], by_label=True, warmup_s=1, cooldown_s=1)
+    assert passes == 1
+    _assert_same(analyze([path], by_label=True, warmup_s=1, cooldown_s=1), once)
+
+
+def test_a_guess_the_whole_pass_contradicts_is_counted_again_under_the_cells_frame(tmp_path, monkeypatch):
+    # the first sample written mid-file (as a merge of engines' files may): neither the first block nor the tail
+    # holds it, so the guessed window starts too late
+    ordered = closed_loop(20, 100, 100, duration_s=30)
+    middle = len(ordered) // 2
+    samples = pd.concat([ordered.iloc[1:middle], ordered.iloc[:1], ordered.iloc[middle:]]).reset_index(drop=True)
+    path = str(write_jtl(samples, tmp_path / "reversed.jtl"))
+    again, passes = _passes(monkeypatch, [path], rows=500, tail_bytes=3000, warmup_s=2, cooldown_s=2)
+    assert passes == 2
+    one_piece = analyze([path], warmup_s=2, cooldown_s=2)
+    _assert_same(one_piece, again)
+    assert again.cells[0].window.start_ms == int(samples.start_ms.min()) + 2000
+
+
+def test_series_labels_guessed_in_another_order_are_listed_by_the_whole_cells_rows(tmp_path, monkeypatch):
+    # A (2 users, 0-70 s) has twice B's rows in the first block and the tail; B (1 user, and 20 more for 50-55 s)
+    # has more rows in the end
+    a = closed_loop(2, 100, 100, duration_s=70, label="A")
+    b = pd.concat([closed_loop(1, 100, 100, duration_s=70, label="B"),
+                   closed_loop(20, 100, 100, duration_s=5, label="B", start_ms=T0 + 50_000)])
+    b["thread"] = pd.Categorical("B " + b.thread.astype(str))  # threads of their own
+    both = pd.concat([a, b]).sort_values("end_ms", kind="stable").reset_index(drop=True)
+    path = str(write_jtl(both, tmp_path / "two-labels.jtl"))
+    once, passes = _passes(monkeypatch, [path], rows=40, tail_bytes=3000, by_label=True)
+    assert passes == 1  # the guess saw both labels: the same series, only their order was unknown
+    assert (both.label == "A").sum() < (both.label == "B").sum()
+    assert list(once.cells[0].label_series.labels) == ["B", "A"]
+    _assert_same(analyze([path], by_label=True), once)
+
+
+@pytest.mark.parametrize("tail_bytes", [120, 700, 2500])
+def test_a_tail_cut_inside_a_quoted_line_break_costs_at_most_a_second_pass(corpus, monkeypatch, tail_bytes):
+    path = str(corpus / "taurus-distributed-multiline-crlf.jtl")
+    got, passes = _passes(monkeypatch, [path], rows=30, tail_bytes=tail_bytes, by_label=True)
+    assert passes in (1, 2)
+    _assert_same(analyze([path], by_label=True), got)

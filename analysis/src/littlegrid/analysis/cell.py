@@ -11,7 +11,7 @@ from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
-from littlegrid.analysis.survey import LabelSpans
+from littlegrid.analysis.survey import LabelSpans, counts_alike
 from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, ThinkTimeAccumulator
 from littlegrid.analysis.users import UsersAccumulator
 from littlegrid.analysis.window import EmptyWindow
@@ -113,6 +113,83 @@ def _survey(reader: BlockReader, fields) -> LabelSpans:
             continue
 
 
+class _Counting:
+    """The accumulators of one cell under one frame: every block goes to each (docs/analysis.md)."""
+
+    def __init__(self, cell, frame, by_label: bool) -> None:
+        self.frame, self.by_label, self.threads = frame, by_label, ThreadIds()
+        self.overall, self.users, self.trimmed = SampleStatsAccumulator(), UsersAccumulator(), _Trimmed(frame.window)
+        self.seconds = WindowSecondsAccumulator(frame.window)
+        self.series = TimeSeriesAccumulator(frame, cell.engines)
+        self.think = ThinkTimeAccumulator(frame, cell.think_dist, cell.think_offset_ms)
+        self.accumulators = [self.overall, self.users, self.trimmed, self.seconds, self.series, self.think]
+        if by_label:  # on every row, transactions included: they keep their own per-label statistics
+            self.labels, self.errors = LabelStatsAccumulator(frame.transactions), ErrorTypesAccumulator()
+            self.label_series = LabelSeriesAccumulator(frame)
+            self.accumulators += [self.labels, self.errors, self.label_series]
+        self.arrivals = InterarrivalAccumulator() if cell.rate_per_s and cell.workload != "spike" else None
+        if self.arrivals is not None:
+            self.accumulators.append(self.arrivals)
+
+    def add(self, table) -> None:
+        block = make_block(table, self.frame, self.threads, self.by_label)
+        for accumulator in self.accumulators:
+            accumulator.add(block)
+
+    def discard(self) -> None:
+        """Counted under a frame that turned out wrong: its spill goes now."""
+        self.think.discard()
+
+
+def _count(reader: BlockReader, fields, cell, frame, by_label) -> _Counting:
+    """The counting pass under a settled frame; begun again if a file must be read in one piece."""
+    while True:
+        counting = _Counting(cell, frame, by_label)
+        try:
+            for table in reader.blocks(fields):
+                counting.add(table)
+                del table
+            return counting
+        except ReadAgain:
+            counting.discard()
+
+
+def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
+    """A cell too large for one piece, read once: counted under a frame guessed from its first block and the tails
+    of its files (the last sample's end is near a JTL's end: JMeter writes a sample when it ends), and surveyed
+    on the way. (spans, counting): the spans of the whole pass, and the counting, to be kept only if the frame
+    the spans give is the guess (survey.counts_alike; the caller checks). None when no guess could be made (a
+    gzip or XML file, a file that must be read in one piece, a guess with no window): the caller makes two
+    passes."""
+    tail = reader.tail(SURVEY_FIELDS)
+    if tail is None:
+        return None
+    spans, counting = LabelSpans(), None
+    blocks = reader.blocks(fields)
+    try:
+        for table in blocks:
+            if counting is None:
+                guess = LabelSpans()
+                for seen in (table, *tail.tables):
+                    guess.add(seen)
+                transactions = frozenset(reader.transactions_seen) | tail.transactions
+                try:  # blocks=2: more than one, so think time spills from the first
+                    frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=tail.rows_estimate)
+                except EmptyWindow:
+                    return None
+                counting = _Counting(cell, frame, by_label)
+            spans.add(table)
+            counting.add(table)
+            del table
+    except ReadAgain:
+        if counting is not None:
+            counting.discard()
+        return None
+    finally:
+        blocks.close()
+    return spans, counting
+
+
 class _Trimmed:
     """The samples the window trims before and after it (SteadyWindow's counts), block by block."""
 
@@ -130,9 +207,12 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     times (for grid-level percentiles) and its window's samples second by second (WindowSecondsAccumulator: a
     search's intervals resample them by second); None and None without a window.
 
-    The cell's JTLs are read block by block (jtl.blocks) in two passes: the first settles the Frame (survey.py),
-    the second feeds every block to the accumulators below, which keep counts, never rows (docs/analysis.md,
-    "One pass, bounded memory"). Files that fit one block are read once. read_options: read_jtl keywords."""
+    The cell's JTLs are read block by block (jtl.blocks) and fed to the accumulators of _Counting, which keep
+    counts, never rows (docs/analysis.md, "One pass, bounded memory"), under the cell's Frame (survey.py): the
+    window, the transaction labels, the labels with series. Files that fit one piece are read once, the frame
+    settled before counting. Larger ones are read once too, counted under a frame guessed from the first block
+    and the files' tails; when the whole pass's frame differs from the guess, they are counted again under it.
+    read_options: read_jtl keywords."""
     intended = model.Intended(think_ms=cell.intended_think_ms, think_dist=cell.think_dist,
                               think_offset_ms=cell.think_offset_ms if cell.think_dist == "poisson" else None,
                               rate_per_s=cell.rate_per_s, workload=cell.workload)
@@ -148,17 +228,21 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     if not cell.jtl_paths:
         return not_analysed()
     fields = ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ())
+    warmup = warmup_s if warmup_s is not None else (cell.warmup_s or 0.0)
+    cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
+    counting = None
     try:
         reader = BlockReader([str(p) for p in cell.jtl_paths], read_options)
-        # one piece: the first pass reads every column the second needs, and the second reads nothing again
-        spans = _survey(reader, fields if reader.one_piece else SURVEY_FIELDS)
+        once = None if reader.one_piece else _single_pass(reader, fields, cell, warmup, cooldown, by_label)
+        if once is not None:
+            spans, counting = once
+        else:  # one piece: the first pass reads every column the second needs, and the second reads nothing again
+            spans = _survey(reader, fields if reader.one_piece else SURVEY_FIELDS)
     except UserError as e:
         if bare:  # the user's own file: their mistake, said in one line
             raise
         return not_analysed(str(e))
     transactions = frozenset(reader.reading.transaction_labels)
-    warmup = warmup_s if warmup_s is not None else (cell.warmup_s or 0.0)
-    cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
 
     def reading_of(reading) -> model.Reading:
         # Transaction Controller parents sit beside their samplers in a CSV JTL: counting them would count each
@@ -169,55 +253,45 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     try:
         frame = spans.frame(transactions, warmup, cooldown, reader.blocks_read)
     except EmptyWindow as e:
+        if counting is not None:
+            counting.discard()
         if bare:  # the user's input cannot be analysed at all
             raise UserError(f"{cell.jtl_paths[0]}: {e}") from None
         return not_analysed(f"no steady window: {e}", reading=reading_of(reader.reading),
                             warnings=list(reader.reading.warnings))
+    if counting is not None and not counts_alike(counting.frame, frame):
+        counting.discard()
+        counting = None
+    if counting is None:
+        counting = _count(reader, fields, cell, frame, by_label)
     window = frame.window
-    overall_acc, users_acc, trimmed = SampleStatsAccumulator(), UsersAccumulator(), _Trimmed(window)
-    seconds_acc = WindowSecondsAccumulator(window)
-    series_acc = TimeSeriesAccumulator(frame, cell.engines)
-    think_acc = ThinkTimeAccumulator(frame, cell.think_dist, cell.think_offset_ms)
-    accumulators = [overall_acc, users_acc, trimmed, seconds_acc, series_acc, think_acc]
-    if by_label:  # on every row, transactions included: they keep their own per-label statistics
-        labels_acc, errors_acc, label_series_acc = (LabelStatsAccumulator(transactions), ErrorTypesAccumulator(),
-                                                    LabelSeriesAccumulator(frame))
-        accumulators += [labels_acc, errors_acc, label_series_acc]
-    arrivals_acc = InterarrivalAccumulator() if cell.rate_per_s and cell.workload != "spike" else None
-    if arrivals_acc is not None:
-        accumulators.append(arrivals_acc)
-    threads = ThreadIds()
-    for table in reader.blocks(fields):
-        block = make_block(table, frame, threads, by_label)
-        for accumulator in accumulators:
-            accumulator.add(block)
-        del block, table
     read = reading_of(reader.reading)
-    window = replace(window, samples_trimmed_before=trimmed.before, samples_trimmed_after=trimmed.after)
+    c = counting
+    window = replace(window, samples_trimmed_before=c.trimmed.before, samples_trimmed_after=c.trimmed.after)
     T = window.length_s
-    overall = model.Stats.model_validate(plain(overall_acc.result(T)))
-    elapsed = overall_acc.elapsed
+    overall = model.Stats.model_validate(plain(c.overall.result(T)))
+    elapsed = c.overall.elapsed
     labels, errors, label_series = {}, None, None
     if by_label:
         labels = {label: model.LabelStats.model_validate(figures)
-                  for label, figures in plain(labels_acc.result(T)).items()}
-        errors = model.Errors.model_validate(plain(errors_acc.result(T)))
-        label_series = model.LabelSeriesSet.model_validate(plain(label_series_acc.result()))
-    kept = histogram.cell_histogram(elapsed, seconds_acc.n) | {
-        "blocks": seconds_acc.block_histograms(elapsed).as_summary()}
+                  for label, figures in plain(c.labels.result(T)).items()}
+        errors = model.Errors.model_validate(plain(c.errors.result(T)))
+        label_series = model.LabelSeriesSet.model_validate(plain(c.label_series.result(frame.series_labels)))
+    kept = histogram.cell_histogram(elapsed, c.seconds.n) | {
+        "blocks": c.seconds.block_histograms(elapsed).as_summary()}
     server_frame = server_metrics.read_metrics(cell.server_metrics)
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     host = server_metrics.host_figures(host_frame, window)
     analysed = model.Cell.model_validate(unanalysed | {
         "warnings": list(reader.reading.warnings), "reading": read,
         "window": model.Window.model_validate(window.as_dict()),
-        "users": model.Users.model_validate(plain(users_acc.result(cell.plan_users, cell.engines))),
+        "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines))),
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,
-        "think_time": model.ThinkTime.model_validate(plain(think_acc.result())),
+        "think_time": model.ThinkTime.model_validate(plain(c.think.result())),
         "server": _in_front(cell, server_metrics.server_figures(server_frame, window), overall),
         "host": None if host is None else model.Host.model_validate(plain(host)),
-        "series": model.Series.model_validate(plain(series_acc.result(server_frame, host_frame))),
+        "series": model.Series.model_validate(plain(c.series.result(server_frame, host_frame))),
         "histogram": model.Histogram.model_validate(plain(kept))})
-    arrivals = arrivals_acc.result() if arrivals_acc is not None else None
+    arrivals = c.arrivals.result() if c.arrivals is not None else None
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
-    return analysed, elapsed, seconds_acc
+    return analysed, elapsed, c.seconds

@@ -38,12 +38,21 @@ class LabelSpans:
             self.first[name] = min(self.first.get(name, NO_START), int(first[i]))
             self.last[name] = max(self.last.get(name, -NO_START), int(last[i]))
 
-    def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int) -> Frame:
-        """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window."""
+    def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int,
+              rows: int | None = None) -> Frame:
+        """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. rows: the cell's
+        rows when these spans saw only some of them (a guess's), else theirs."""
         requests = [name for name in self.rows if name not in transactions]
         if not requests:
             raise EmptyWindow("no samples")
         window = window_of(min(self.first[n] for n in requests), max(self.last[n] for n in requests),
                            warmup_s, cooldown_s)
         return Frame(window=window, transactions=frozenset(transactions), series_labels=series_labels(self.rows),
-                     rows=sum(self.rows.values()), blocks=blocks)
+                     rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks)
+
+
+def counts_alike(guess: Frame, frame: Frame) -> bool:
+    """Whether rows counted under `guess` give `frame`'s figures: the same window, transaction labels and labels
+    with series (their order is set when the series are read out). Rows and blocks only size spills."""
+    return (guess.window == frame.window and guess.transactions == frame.transactions
+            and set(guess.series_labels) == set(frame.series_labels))

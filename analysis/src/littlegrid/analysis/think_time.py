@@ -659,6 +659,12 @@ class ThinkTimeAccumulator:
                 self._held = None
         self._spill.write(rows)
 
+    def discard(self) -> None:
+        """Drops the rows (and removes the spill) without measuring them."""
+        if self._spill is not None:
+            self._spill.close()
+        self._held, self._closed = None, True
+
     def result(self) -> dict:
         if self._result is None:
             if self._closed:  # a failed result() took the rows with it: no figures from part of them
