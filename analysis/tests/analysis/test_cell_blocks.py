@@ -20,7 +20,7 @@ from littlegrid.analysis.window import steady_window
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
 from littlegrid.analyze import analyze
 from littlegrid.jtl import blocks as jtl_blocks
-from littlegrid.jtl import read_jtl
+from littlegrid.jtl import read_jtl, xml_reader
 
 LAST_DIGIT = {"sd_ms", "cv"}  # think time's: summed in another order (docs/analysis.md, "One pass, bounded memory")
 
@@ -45,6 +45,7 @@ def _in_blocks(monkeypatch, inputs, rows=40, **kw):
         m.setattr(jtl_blocks, "ONE_PIECE_BYTES", 0)
         m.setattr(jtl_blocks, "BLOCK_ROWS", rows)
         m.setattr(jtl_blocks, "BLOCK_BYTES", 1 << 16)  # the least read_jtl takes: files over 64 KiB in many blocks
+        m.setattr(xml_reader, "CHUNK", 2048)  # an XML file's blocks end where expat's input does
         return analyze(inputs, **kw)
 
 
@@ -59,7 +60,7 @@ def _assert_same(one_piece, blocks):
 
 @pytest.mark.parametrize("name", ["insta-rzd-errors-large.jtl", "karang-tc-commas.jtl", "xplorin-distributed-2servers.csv",
                                   "ssun86-report-tab.jtl", "perfplugin-filewithtransactions.csv", "apache-sample_log1.jtl",
-                                  "amisha-results-clean.csv"])
+                                  "amisha-results-clean.csv", "sonar-test-trans.jtl.xml", "ssun86-predict-nested.xml"])
 def test_a_real_jtl_in_blocks_of_a_few_hundred_rows_gives_the_one_piece_summary(corpus, monkeypatch, name):
     path = str(corpus / name)
     blocks = _in_blocks(monkeypatch, [path], warmup_s=1, cooldown_s=1)

@@ -139,3 +139,26 @@ def test_transactions_seen_grow_block_by_block(corpus):
     reader = BlockReader([path], one_piece_bytes=0, block_rows=40)
     seen = [set(reader.transactions_seen) for _ in reader.blocks()]
     assert seen[-1] == set(read_jtl(path).transaction_labels) and not seen[0] > seen[-1]
+
+
+@pytest.mark.parametrize("include_subsamples", [False, True])
+def test_an_xml_jtl_in_blocks_is_read_jtl_row_for_row_nested_samples_and_a_cut_end_included(
+        corpus, tmp_path, monkeypatch, include_subsamples):
+    from littlegrid.jtl import xml_reader
+
+    monkeypatch.setattr(xml_reader, "CHUNK", 2048)  # expat fed 2 KiB at a time: a block every few samples
+    cut = tmp_path / "killed.xml"  # a run killed mid-write: the document ends inside a sample
+    text = (corpus / "ssun86-predict-nested.xml").read_bytes()
+    cut.write_bytes(text[:len(text) * 2 // 3])
+    for path in [corpus / n for n in ("skruthi-responsedata.xml", "sonar-test-trans.jtl.xml",
+                                      "ssun86-predict-nested.xml")] + [cut]:
+        whole = read_jtl(path, include_subsamples=include_subsamples)
+        reader = BlockReader([path], {"include_subsamples": include_subsamples}, one_piece_bytes=0, block_rows=5)
+        blocks = _all_blocks(reader)
+        assert reader.blocks_read >= min(4, len(whole.samples) // 5), path
+        _same_rows(blocks, whole.samples)
+        got = reader.reading
+        assert (got.rows_read, got.warnings, got.absent_columns, got.transaction_labels, got.format) == \
+               (whole.rows_read, whole.warnings, whole.absent_columns, whole.transaction_labels, whole.format), path
+        assert [(s.reason, s.count, s.first_lines) for s in got.rows_skipped] == \
+               [(s.reason, s.count, s.first_lines) for s in whole.rows_skipped], path

@@ -27,6 +27,8 @@ class Assembled:
     transaction_labels: set[str]
     # each (label, thread)'s latest-starting row, for the next chunk's sub-results (assemble's carried_parents)
     parents: pd.DataFrame | None = None
+    # XML read top level only: (rows, labels) of the Transaction Controller parents it noted (parents_warning)
+    top_level_parents: tuple[int, frozenset[str]] | None = None
 
 
 def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestamp_format: str | None,
@@ -38,6 +40,7 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
     parent was written at the end of the previous chunk is still found (JMeter writes the parent, then its
     sub-results); the result's `parents` are then this chunk's, for the next one."""
     warnings: list[str] = []
+    top_level_parents = None
     rows = len(raw["elapsed_ms"])
     keep = np.ones(rows, dtype=bool)
 
@@ -125,14 +128,20 @@ def assemble(raw: dict[str, pd.Series], source: str, skips: SkipLog, *, timestam
         if detect_subresults or include_subsamples:  # the samples they wrap are rows of the table too
             warnings.append(transaction_warning(source, count, transactions))
         else:  # XML, top level only: the parent is the one row for its samples, nothing counts twice
-            warnings.append(f"{source}: {count} top-level samples are Transaction Controller parents "
-                            f"(labels: {_short(sorted(transactions))}); their children are not included")
+            warnings.append(parents_warning(source, count, transactions))
+            top_level_parents = (count, frozenset(transactions))
             transactions = set()
     if not keep.all():
         table = table[keep].reset_index(drop=True)
         for name in CATEGORY_COLUMNS:
             table[name] = table[name].cat.remove_unused_categories()
-    return Assembled(table, absent, warnings, transactions, parents)
+    return Assembled(table, absent, warnings, transactions, parents, top_level_parents)
+
+
+def parents_warning(source: str, count: int, labels) -> str:
+    """The note for an XML read top level only whose top-level samples include Transaction Controller parents."""
+    return (f"{source}: {count} top-level samples are Transaction Controller parents (labels: "
+            f"{_short(sorted(labels))}); their children are not included")
 
 
 def transaction_warning(source: str, count: int, labels) -> str:

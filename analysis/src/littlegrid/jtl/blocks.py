@@ -23,12 +23,13 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.jtl import ALWAYS_READ, read_jtl
-from littlegrid.jtl.assemble import assemble, transaction_warning
+from littlegrid.jtl.assemble import assemble, parents_warning, transaction_warning
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_tail
 from littlegrid.jtl.raw_csv import truncation_warning
 from littlegrid.jtl.reading import Reading, SkipLog
 from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
 from littlegrid.jtl.sniff import is_gzip, sniff
+from littlegrid.jtl.xml_reader import iter_xml
 from littlegrid.usererror import UserError, at
 
 ONE_PIECE_BYTES = 256 << 20  # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB
@@ -92,9 +93,14 @@ class BlockReader:
         for path in self.paths:
             sniffed = sniff(path, self.options.get("columns"), self.options.get("timestamp_format"),
                             self.options.get("delimiter"))
-            if sniffed.kind == "xml" or path in self._in_one_piece:
+            if path in self._in_one_piece:
                 yield from pass_.whole(self._read_whole(path, fields))
                 self.blocks_read += 1
+                continue
+            if sniffed.kind == "xml":  # expat holds the GIL: a producer thread would only take turns with us
+                for table in self._xml_blocks(path, sniffed, pass_):
+                    self.blocks_read += 1
+                    yield table
                 continue
             try:
                 for table in prefetched(self._csv_blocks(path, sniffed, fields, pass_)):
@@ -113,14 +119,9 @@ class BlockReader:
         return read_jtl(path, fields=fields, block_size=self.block_size, **self.options)
 
     def _csv_blocks(self, path: Path, sniffed, fields, pass_: "_Pass") -> Iterator[pd.DataFrame]:
-        source = str(path)
-        skips = SkipLog(source)
-        notes = [f"{source}: {note}" for note in sniffed.notes]
+        file = _File(path, sniffed, pass_)
         carried = pd.DataFrame({"parent": np.array([], object), "thread": np.array([], object),
                                 "start": np.array([], np.int64), "parent_end": np.array([], np.int64)})
-        transactions: set[str] = set()
-        label_rows: dict[str, int] = {}
-        absent: list[str] = []
         bad_rows: list = []
         chunks = iter_csv_chunks(path, sniffed, self.block_size, self.block_rows, fields)
         while True:
@@ -133,29 +134,33 @@ class BlockReader:
                     raise _NotInPieces() from None
                 raise
             bad_rows += bad
-            done = self._assemble(raw, source, skips, sniffed, lambda rows, first=first_line: rows + first, carried)
+            done = self._assemble(raw, file.source, file.skips, sniffed,
+                                  lambda rows, first=first_line: rows + first, carried)
             carried = done.parents
-            transactions |= done.transaction_labels
-            pass_.transactions |= done.transaction_labels
-            _count_labels(done.samples, label_rows)
-            notes += [w for w in done.warnings if "Transaction Controller rows kept" not in w]
-            absent = _absent(done.absent, fields, sniffed)
-            pass_.rows += len(done.samples)
-            yield done.samples
+            yield file.add(done, _absent(done.absent, fields, sniffed))
         if bad_rows:  # a run killed mid-write leaves a short last record: a note, not a skipped row
             truncated = not sniffed.gzip and _is_last_record(path, bad_rows[-1][0])
             for _, actual, expected in bad_rows[:-1] if truncated else bad_rows:
-                skips.add(f"malformed row ({actual} fields, expected {expected}; line unknown when read in blocks)",
-                          None)
+                file.skips.add(f"malformed row ({actual} fields, expected {expected}; line unknown when read in "
+                               "blocks)", None)
             if truncated:
-                notes.append(f"{source}: {truncation_warning(1)}")
-        if transactions:
-            notes.append(transaction_warning(source, sum(label_rows.get(t, 0) for t in transactions), transactions))
-        if sum(label_rows.values()) == 0:
-            if skips.total == 0:
-                raise at(source, None, "no samples in the file")
-            notes.append(f"{source}: no usable samples ({skips.total} rows skipped)")
-        pass_.add_file(skips, notes, sniffed.describe(), transactions, absent)
+                file.notes.append(f"{file.source}: {truncation_warning(1)}")
+        file.close()
+
+    def _xml_blocks(self, path: Path, sniffed, pass_: "_Pass") -> Iterator[pd.DataFrame]:
+        """An XML file about block_rows samples at a time (xml_reader.iter_xml), as read_jtl assembles it whole:
+        every column is read (XML has no columns to skip); a column is absent when no block has it."""
+        file = _File(path, sniffed, pass_)
+        include_subsamples = self.options.get("include_subsamples", False)
+        for raw, warnings, present, line_of in iter_xml(path, sniffed, file.skips, include_subsamples,
+                                                         self.block_rows):
+            file.notes += warnings
+            raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
+            done = assemble(raw, file.source, file.skips, timestamp_format=sniffed.timestamp_format,
+                            timestamp_is_start=self.options.get("timestamp_is_start", True),
+                            include_subsamples=include_subsamples, detect_subresults=False, line_of=line_of)
+            yield file.add(done, done.absent)
+        file.close()
 
     def _assemble(self, raw, source: str, skips: SkipLog, sniffed, line_of, carried):
         return assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
@@ -287,6 +292,48 @@ def _absent(absent, fields, sniffed) -> list[str]:
         return list(absent)
     in_file = {CSV_TO_COLUMN[n] for n in sniffed.names if n in CSV_TO_COLUMN}
     return [c for c in absent if c in fields or c not in in_file]
+
+
+class _File:
+    """What one file's blocks gather for the pass: skips, notes, transaction labels, rows per label, absent
+    columns (those absent from every block). close() adds them to the pass, as read_jtl would say them."""
+
+    def __init__(self, path: Path, sniffed, pass_: "_Pass") -> None:
+        self.source, self.sniffed, self.pass_ = str(path), sniffed, pass_
+        self.skips = SkipLog(self.source)
+        self.notes = [f"{self.source}: {note}" for note in sniffed.notes]
+        self.transactions: set[str] = set()
+        self.label_rows: dict[str, int] = {}
+        self.absent: set[str] | None = None
+        self.parents, self.parent_labels = 0, set()  # an XML's top-level Transaction Controller parents
+
+    def add(self, done, absent) -> pd.DataFrame:
+        """One assembled block: its table, counted."""
+        if done.top_level_parents is not None:  # said once for the file, at close()
+            count, labels = done.top_level_parents
+            done.warnings.remove(parents_warning(self.source, count, labels))
+            self.parents += count
+            self.parent_labels |= labels
+        self.transactions |= done.transaction_labels
+        self.pass_.transactions |= done.transaction_labels
+        _count_labels(done.samples, self.label_rows)
+        self.notes += [w for w in done.warnings if "Transaction Controller rows kept" not in w]
+        self.absent = set(absent) if self.absent is None else self.absent & set(absent)
+        self.pass_.rows += len(done.samples)
+        return done.samples
+
+    def close(self) -> None:
+        source, transactions = self.source, self.transactions
+        if self.parent_labels:
+            self.notes.append(parents_warning(source, self.parents, self.parent_labels))
+        if transactions:
+            self.notes.append(transaction_warning(source, sum(self.label_rows.get(t, 0) for t in transactions),
+                                                  transactions))
+        if sum(self.label_rows.values()) == 0:
+            if self.skips.total == 0:
+                raise at(source, None, "no samples in the file")
+            self.notes.append(f"{source}: no usable samples ({self.skips.total} rows skipped)")
+        self.pass_.add_file(self.skips, self.notes, self.sniffed.describe(), transactions, self.absent or set())
 
 
 class _Pass:

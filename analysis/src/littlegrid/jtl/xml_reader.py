@@ -68,6 +68,20 @@ class _Collector:
                 self.columns["failure_message"][row] = self.assertion.get("failureMessage", "")
             self.assertion = None
 
+    def finished_rows(self) -> int:
+        """Rows before the first one still open (a top-level sample whose end tag has not come yet)."""
+        open_rows = [row for row in self.stack if row is not None]
+        return open_rows[0] if open_rows else len(self.columns["_line"])
+
+    def take_finished(self) -> dict[str, list]:
+        """The finished rows' columns, removed from the collector (the open ones stay, renumbered)."""
+        k = self.finished_rows()
+        taken = {name: values[:k] for name, values in self.columns.items()}
+        for values in self.columns.values():
+            del values[:k]
+        self.stack = [None if row is None else row - k for row in self.stack]
+        return taken
+
     def data(self, text):
         if self.element and self.element[-1] in _CAPTURED:
             self.text.append(text)
@@ -95,6 +109,13 @@ class _Collector:
 
 def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: bool):
     """(raw columns named as in the table + _depth, warnings, columns present, row index -> line)."""
+    return next(iter_xml(path, sniffed, skips, include_subsamples))
+
+
+def iter_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: bool, block_rows: int | None = None):
+    """read_xml's tuple for every block of about `block_rows` samples (None: one block, the whole file), in
+    document order. A block ends between top-level samples (a sample's nested ones stay with it), so the blocks
+    add up to the whole file's rows; warnings come with the last block, `present` is each block's own."""
     parser = expat.ParserCreate()
     parser.buffer_text = True
     collector = _Collector(parser, include_subsamples, skips)
@@ -120,14 +141,20 @@ def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: b
                 raise at(path, 1, f"XML declares an unknown encoding ({error})") from None
             if not chunk:
                 break
+            if block_rows is not None and collector.finished_rows() >= block_rows:
+                yield _block(collector.take_finished(), [])
     if not collector.seen_root:
         raise at(path, None, "XML without a <testResults> element")
-    frame = _frame(collector.columns)
+    yield _block(collector.columns, warnings)
+
+
+def _block(columns: dict[str, list], warnings: list[str]):
+    frame = _frame(columns)
     present = {column for column in XML_ATTRIBUTES.values() if frame[column].notna().any()}
     if frame["url"].notna().any():
         present.add("url")
     present.add("failure_message")
-    lines = np.asarray(collector.columns["_line"], dtype="int64")
+    lines = np.asarray(columns["_line"], dtype="int64")
     return frame, warnings, present, (lambda rows: lines[rows])
 
 
