@@ -6,7 +6,8 @@ Usage (from analysis/):
     python bench/bench_scale.py --skip-jmeter
 
 Prints, from one run on this machine, side by side: for the first (reference) size, `littlegrid report` against
-JMeter 5.6.3's exact dashboard (`jmeter -g`, `-Jjmeter.reportgenerator.statistic_window=-1`); for every size,
+JMeter 5.6.3's exact dashboard (`jmeter -g`, `-Jjmeter.reportgenerator.statistic_window=-1`) and a bare
+`pyarrow.csv.read_csv` of the same file (both cores, no analysis: the floor any report from pyarrow has); for every size,
 wall time, peak RSS and time per row, and each size's time per row against the reference size's. Each file is
 generated (bench_jtl.generate: JMeter's default CSV, 50 threads, 5 labels, ~1% errors, ~125 bytes per row),
 measured under /usr/bin/time -v, and deleted before the next one, so the disk holds one file at a time.
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_jtl import LITTLEGRID, find_jmeter, generate, measure  # noqa: E402  (one generator, one timer)
+from bench_jtl import LITTLEGRID, PYARROW, find_jmeter, generate, measure  # noqa: E402  (one generator, one timer)
 
 DISK_BYTES_PER_ROW = 125 + 33  # the generated JTL, and think time's spill of its rows (analysis/think_blocks.py)
 
@@ -50,7 +51,7 @@ def main(argv=None) -> int:
     jar = None if args.skip_jmeter else find_jmeter(args.jmeter_home)
     if not args.skip_jmeter and jar is None:
         print("JMeter not found (JMETER_HOME, --jmeter-home or target/config.json): its line is skipped")
-    rows_out, jmeter = [], None
+    rows_out, jmeter, floor = [], None, None
     try:
         for i, n in enumerate(sizes):
             need = n * DISK_BYTES_PER_ROW
@@ -66,6 +67,9 @@ def main(argv=None) -> int:
             got = measure([LITTLEGRID, "report", str(path), "-o", str(workdir / "report")])
             rows_out.append((n, size_mib, got["wall_s"], got["rss_mib"], ""))
             print(f"  littlegrid report: {got['wall_s']:.1f} s, {got['rss_mib']:,.0f} MiB", flush=True)
+            if i == 0:  # what no analysis can beat: pyarrow reading the file, both cores, nothing else
+                floor = measure([sys.executable, "-c", PYARROW, str(path)])
+                print(f"  bare pyarrow.csv.read_csv: {floor['wall_s']:.1f} s, {floor['rss_mib']:,.0f} MiB", flush=True)
             if i == 0 and jar:
                 out = workdir / "dashboard"
                 jmeter = measure(["java", "-jar", str(jar), "-g", str(path), "-o", str(out),
@@ -76,13 +80,13 @@ def main(argv=None) -> int:
                 shutil.rmtree(out)
             path.unlink()
             shutil.rmtree(workdir / "report", ignore_errors=True)
-        _print(rows_out, jmeter)
+        _print(rows_out, jmeter, floor)
         return 0
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _print(rows_out, jmeter) -> None:
+def _print(rows_out, jmeter, floor=None) -> None:
     ref = rows_out[0]
     print(f"\n{'rows':>13}{'JTL MiB':>10}{'wall s':>9}{'peak MiB':>10}{'µs/row':>8}{'per row vs first':>18}")
     for n, mib, wall, rss, note in rows_out:
@@ -95,9 +99,14 @@ def _print(rows_out, jmeter) -> None:
     if jmeter:
         print(f"{'JMeter -g':>13}{'':>10}{jmeter['wall_s']:>9.1f}{jmeter['rss_mib']:>10,.0f}"
               f"{jmeter['wall_s'] / ref[0] * 1e6:>8.2f}   (exact dashboard, {ref[0]:,} rows)")
+    if floor:
+        print(f"{'pyarrow read':>13}{'':>10}{floor['wall_s']:>9.1f}{floor['rss_mib']:>10,.0f}"
+              f"{floor['wall_s'] / ref[0] * 1e6:>8.2f}   (pyarrow.csv.read_csv of the {ref[0]:,}-row file: a floor)")
     print("\ntargets (issue 17):")
     if jmeter and ref[2]:
         _verdict(f"report / JMeter at {ref[0]:,}", ref[2] / jmeter["wall_s"], 1 / 40)
+        if floor:
+            print(f"  {'(pyarrow read alone / JMeter)':<32} {floor['wall_s'] / jmeter['wall_s']:8.3f}")
     for n, _, wall, rss, _ in rows_out:
         if wall is not None:
             _verdict(f"peak RSS GiB at {n:,}", rss / 1024, 1.0)
