@@ -165,6 +165,20 @@ def test_a_guess_the_whole_pass_contradicts_is_counted_again_under_the_cells_fra
     assert again.cells[0].window.start_ms == int(samples.start_ms.min()) + 2000
 
 
+def test_a_cell_of_two_engines_files_is_read_once_though_the_second_holds_the_first_sample(tmp_path, monkeypatch):
+    # two engines' JTLs: the first sample is in the second file, which the first block does not reach
+    samples = closed_loop(10, 100, 100, duration_s=30, engines=2)
+    second = samples.thread.astype(str).str.startswith("engine-2-")
+    early = samples[second].start_ms.min() - 50
+    one = write_jtl(samples[~second], tmp_path / "engine-1.jtl")
+    two = write_jtl(pd.concat([samples[second].head(1).assign(start_ms=early, end_ms=early + 100),
+                               samples[second]]), tmp_path / "engine-2.jtl")
+    paths = [str(one), str(two)]
+    once, passes = _passes(monkeypatch, paths, rows=300, tail_bytes=3000, warmup_s=2, cooldown_s=2)
+    assert passes == 1
+    _assert_same(analyze(paths, warmup_s=2, cooldown_s=2), once)
+
+
 def test_series_labels_guessed_in_another_order_are_listed_by_the_whole_cells_rows(tmp_path, monkeypatch):
     # A (2 users, 0-70 s) has twice B's rows in the first block and the tail; B (1 user, and 20 more for 50-55 s)
     # has more rows in the end

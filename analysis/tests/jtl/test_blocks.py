@@ -114,24 +114,27 @@ def test_a_gzip_jtl_counts_four_times_its_size_towards_one_piece(corpus, tmp_pat
 
 @pytest.mark.parametrize("name", ["amisha-results-clean.csv", "perfplugin-filewithtransactions.csv",
                                   "mvnplugin-csv3-semicolon.csv", "taurus-distributed-multiline-crlf.jtl"])
-def test_a_tail_is_the_files_last_rows(corpus, name):
-    """(A file with sub-results can differ at the cut: a sub-result whose parent is before it is kept.)"""
+def test_the_ends_are_the_files_first_and_last_rows(corpus, name):
+    """(A file with sub-results can differ at a cut: a sub-result whose parent is before it is kept.)"""
     whole = read_jtl(corpus / name).samples
-    tail = BlockReader([corpus / name], one_piece_bytes=0).tail(nbytes=3000)
-    assert tail is not None and len(tail.tables) == 1
-    last = tail.tables[0]
-    assert 0 < len(last) <= len(whole)  # a file of fewer than 3,000 bytes is its own tail
+    ends = BlockReader([corpus / name], one_piece_bytes=0).ends(nbytes=3000)
+    assert ends is not None and len(ends.tables) == 2
+    first, last = ends.tables
+    for rows in (first, last):
+        assert 0 < len(rows) <= len(whole)  # a file of fewer than 3,000 bytes is its own head and tail
+    _same_rows([first], whole.iloc[:len(first)])
     _same_rows([last], whole.iloc[len(whole) - len(last):])
-    assert tail.rows_estimate == pytest.approx(len(whole), rel=0.5)  # bytes per row of the tail, times the file
+    assert ends.rows_estimate == pytest.approx(len(whole), rel=0.5)  # bytes per row of the ends, times the file
 
 
-def test_a_tail_knows_the_transaction_labels_at_the_end_and_none_of_gzip(corpus, tmp_path):
+def test_the_ends_know_the_transaction_labels_and_none_of_gzip(corpus, tmp_path):
     path = corpus / "perfplugin-filewithtransactions.csv"
-    tail = BlockReader([path], one_piece_bytes=0).tail(nbytes=3000)
-    assert tail.transactions and tail.transactions <= read_jtl(path).transaction_labels
+    ends = BlockReader([path], one_piece_bytes=0).ends(nbytes=3000)
+    assert ends.transactions and ends.transactions <= read_jtl(path).transaction_labels
     zipped = tmp_path / "x.jtl.gz"
     zipped.write_bytes(gzip.compress(path.read_bytes()))
-    assert BlockReader([zipped], one_piece_bytes=0).tail() is None  # no seeking in a gzip stream
+    assert BlockReader([zipped], one_piece_bytes=0).ends() is None  # no seeking in a gzip stream
+    assert BlockReader([path, zipped], one_piece_bytes=0).ends() is None  # one file without: no guess
 
 
 def test_transactions_seen_grow_block_by_block(corpus):

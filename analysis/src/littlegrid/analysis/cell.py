@@ -155,14 +155,14 @@ def _count(reader: BlockReader, fields, cell, frame, by_label) -> _Counting:
 
 
 def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
-    """A cell too large for one piece, read once: counted under a frame guessed from its first block and the tails
-    of its files (the last sample's end is near a JTL's end: JMeter writes a sample when it ends), and surveyed
-    on the way. (spans, counting): the spans of the whole pass, and the counting, to be kept only if the frame
-    the spans give is the guess (survey.counts_alike; the caller checks). None when no guess could be made (a
-    gzip or XML file, a file that must be read in one piece, a guess with no window): the caller makes two
-    passes."""
-    tail = reader.tail(SURVEY_FIELDS)
-    if tail is None:
+    """A cell too large for one piece, read once: counted under a frame guessed from its first block and the
+    first and last rows of each file (BlockReader.ends: JMeter writes a sample when it ends, so the last end is
+    near a file's end and the first start near its start), and surveyed on the way. (spans, counting): the spans
+    of the whole pass, and the counting, to be kept only if the frame the spans give is the guess
+    (survey.counts_alike; the caller checks). None when no guess could be made (a gzip or XML file, a file that
+    must be read in one piece, a guess with no window): the caller makes two passes."""
+    ends = reader.ends(SURVEY_FIELDS)
+    if ends is None:
         return None
     spans, counting = LabelSpans(), None
     blocks = reader.blocks(fields)
@@ -170,21 +170,23 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
         for table in blocks:
             if counting is None:
                 guess = LabelSpans()
-                for seen in (table, *tail.tables):
+                for seen in (table, *ends.tables):
                     guess.add(seen)
-                transactions = frozenset(reader.transactions_seen) | tail.transactions
+                transactions = frozenset(reader.transactions_seen) | ends.transactions
                 try:  # blocks=2: more than one, so think time spills from the first
-                    frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=tail.rows_estimate)
+                    frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=ends.rows_estimate)
                 except EmptyWindow:
                     return None
                 counting = _Counting(cell, frame, by_label)
             spans.add(table)
             counting.add(table)
             del table
-    except ReadAgain:
+    except BaseException as error:  # the spill goes now; a bad file further on is the caller's to say
         if counting is not None:
             counting.discard()
-        return None
+        if isinstance(error, ReadAgain):  # a file to be read in one piece: two passes, the reader knows it now
+            return None
+        raise
     finally:
         blocks.close()
     return spans, counting
@@ -236,7 +238,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         once = None if reader.one_piece else _single_pass(reader, fields, cell, warmup, cooldown, by_label)
         if once is not None:
             spans, counting = once
-        else:  # one piece: the first pass reads every column the second needs, and the second reads nothing again
+        else:  # surveyed first: in one piece with every column counting needs (nothing is read again), else
+            # (gzip, XML, no guess) the few columns the frame needs, the files read twice
             spans = _survey(reader, fields if reader.one_piece else SURVEY_FIELDS)
     except UserError as e:
         if bare:  # the user's own file: their mistake, said in one line

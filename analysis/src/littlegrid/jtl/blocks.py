@@ -24,7 +24,7 @@ import pandas as pd
 
 from littlegrid.jtl import ALWAYS_READ, read_jtl
 from littlegrid.jtl.assemble import assemble, parents_warning, transaction_warning
-from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_tail
+from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_end
 from littlegrid.jtl.raw_csv import truncation_warning
 from littlegrid.jtl.reading import Reading, SkipLog
 from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
@@ -34,7 +34,7 @@ from littlegrid.usererror import UserError, at
 
 ONE_PIECE_BYTES = 256 << 20  # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB
 BLOCK_BYTES = DEFAULT_BLOCK_SIZE  # bytes pyarrow parses at a time (tests shrink it, with BLOCK_ROWS, for many blocks)
-TAIL_BYTES = 4 << 20  # the end of each file a tail() reads: ~30 k rows of a default CSV
+TAIL_BYTES = 4 << 20  # each end of each file ends() reads: ~30 k rows of a default CSV
 BLOCK_ROWS = 500_000  # measured at 5 M rows: 8.3 s at 499 MiB, against 10.0 s at 627 MiB for 1 M and 8.7 s at 429 MiB for 250 k
 
 
@@ -168,11 +168,12 @@ class BlockReader:
                         include_subsamples=self.options.get("include_subsamples", False),
                         detect_subresults=True, line_of=line_of, carried_parents=carried)
 
-    def tail(self, fields=None, nbytes: int | None = None) -> "Tail | None":
-        """The last rows of every file (its last `nbytes`: jtl.csv_reader.read_tail), for a guess of what only a
-        whole pass can tell (the last sample's end, the transaction labels, rows per label) before that pass;
-        None when a file cannot be read so (gzip, XML, read in one piece, no record start found, unreadable).
-        Its rows are a guess too: the cut is not checked against the quotes before it."""
+    def ends(self, fields=None, nbytes: int | None = None) -> "Ends | None":
+        """The first and last rows of every file (its first and last `nbytes`: jtl.csv_reader.read_end), for a
+        guess of what only a whole pass can tell (the first sample's start, the last one's end, the transaction
+        labels, rows per label) before that pass; None when a file cannot be read so (gzip, XML, read in one
+        piece, no record start found, unreadable). Its rows are a guess too: the cuts are not checked against
+        the quotes before them, and a sub-result whose parent is before a cut is kept."""
         nbytes = TAIL_BYTES if nbytes is None else nbytes  # read at call time: tests shrink it
         tables, transactions, rows, nbytes_read = [], set(), 0, 0
         for path in self.paths:
@@ -180,32 +181,34 @@ class BlockReader:
                             self.options.get("delimiter"))
             if sniffed.kind == "xml" or path in self._in_one_piece:
                 return None
-            got = read_tail(path, sniffed, nbytes, None if fields is None else frozenset(fields) | ALWAYS_READ)
-            if got is None:
-                return None
-            raw, taken = got
-            try:
-                done = self._assemble(raw, str(path), SkipLog(str(path)), sniffed, lambda r: r, None)
-            except UserError:
-                return None
-            if not len(done.samples):
-                return None
-            tables.append(done.samples)
-            transactions |= done.transaction_labels
-            rows += len(done.samples)
-            nbytes_read += taken
-        # rows per byte of the tails, times every file's bytes: think time sizes its spill by it
+            for head in (True, False):
+                got = read_end(path, sniffed, nbytes, None if fields is None else frozenset(fields) | ALWAYS_READ,
+                               head)
+                if got is None:
+                    return None
+                raw, taken = got
+                try:
+                    done = self._assemble(raw, str(path), SkipLog(str(path)), sniffed, lambda r: r, None)
+                except UserError:
+                    return None
+                if not len(done.samples):
+                    return None
+                tables.append(done.samples)
+                transactions |= done.transaction_labels
+                rows += len(done.samples)
+                nbytes_read += taken
+        # rows per byte of the ends, times every file's bytes: think time sizes its spill by it
         estimate = int(rows * sum(p.stat().st_size for p in self.paths) / max(nbytes_read, 1)) + 1
-        return Tail(tables=tables, transactions=frozenset(transactions), rows_estimate=estimate)
+        return Ends(tables=tables, transactions=frozenset(transactions), rows_estimate=estimate)
 
 
 @dataclass(frozen=True)
-class Tail:
-    """What BlockReader.tail() found at the end of the files."""
+class Ends:
+    """What BlockReader.ends() found at the start and the end of the files."""
 
-    tables: list[pd.DataFrame]  # per file, its last rows in the samples schema
+    tables: list[pd.DataFrame]  # per file, its first rows and its last rows, in the samples schema
     transactions: frozenset[str]  # Transaction Controller labels among them
-    rows_estimate: int  # the cell's rows, from the tails' bytes per row
+    rows_estimate: int  # the cell's rows, from the ends' bytes per row
 
 
 def prefetched(blocks: Iterator, depth: int = 1) -> Iterator:

@@ -268,25 +268,32 @@ def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: i
                              "read the file in one piece (read_jtl) to skip and count bad rows") from None
 
 
-def read_tail(path: Path, sniffed: Sniffed, nbytes: int, fields=None) -> tuple[dict[str, pd.Series], int] | None:
-    """The raw columns of a plain CSV file's last records, from the first record start after its last `nbytes`
-    bytes (the whole file when it is no larger), and how many bytes they took; None when the file is gzip (no
-    seeking), has no record start there, or pyarrow cannot read them. A guess: the cut is found without counting
-    the quotes before it (split.record_start_after), so the caller must not take these rows for the file's."""
+def read_end(path: Path, sniffed: Sniffed, nbytes: int, fields=None, head: bool = False
+             ) -> tuple[dict[str, pd.Series], int] | None:
+    """The raw columns of a plain CSV file's last records (head: its first ones), from (to) the first record start
+    after its last (first) `nbytes` bytes, the whole file when it is no larger, and how many bytes they took; None
+    when the file is gzip (no seeking), has no record start there, or pyarrow cannot read them. A guess: the cut is
+    found without counting the quotes before it (split.record_start_after), so the caller must not take these rows
+    for the file's."""
     if sniffed.gzip:
         return None
     size = path.stat().st_size
-    cut = 0 if size <= nbytes else record_start_after(path, size - nbytes, sniffed.timestamp_format is None,
-                                                       sniffed.delimiter)
-    if cut is None:
+    epoch = sniffed.timestamp_format is None
+    if size <= nbytes:
+        start, end = 0, size
+    elif head:
+        start, end = 0, record_start_after(path, nbytes, epoch, sniffed.delimiter)
+    else:
+        start, end = record_start_after(path, size - nbytes, epoch, sniffed.delimiter), size
+    if start is None or end is None:
         return None
     wanted = wanted_inputs(sniffed, fields)
     types = _arrow_types(sniffed, wanted)
     try:
-        with ByteRange(path, cut, size) as stream:
+        with ByteRange(path, start, end) as stream:
             buffers, texts = next(_collect(stream, sniffed, wanted, DEFAULT_BLOCK_SIZE, [], None,
-                                           sniffed.header and cut == 0, size - cut, types, None))
-            return _columns(buffers, texts, types), size - cut
+                                           sniffed.header and start == 0, end - start, types, None))
+            return _columns(buffers, texts, types), end - start
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, OSError):
         return None
 
