@@ -66,7 +66,8 @@ def test_a_cell_gets_target_timing_fixed_and_axis_properties_as_jmeter_strings(g
     assert "warmup_s" not in props  # trimming is the analysis's business
 
 
-def test_an_unreachable_target_is_refused_before_anything_is_written(tmp_path, capsys):
+def test_an_unreachable_target_is_refused_before_anything_is_written(jmeter, tmp_path, capsys):
+    # jmeter: the runner looks for JMeter first; without it that is the one error said (it failed here before)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound but not listening: connections are refused
@@ -85,7 +86,7 @@ def test_a_missing_jmeter_is_one_line(tmp_path, grid_path, monkeypatch, capsys):
     assert code == 2 and err.count("\n") == 1 and "JMETER_HOME" in err
 
 
-def test_a_busy_server_port_is_refused(tmp_path, capsys, monkeypatch):
+def test_a_busy_server_port_is_refused(jmeter, tmp_path, capsys, monkeypatch):  # jmeter: looked for first
     jar = tmp_path / "server.jar"
     jar.write_bytes(b"")
     monkeypatch.setenv("LITTLEGRID_SERVER_JAR", str(jar))
