@@ -127,24 +127,25 @@ def test_thread_ids_name_the_same_thread_in_every_block(corpus):
 
 
 def _passes(monkeypatch, inputs, rows=40, tail_bytes=None, **kw):
-    """analyze() with the cell read in blocks of `rows` rows: (summary, how many times each file was read)."""
-    reads: list[str] = []
-    chunks = jtl_blocks.iter_csv_chunks
+    """analyze() with the cell read in blocks of `rows` rows: (summary, how many passes read the files)."""
+    passes: list[int] = []
+    pieces = jtl_blocks.BlockReader._pieces
 
-    def counted(path, *args, **kwargs):
-        reads.append(str(path))
-        return chunks(path, *args, **kwargs)
+    def counted(self, *args, **kwargs):
+        passes.append(1)
+        return pieces(self, *args, **kwargs)
 
     with monkeypatch.context() as m:
-        m.setattr(jtl_blocks, "iter_csv_chunks", counted)
+        m.setattr(jtl_blocks.BlockReader, "_pieces", counted)
         if tail_bytes is not None:
             m.setattr(jtl_blocks, "TAIL_BYTES", tail_bytes)
         result = _in_blocks(m, inputs, rows=rows, **kw)
-    return result, len(reads) / len(set(reads))
+    return result, len(passes)
 
 
-@pytest.mark.parametrize("name", ["insta-rzd-errors-large.jtl", "perfplugin-filewithtransactions.csv"])
-def test_a_cell_whose_first_block_and_tail_tell_its_frame_is_read_once(corpus, monkeypatch, name):
+@pytest.mark.parametrize("name", ["insta-rzd-errors-large.jtl", "perfplugin-filewithtransactions.csv",
+                                  "ssun86-predict-nested.xml", "sonar-test-trans.jtl.xml"])
+def test_a_cell_whose_first_block_and_ends_tell_its_frame_is_read_once(corpus, monkeypatch, name):
     path = str(corpus / name)
     once, passes = _passes(monkeypatch, [path], by_label=True, warmup_s=1, cooldown_s=1)
     assert passes == 1

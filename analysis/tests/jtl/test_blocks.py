@@ -127,6 +127,19 @@ def test_the_ends_are_the_files_first_and_last_rows(corpus, name):
     assert ends.rows_estimate == pytest.approx(len(whole), rel=0.5)  # bytes per row of the ends, times the file
 
 
+@pytest.mark.parametrize("name", ["ssun86-predict-nested.xml", "sonar-test-trans.jtl.xml"])
+def test_the_ends_of_an_xml_jtl_are_its_first_and_last_top_level_samples(corpus, monkeypatch, name):
+    from littlegrid.jtl import xml_reader
+
+    monkeypatch.setattr(xml_reader, "CHUNK", 4096)  # the head: what expat's first 4 KiB finish
+    whole = read_jtl(corpus / name).samples
+    ends = BlockReader([corpus / name], one_piece_bytes=0).ends(nbytes=20_000)
+    first, last = ends.tables
+    assert 0 < len(first) < len(whole) and 0 < len(last) < len(whole)
+    _same_rows([first], whole.iloc[:len(first)])
+    _same_rows([last], whole.iloc[len(whole) - len(last):])
+
+
 def test_the_ends_know_the_transaction_labels_and_none_of_gzip(corpus, tmp_path):
     path = corpus / "perfplugin-filewithtransactions.csv"
     ends = BlockReader([path], one_piece_bytes=0).ends(nbytes=3000)

@@ -1,13 +1,14 @@
-"""A cell's JTL files as blocks of rows, read again for each pass of the analysis, in bounded memory.
+"""A cell's JTL files as blocks of rows, in bounded memory, as often as the analysis asks, and their ends.
 
 Files that together fit ONE_PIECE_BYTES are read once, in one piece (read_jtl), and every pass gets that one
-block: small files cost no second read. Larger CSV files are read BLOCK_ROWS rows at a time, so memory holds
-one block's table whatever the file's length; each pass re-reads them. The blocks add up to read_jtl's table,
-row for row: sub-results whose parent closed the previous block are still found (assemble's carried parents),
-and the Reading after a pass (rows read, skips, notes, transaction labels) is what read_jtl would give, with
-three differences a file read in pieces cannot avoid: a row pyarrow cannot split is counted without its line
-number; a file with a value pyarrow cannot convert is read in one piece instead (read_jtl's row-by-row path
-needs the whole file); an XML file is one block (its reader holds the document's samples).
+block: small files cost no second read. Larger files are read BLOCK_ROWS rows at a time (an XML file about as
+many samples, a block ending between top-level samples), so memory holds one block's table whatever the file's
+length. The blocks add up to read_jtl's table, row for row: sub-results whose parent closed the previous block
+are still found (assemble's carried parents), and the Reading after a pass (rows read, skips, notes, transaction
+labels) is what read_jtl would give, with two differences a CSV read in pieces cannot avoid: a row pyarrow cannot
+split is counted without its line number; a file with a value pyarrow cannot convert is read in one piece
+instead (read_jtl's row-by-row path needs the whole file). ends() reads the first and last rows of each file, for
+the analysis to guess before its one pass what only a whole pass can tell.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from littlegrid.jtl.raw_csv import truncation_warning
 from littlegrid.jtl.reading import Reading, SkipLog
 from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
 from littlegrid.jtl.sniff import is_gzip, sniff
+from littlegrid.jtl import xml_reader
 from littlegrid.jtl.xml_reader import iter_xml
 from littlegrid.usererror import UserError, at
 
@@ -155,12 +157,17 @@ class BlockReader:
         for raw, warnings, present, line_of in iter_xml(path, sniffed, file.skips, include_subsamples,
                                                          self.block_rows):
             file.notes += warnings
-            raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
-            done = assemble(raw, file.source, file.skips, timestamp_format=sniffed.timestamp_format,
-                            timestamp_is_start=self.options.get("timestamp_is_start", True),
-                            include_subsamples=include_subsamples, detect_subresults=False, line_of=line_of)
+            done = self._assemble_xml(raw, present, line_of, file.source, file.skips, sniffed)
             yield file.add(done, done.absent)
         file.close()
+
+    def _assemble_xml(self, raw, present, line_of, source: str, skips: SkipLog, sniffed):
+        """An XML block as read_jtl assembles the whole file: the columns no sample has are absent."""
+        raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
+        return assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
+                        timestamp_is_start=self.options.get("timestamp_is_start", True),
+                        include_subsamples=self.options.get("include_subsamples", False), detect_subresults=False,
+                        line_of=line_of)
 
     def _assemble(self, raw, source: str, skips: SkipLog, sniffed, line_of, carried):
         return assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
@@ -171,7 +178,7 @@ class BlockReader:
     def ends(self, fields=None, nbytes: int | None = None) -> "Ends | None":
         """The first and last rows of every file (its first and last `nbytes`: jtl.csv_reader.read_end), for a
         guess of what only a whole pass can tell (the first sample's start, the last one's end, the transaction
-        labels, rows per label) before that pass; None when a file cannot be read so (gzip, XML, read in one
+        labels, rows per label) before that pass; None when a file cannot be read so (gzip, read in one
         piece, no record start found, unreadable). Its rows are a guess too: the cuts are not checked against
         the quotes before them, and a sub-result whose parent is before a cut is kept."""
         nbytes = TAIL_BYTES if nbytes is None else nbytes  # read at call time: tests shrink it
@@ -179,16 +186,24 @@ class BlockReader:
         for path in self.paths:
             sniffed = sniff(path, self.options.get("columns"), self.options.get("timestamp_format"),
                             self.options.get("delimiter"))
-            if sniffed.kind == "xml" or path in self._in_one_piece:
+            if path in self._in_one_piece:
                 return None
             for head in (True, False):
-                got = read_end(path, sniffed, nbytes, None if fields is None else frozenset(fields) | ALWAYS_READ,
-                               head)
-                if got is None:
-                    return None
-                raw, taken = got
+                source, skips = str(path), SkipLog(str(path))
                 try:
-                    done = self._assemble(raw, str(path), SkipLog(str(path)), sniffed, lambda r: r, None)
+                    if sniffed.kind == "xml":
+                        got = self._xml_end(path, sniffed, nbytes, head)
+                        if got is None:
+                            return None
+                        (raw, _, present, line_of), taken = got
+                        done = self._assemble_xml(raw, present, line_of, source, skips, sniffed)
+                    else:
+                        got = read_end(path, sniffed, nbytes,
+                                       None if fields is None else frozenset(fields) | ALWAYS_READ, head)
+                        if got is None:
+                            return None
+                        raw, taken = got
+                        done = self._assemble(raw, source, skips, sniffed, lambda r: r, None)
                 except UserError:
                     return None
                 if not len(done.samples):
@@ -200,6 +215,22 @@ class BlockReader:
         # rows per byte of the ends, times every file's bytes: think time sizes its spill by it
         estimate = int(rows * sum(p.stat().st_size for p in self.paths) / max(nbytes_read, 1)) + 1
         return Ends(tables=tables, transactions=frozenset(transactions), rows_estimate=estimate)
+
+    def _xml_end(self, path: Path, sniffed, nbytes: int, head: bool):
+        """(read_xml's tuple, bytes it took) for an XML file's first samples (its first block of expat input) or
+        its last ones (xml_reader.read_tail); None for a gzip file or no samples found."""
+        include_subsamples = self.options.get("include_subsamples", False)
+        size = path.stat().st_size
+        if sniffed.gzip:
+            return None
+        if head:
+            blocks = iter_xml(path, sniffed, SkipLog(str(path)), include_subsamples, block_rows=1)
+            try:
+                return next(blocks), min(size, xml_reader.CHUNK)
+            finally:
+                blocks.close()
+        got = xml_reader.read_tail(path, sniffed, nbytes, include_subsamples)
+        return None if got is None else (got, min(size, nbytes))
 
 
 @dataclass(frozen=True)

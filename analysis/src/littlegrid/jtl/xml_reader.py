@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from xml.parsers import expat
 
@@ -146,6 +147,39 @@ def iter_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: b
     if not collector.seen_root:
         raise at(path, None, "XML without a <testResults> element")
     yield _block(collector.columns, warnings)
+
+
+_TOP_LEVEL_SAMPLE = re.compile(rb"\n<(?:httpSample|sample)[\s>/]")  # JMeter indents nested samples, not these
+
+
+def read_tail(path: Path, sniffed: Sniffed, nbytes: int, include_subsamples: bool):
+    """read_xml's tuple for the samples of the file's last `nbytes` bytes (the whole file when it is no larger),
+    from the first top-level sample that starts there; None for a gzip file (no seeking), no such sample, or text
+    expat cannot read. A guess (jtl.blocks' ends): the samples are parsed inside a <testResults> of their own,
+    and their line numbers count from the cut."""
+    if sniffed.gzip:
+        return None
+    size = path.stat().st_size
+    if size <= nbytes:
+        return next(iter_xml(path, sniffed, SkipLog(str(path)), include_subsamples))
+    with open(path, "rb") as stream:
+        stream.seek(size - nbytes)
+        text = stream.read()
+    first = _TOP_LEVEL_SAMPLE.search(text)
+    if first is None:
+        return None
+    parser = expat.ParserCreate("UTF-8")  # JMeter writes UTF-8; another declared encoding only spoils the guess
+    parser.buffer_text = True
+    collector = _Collector(parser, include_subsamples, SkipLog(str(path)))
+    collector.source = path
+    parser.StartElementHandler, parser.EndElementHandler = collector.start, collector.end
+    parser.CharacterDataHandler = collector.data
+    try:
+        parser.Parse(b"<testResults>" + text[first.start() + 1:], True)
+    except expat.ExpatError:  # the file's own end tag, or a run killed mid-write: the samples finished so far
+        pass
+    columns = collector.take_finished()
+    return _block(columns, []) if columns["_line"] else None
 
 
 def _block(columns: dict[str, list], warnings: list[str]):
