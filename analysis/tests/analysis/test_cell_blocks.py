@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis_synthetic import T0, closed_loop, make_run, write_jtl
+from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.blocks import BlockHistograms
@@ -193,6 +193,23 @@ def test_series_labels_guessed_in_another_order_are_listed_by_the_whole_cells_ro
     assert passes == 1  # the guess saw both labels: the same series, only their order was unknown
     assert (both.label == "A").sum() < (both.label == "B").sum()
     assert list(once.cells[0].label_series.labels) == ["B", "A"]
+    _assert_same(analyze([path], by_label=True), once)
+
+
+def test_thirty_labels_whose_top_twenty_change_after_the_first_block_are_read_once(tmp_path, monkeypatch):
+    # labels L00..L29: the first 40% of the run favours the high ones, the rest (heavier) the low ones, so the
+    # first block's top 20 is not the cell's; the guess keeps series for 60 labels and drops the extra ones
+    rng = np.random.default_rng(3)
+    n = 6000
+    weights = np.where(np.arange(n)[:, None] < 0.4 * n, np.arange(30) + 1, 2 * (30 - np.arange(30)))
+    choice = (rng.random(n)[:, None] < np.cumsum(weights, 1) / weights.sum(1, keepdims=True)).argmax(1)
+    rows = [(T0 + 5 * i, 20 + i % 7, f"Thread Group 1-{i % 10 + 1}") for i in range(n)]
+    samples = table(rows, 10).assign(label=pd.Categorical([f"L{c:02d}" for c in choice]))
+    path = str(write_jtl(samples, tmp_path / "thirty-labels.jtl"))
+    once, passes = _passes(monkeypatch, [path], rows=300, tail_bytes=2000, by_label=True)
+    first_block = samples.label.iloc[:300].value_counts()
+    assert set(first_block.index[:20]) != set(once.cells[0].label_series.labels)  # the guess ranked them otherwise
+    assert passes == 1 and len(once.cells[0].label_series.labels) == 20
     _assert_same(analyze([path], by_label=True), once)
 
 

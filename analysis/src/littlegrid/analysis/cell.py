@@ -11,7 +11,7 @@ from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
-from littlegrid.analysis.survey import LabelSpans, counts_alike
+from littlegrid.analysis.survey import GUESS_SERIES_LABELS, LabelSpans, counts_alike
 from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, ThinkTimeAccumulator
 from littlegrid.analysis.users import UsersAccumulator
 from littlegrid.analysis.window import EmptyWindow
@@ -174,7 +174,8 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
                     guess.add(seen)
                 transactions = frozenset(reader.transactions_seen) | ends.transactions
                 try:  # blocks=2: more than one, so think time spills from the first
-                    frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=ends.rows_estimate)
+                    frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=ends.rows_estimate,
+                                        series_top=GUESS_SERIES_LABELS)
                 except EmptyWindow:
                     return None
                 counting = _Counting(cell, frame, by_label)

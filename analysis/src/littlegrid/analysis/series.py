@@ -328,8 +328,8 @@ class LabelSeriesAccumulator:
         self._elapsed.add(group, elapsed, overwrite=True)  # group's last use
 
     def result(self, order: tuple[str, ...] | None = None) -> dict:
-        """order: the labels in the order the summary lists them (the same labels as the frame's), when the frame
-        was a guess that found them before their final ranks were known."""
+        """order: the labels the summary lists, in its order, when the frame was a guess (the cell's top labels,
+        among the guess's more); None: the frame's."""
         if not self._rows or not self._labels:
             return {"rule": LABEL_SERIES_RULE, "labels": {}}
         shape = (self._buckets, len(self._labels))  # [bucket, rank]
@@ -340,7 +340,7 @@ class LabelSeriesAccumulator:
         return {"rule": LABEL_SERIES_RULE, "labels": {
             label: {"throughput": per_s[0][:, r].tolist(), "errors": per_s[1][:, r].tolist(),
                     **{key: _points(v[:, r], n[:, r]) for key, v in at.items()}}
-            for label, r in ((label, self._rank[label]) for label in (order or self._labels))}}
+            for label, r in ((label, self._rank[label]) for label in (self._labels if order is None else order))}}
 
 
 def label_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow, budget: int = POINT_BUDGET,

@@ -7,7 +7,11 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.rowblock import Frame
-from littlegrid.analysis.series import series_labels
+from littlegrid.analysis.series import LABEL_SERIES_MAX, series_labels
+
+# A guessed frame counts series for three times the labels that get them: the labels the first block and the
+# files' ends rank near the cut (many labels with similar counts) do not cost the cell a second read.
+GUESS_SERIES_LABELS = 3 * LABEL_SERIES_MAX
 from littlegrid.analysis.window import EmptyWindow, window_of
 
 NO_START = np.iinfo(np.int64).max
@@ -39,20 +43,22 @@ class LabelSpans:
             self.last[name] = max(self.last.get(name, -NO_START), int(last[i]))
 
     def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int,
-              rows: int | None = None) -> Frame:
+              rows: int | None = None, series_top: int = LABEL_SERIES_MAX) -> Frame:
         """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. rows: the cell's
-        rows when these spans saw only some of them (a guess's), else theirs."""
+        rows when these spans saw only some of them (a guess's), else theirs; series_top: how many labels get
+        series (a guess keeps more, GUESS_SERIES_LABELS, for the whole cell's top ones to be among them)."""
         requests = [name for name in self.rows if name not in transactions]
         if not requests:
             raise EmptyWindow("no samples")
         window = window_of(min(self.first[n] for n in requests), max(self.last[n] for n in requests),
                            warmup_s, cooldown_s)
-        return Frame(window=window, transactions=frozenset(transactions), series_labels=series_labels(self.rows),
+        return Frame(window=window, transactions=frozenset(transactions), series_labels=series_labels(self.rows, series_top),
                      rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks)
 
 
 def counts_alike(guess: Frame, frame: Frame) -> bool:
-    """Whether rows counted under `guess` give `frame`'s figures: the same window, transaction labels and labels
-    with series (their order is set when the series are read out). Rows and blocks only size spills."""
+    """Whether rows counted under `guess` give `frame`'s figures: the same window and transaction labels, and
+    series for every label that has them (read out in `frame`'s order; the guess's others are dropped). Rows and
+    blocks only size spills."""
     return (guess.window == frame.window and guess.transactions == frame.transactions
-            and set(guess.series_labels) == set(frame.series_labels))
+            and set(frame.series_labels) <= set(guess.series_labels))
