@@ -106,6 +106,29 @@ def test_the_window_second_by_second_gives_the_block_and_second_histograms_of_th
     assert acc.n.tolist() == want.counts.sum(axis=1).tolist()
 
 
+def test_pairs_counted_over_their_box_give_the_same_second_histograms(tmp_path):
+    # a closed loop of few elapsed values: each block's (second, elapsed) box is smaller than its rows, so
+    # int_sort.pair_counts counts them instead of sorting (amisha's wide elapsed values take the sort)
+    rng = np.random.default_rng(5)
+    samples = closed_loop(20, 100, 50, duration_s=40)
+    samples["elapsed_ms"] = rng.integers(90, 110, len(samples))
+    samples["end_ms"] = samples.start_ms + samples.elapsed_ms
+    path = write_jtl(samples, tmp_path / "few-values.jtl")
+    table, window, blocks = _blocks_of(path, 4)
+    acc = WindowSecondsAccumulator(window)
+    for block in blocks:
+        second = (block.samples.end_ms.to_numpy()[block.samples_in_window] - window.start_ms) // 1000
+        assert (second.max() - second.min() + 1) * 20 <= block.samples_in_window.sum()  # the counted path
+        acc.add(block)
+    inside = (table.end_ms >= window.start_ms) & (table.end_ms <= window.end_ms)
+    elapsed = ExactHistogram.of(table.elapsed_ms[inside].to_numpy())
+    failed = np.concatenate([b.classes.notna().to_numpy() for b in blocks])
+    want = SecondHistograms.from_samples(table.elapsed_ms.to_numpy(), table.end_ms.to_numpy(), window.start_ms,
+                                         window.end_ms, failed=failed)
+    got = acc.second_histograms(elapsed)
+    assert np.array_equal(got.counts, want.counts) and got.counts.sum() == int(inside.sum())
+
+
 def test_the_interarrival_cv_from_distinct_starts_is_the_cv_of_the_sorted_starts_gaps(corpus):
     table, window, blocks = _blocks_of(corpus / "insta-rzd-errors-large.jtl", 5)
     acc = InterarrivalAccumulator()
