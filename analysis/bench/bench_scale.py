@@ -12,10 +12,10 @@ wall time, peak RSS and time per row, and each size's time per row against the r
 generated (bench_jtl.generate: JMeter's default CSV, 50 threads, 5 labels, ~1% errors, ~125 bytes per row),
 measured under /usr/bin/time -v, and deleted before the next one, so the disk holds one file at a time.
 
-Targets (issue 17): report <= 1/40 of JMeter's exact dashboard at 5 M rows; peak RSS < 1 GiB at every size;
+Targets (issue 17): report <= 1/40 of JMeter's exact dashboard at 5 M rows; peak RSS < 1 GiB up to 100 M rows;
 time per row at 100 M within 15% of the 5 M run's; a file that does not fit in memory (e.g. --rows 300000000)
-still reports. The analysis reads files larger than one piece in blocks and keeps counts, not rows, so memory
-no longer grows with the file; the disk must hold the file and think time's spill (~125 + 33 bytes a row). A
+still reports. The analysis reads files larger than one piece once, in blocks, and keeps counts, not rows, so
+memory no longer grows with the file; the disk must hold the file and think time's spill (~125 + 33 bytes a row). A
 size the disk cannot hold is not run; the table says so.
 """
 
@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_jtl import LITTLEGRID, PYARROW, find_jmeter, generate, measure  # noqa: E402  (one generator, one timer)
 
+RSS_TARGET_ROWS = 100_000_000  # peak RSS < 1 GiB is asked up to here; a larger file need only report
 DISK_BYTES_PER_ROW = 125 + 33  # the generated JTL, and think time's spill of its rows (analysis/think_blocks.py)
 
 
@@ -108,8 +109,10 @@ def _print(rows_out, jmeter, floor=None) -> None:
         if floor:
             print(f"  {'(pyarrow read alone / JMeter)':<32} {floor['wall_s'] / jmeter['wall_s']:8.3f}")
     for n, _, wall, rss, _ in rows_out:
-        if wall is not None:
+        if wall is not None and n <= RSS_TARGET_ROWS:
             _verdict(f"peak RSS GiB at {n:,}", rss / 1024, 1.0)
+        elif wall is not None:  # past 100 M rows the target asks only that the file reports
+            print(f"  {f'reports at {n:,}':<32} {'yes':>8}  (peak RSS {rss / 1024:.3f} GiB; the target: it reports)")
     last = rows_out[-1]
     if last[2] is not None and last is not ref:
         _verdict(f"per row at {last[0]:,} vs {ref[0]:,}", (last[2] / last[0]) / (ref[2] / ref[0]), 1.15)
