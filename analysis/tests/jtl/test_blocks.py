@@ -27,6 +27,14 @@ def _same_rows(blocks, whole: pd.DataFrame):
         assert got == whole[column].astype(str).tolist(), column
 
 
+def _same_reading(got, whole, path):
+    """A pass's Reading says what read_jtl's does: rows, notes, absent columns, transactions, format, skips."""
+    assert (got.rows_read, got.warnings, got.absent_columns, got.transaction_labels, got.format) == \
+           (whole.rows_read, whole.warnings, whole.absent_columns, whole.transaction_labels, whole.format), path
+    assert [(s.reason, s.count, s.first_lines) for s in got.rows_skipped] == \
+           [(s.reason, s.count, s.first_lines) for s in whole.rows_skipped], path
+
+
 def test_every_corpus_file_in_small_blocks_is_read_jtl_row_for_row(corpus):
     checked = 0
     for path in sorted(p for p in corpus.iterdir() if p.suffix != ".md"):
@@ -40,11 +48,7 @@ def test_every_corpus_file_in_small_blocks_is_read_jtl_row_for_row(corpus):
         reader = BlockReader([path], one_piece_bytes=0, block_rows=37, block_size=1 << 16)
         blocks = _all_blocks(reader)
         _same_rows(blocks, whole.samples)
-        got = reader.reading
-        assert (got.rows_read, got.warnings, got.absent_columns, got.transaction_labels, got.format) == \
-               (whole.rows_read, whole.warnings, whole.absent_columns, whole.transaction_labels, whole.format), path
-        assert [(s.reason, s.count, s.first_lines) for s in got.rows_skipped] == \
-               [(s.reason, s.count, s.first_lines) for s in whole.rows_skipped], path
+        _same_reading(reader.reading, whole, path)
         checked += 1
     assert checked >= 20
 
@@ -173,8 +177,4 @@ def test_an_xml_jtl_in_blocks_is_read_jtl_row_for_row_nested_samples_and_a_cut_e
         blocks = _all_blocks(reader)
         assert reader.blocks_read >= min(4, len(whole.samples) // 5), path
         _same_rows(blocks, whole.samples)
-        got = reader.reading
-        assert (got.rows_read, got.warnings, got.absent_columns, got.transaction_labels, got.format) == \
-               (whole.rows_read, whole.warnings, whole.absent_columns, whole.transaction_labels, whole.format), path
-        assert [(s.reason, s.count, s.first_lines) for s in got.rows_skipped] == \
-               [(s.reason, s.count, s.first_lines) for s in whole.rows_skipped], path
+        _same_reading(reader.reading, whole, path)

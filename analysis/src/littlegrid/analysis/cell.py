@@ -159,8 +159,8 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
     first and last rows of each file (BlockReader.ends: JMeter writes a sample when it ends, so the last end is
     near a file's end and the first start near its start), and surveyed on the way. (spans, counting): the spans
     of the whole pass, and the counting, to be kept only if the frame the spans give is the guess
-    (survey.counts_alike; the caller checks). None when no guess could be made (a gzip or XML file, a file that
-    must be read in one piece, a guess with no window): the caller makes two passes."""
+    (survey.counts_alike; the caller checks). None when no guess could be made (a gzip file, a file that must be
+    read in one piece, a guess with no window): the caller makes two passes."""
     ends = reader.ends(SURVEY_FIELDS)
     if ends is None:
         return None
@@ -214,7 +214,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     counts, never rows (docs/analysis.md, "One pass, bounded memory"), under the cell's Frame (survey.py): the
     window, the transaction labels, the labels with series. Files that fit one piece are read once, the frame
     settled before counting. Larger ones are read once too, counted under a frame guessed from the first block
-    and the files' tails; when the whole pass's frame differs from the guess, they are counted again under it.
+    and the files' ends; when the whole pass's frame differs from the guess, they are counted again under it.
     read_options: read_jtl keywords."""
     intended = model.Intended(think_ms=cell.intended_think_ms, think_dist=cell.think_dist,
                               think_offset_ms=cell.think_offset_ms if cell.think_dist == "poisson" else None,
@@ -240,7 +240,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         if once is not None:
             spans, counting = once
         else:  # surveyed first: in one piece with every column counting needs (nothing is read again), else
-            # (gzip, XML, no guess) the few columns the frame needs, the files read twice
+            # (gzip, no guess) the few columns the frame needs, the files read twice
             spans = _survey(reader, fields if reader.one_piece else SURVEY_FIELDS)
     except UserError as e:
         if bare:  # the user's own file: their mistake, said in one line

@@ -8,13 +8,12 @@ import pandas as pd
 
 from littlegrid.analysis.rowblock import Frame
 from littlegrid.analysis.series import LABEL_SERIES_MAX, series_labels
-
-# A guessed frame counts series for three times the labels that get them: the labels the first block and the
-# files' ends rank near the cut (many labels with similar counts) do not cost the cell a second read.
-GUESS_SERIES_LABELS = 3 * LABEL_SERIES_MAX
 from littlegrid.analysis.window import EmptyWindow, window_of
 
 NO_START = np.iinfo(np.int64).max
+# A guessed frame counts series for three times the labels that get them: the labels the first block and the
+# files' ends rank near the cut (many labels with similar counts) do not cost the cell a second read.
+GUESS_SERIES_LABELS = 3 * LABEL_SERIES_MAX
 
 
 class LabelSpans:
@@ -52,7 +51,8 @@ class LabelSpans:
             raise EmptyWindow("no samples")
         window = window_of(min(self.first[n] for n in requests), max(self.last[n] for n in requests),
                            warmup_s, cooldown_s)
-        return Frame(window=window, transactions=frozenset(transactions), series_labels=series_labels(self.rows, series_top),
+        return Frame(window=window, transactions=frozenset(transactions),
+                     series_labels=series_labels(self.rows, series_top),
                      rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks)
 
 

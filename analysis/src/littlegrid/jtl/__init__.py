@@ -73,9 +73,8 @@ def _read_one(path: Path, include_subsamples, timestamp_is_start, columns, times
     skips = SkipLog(source)
     warnings = [f"{source}: {note}" for note in sniffed.notes]
     if sniffed.kind == "xml":
-        raw, xml_warnings, present, line_of = read_xml(path, sniffed, skips, include_subsamples)
+        raw, xml_warnings, line_of = read_xml(path, sniffed, skips, include_subsamples)
         warnings += xml_warnings
-        raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
         exact, detect_subresults, fmt = (lambda: True), False, sniffed.describe()
     else:
         result = read_csv(path, sniffed, skips, block_size, fields)

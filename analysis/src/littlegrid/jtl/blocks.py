@@ -154,26 +154,19 @@ class BlockReader:
         every column is read (XML has no columns to skip); a column is absent when no block has it."""
         file = _File(path, sniffed, pass_)
         include_subsamples = self.options.get("include_subsamples", False)
-        for raw, warnings, present, line_of in iter_xml(path, sniffed, file.skips, include_subsamples,
-                                                         self.block_rows):
+        for raw, warnings, line_of in iter_xml(path, sniffed, file.skips, include_subsamples, self.block_rows):
             file.notes += warnings
-            done = self._assemble_xml(raw, present, line_of, file.source, file.skips, sniffed)
+            done = self._assemble(raw, file.source, file.skips, sniffed, line_of)
             yield file.add(done, done.absent)
         file.close()
 
-    def _assemble_xml(self, raw, present, line_of, source: str, skips: SkipLog, sniffed):
-        """An XML block as read_jtl assembles the whole file: the columns no sample has are absent."""
-        raw = {c: v for c, v in raw.items() if c in present or c in ("start_ms", "elapsed_ms") or c[0] == "_"}
-        return assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
-                        timestamp_is_start=self.options.get("timestamp_is_start", True),
-                        include_subsamples=self.options.get("include_subsamples", False), detect_subresults=False,
-                        line_of=line_of)
-
-    def _assemble(self, raw, source: str, skips: SkipLog, sniffed, line_of, carried):
+    def _assemble(self, raw, source: str, skips: SkipLog, sniffed, line_of, carried=None):
+        """Raw columns into table rows, as read_jtl does: a CSV's sub-results are found by label (its parents
+        carried from the previous block), an XML's by nesting."""
         return assemble(raw, source, skips, timestamp_format=sniffed.timestamp_format,
                         timestamp_is_start=self.options.get("timestamp_is_start", True),
                         include_subsamples=self.options.get("include_subsamples", False),
-                        detect_subresults=True, line_of=line_of, carried_parents=carried)
+                        detect_subresults=sniffed.kind != "xml", line_of=line_of, carried_parents=carried)
 
     def ends(self, fields=None, nbytes: int | None = None) -> "Ends | None":
         """The first and last rows of every file (its first and last `nbytes`: jtl.csv_reader.read_end), for a
@@ -195,15 +188,14 @@ class BlockReader:
                         got = self._xml_end(path, sniffed, nbytes, head)
                         if got is None:
                             return None
-                        (raw, _, present, line_of), taken = got
-                        done = self._assemble_xml(raw, present, line_of, source, skips, sniffed)
+                        (raw, _, line_of), taken = got
                     else:
                         got = read_end(path, sniffed, nbytes,
                                        None if fields is None else frozenset(fields) | ALWAYS_READ, head)
                         if got is None:
                             return None
-                        raw, taken = got
-                        done = self._assemble(raw, source, skips, sniffed, lambda r: r, None)
+                        (raw, taken), line_of = got, (lambda rows: rows)
+                    done = self._assemble(raw, source, skips, sniffed, line_of)
                 except UserError:
                     return None
                 if not len(done.samples):

@@ -33,31 +33,32 @@ def record_boundary(path: Path, near: int, epoch_times: bool, delimiter: str) ->
                 quotes += buffer.count(b'"', 0, got)
             done += got
         tail = stream.read(1 << 20)  # the boundary lies within a few records of `near`
-    position = 0
-    while True:
-        newline = tail.find(b"\n", position)
-        if newline < 0:
-            return None
-        quotes += tail.count(b'"', position, newline)
-        position = newline + 1
-        if quotes % 2 == 0 and _starts_record(tail[position:position + 64], epoch_times, delimiter):
-            return near + position
+    return _record_start(tail, near, quotes, epoch_times, delimiter)
 
 
 def record_start_after(path: Path, near: int, epoch_times: bool, delimiter: str) -> int | None:
     """The first offset >= `near` after a newline that looks like a record's start, without counting the quotes
     before it (record_boundary reads the whole file up to `near` for that): a guess, which a line break inside a
-    quoted value can fool. For readers that only guess from the rows found there (jtl.blocks' tail)."""
+    quoted value can fool. For readers that only guess from the rows found there (jtl.blocks' ends)."""
     with open(path, "rb") as stream:
         stream.seek(near)
         tail = stream.read(1 << 20)
+    return _record_start(tail, near, None, epoch_times, delimiter)
+
+
+def _record_start(tail: bytes, near: int, quotes: int | None, epoch_times: bool, delimiter: str) -> int | None:
+    """near + the position in `tail` (the bytes from `near` on) after the first newline that starts a record;
+    with `quotes` (how many came before `near`), only where the quotes before it pair up."""
     position = 0
     while True:
         newline = tail.find(b"\n", position)
         if newline < 0:
             return None
+        if quotes is not None:
+            quotes += tail.count(b'"', position, newline)
         position = newline + 1
-        if _starts_record(tail[position:position + 64], epoch_times, delimiter):
+        if (quotes is None or quotes % 2 == 0) and _starts_record(tail[position:position + 64], epoch_times,
+                                                                     delimiter):
             return near + position
 
 

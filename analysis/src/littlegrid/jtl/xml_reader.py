@@ -109,21 +109,16 @@ class _Collector:
 
 
 def read_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: bool):
-    """(raw columns named as in the table + _depth, warnings, columns present, row index -> line)."""
+    """(raw columns named as in the table, those some sample has, + _depth; warnings; row index -> line)."""
     return next(iter_xml(path, sniffed, skips, include_subsamples))
 
 
 def iter_xml(path: Path, sniffed: Sniffed, skips: SkipLog, include_subsamples: bool, block_rows: int | None = None):
     """read_xml's tuple for every block of about `block_rows` samples (None: one block, the whole file), in
     document order. A block ends between top-level samples (a sample's nested ones stay with it), so the blocks
-    add up to the whole file's rows; warnings come with the last block, `present` is each block's own."""
-    parser = expat.ParserCreate()
-    parser.buffer_text = True
-    collector = _Collector(parser, include_subsamples, skips)
-    collector.source = path
-    parser.StartElementHandler = collector.start
-    parser.EndElementHandler = collector.end
-    parser.CharacterDataHandler = collector.data
+    add up to the whole file's rows; warnings come with the last block, and each block has the columns some of
+    its own samples have."""
+    parser, collector = _parser(path, include_subsamples, skips)
     warnings = []
     with open_binary(path, sniffed.gzip) as stream:
         while True:
@@ -168,12 +163,8 @@ def read_tail(path: Path, sniffed: Sniffed, nbytes: int, include_subsamples: boo
     first = _TOP_LEVEL_SAMPLE.search(text)
     if first is None:
         return None
-    parser = expat.ParserCreate("UTF-8")  # JMeter writes UTF-8; another declared encoding only spoils the guess
-    parser.buffer_text = True
-    collector = _Collector(parser, include_subsamples, SkipLog(str(path)))
-    collector.source = path
-    parser.StartElementHandler, parser.EndElementHandler = collector.start, collector.end
-    parser.CharacterDataHandler = collector.data
+    # JMeter writes UTF-8; another declared encoding only spoils the guess
+    parser, collector = _parser(path, include_subsamples, SkipLog(str(path)), "UTF-8")
     try:
         parser.Parse(b"<testResults>" + text[first.start() + 1:], True)
     except expat.ExpatError:  # the file's own end tag, or a run killed mid-write: the samples finished so far
@@ -182,14 +173,26 @@ def read_tail(path: Path, sniffed: Sniffed, nbytes: int, include_subsamples: boo
     return _block(columns, []) if columns["_line"] else None
 
 
+def _parser(path: Path, include_subsamples: bool, skips: SkipLog, encoding: str | None = None):
+    """An expat parser whose callbacks fill a _Collector: (parser, collector)."""
+    parser = expat.ParserCreate(encoding)
+    parser.buffer_text = True
+    collector = _Collector(parser, include_subsamples, skips)
+    collector.source = path
+    parser.StartElementHandler = collector.start
+    parser.EndElementHandler = collector.end
+    parser.CharacterDataHandler = collector.data
+    return parser, collector
+
+
 def _block(columns: dict[str, list], warnings: list[str]):
+    """read_xml's tuple for some samples: a column none of them has is left out (assemble calls it absent),
+    start, elapsed and failure_message (empty = no failing assertion) always kept."""
     frame = _frame(columns)
-    present = {column for column in XML_ATTRIBUTES.values() if frame[column].notna().any()}
-    if frame["url"].notna().any():
-        present.add("url")
-    present.add("failure_message")
+    kept = {name: values for name, values in frame.items()
+            if name in ("start_ms", "elapsed_ms", "failure_message") or name[0] == "_" or values.notna().any()}
     lines = np.asarray(columns["_line"], dtype="int64")
-    return frame, warnings, present, (lambda rows: lines[rows])
+    return kept, warnings, (lambda rows: lines[rows])
 
 
 def _truncated(path, collector: _Collector) -> str:
