@@ -5,7 +5,7 @@ import java.util.List;
 
 /** Which requests count as service traffic, and their endpoint tag (a closed set, so series stay few). */
 public final class ServicePaths {
-    public static final List<String> ENDPOINTS = List.of("/", "/io", "/cpu", "/transform", "/proxy");
+    public static final List<String> ENDPOINTS = List.of("/", "/io", "/cpu", "/transform", "/proxy", "/login", "/account");
     public static final String OTHER = "other";
 
     private ServicePaths() {
