@@ -47,6 +47,11 @@ def _explain():
     return explain
 
 
+def _plan():
+    from littlegrid.plan import cli
+    return cli
+
+
 COMMANDS = {
     "run": (_runner, "run a grid file cell by cell into a run folder"),
     "analyze": (_analyze, "steady-state statistics, queueing-law checks and models -> summary.json"),
@@ -55,6 +60,7 @@ COMMANDS = {
     "check": (_check, "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
     "search": (_search, "capacity search: the largest load meeting an SLO, in a handful of cells"),
     "explain": (_explain, "print the findings: what the run shows, why, and what to change"),
+    "plan": (_plan, "a plan of your own: what littlegrid controls in it, and the plan each cell runs"),
 }
 
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from littlegrid.plan.derive import PlanOptions
 from littlegrid.usererror import UserError
 
 UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._=,+-]")
@@ -95,6 +96,8 @@ class Grid:
     arms: str | None = None    # "AXIS=A,B": the experiment's two arms, compared by `littlegrid report`
     ranges: dict = field(default_factory=dict)  # the searched axis: name -> SearchRange (`littlegrid search`)
     plan_defaults: dict = field(repr=False, default_factory=dict)  # the plan's __P name -> default text
+    # A plan of the user's own (not one of plans/*.jmx): each cell runs a plan derived from it with these options.
+    own_plan: "PlanOptions | None" = None
     raw: dict = field(repr=False, default_factory=dict)
 
     @property

@@ -9,13 +9,14 @@ from pathlib import Path
 from littlegrid.comparison.arms import parse_arms
 from littlegrid.criteria.grammar import parse as parse_criterion
 from littlegrid.findings import expect
+from littlegrid.plan import derive as own
 from littlegrid.run.grid import Grid, SearchRange, ServerSpec, Target, Timing
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.plan_properties import declared_properties
 from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
-            "axes", "tolerances", "criteria", "expect", "remote_hosts"}
+            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
@@ -25,6 +26,9 @@ TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions
 RANGE_AXES = ("users", "rate_per_s")
 RANGE_KEYS = {"min", "max", "resolution"}
 SCALAR = (str, int, float, bool)
+PLAN_OPTION_KEYS = {"think", "shares", "files"}
+# What a grid controls in a plan of the user's own, whatever properties the plan reads itself.
+OWN_PLAN_PROPERTIES = {"users": None, "think_ms": None, "think_dist": "exponential", "rate_per_s": None}
 REMOTE_HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$")
 
 def load_grid(path: Path | str) -> Grid:
@@ -81,11 +85,14 @@ class _Validator:
         description = self.string(None, "description", raw.get("description", ""))
         plan = self.plan()
         server = self.server()
-        target = self.target(server is not None)
+        own_plan = self.plan_options(plan)
+        target = self.target(server is not None, own_plan is not None)
         timing = self.timing()
         properties = self.scalars("properties")
         jmeter_properties = self.scalars("jmeter")
         plan_defaults = declared_properties(plan)  # the plan's ${__P(name,default)}: name -> default
+        if own_plan is not None:
+            plan_defaults = {**OWN_PLAN_PROPERTIES, **plan_defaults}
         declared = set(plan_defaults)
         for key in properties:
             self.check_plan_name("properties", key, declared)
@@ -108,11 +115,13 @@ class _Validator:
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
         arms = self.arms(axes)
+        if own_plan is not None:
+            self.check_own_plan(plan, own_plan, axes, properties, ranges)
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
                     remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
-                    raw=raw)
+                    own_plan=own_plan, raw=raw)
 
     def expectations(self, axes: dict) -> None:
         """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
@@ -154,6 +163,59 @@ class _Validator:
             raise self.fail(None, "plan", f"plan file not found: {plan}")
         return plan
 
+    def plan_options(self, plan: Path) -> own.PlanOptions | None:
+        """[plan_options] of a plan of the user's own; None for the suite's plans (plans/*.jmx), which are
+        driven by properties and run as they are."""
+        table = self.table("plan_options", PLAN_OPTION_KEYS)
+        root = repo_root(plan.parent)
+        if root is not None and plan.resolve().parent == (root / "plans").resolve():
+            if table is not None:
+                raise self.fail("plan_options", None, f"{plan.name} is one of the suite's plans, driven by "
+                                "properties; [plan_options] is for a plan of your own")
+            return None
+        table = table or {}
+        think = table.get("think", "replace")
+        if think not in own.THINK_MODES:
+            raise self.fail("plan_options", "think", f"must be one of {', '.join(own.THINK_MODES)}, got {think!r}")
+        shares = table.get("shares", {})
+        if not isinstance(shares, dict):
+            raise self.fail("plan_options", "shares", "must be a table of \"thread group name\" = weight")
+        for name, weight in shares.items():
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+                raise self.fail("plan_options", "shares", f"{name!r}: must be a number > 0, got {weight!r}")
+        files = table.get("files", {})
+        if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+            raise self.fail("plan_options", "files", "must be a table of \"path in the plan\" = \"path here\"")
+        base = self.path.resolve().parent
+        mapped = {}
+        for written, here in files.items():
+            path = Path(here).expanduser()
+            path = path if path.is_absolute() else (base / path).resolve()
+            if not path.is_file():
+                raise self.fail("plan_options", "files", f"{written!r} maps to {path}, which is not a file")
+            mapped[written] = str(path)
+        return own.PlanOptions(think=think, shares=dict(shares), files=mapped)
+
+    def check_own_plan(self, plan: Path, options: own.PlanOptions, axes: dict, properties: dict, ranges: dict) -> None:
+        """What a grid may ask of a plan of the user's own, and what in the plan stops it, before any load."""
+        given = {**properties, **axes, **ranges}
+        if "users" in given and "rate_per_s" in given:
+            raise self.fail("axes", "rate_per_s", "users or rate_per_s, not both: a closed or an open workload")
+        if options.think == "keep":
+            for name in ("think_ms", "think_dist"):
+                if name in given:
+                    raise self.fail("axes" if name in axes else "properties", name,
+                                    "think = \"keep\" leaves the plan's timers; think_ms is what they realise")
+        if "think_dist" in properties and properties["think_dist"] not in own.THINK_DISTS:
+            raise self.fail("properties", "think_dist", f"must be one of {', '.join(own.THINK_DISTS)}")
+        for value in axes.get("think_dist", []):
+            if value not in own.THINK_DISTS:
+                raise self.fail("axes", "think_dist", f"must be one of {', '.join(own.THINK_DISTS)}, got {value!r}")
+        problems = own.blockers(plan, options)
+        if problems:
+            raise self.fail(None, "plan", "cannot run as a grid (`littlegrid plan inspect` says more): "
+                            + "; ".join(problems))
+
     def server(self) -> ServerSpec | None:
         table = self.table("server", SERVER_KEYS)
         if table is None:
@@ -178,8 +240,12 @@ class _Validator:
         ready = self.number("server", "ready_timeout_s", table.get("ready_timeout_s", 60.0), positive=True)
         return ServerSpec(knobs=dict(knobs), port=port, heap=heap, ready_timeout_s=ready)
 
-    def target(self, server_started: bool) -> Target | None:
+    def target(self, server_started: bool, own_plan: bool = False) -> Target | None:
         table = self.table("target", TARGET_KEYS)
+        for key in ("path", "method", "body"):
+            if own_plan and table and key in table:
+                raise self.fail("target", key, "a plan of your own sends its own requests; [target] sets only "
+                                "host, port and protocol")
         if table is None:
             if not server_started:
                 raise self.fail("target", None, "missing: give [target] host and port, or [server] start = true")

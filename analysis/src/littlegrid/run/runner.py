@@ -13,6 +13,7 @@ import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 
+from littlegrid.run import own_plan
 from littlegrid.run import run_folder as rf
 from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
 from littlegrid.run.grid import Cell, Grid, Target, format_value
@@ -92,6 +93,8 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
 
     jmeter = find_jmeter()
     _preflight(grid)
+    if grid.own_plan is not None:
+        own_plan.check_cells(grid, cells, jmeter.home)  # blockers and hosts the grid does not name: before any load
     session = _open_live(live_address, live_bind_any, f"{grid.name} ({run_id})")  # a busy port: refused here
     try:
         if resume is None:
@@ -182,6 +185,8 @@ class _Run:
             "grid_file": str(grid.path.resolve()),
             "grid": grid.raw,
             "plan": str(grid.plan),
+            **({"plan_sha256": own_plan.sha256(grid.plan), "plan_options": grid.raw.get("plan_options", {})}
+               if grid.own_plan is not None else {}),
             "started": previous.get("started") or rf.utc_now(),
             "resumed": previous.get("resumed", []) + ([rf.utc_now()] if self.resumed else []),
             "ended": None,
@@ -228,7 +233,11 @@ class _Run:
         folder = self.folder.fresh_cell_dir(cell.id)
         target = self._target()
         properties = cell_properties(grid, cell, target)
-        base = {**self._cell_manifest(cell, properties), "started": rf.utc_now()}
+        plan, derived_fields = grid.plan, {}
+        if grid.own_plan is not None:  # the cell runs the plan derived from the user's, kept in its folder
+            plan, derived = own_plan.derive_cell(grid, cell, target, folder, self.jmeter.home)
+            derived_fields = own_plan.manifest_fields(grid, derived, plan)
+        base = {**self._cell_manifest(cell, properties), **derived_fields, "started": rf.utc_now()}
         # Written before JMeter starts, so that a runner killed mid-cell leaves the cell marked as not finished.
         self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete", "reason": UNFINISHED})
         if self.live:
@@ -244,7 +253,7 @@ class _Run:
 
         outcome = None
         try:
-            outcome = run_cell(self.jmeter, grid.plan, folder, properties, duration_s=grid.timing.duration_s,
+            outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=grid.timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
                                metrics_url=self.server.metrics_url if self.server else None,
                                connector_port=self.server.port if self.server else None,

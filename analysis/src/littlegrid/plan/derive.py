@@ -1,0 +1,372 @@
+"""The plan a cell runs, derived from the user's plan: the cell's load in its thread groups, littlegrid's think
+time, the grid's host, listeners off, data files at absolute paths. The user's file is only read."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from littlegrid.plan import elements as el
+from littlegrid.plan import inspect as facts
+from littlegrid.plan.jmx import Node, Plan, PlanError, evaluate, insert_first, load, prop, remove, set_prop, \
+    user_variables
+from littlegrid.run.jmeter import repo_root
+
+THINK_MODES = ("replace", "scale", "keep")
+THINK_DISTS = ("exponential", "poisson", "constant")
+# littlegrid's think-time timer is the one in plans/closed.jmx (it records its draw as think_drawn_ms).
+THINK_TIMER_PLAN = Path("plans") / "closed.jmx"
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """[plan_options] of a grid: how think time is handled, each load group's share, data files mapped here."""
+
+    think: str = "replace"
+    shares: dict = field(default_factory=dict)   # thread group name -> weight
+    files: dict = field(default_factory=dict)    # path as written in the plan -> path on this machine
+
+
+@dataclass(frozen=True)
+class CellLoad:
+    """What one cell asks of the plan."""
+
+    users: int | None          # None: the plan's own thread counts
+    rate_per_s: float | None   # given: an open workload (Open Model Thread Groups)
+    think_ms: float | None
+    think_dist: str
+    rampup_s: float
+    duration_s: float
+    protocol: str
+    host: str
+    port: int
+    label: str = ""            # the cell's id, written into the derived plan's comments
+
+
+@dataclass(frozen=True)
+class Derived:
+    xml: bytes
+    changes: list[str]
+    group_threads: dict        # load thread group -> threads (closed workloads)
+    setup_groups: list[str]    # setUp and tearDown groups, which run as written
+    think_ms: float | None     # the intended think time per request (keep: what the plan's timers give, if known)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def blockers(path: Path, options: PlanOptions, jmeter_home: Path | None = None) -> list[str]:
+    """Everything that stops this plan from running as a grid with these options (empty: it can)."""
+    plan = load(path)
+    found = list(facts.inspect(plan, jmeter_home=jmeter_home, files=options.files, think=options.think).blockers)
+    names = [g.name for g in facts.load_groups(plan)]
+    for name in options.shares:
+        if name not in names:
+            found.append(f"[plan_options] shares: no enabled load thread group is called {name!r} "
+                         f"(the plan's: {', '.join(repr(n) for n in names) or 'none'})")
+    if options.think == "scale":
+        found += _scale_blockers(plan)
+    return found
+
+
+def derive(path: Path, options: PlanOptions, cell: CellLoad, jmeter_home: Path | None = None) -> Derived:
+    """The derived plan for one cell; a plan that cannot run as a grid is refused with every blocker named."""
+    problems = blockers(path, options, jmeter_home)
+    if problems:
+        raise PlanError(f"{path}: cannot run as a grid: " + "; ".join(problems))
+    if cell.think_dist not in THINK_DISTS:
+        raise PlanError(f"think_dist {cell.think_dist!r}: expected one of {', '.join(THINK_DISTS)}")
+    plan = load(path)
+    variables = user_variables(plan)
+    changes: list[str] = []
+    threads = _load(plan, options, cell, variables, changes)
+    think_ms = _think(plan, options, cell, variables, changes)
+    _target(plan, cell, variables, changes)
+    _listeners(plan, changes)
+    _data_files(plan, options, variables, changes)
+    comment = f"Derived by littlegrid from {Path(path).resolve()} for cell {cell.label or '(no axes)'}."
+    old = plan.root.prop("TestPlan.comments")
+    set_prop(plan.root.element, "TestPlan.comments", comment + (f"\n{old}" if old else ""))
+    escaped = check_hosts(plan, cell)
+    if escaped:
+        raise PlanError(f"{path}: after retargeting, these samplers would still reach a host the grid does not "
+                        f"name ({cell.host}:{cell.port}): " + "; ".join(escaped))
+    ET.indent(plan.document, space="  ")
+    xml = ET.tostring(plan.document.getroot(), encoding="UTF-8", xml_declaration=True)
+    setup = [g.name for g in facts.thread_groups(plan) if facts.role(g) != "load"]
+    return Derived(xml=xml, changes=changes, group_threads=threads, setup_groups=setup, think_ms=think_ms)
+
+
+# -- load ----------------------------------------------------------------------------------------------------
+def split_users(users: int, weights: list[float]) -> list[int]:
+    """users split in proportion to the weights by largest remainder; each group at least one thread when
+    users allows it (taken from the largest groups)."""
+    total = sum(weights)
+    quotas = [users * w / total for w in weights]
+    counts = [math.floor(q) for q in quotas]
+    by_remainder = sorted(range(len(weights)), key=lambda i: (-(quotas[i] - counts[i]), i))
+    for i in by_remainder[:users - sum(counts)]:
+        counts[i] += 1
+    if users >= len(weights):
+        for i in range(len(counts)):
+            if counts[i] == 0:
+                largest = max(range(len(counts)), key=lambda j: (counts[j], -j))
+                counts[largest] -= 1
+                counts[i] = 1
+    return counts
+
+
+def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, changes: list) -> dict:
+    groups = facts.load_groups(plan)
+    own = [facts.own_threads(g, variables) for g in groups]
+    weights = [float(options.shares.get(g.name, 0) or 0) if options.shares else
+               (o.value if o is not None and o.value and o.value > 0 else 1.0) for g, o in zip(groups, own)]
+    if options.shares and not all(w > 0 for w in weights):
+        missing = [g.name for g, w in zip(groups, weights) if w <= 0]
+        raise PlanError(f"{plan.path}: [plan_options] shares gives no share to {', '.join(map(repr, missing))}")
+    if cell.rate_per_s is not None:
+        total = sum(weights)
+        for g, w in zip(groups, weights):
+            rate = cell.rate_per_s * w / total
+            _replace_group(g, _open_model_group(g, rate, cell))
+            changes.append(f"thread group \"{g.name}\" ({facts.group_kind(g)}): now an Open Model Thread Group, "
+                           f"{rate:g} arrivals/s (Poisson) for {cell.duration_s:g} s")
+        return {}
+    if cell.users is None:
+        unknown = [g.name for g, o in zip(groups, own) if o is None or o.value is None]
+        if unknown:
+            raise PlanError(f"{plan.path}: the grid gives no users and the plan's thread count is not a number in "
+                            f"{', '.join(map(repr, unknown))}: add users to [axes] or [properties]")
+        counts = [int(o.value) for o in own]
+    else:
+        counts = split_users(cell.users, weights)
+    threads = {}
+    for g, o, n in zip(groups, own, counts):
+        before = o.text() if o is not None else "none"
+        if g.tag == el.STANDARD_GROUP:
+            _control_in_place(g, n, cell)
+            changes.append(f"thread group \"{g.name}\": {n} threads (was {before}), ramp-up {cell.rampup_s:g} s, "
+                           f"loops until {cell.duration_s:g} s")
+        else:
+            _replace_group(g, _standard_group(g, n, cell))
+            changes.append(f"thread group \"{g.name}\" ({facts.group_kind(g)}): replaced by a Thread Group of {n} "
+                           f"threads, ramp-up {cell.rampup_s:g} s, for {cell.duration_s:g} s")
+        threads[g.name] = n
+    return threads
+
+
+def _seconds(value: float) -> str:
+    return str(int(round(value)))  # JMeter reads ramp-up and duration as whole seconds
+
+
+def _loop_forever() -> ET.Element:
+    loop = ET.Element("elementProp", {"name": "ThreadGroup.main_controller", "elementType": "LoopController",
+                                      "guiclass": "LoopControlPanel", "testclass": "LoopController",
+                                      "testname": "Loop Controller"})
+    ET.SubElement(loop, "intProp", {"name": "LoopController.loops"}).text = "-1"
+    ET.SubElement(loop, "boolProp", {"name": "LoopController.continue_forever"}).text = "false"
+    return loop
+
+
+def _control_in_place(group: Node, threads: int, cell: CellLoad) -> None:
+    e = group.element
+    set_prop(e, "ThreadGroup.num_threads", str(threads))
+    set_prop(e, "ThreadGroup.ramp_time", _seconds(cell.rampup_s))
+    set_prop(e, "ThreadGroup.scheduler", "true", "boolProp")
+    set_prop(e, "ThreadGroup.duration", _seconds(cell.duration_s))
+    set_prop(e, "ThreadGroup.delay", "0")
+    controller = e.find("elementProp[@name='ThreadGroup.main_controller']")
+    if controller is not None:
+        e.remove(controller)
+    e.append(_loop_forever())
+
+
+def _standard_group(group: Node, threads: int, cell: CellLoad) -> ET.Element:
+    new = ET.Element("ThreadGroup", {"guiclass": "ThreadGroupGui", "testclass": "ThreadGroup",
+                                     "testname": group.name})
+    set_prop(new, "ThreadGroup.on_sample_error", group.prop("ThreadGroup.on_sample_error") or "continue")
+    set_prop(new, "ThreadGroup.same_user_on_next_iteration", "true", "boolProp")
+    _control_in_place(Node(element=new, tree=group.tree, parent=None, container=group.container), threads, cell)
+    return new
+
+
+def _open_model_group(group: Node, rate: float, cell: CellLoad) -> ET.Element:
+    new = ET.Element("OpenModelThreadGroup", {"guiclass": "OpenModelThreadGroupGui",
+                                              "testclass": "OpenModelThreadGroup", "testname": group.name})
+    set_prop(new, "OpenModelThreadGroup.schedule", f"rate({rate:g}/sec) random_arrivals({_seconds(cell.duration_s)} sec)")
+    set_prop(new, "ThreadGroup.on_sample_error", group.prop("ThreadGroup.on_sample_error") or "continue")
+    return new
+
+
+def _replace_group(group: Node, new: ET.Element) -> None:
+    index = list(group.container).index(group.element)
+    group.container.remove(group.element)
+    group.container.insert(index, new)
+    group.element = new
+
+
+# -- think time ------------------------------------------------------------------------------------------------
+def _think_targets(plan: Plan) -> list[Node]:
+    """Timers and pauses a think mode acts on: in the load groups and plan-wide (setUp/tearDown run as written)."""
+    keep_out = [g for g in facts.thread_groups(plan) if facts.role(g) != "load"]
+    return [n for n in facts.think_elements(plan) if not any(a in keep_out for a in n.ancestors())]
+
+
+def per_request_think(plan: Plan, variables: dict) -> float | None:
+    """The plan's think time per request: each sampler's timers in scope plus the pauses, over one iteration of
+    each load group, divided by the requests of that iteration. None when a timer's mean is unknown."""
+    requests, total = 0, 0.0
+    timers = [n for n in _think_targets(plan) if el.is_timer(n.tag) and n.tag not in el.PACING_TIMERS]
+    sampled = set(facts.samplers(plan))
+    for group in facts.load_groups(plan):
+        for node in group.walk():
+            pause = node.tag == el.FLOW_CONTROL and node.enabled  # a sampler too: timers run before it
+            if node not in sampled and not pause:
+                continue
+            requests += 0 if pause else 1
+            # a timer applies to every sampler under its parent (and to its own parent sampler)
+            means = [facts.timer_mean(t, variables) for t in timers
+                     if t.parent is node or t.parent in node.ancestors()]
+            if facts.is_pause(node):
+                means.append(facts.timer_mean(node, variables))
+            if any(m is None for m in means):
+                return None
+            total += sum(means)
+    return total / requests if requests else None
+
+
+def _scale_blockers(plan: Plan) -> list[str]:
+    variables = user_variables(plan)
+    found = []
+    for n in _think_targets(plan):
+        if n.tag in el.PACING_TIMERS:
+            continue
+        if facts.timer_mean(n, variables) is None:
+            found.append(f"{n.label}: think = \"scale\" cannot scale it (scripted, or its pause is known only at "
+                         "run time); use think = \"replace\" or \"keep\"")
+    if not found and not per_request_think(plan, variables):
+        found.append("think = \"scale\": the plan has no think time to scale; use think = \"replace\"")
+    return found
+
+
+def _think(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, changes: list) -> float | None:
+    targets = _think_targets(plan)
+    if options.think == "keep":
+        mean = per_request_think(plan, variables)
+        changes.append("think time: the plan's timers and pauses kept" +
+                       (f" ({mean:g} ms per request)" if mean is not None else ""))
+        return mean
+    if options.think == "scale":
+        mean = per_request_think(plan, variables)
+        factor = (cell.think_ms or 0.0) / mean
+        for n in targets:
+            if n.tag in el.PACING_TIMERS:
+                remove(n)
+                changes.append(f"{n.label}: removed (it paces to a throughput, which a closed grid sets by users "
+                               "and think time)")
+                continue
+            for name in ("ConstantTimer.delay", "RandomTimer.range", "ActionProcessor.duration"):
+                value = evaluate(n.prop(name), variables).number() if n.prop(name) is not None else None
+                if value is not None:
+                    set_prop(n.element, name, str(int(round(value * factor))))
+        changes.append(f"think time: {len(targets)} timers and pauses scaled by {factor:.4g} so that their mean per "
+                       f"request is {cell.think_ms or 0:g} ms (was {mean:g} ms)")
+        return cell.think_ms or 0.0
+    for n in targets:
+        remove(n)
+    if targets:
+        changes.append(f"think time: removed {len(targets)} timers and pauses of the plan "
+                       f"({', '.join(sorted({n.tag.rsplit('.', 1)[-1] for n in targets}))})")
+    think_ms = cell.think_ms or 0.0
+    if cell.rate_per_s is None or cell.think_ms is not None:
+        for group in facts.load_groups(plan):
+            insert_first(group, think_timer(think_ms, cell.think_dist))
+        changes.append(f"think time: littlegrid's think-time timer ({cell.think_dist}, mean {think_ms:g} ms, its draw "
+                       "recorded as think_drawn_ms) before each sampler of every load group")
+    return think_ms
+
+
+def think_timer(think_ms: float, dist: str) -> ET.Element:
+    """The JSR223 think-time timer of plans/closed.jmx, with the cell's mean and distribution written literally."""
+    root = repo_root(Path(__file__).parent) or repo_root()
+    source = root / THINK_TIMER_PLAN if root else None
+    if source is None or not source.is_file():
+        raise PlanError(f"{THINK_TIMER_PLAN}: not found in the littlegrid checkout (it holds the think-time timer)")
+    timer = load(source).root.element.find(".//JSR223Timer")
+    if timer is None:
+        raise PlanError(f"{source}: holds no JSR223Timer (the think-time timer)")
+    timer = copy.deepcopy(timer)
+    timer.set("testname", f"littlegrid think time ({dist}, mean {think_ms:g} ms; the draw is recorded as "
+                          "think_drawn_ms)")
+    set_prop(timer, "parameters", f"{dist} {think_ms:g} 0")
+    return timer
+
+
+# -- hosts, listeners, files --------------------------------------------------------------------------------------
+def _target(plan: Plan, cell: CellLoad, variables: dict, changes: list) -> None:
+    retargeted, embedded = 0, 0
+    for node in plan.nodes():
+        is_defaults = node.tag == "ConfigTestElement" and node.element.get("guiclass") == el.HTTP_DEFAULTS_GUI
+        if node.tag not in el.HTTP_SAMPLERS and not is_defaults:
+            continue
+        e = node.element
+        path = evaluate(prop(e, "HTTPSampler.path") or "", variables)
+        if path.resolved and path.resolved.lower().startswith(("http://", "https://")):
+            url = urlsplit(path.resolved)
+            set_prop(e, "HTTPSampler.path", (url.path or "/") + (f"?{url.query}" if url.query else ""))
+        set_prop(e, "HTTPSampler.domain", cell.host)
+        set_prop(e, "HTTPSampler.port", str(cell.port))
+        set_prop(e, "HTTPSampler.protocol", cell.protocol)
+        if prop(e, "HTTPSampler.image_parser") == "true":
+            set_prop(e, "HTTPSampler.image_parser", "false", "boolProp")
+            embedded += 1
+        retargeted += 1
+    changes.append(f"target: {retargeted} HTTP samplers and HTTP Request Defaults now reach "
+                   f"{cell.protocol}://{cell.host}:{cell.port}")
+    if embedded:
+        changes.append(f"target: embedded resources no longer fetched by {embedded} elements (they would come "
+                       "from hosts the grid does not name)")
+
+
+def check_hosts(plan: Plan, cell: CellLoad) -> list[str]:
+    """The samplers of a (derived) plan that would reach another host or port than the cell's."""
+    variables = user_variables(plan)
+    escaped = []
+    for s in facts.samplers(plan):
+        if s.tag in el.HTTP_SAMPLERS:
+            t = facts.http_target(s, variables)
+            if (t.host, t.port) != (cell.host, cell.port):
+                escaped.append(f"\"{s.path}\" reaches {t.host}:{t.port} ({t.via})")
+        elif s.tag in el.OTHER_HOST_SAMPLERS:
+            escaped.append(f"\"{s.path}\" ({s.tag}) reaches a host of its own")
+    return escaped
+
+
+def _listeners(plan: Plan, changes: list) -> None:
+    off, dropped = [], []
+    for node in [n for n in plan.nodes() if facts.is_listener(n)]:
+        if el.is_plugin(node.tag):
+            remove(node)  # a plugin's listener needs its jar even disabled; the run folder's JTL replaces it
+            dropped.append(node.name)
+        elif node.own_enabled:
+            node.element.set("enabled", "false")
+            off.append(node.name)
+    if off:
+        changes.append(f"listeners disabled: {', '.join(off)} (the run folder's JTL is the one result writer)")
+    if dropped:
+        changes.append(f"plugin listeners removed: {', '.join(dropped)}")
+
+
+def _data_files(plan: Plan, options: PlanOptions, variables: dict, changes: list) -> None:
+    folder = plan.path.resolve().parent
+    for node in facts.data_sets(plan):
+        written = evaluate(node.prop("filename") or "", variables).resolved or ""
+        path = facts.csv_path(written, folder, options.files)
+        set_prop(node.element, "filename", str(path))
+        changes.append(f"CSV Data Set \"{node.name}\": {written} -> {path}")

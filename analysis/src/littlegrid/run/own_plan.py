@@ -1,0 +1,63 @@
+"""A grid over a plan of the user's own: each cell's derived plan (littlegrid.plan.derive), written where it ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from littlegrid.plan.derive import CellLoad, Derived, derive, sha256
+from littlegrid.run.grid import Cell, Grid, Target
+
+DERIVED_PLAN = "plan.jmx"  # cells/<cell-id>/plan.jmx: the plan that ran, openable in the GUI
+# The sample server's port when a derived plan is written before the server has one (`plan derive`).
+SAMPLE_SERVER_PORT = 8080
+
+
+def cell_load(grid: Grid, cell: Cell, target: Target) -> CellLoad:
+    """What the cell asks of the plan: its load, think time and timing, and where requests go."""
+    props = cell.plan_properties
+    users, rate = props.get("users"), props.get("rate_per_s")
+    think = props.get("think_ms")
+    return CellLoad(users=int(users) if users is not None else None,
+                    rate_per_s=float(rate) if rate is not None else None,
+                    think_ms=float(think) if think is not None else None,
+                    think_dist=str(props.get("think_dist", "exponential")),
+                    rampup_s=grid.timing.rampup_s, duration_s=grid.timing.duration_s,
+                    protocol=target.protocol, host=target.host, port=target.port, label=cell.id)
+
+
+def planned_target(grid: Grid) -> Target:
+    """The target before any server runs: the grid's, or the sample server at its port (8080 when it gets a
+    free one at run time)."""
+    if grid.server is None:
+        return grid.target
+    return Target(host="127.0.0.1", port=grid.server.port or SAMPLE_SERVER_PORT, protocol="http")
+
+
+def derive_cell(grid: Grid, cell: Cell, target: Target, folder: Path,
+                jmeter_home: Path | None = None) -> tuple[Path, Derived]:
+    """Write the cell's derived plan into `folder` (created); the user's plan is only read."""
+    derived = derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), jmeter_home)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / DERIVED_PLAN
+    path.write_bytes(derived.xml)
+    return path, derived
+
+
+def check_cells(grid: Grid, cells: list[Cell], jmeter_home: Path | None) -> None:
+    """Derive every cell's plan in memory: a blocker or a sampler that would still reach a host the grid does not
+    name is refused here, before any load (derive raises, listing them)."""
+    target = planned_target(grid)
+    for cell in cells:
+        derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), jmeter_home)
+
+
+def manifest_fields(grid: Grid, derived: Derived, plan_path: Path) -> dict:
+    """What a cell's manifest says about a derived plan: which ran, from which file, and the load it carried."""
+    users = sum(derived.group_threads.values()) if derived.group_threads else None
+    fields = {"plan": str(plan_path), "plan_source": str(grid.plan), "plan_sha256": sha256(grid.plan),
+              "workload": "closed" if derived.group_threads else "open", "users": users,
+              "load_groups": derived.group_threads, "setup_groups": derived.setup_groups,
+              "think_ms": derived.think_ms}
+    if grid.own_plan.think != "replace":
+        fields["think_dist"] = None  # the plan's own timers: no littlegrid distribution was drawn from
+    return fields
