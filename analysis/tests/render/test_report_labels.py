@@ -85,6 +85,9 @@ def test_transaction_controller_rows_are_marked_and_left_out_of_the_first_row(co
     assert cell["overall"]["count"] == sum(st["count"] for st in cell["labels"].values() if not st["transaction"])
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "transactions only (9)" in html
+    # the label table opens with the transactions (what a user of a multi-step plan waits for), then the requests
+    order = [r[0] for r in json.loads(_json_block(Page(html), "label-data"))["rows"]]
+    assert order[:9] == sorted(transactions) and order[9:] == sorted(set(cell["labels"]) - transactions)
     assert any("," in k for k in cell["labels"])  # labels with commas, read whole
 
 

@@ -50,11 +50,12 @@ class Node:
 
     @property
     def path(self) -> str:
+        """The names from the thread group (or plan-wide element) down, as the GUI's tree shows them."""
         names, node = [], self
-        while node is not None:
+        while node is not None and node.parent is not None:  # the test plan itself is every path's root
             names.append(node.name)
             node = node.parent
-        return " / ".join(reversed(names))
+        return " / ".join(reversed(names)) or self.name
 
     @property
     def label(self) -> str:

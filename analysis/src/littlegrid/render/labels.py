@@ -44,7 +44,8 @@ def label_data(cell: Cell) -> dict | None:
     types: dict[str, int] = {}
     series = cell.label_series.labels if cell.label_series is not None else {}
     rows = []
-    for label in sorted(cell.labels):
+    # Transactions (Transaction Controller rows) first: in a multi-step plan they are what a user waits for.
+    for label in sorted(cell.labels, key=lambda name: (not cell.labels[name].transaction, name)):
         st = cell.labels[label]
         top = [[types.setdefault(e.type, len(types)), e.count] for e in st.top_errors]
         rows.append([label, st.transaction, label in series]
