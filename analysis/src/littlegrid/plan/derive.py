@@ -298,7 +298,7 @@ def think_timer(think_ms: float, dist: str) -> ET.Element:
     source = root / THINK_TIMER_PLAN if root else None
     if source is None or not source.is_file():
         raise PlanError(f"{THINK_TIMER_PLAN}: not found in the littlegrid checkout (it holds the think-time timer)")
-    timer = load(source).root.element.find(".//JSR223Timer")
+    timer = load(source).document.getroot().find(".//JSR223Timer")
     if timer is None:
         raise PlanError(f"{source}: holds no JSR223Timer (the think-time timer)")
     timer = copy.deepcopy(timer)

@@ -103,6 +103,20 @@ def load(path: Path | str) -> Plan:
         raise PlanError(f"{path}:{line}: not well-formed XML at column {column + 1}; JMeter cannot load it")
     except (OSError, UnicodeDecodeError) as e:
         raise PlanError(f"{path}: cannot read the plan ({getattr(e, 'strerror', None) or e})")
+    return _plan(path, document)
+
+
+def from_bytes(data: bytes, path: Path | str) -> Plan:
+    """A plan held in memory (a derived plan before it is written); `path` names it in messages."""
+    path = Path(path)
+    try:
+        document = ET.ElementTree(ET.fromstring(data))
+    except ET.ParseError as e:
+        raise PlanError(f"{path}:{e.position[0]}: not well-formed XML at column {e.position[1] + 1}")
+    return _plan(path, document)
+
+
+def _plan(path: Path, document: ET.ElementTree) -> Plan:
     top = document.getroot()
     if top.tag != "jmeterTestPlan":
         raise PlanError(f"{path}: not a JMeter test plan (the root element is <{top.tag}>, not <jmeterTestPlan>)")
