@@ -27,6 +27,9 @@ RANGE_AXES = ("users", "rate_per_s")
 RANGE_KEYS = {"min", "max", "resolution"}
 SCALAR = (str, int, float, bool)
 PLAN_OPTION_KEYS = {"think", "shares", "files"}
+# A plan whose load reads one of these properties was written for littlegrid and runs as it is; any other plan
+# (or one given [plan_options]) is a plan of the user's own, run through a plan derived per cell.
+PROPERTY_DRIVEN = ("users", "rate_per_s")
 # What a grid controls in a plan of the user's own, whatever properties the plan reads itself.
 OWN_PLAN_PROPERTIES = {"users": None, "think_ms": None, "think_dist": "exponential", "rate_per_s": None}
 REMOTE_HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$")
@@ -173,6 +176,8 @@ class _Validator:
                 raise self.fail("plan_options", None, f"{plan.name} is one of the suite's plans, driven by "
                                 "properties; [plan_options] is for a plan of your own")
             return None
+        if table is None and set(declared_properties(plan)) & set(PROPERTY_DRIVEN):
+            return None  # a plan written for littlegrid (its load is a property): it runs as it is
         table = table or {}
         think = table.get("think", "replace")
         if think not in own.THINK_MODES:
