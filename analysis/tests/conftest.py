@@ -26,6 +26,18 @@ def corpus() -> Path:
 
 
 @pytest.fixture(scope="session")
+def jmeter():
+    """The provisioned JMeter (skips saying why; fails under CI)."""
+    from littlegrid.run.jmeter import find_jmeter
+    from littlegrid.usererror import UserError
+
+    try:
+        return find_jmeter()
+    except UserError as e:
+        missing("JMeter", str(e))
+
+
+@pytest.fixture(scope="session")
 def runnable():
     """JMeter and the sample server jar, for tests that run real grids (skips saying why; fails under CI)."""
     from littlegrid.run.jmeter import find_jmeter

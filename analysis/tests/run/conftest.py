@@ -5,21 +5,13 @@ from pathlib import Path
 import pytest
 
 from http_stub import serving
-from littlegrid.run.jmeter import find_jmeter, repo_root
+from littlegrid.run.jmeter import repo_root
 from littlegrid.run.sample_server import find_server_jar
 from littlegrid.usererror import UserError
 from needs import missing
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY_PLAN = FIXTURES / "tiny.jmx"
-
-
-@pytest.fixture(scope="session")
-def jmeter():
-    try:
-        return find_jmeter()
-    except UserError as e:
-        missing("JMeter", str(e))
 
 
 @pytest.fixture(scope="session")
