@@ -13,7 +13,7 @@ PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
 # The stages in pipeline order: each may import the ones before it (and the shared modules), never one after it.
 # `analyze` (a module, not a package) composes the pure stages into the summary; the run and the search, which make
 # runs and analyse them, come after it.
-STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "analyze", "run", "search")
+STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "analyze", "plan", "run", "search")
 PACKAGES = tuple(s for s in STAGES if s != "analyze")
 # What every stage may use: the version, the error type, the atomic writer, the summary contract (a package: the
 # reader and writer, the typed model, the schema generator).
@@ -22,7 +22,7 @@ CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summar
 SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic"} | CONTRACT
 # The commands composing stages at the top level; no stage imports them.
 COMMANDS = {"littlegrid.cli", "littlegrid.analyze", "littlegrid.summary_source", "littlegrid.check",
-            "littlegrid.explain", "littlegrid.report", "littlegrid.compare"}
+            "littlegrid.explain", "littlegrid.report", "littlegrid.compare", "littlegrid.plan_command"}
 # What the renderer may use beside its own modules: no stage at all, only what is shared.
 RENDER_NEEDS = SHARED
 

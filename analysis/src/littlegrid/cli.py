@@ -48,8 +48,8 @@ def _explain():
 
 
 def _plan():
-    from littlegrid.plan import cli
-    return cli
+    from littlegrid import plan_command
+    return plan_command
 
 
 COMMANDS = {

@@ -1,5 +1,5 @@
 """`littlegrid plan`: inspect a plan of your own (what littlegrid controls, what stops it), and write the plans
-each cell of a grid would run, without any load."""
+each cell of a grid would run, without any load (the plan stage's facts, the run stage's grid)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _jmeter_home() -> Path | None:
+    """The provisioned JMeter's folder, to tell which plugins and elements it has; None when there is none."""
     from littlegrid.run.jmeter import find_jmeter
     try:
         return find_jmeter().home

@@ -11,6 +11,7 @@ from littlegrid.plan.derive import CellLoad, PlanOptions, derive, split_users
 from littlegrid.plan.jmx import Plan, PlanError, from_bytes, prop
 
 FIXTURES = Path(__file__).parent / "fixtures"
+TIMER_PLAN = Path(__file__).parents[3] / "plans" / "closed.jmx"  # littlegrid's think-time timer
 WINDOWS_CSV = r"C:\Users\perf\jmeter\data\users.csv"
 USERS_CSV = FIXTURES / "data" / "users.csv"
 
@@ -23,7 +24,7 @@ def cell(**kw) -> CellLoad:
 
 
 def derived_plan(name, options=PlanOptions(), **kw) -> tuple[Plan, object]:
-    out = derive(FIXTURES / name, options, cell(**kw))
+    out = derive(FIXTURES / name, options, cell(**kw), TIMER_PLAN)
     return from_bytes(out.xml, f"derived from {name}"), out
 
 
@@ -87,7 +88,7 @@ def test_a_recorded_https_flow_is_retargeted_everywhere_its_pauses_go_and_its_wi
 def test_a_missing_csv_is_refused_naming_the_element_and_the_path():
     with pytest.raises(PlanError, match=r'CSV Data Set "Users": file C:\\Users\\perf\\jmeter\\data\\users.csv '
                                         r'cannot be found'):
-        derive(FIXTURES / "recorded_https.jmx", PlanOptions(), cell())
+        derive(FIXTURES / "recorded_https.jmx", PlanOptions(), cell(), TIMER_PLAN)
 
 
 def test_two_load_groups_share_the_users_by_their_own_proportions_or_by_shares_and_setup_runs_as_written():
@@ -123,7 +124,7 @@ def test_think_scale_refuses_a_plan_whose_think_time_is_scripted(tmp_path):
     derived.document.write(scripted, encoding="UTF-8", xml_declaration=True)
     with pytest.raises(PlanError, match=r'JSR223Timer "Visitors / littlegrid think time .*": think = "scale" '
                                         r'cannot scale it'):
-        derive(scripted, PlanOptions(think="scale"), cell())
+        derive(scripted, PlanOptions(think="scale"), cell(), TIMER_PLAN)
 
 
 def test_plugin_and_open_model_groups_become_standard_groups_or_open_model_groups_given_a_rate():

@@ -15,11 +15,10 @@ from littlegrid.plan import elements as el
 from littlegrid.plan import inspect as facts
 from littlegrid.plan.jmx import Node, Plan, PlanError, evaluate, insert_first, load, prop, remove, set_prop, \
     user_variables
-from littlegrid.run.jmeter import repo_root
-
 THINK_MODES = ("replace", "scale", "keep")
 THINK_DISTS = ("exponential", "poisson", "constant")
-# littlegrid's think-time timer is the one in plans/closed.jmx (it records its draw as think_drawn_ms).
+# littlegrid's think-time timer is the one in the checkout's plans/closed.jmx (it records its draw as
+# think_drawn_ms); callers pass that file (littlegrid.run.own_plan.think_timer_plan), so this stage needs no other.
 THINK_TIMER_PLAN = Path("plans") / "closed.jmx"
 
 
@@ -75,8 +74,10 @@ def blockers(path: Path, options: PlanOptions, jmeter_home: Path | None = None) 
     return found
 
 
-def derive(path: Path, options: PlanOptions, cell: CellLoad, jmeter_home: Path | None = None) -> Derived:
-    """The derived plan for one cell; a plan that cannot run as a grid is refused with every blocker named."""
+def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
+           jmeter_home: Path | None = None) -> Derived:
+    """The derived plan for one cell; a plan that cannot run as a grid is refused with every blocker named.
+    timer_plan: the plan holding littlegrid's think-time timer (plans/closed.jmx)."""
     problems = blockers(path, options, jmeter_home)
     if problems:
         raise PlanError(f"{path}: cannot run as a grid: " + "; ".join(problems))
@@ -86,7 +87,7 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, jmeter_home: Path |
     variables = user_variables(plan)
     changes: list[str] = []
     threads = _load(plan, options, cell, variables, changes)
-    think_ms = _think(plan, options, cell, variables, changes)
+    think_ms = _think(plan, options, cell, variables, changes, timer_plan)
     _target(plan, cell, variables, changes)
     _listeners(plan, changes)
     _data_files(plan, options, variables, changes)
@@ -255,7 +256,8 @@ def _scale_blockers(plan: Plan) -> list[str]:
     return found
 
 
-def _think(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, changes: list) -> float | None:
+def _think(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, changes: list,
+           timer_plan: Path) -> float | None:
     targets = _think_targets(plan)
     if options.think == "keep":
         mean = per_request_think(plan, variables)
@@ -286,18 +288,16 @@ def _think(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, ch
     think_ms = cell.think_ms or 0.0
     if cell.rate_per_s is None or cell.think_ms is not None:
         for group in facts.load_groups(plan):
-            insert_first(group, think_timer(think_ms, cell.think_dist))
+            insert_first(group, think_timer(timer_plan, think_ms, cell.think_dist))
         changes.append(f"think time: littlegrid's think-time timer ({cell.think_dist}, mean {think_ms:g} ms, its draw "
                        "recorded as think_drawn_ms) before each sampler of every load group")
     return think_ms
 
 
-def think_timer(think_ms: float, dist: str) -> ET.Element:
+def think_timer(source: Path, think_ms: float, dist: str) -> ET.Element:
     """The JSR223 think-time timer of plans/closed.jmx, with the cell's mean and distribution written literally."""
-    root = repo_root(Path(__file__).parent) or repo_root()
-    source = root / THINK_TIMER_PLAN if root else None
-    if source is None or not source.is_file():
-        raise PlanError(f"{THINK_TIMER_PLAN}: not found in the littlegrid checkout (it holds the think-time timer)")
+    if not Path(source).is_file():
+        raise PlanError(f"{source}: not found (it holds littlegrid's think-time timer)")
     timer = load(source).document.getroot().find(".//JSR223Timer")
     if timer is None:
         raise PlanError(f"{source}: holds no JSR223Timer (the think-time timer)")

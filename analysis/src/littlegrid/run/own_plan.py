@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from littlegrid.plan.derive import CellLoad, Derived, derive, sha256
+from littlegrid.plan.derive import THINK_TIMER_PLAN, CellLoad, Derived, derive, sha256
 from littlegrid.run.grid import Cell, Grid, Target
+from littlegrid.run.jmeter import repo_root
+from littlegrid.usererror import UserError
 
 DERIVED_PLAN = "plan.jmx"  # cells/<cell-id>/plan.jmx: the plan that ran, openable in the GUI
 # The sample server's port when a derived plan is written before the server has one (`plan derive`).
@@ -33,10 +35,18 @@ def planned_target(grid: Grid) -> Target:
     return Target(host="127.0.0.1", port=grid.server.port or SAMPLE_SERVER_PORT, protocol="http")
 
 
+def think_timer_plan() -> Path:
+    """plans/closed.jmx of the checkout littlegrid runs from: the think-time timer derived plans carry."""
+    root = repo_root(Path(__file__).parent) or repo_root()
+    if root is None:
+        raise UserError(f"{THINK_TIMER_PLAN}: no littlegrid checkout found (it holds the think-time timer)")
+    return root / THINK_TIMER_PLAN
+
+
 def derive_cell(grid: Grid, cell: Cell, target: Target, folder: Path,
                 jmeter_home: Path | None = None) -> tuple[Path, Derived]:
     """Write the cell's derived plan into `folder` (created); the user's plan is only read."""
-    derived = derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), jmeter_home)
+    derived = derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), think_timer_plan(), jmeter_home)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / DERIVED_PLAN
     path.write_bytes(derived.xml)
@@ -46,9 +56,9 @@ def derive_cell(grid: Grid, cell: Cell, target: Target, folder: Path,
 def check_cells(grid: Grid, cells: list[Cell], jmeter_home: Path | None) -> None:
     """Derive every cell's plan in memory: a blocker or a sampler that would still reach a host the grid does not
     name is refused here, before any load (derive raises, listing them)."""
-    target = planned_target(grid)
+    target, timer = planned_target(grid), think_timer_plan()
     for cell in cells:
-        derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), jmeter_home)
+        derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), timer, jmeter_home)
 
 
 def manifest_fields(grid: Grid, derived: Derived, plan_path: Path) -> dict:
