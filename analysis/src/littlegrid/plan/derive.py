@@ -283,8 +283,9 @@ def _think(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, ch
     for n in targets:
         remove(n)
     if targets:
-        changes.append(f"think time: removed {len(targets)} timers and pauses of the plan "
-                       f"({', '.join(sorted({n.tag.rsplit('.', 1)[-1] for n in targets}))})")
+        kinds = sorted({"Flow Control Action" if n.tag == el.FLOW_CONTROL else n.tag.rsplit(".", 1)[-1]
+                        for n in targets})
+        changes.append(f"think time: removed {len(targets)} timers and pauses of the plan ({', '.join(kinds)})")
     think_ms = cell.think_ms or 0.0
     if cell.rate_per_s is None or cell.think_ms is not None:
         for group in facts.load_groups(plan):
@@ -294,17 +295,23 @@ def _think(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, ch
     return think_ms
 
 
+# The element of littlegrid's think-time timer (timer/ in the checkout; the build puts its jar in lib/ext).
+THINK_TIMER_CLASS = "io.littlegrid.jmeter.ThinkTimeTimer"
+
+
 def think_timer(source: Path, think_ms: float, dist: str) -> ET.Element:
-    """The JSR223 think-time timer of plans/closed.jmx, with the cell's mean and distribution written literally."""
+    """littlegrid's think-time timer as plans/closed.jmx holds it (a compiled TestBean in JMeter's lib/ext), with the
+    cell's mean and distribution written literally."""
     if not Path(source).is_file():
         raise PlanError(f"{source}: not found (it holds littlegrid's think-time timer)")
-    timer = load(source).document.getroot().find(".//JSR223Timer")
+    timer = load(source).document.getroot().find(f".//{THINK_TIMER_CLASS}")
     if timer is None:
-        raise PlanError(f"{source}: holds no JSR223Timer (the think-time timer)")
+        raise PlanError(f"{source}: holds no {THINK_TIMER_CLASS} (the think-time timer)")
     timer = copy.deepcopy(timer)
     timer.set("testname", f"littlegrid think time ({dist}, mean {think_ms:g} ms; the draw is recorded as "
                           "think_drawn_ms)")
-    set_prop(timer, "parameters", f"{dist} {think_ms:g} 0")
+    for name, value in (("distribution", dist), ("meanMs", f"{think_ms:g}"), ("offsetMs", "0")):
+        set_prop(timer, name, value)
     return timer
 
 
