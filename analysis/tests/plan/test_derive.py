@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.plan import inspect as facts
-from littlegrid.plan.derive import CellLoad, PlanOptions, derive, split_users
+from littlegrid.plan.derive import THINK_TIMER_CLASS, CellLoad, PlanOptions, derive, split_users
 from littlegrid.plan.jmx import Plan, PlanError, from_bytes, prop
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -63,9 +63,9 @@ def test_a_jmeter_2_plan_gets_the_cells_users_duration_think_timer_and_host():
                                                "LoopController.loops")] == ["12", "2", "true", "30", "-1"]
     assert out.group_threads == {"Visitors": 12} and out.think_ms == 200.0
     timers = [n for n in facts.think_elements(plan)]
-    assert [t.tag for t in timers] == ["JSR223Timer"] and timers[0].parent is group
-    assert prop(timers[0].element, "parameters") == "exponential 200 0"
-    assert "vars.put('think_drawn_ms'" in prop(timers[0].element, "script")  # the timer of plans/closed.jmx
+    assert [t.tag for t in timers] == [THINK_TIMER_CLASS] and timers[0].parent is group  # the timer of closed.jmx
+    assert [prop(timers[0].element, n) for n in ("distribution", "meanMs", "offsetMs", "variable")] == \
+        ["exponential", "200", "0", "think_drawn_ms"]
     assert reached(plan) == {("http", "127.0.0.1", 9999)}
     assert not [n for n in facts.listeners(plan) if n.enabled]
     assert prop(facts.samplers(plan)[0].element, "HTTPSampler.image_parser") == "false"
@@ -78,7 +78,7 @@ def test_a_recorded_https_flow_is_retargeted_everywhere_its_pauses_go_and_its_wi
     assert reached(plan) == {("http", "127.0.0.1", 9999)}
     app = next(s for s in facts.samplers(plan) if s.name == "/static/app.js")
     assert prop(app.element, "HTTPSampler.path") == "/static/app.js?v=3"  # the CDN's full URL, now a path here
-    assert not [n for n in facts.think_elements(plan) if n.tag != "JSR223Timer"]  # both Flow Control pauses gone
+    assert not [n for n in facts.think_elements(plan) if n.tag != THINK_TIMER_CLASS]  # both Flow Control pauses gone
     assert [prop(n.element, "filename") for n in facts.data_sets(plan)] == [str(USERS_CSV)]
     assert not [n for n in facts.listeners(plan) if n.enabled]  # the Backend Listener too
     assert [n.name for n in plan.nodes() if n.tag == "TransactionController"] == ["01 Home", "02 Login",
@@ -100,7 +100,7 @@ def test_two_load_groups_share_the_users_by_their_own_proportions_or_by_shares_a
     _, shared = derived_plan("two_groups.jmx", PlanOptions(shares={"Buyers": 3, "Browsers": 1}), users=8)
     assert shared.group_threads == {"Browsers": 2, "Buyers": 6}
     # the Gaussian timer and the Constant Throughput Timer are gone; setUp's own elements stay
-    assert {n.tag for n in facts.think_elements(plan)} == {"JSR223Timer"}
+    assert {n.tag for n in facts.think_elements(plan)} == {THINK_TIMER_CLASS}
 
 
 def test_think_scale_sets_the_mean_per_request_and_keep_reports_what_the_plan_gives():
@@ -119,10 +119,10 @@ def test_think_scale_sets_the_mean_per_request_and_keep_reports_what_the_plan_gi
 
 
 def test_think_scale_refuses_a_plan_whose_think_time_is_scripted(tmp_path):
-    derived, _ = derived_plan("jmeter2_constant_timer.jmx")  # its think time is now littlegrid's JSR223 timer
+    derived, _ = derived_plan("jmeter2_constant_timer.jmx")  # its think time is now littlegrid's timer
     scripted = tmp_path / "scripted.jmx"
     derived.document.write(scripted, encoding="UTF-8", xml_declaration=True)
-    with pytest.raises(PlanError, match=r'JSR223Timer "Visitors / littlegrid think time .*": think = "scale" '
+    with pytest.raises(PlanError, match=r'ThinkTimeTimer "Visitors / littlegrid think time .*": think = "scale" '
                                         r'cannot scale it'):
         derive(scripted, PlanOptions(think="scale"), cell(), TIMER_PLAN)
 
