@@ -1,6 +1,7 @@
 """Header-less files JMeter 5.6.3 wrote under other save configurations (fixtures/headerless, made by its
-make.sh): read exactly when the layout is inferable, refused with the candidates when not, and read exactly
-with the run's own properties file (--jmeter-properties)."""
+make.sh): every JMeter version's default layout read exactly, other layouts read when inferable and refused
+with the candidates when not, and every file read exactly with the run's own properties file
+(--jmeter-properties)."""
 
 import json
 from datetime import datetime, timezone
@@ -14,11 +15,21 @@ from littlegrid.jtl.save_config import from_files
 from littlegrid.usererror import UserError
 
 HERE = Path(__file__).parent / "fixtures" / "headerless"
-LAYOUT_2_13 = ["timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType",
-               "success", "bytes", "grpThreads", "allThreads", "Latency"]
+LAYOUT_2_2 = ["timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success"]
+LAYOUT_2_11 = LAYOUT_2_2 + ["bytes", "Latency"]
+LAYOUT_2_13 = LAYOUT_2_2 + ["bytes", "grpThreads", "allThreads", "Latency"]
+LAYOUT_3_0 = LAYOUT_2_2 + ["failureMessage", "bytes", "grpThreads", "allThreads", "Latency", "IdleTime"]
+LAYOUT_4_0 = LAYOUT_2_2 + ["failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "Latency", "IdleTime",
+                           "Connect"]
+LAYOUT_5 = LAYOUT_4_0[:-3] + ["URL", "Latency", "IdleTime", "Connect"]
 # file -> (delimiter, its true columns)
 FILES = {
+    "8-jmeter-2.2.jtl": (",", LAYOUT_2_2),
+    "10-jmeter-2.11.jtl": (",", LAYOUT_2_11),
     "12-tab-jmeter-2.13.jtl": ("\t", LAYOUT_2_13),
+    "14-jmeter-3.0.jtl": (",", LAYOUT_3_0),
+    "16-jmeter-4.0.jtl": (",", LAYOUT_4_0),
+    "17-jmeter-5.6.jtl": (",", LAYOUT_5),
     "12-comma-dates-end.jtl": (",", LAYOUT_2_13),
     "9-pipe.jtl": ("|", ["timeStamp", "elapsed", "label", "responseCode", "threadName", "success", "bytes",
                          "grpThreads", "allThreads"]),
@@ -58,14 +69,58 @@ def _assert_exact(reading, name):
     assert set(s.loc[~s["success"], "response_code"].astype(str)) == {"500"}
 
 
-def test_the_jmeter_2_13_default_layout_is_inferred_and_said_why():
-    name = "12-tab-jmeter-2.13.jtl"
+# each version's default layout (save_config.VERSION_DEFAULTS; docs/jtl.md lists them) -> the file in it and what
+# the note says: its version and the text columns empty on every row (no assertion: no failureMessage)
+DEFAULT_LAYOUTS = {
+    "8-jmeter-2.2.jtl": "JMeter 2.1-2.2's default save configuration; 3 other layout(s) fit the values",
+    "10-jmeter-2.11.jtl": "JMeter 2.3-2.11's default save configuration; 5 other layout(s) fit the values",
+    "12-tab-jmeter-2.13.jtl": "JMeter 2.12-2.13's default save configuration; 4 other layout(s) fit the values",
+    "14-jmeter-3.0.jtl": "JMeter 3.0's default save configuration, failureMessage empty on every row)",
+    "16-jmeter-4.0.jtl": "JMeter 3.1-4.0's default save configuration, failureMessage empty on every row)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULT_LAYOUTS))
+def test_each_jmeter_versions_default_layout_is_read_exactly_and_said_why(name):
     reading = read_jtl(HERE / name)
     _assert_exact(reading, name)
-    assert reading.format == "csv TAB no header"
+    assert reading.format == ("csv TAB no header" if "tab" in name else "csv ',' no header")
     note = next(w for w in reading.warnings if "layout inferred" in w)
-    assert f"{','.join(LAYOUT_2_13)} (JMeter 2.13's default save configuration;" in note
-    assert reading.samples["latency_ms"].notna().all() and reading.samples["url"].isna().all()
+    assert f"{','.join(FILES[name][1])} ({DEFAULT_LAYOUTS[name]}" in note
+    assert reading.samples["latency_ms"].notna().all() == ("Latency" in FILES[name][1])
+
+
+def test_the_5x_default_layout_is_taken_by_its_width():
+    reading = read_jtl(HERE / "17-jmeter-5.6.jtl")
+    _assert_exact(reading, "17-jmeter-5.6.jtl")
+    assert any("JMeter's 17 default columns assumed" in w for w in reading.warnings)
+
+
+SLEEP = "12-java-sleep-jmeter-2.13.jtl"  # Java Request SleepTest samplers: no response code, message or data type
+
+
+def test_a_java_request_file_with_empty_text_columns_is_read_in_its_versions_default_layout_every_row_counted():
+    lines = [line.split(",") for line in (HERE / SLEEP).read_text().splitlines()]
+    assert len(lines) == 48 and all(len(f) == 12 and f[3] == f[4] == f[6] == "" for f in lines)
+    reading = read_jtl(HERE / SLEEP)
+    s = reading.samples
+    assert len(s) == 48 and reading.skipped_total == 0
+    assert s["start_ms"].tolist() == [int(f[0]) for f in lines]
+    assert s["elapsed_ms"].tolist() == [int(f[1]) for f in lines]
+    assert s["latency_ms"].tolist() == [int(f[11]) for f in lines]
+    assert s["all_threads"].tolist() == [int(f[10]) for f in lines] and s["thread"].nunique() == 3
+    assert s["label"].astype(str).value_counts().to_dict() == {"sleep long": 24, "sleep short": 24}
+    assert bool(s["success"].all())
+    note = next(w for w in reading.warnings if "layout inferred" in w)
+    assert note.endswith(f"{','.join(LAYOUT_2_13)} (JMeter 2.12-2.13's default save configuration, responseCode, "
+                         "responseMessage, dataType empty on every row)")
+
+
+def test_analyze_counts_every_row_of_the_java_request_file(capsys):
+    assert cli.main(["analyze", str(HERE / SLEEP), "--json", "-"]) == 0
+    cell = json.loads(capsys.readouterr().out)["cells"][0]
+    assert cell["reading"]["rows_read"] == 48 and cell["reading"]["rows_skipped"] == 0
+    assert cell["users"]["threads_seen"] == 3
 
 
 def test_formatted_timestamps_are_detected_but_only_the_properties_say_they_mark_the_end():

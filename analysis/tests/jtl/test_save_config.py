@@ -23,8 +23,8 @@ def test_no_properties_give_jmeter_5_6_3s_17_default_columns_with_a_header():
 
 def test_version_defaults_have_the_widths_of_their_header_less_files():
     widths = {name: len(columns_of(flags)) for name, flags in VERSION_DEFAULTS.items()}
-    assert widths == {"JMeter 5.x": 17, "JMeter 4.0": 16, "JMeter 3.0": 14, "JMeter 2.13": 12,
-                      "JMeter 2.3-2.11": 10}
+    assert widths == {"JMeter 5.0-5.6": 17, "JMeter 3.1-4.0": 16, "JMeter 3.0": 14, "JMeter 2.12-2.13": 12,
+                      "JMeter 2.3-2.11": 10, "JMeter 2.1-2.2": 8}
 
 
 def test_flags_pairs_variables_delimiter_and_timestamps(tmp_path):

@@ -19,6 +19,10 @@ _PAIRS = {"grpThreads": "allThreads", "SampleCount": "ErrorCount"}  # one save f
 # save flags away from one (a default with a column or two switched off or on); further is a guess.
 MAX_TOGGLES = 2
 SHOWN = 4  # candidates named in a refusal
+# Text columns a sampler may leave empty on every row: a Java Request sampler sets no response code, message or
+# data type unless its code does. Nothing then tells them apart, so they are taken empty only in a JMeter default.
+_MAY_BE_EMPTY = frozenset({"responseCode", "responseMessage", "dataType", "failureMessage", "URL", "Filename",
+                           "Encoding", "Hostname"})
 
 
 def _ints(values):
@@ -85,9 +89,11 @@ def infer(rows: list[list[str]]) -> list[str] | None:
 def infer_layout(rows: list[list[str]]) -> Inferred:
     """The save configuration of header-less rows of equal width.
 
-    Candidates are JMeter's column order with each save flag on or off (pairs together), then sample
-    variables; each must fit every value (epoch or date timestamps, integer elapsed, booleans where success
-    goes, thread names, URLs, ...) and the relations JMeter's values satisfy. Fewest sample variables first;
+    A JMeter version's default layout (save_config.VERSION_DEFAULTS) that fits every value, text columns empty on
+    every row allowed, wins. Otherwise the candidates are JMeter's column order with each save flag on or off
+    (pairs together), then sample variables; each must fit every value (epoch or date timestamps, integer
+    elapsed, booleans where success goes, thread names, URLs, ...) and the relations JMeter's values satisfy.
+    Fewest sample variables first;
     if several remain, the one fewest flags away from a JMeter version's defaults (at most MAX_TOGGLES) wins;
     a tie, or nothing close to a default, is refused with the candidates."""
     if not rows:
@@ -96,6 +102,11 @@ def infer_layout(rows: list[list[str]]) -> Inferred:
     fields = [[row[i].strip() for row in rows] for i in range(width)]
     fits = {(i, name): _PREDICATES[name](fields[i]) for i in range(width) for name in JMETER_CSV_ORDER}
     solutions = [names for names in _assign(fields, fits, 0, 0, []) if _consistent(names, fields)]
+    defaults = _fitting_defaults(fields)
+    if len(defaults) == 1:  # one JMeter version's own layout fits every value: ranked before every other layout
+        (version, names, empty), = defaults
+        others = sum(1 for s in solutions if s != names and not _variables(s))  # as many columns named
+        return Inferred(names, _default_why(version, empty, others))
     if not solutions:
         return Inferred(None)
     fewest = min(_variables(s) for s in solutions)
@@ -113,6 +124,29 @@ def infer_layout(rows: list[list[str]]) -> Inferred:
     if distance <= MAX_TOGGLES:
         return Inferred(None, candidates=tuple(tuple(s) for s in tied), tied=True)
     return Inferred(None, candidates=tuple(tuple(best[i]) for _, i in ranked))
+
+
+def _fitting_defaults(fields) -> list[tuple[str, list[str], list[str]]]:
+    """(version, columns, columns empty on every row) of each JMeter version's default layout that fits the values,
+    a text column empty on every row allowed (_MAY_BE_EMPTY)."""
+    found = []
+    for version, flags in save_config.VERSION_DEFAULTS.items():
+        names = save_config.columns_of(flags)
+        if len(names) != len(fields):
+            continue
+        empty = [n for n, values in zip(names, fields) if n in _MAY_BE_EMPTY and not any(values)]
+        if all(n in empty or _PREDICATES[n](values) for n, values in zip(names, fields)) and _consistent(names, fields):
+            found.append((version, names, empty))
+    return found
+
+
+def _default_why(version: str, empty: list[str], others: int) -> str:
+    why = f"{version}'s default save configuration"
+    if empty:
+        why += f", {', '.join(empty)} empty on every row"
+    if others:
+        why += f"; {others} other layout(s) fit the values but are further from every JMeter default"
+    return why
 
 
 def _variables(names) -> int:

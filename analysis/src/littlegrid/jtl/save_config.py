@@ -2,7 +2,7 @@
 defaults by version, and the layout (columns, delimiter, timestamps) a set of properties gives.
 
 Read from JMeter 5.6.3's SampleSaveConfiguration (flags and defaults) and CSVSaveService (column order);
-older versions' defaults from the same class at the tags v2_3 ... v4_0."""
+older versions' defaults from the same classes at the tags v2_1_1 ... v5_0 (docs/jtl.md lists them)."""
 
 from __future__ import annotations
 
@@ -49,16 +49,21 @@ def _toggled(off=(), on=()) -> frozenset[str]:
     return (DEFAULT_ON - set(off)) | set(on)
 
 
-# Each version's code defaults, as flags toggled from 5.6.3's (print_field_names was false before 3.0, so
-# these are the header-less files people have). Newest first: on a tie the newer version is named.
+# Each version's defaults, as flags toggled from 5.6.3's: SampleSaveConfiguration's code defaults at the tags v2_1_1
+# ... rel/v5.6.3 (no shipped jmeter.properties sets a column flag) and the columns CSVSaveService (OldSaveService
+# before 2.9) writes for them. print_field_names was false before 3.0, so these are the header-less files people
+# have. Newest first; the widths differ, so no two can fit one file.
 VERSION_DEFAULTS: dict[str, frozenset[str]] = {
-    "JMeter 5.x": DEFAULT_ON,
-    "JMeter 4.0": _toggled(off=["url"]),
+    "JMeter 5.0-5.6": DEFAULT_ON,
+    "JMeter 3.1-4.0": _toggled(off=["url"]),
     "JMeter 3.0": _toggled(off=["url", "sent_bytes", "connect_time"]),
-    "JMeter 2.13": _toggled(off=["url", "sent_bytes", "connect_time", "idle_time",
-                                 "assertion_results_failure_message"]),
+    "JMeter 2.12-2.13": _toggled(off=["url", "sent_bytes", "connect_time", "idle_time",
+                                      "assertion_results_failure_message"]),
     "JMeter 2.3-2.11": _toggled(off=["url", "sent_bytes", "connect_time", "idle_time",
                                      "assertion_results_failure_message", "thread_counts"]),
+    # bytes were off, and the CSV writer wrote no Latency although the flag was on
+    "JMeter 2.1-2.2": _toggled(off=["url", "sent_bytes", "connect_time", "idle_time",
+                                    "assertion_results_failure_message", "thread_counts", "bytes", "latency"]),
 }
 
 # sampleresult.timestamp.start: SampleResult's code default is false, JMeter's shipped jmeter.properties

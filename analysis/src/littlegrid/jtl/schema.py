@@ -37,7 +37,7 @@ JMETER_CSV_ORDER: tuple[str, ...] = (
     "Latency", "Encoding", "SampleCount", "ErrorCount", "Hostname", "IdleTime", "Connect",
 )
 
-# JMeter 3.x-5.x default save configuration: the 17 columns of a header-less default file.
+# JMeter 5.x's default save configuration: the 17 columns of a header-less default file.
 JMETER_DEFAULT_COLUMNS: tuple[str, ...] = (
     "timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType",
     "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Latency",
