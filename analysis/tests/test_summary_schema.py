@@ -62,7 +62,8 @@ def test_real_summaries_validate_under_the_model_and_under_the_committed_schema(
     assert summaries[0]["cells"][0]["overall"]["errors"] > 0 and summaries[0]["cells"][0]["server"] is None
     grid = summaries[1]
     assert grid["cells"][0]["server"] is not None and grid["cells"][0]["host"] is not None
-    assert all(grid["models"][m] for m in ("bounds", "knee", "usl", "slo_capacity")) and grid["criteria"]
+    assert grid["curves"] and all(k["models"][m] for k in grid["curves"] for m in ("bounds", "knee", "usl", "slo_capacity"))
+    assert grid["criteria"]
 
 
 def _broken(s: dict, how: str) -> dict:
@@ -99,7 +100,7 @@ def test_the_reader_names_the_file_and_the_first_broken_field_in_one_line(summar
     summary.write(_broken(summaries[0], "string for a number"), path)
     with pytest.raises(UserError) as e:
         summary.read(path)
-    assert str(e.value) == (f"{path}: not a valid littlegrid.summary/3 summary: "
+    assert str(e.value) == (f"{path}: not a valid littlegrid.summary/4 summary: "
                             "cells[0].overall.p90_ms: input should be a valid number")
     summary.write(summaries[0], path)
     assert summary.dumps(summary.read(path)) == summary.dumps(summaries[0])  # the model reads back what it wrote
@@ -108,7 +109,7 @@ def test_the_reader_names_the_file_and_the_first_broken_field_in_one_line(summar
 def test_every_summary_analyze_returns_in_the_tests_is_checked():
     assert getattr(littlegrid.analyze.analyze, "__wrapped__", None) is not None  # conftest.py installed the hook
     with pytest.raises(AssertionError, match="breaks the typed model"):
-        validating(lambda: {"schema": "littlegrid.summary/3"})()
+        validating(lambda: {"schema": "littlegrid.summary/4"})()
 
 
 def test_an_earlier_schema_is_refused_with_the_way_to_upgrade(summaries, tmp_path):
@@ -116,7 +117,7 @@ def test_an_earlier_schema_is_refused_with_the_way_to_upgrade(summaries, tmp_pat
     summary.write(summaries[0] | {"schema": "littlegrid.summary/2"}, path)
     with pytest.raises(UserError) as e:
         summary.read(path)
-    assert str(e.value) == (f"{path}: not a littlegrid.summary/3 file (schema: littlegrid.summary/2); written by an "
+    assert str(e.value) == (f"{path}: not a littlegrid.summary/4 file (schema: littlegrid.summary/2); written by an "
                             "older littlegrid: run `littlegrid analyze` again")
 
 
@@ -139,5 +140,5 @@ def test_complete_fills_what_a_hand_written_summary_leaves_out_and_nothing_else(
     assert invalid(got) is None
     cell = got["cells"][0]
     assert cell["id"] == "c" and cell["overall"]["count"] == 3 and cell["overall"]["p90_ms"] is None
-    assert cell["labels"] == {} and cell["intended"]["think_ms"] is None and got["models"]["bounds"] == []
+    assert cell["labels"] == {} and cell["intended"]["think_ms"] is None and got["curves"] == []
     assert invalid(complete({"cells": [{"p42_ms": 1}]})).startswith("cells[0].p42_ms: extra inputs")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import laws, models
+from littlegrid.analysis import curves, laws, models
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.stats import percentile_of
 from littlegrid.criteria.evaluate import evaluate
@@ -86,13 +86,13 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
         if elapsed is not None:
             elapsed_of[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
-    cells = models.bound_checks(cells, services, tol)
     slos = models.latency_slos(found.criteria)
-    grid_models, grid_checks = models.grid_models(cells, services, slos, _percentile_lookup(elapsed_of), tol)
+    cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol,
+                                                   (found.run.get("host") or {}).get("cpus"))
     result = model.Summary.model_validate({
         "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": summary.plain(found.run),
         "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,
-        "cells": cells, "models": grid_models, "checks": grid_checks, "criteria": [], "findings": [],
+        "cells": cells, "curves": grid_curves, "checks": grid_checks, "criteria": [], "findings": [],
         "expectations": []})
     criteria = evaluate(list(found.criteria), result) if found.criteria else []
     result = result.model_copy(update={"criteria": [model.CriterionResult.model_validate(summary.plain(c))

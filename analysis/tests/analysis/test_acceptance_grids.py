@@ -47,7 +47,7 @@ def test_a_ten_thread_server_passes_the_closed_law_within_2_percent_and_stays_wi
 def test_exponential_think_and_service_on_two_threads_match_the_exact_mm2n_throughput_within_5_percent(
         runnable, tmp_path):
     summary = run_and_analyze("accept-mm2n.toml", tmp_path)
-    rows = summary.models.mmcn
+    rows = [r for k in summary.curves for r in k.models.mmcn]
     assert [r.users for r in rows] == list(range(1, 9))
     for r in rows:
         assert r.predicted_x == pytest.approx(throughput_per_s(r.users, 2, 50.0, 100.0))

@@ -10,7 +10,7 @@ from littlegrid import summary as summary_mod
 from littlegrid.analyze import analyze
 from littlegrid.cli import main as cli_main
 
-TOP = {"schema", "littlegrid_version", "run", "trim", "axes", "cells", "models", "checks", "criteria"}
+TOP = {"schema", "littlegrid_version", "run", "trim", "axes", "cells", "curves", "checks", "criteria"}
 CELL = {"id", "axes", "status", "reason", "window", "users", "intended", "overall", "labels", "think_time",
         "server", "host", "series", "checks"}
 STATS = {"count", "successes", "errors", "error_rate", "errors_by_class", "throughput_per_s", "mean_ms", "min_ms",
@@ -33,16 +33,19 @@ def test_a_run_folder_gives_summary_json_beside_it_with_every_field_of_the_contr
     assert cli_main(["analyze", str(run_dir)]) == 0
     assert "8 cells, 0 checks failed" in capsys.readouterr().out
     s = json.loads((run_dir / "summary.json").read_text())
-    assert TOP <= set(s) and s["schema"] == "littlegrid.summary/3"
+    assert TOP <= set(s) and s["schema"] == "littlegrid.summary/4"
     assert s["trim"] == {"warmup_s": 2.0, "cooldown_s": 1.0, "basis": "first sample"}
     assert s["axes"] == {"users": [1, 2, 4, 8], "think_ms": [0, 100]} and s["run"]["source"] == "run"
     for cell in s["cells"]:
         assert CELL <= set(cell) and STATS <= set(cell["overall"]) and SERIES <= set(cell["series"])
         assert all(CHECK <= set(c) for c in cell["checks"])
         assert {"closed_law", "workload", "think_time", "users"} <= {c["name"] for c in cell["checks"]}
-    assert {"bounds", "usl", "knee", "slo_capacity", "mmcn"} == set(s["models"])
+    assert [k["label"] for k in s["curves"]] == ["think_ms = 0", "think_ms = 100"]
+    assert all({"bounds", "usl", "knee", "slo_capacity", "mmcn", "overhead", "host_limit"} == set(k["models"])
+               for k in s["curves"])
+    assert [k["x"] for k in s["curves"]] == [[1, 2, 4, 8]] * 2 and {k["workload"] for k in s["curves"]} == {"closed"}
     assert len(s["criteria"]) == 16  # two criteria × eight cells, evaluated by littlegrid.criteria
-    assert [r["max_users"] for r in s["models"]["slo_capacity"]] == [8, 8]
+    assert [r["max_load"] for k in s["curves"] for r in k["models"]["slo_capacity"]] == [8, 8]
 
 
 def test_analyzing_again_replaces_the_summary_and_a_failed_write_keeps_the_previous_one(run_dir):
@@ -65,7 +68,7 @@ def test_a_file_that_is_not_a_summary_is_never_overwritten_without_force(tmp_pat
     assert "not a littlegrid summary; use --force" in capsys.readouterr().err
     assert victim.read_text() == '{"mine": true}'
     assert cli_main(["analyze", str(jtl), "--json", str(victim), "--force"]) == 0
-    assert json.loads(victim.read_text())["schema"] == "littlegrid.summary/3"
+    assert json.loads(victim.read_text())["schema"] == "littlegrid.summary/4"
 
 
 def test_a_bare_jtl_is_one_cell_whose_n_is_the_threads_seen_and_whose_summary_goes_beside_it(tmp_path):
@@ -200,4 +203,4 @@ def test_a_spike_gets_no_steady_state_checks_or_models_but_keeps_its_statistics_
     assert cell.server.busy_threads_mean == 10  # the server's figures are still there
     assert checks["users"].passed
     assert cell.overall.count == 40 and cell.overall.errors == 10
-    assert summary.models.usl == [] and summary.models.bounds == []
+    assert summary.curves == []  # a spike is no point of a curve: no bounds, no USL

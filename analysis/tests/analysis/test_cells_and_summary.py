@@ -63,18 +63,18 @@ def test_summary_json_is_plain_json_with_nan_and_infinity_as_null():
 
 def test_reading_a_summary_refuses_another_schema_by_name(tmp_path):
     (tmp_path / "s.json").write_text('{"schema": "littlegrid.summary/0"}')
-    with pytest.raises(UserError, match="not a littlegrid.summary/3 file"):
+    with pytest.raises(UserError, match="not a littlegrid.summary/4 file"):
         summary.read(tmp_path / "s.json")
 
 
 def test_a_broken_or_cell_less_summary_is_refused_in_one_line_naming_the_file_and_line(tmp_path):
     bad = tmp_path / "summary.json"
-    bad.write_text('{"schema": "littlegrid.summary/3",\n "cells": [}')
+    bad.write_text('{"schema": "littlegrid.summary/4",\n "cells": [}')
     with pytest.raises(UserError, match=r"summary.json:2: not valid JSON"):
         summary.read(bad)
     # the shape is the typed model's to judge (tests/test_summary_schema.py has the field-level cases)
-    bad.write_text('{"schema": "littlegrid.summary/3", "cells": [{"axes": {}}]}')
-    with pytest.raises(UserError, match=r"summary.json: not a valid littlegrid.summary/3 summary: littlegrid_version: "
+    bad.write_text('{"schema": "littlegrid.summary/4", "cells": [{"axes": {}}]}')
+    with pytest.raises(UserError, match=r"summary.json: not a valid littlegrid.summary/4 summary: littlegrid_version: "
                                         r"field required \(and \d+ more\)$"):
         summary.read(bad)
     bad.write_bytes(b'\xff\xfe\x00')

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import mmcn, models, usl
+from littlegrid.analysis import curves, mmcn, models, usl
 from littlegrid.analysis.cells import Service
 from littlegrid.summary.model import Cell
 from summary_contract import typed
@@ -60,7 +60,7 @@ def cell(users, x, r, think=0.0, p90=None, axes=None, server=None, think_dist="e
 
 def test_bounds_from_the_grid_use_d_equal_s_and_d_max_equal_s_over_c():
     members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200)]
-    b = models.bounds(models.group_key(members[0].axes), members, Service(10, 100.0, "const"))
+    b = models.bounds(members, Service(10, 100.0, "const"))
     assert (b.d_ms, b.d_max_ms, b.n_star) == (100.0, 10.0, 10.0)
     assert [p.x_upper for p in b.points] == [50.0, 100.0, 100.0]
     assert [p.r_lower_ms for p in b.points] == [100.0, 100.0, 200.0]
@@ -70,32 +70,32 @@ def test_estimated_bounds_take_d_from_the_servers_own_time_when_the_lightest_cel
     # the thread-pool-proxy run, blocking mode with 10 threads: at N = 20 R = 208 ms, 100 ms of it in the
     # server and 108 ms in front of it; X levels at 97.5/s. D = 100 ms gives N* = 9.75, R = 208 ms would give 20.3
     members = [cell(20, 95.7, 208.0), cell(80, 97.5, 820.0)]
-    b = models.bounds(models.group_key(members[0].axes), members, None)
+    b = models.bounds(members, None)
     assert b.d_ms == 208.0 and b.basis.startswith("estimated: D = R at the lightest cell")
     members = [cell(20, 95.7, 208.0, server={"service_mean_ms": 100.4, "busy_threads_mean": 9.96, "threads_max": 10}),
                cell(80, 97.5, 820.0, server={"service_mean_ms": 100.9, "busy_threads_mean": 9.96, "threads_max": 10})]
-    b = models.bounds(models.group_key(members[0].axes), members, None)
+    b = models.bounds(members, None)
     assert b.d_ms == 100.4 and b.basis.startswith("estimated: D = R_server at the lightest cell (its thread")
     assert b.n_star == pytest.approx(100.4 / (1000 / 97.5))
     assert [p.r_lower_ms for p in b.points] == pytest.approx([20 * 1000 / 97.5, 80 * 1000 / 97.5])
     # negative control, the transform run: 0.36 ms in the servlet of R = 4.27 ms, 1.4 of 10 threads busy: the
     # rest is the client's and Tomcat's own work, part of D, so R stays D
     members[0] = cell(20, 95.7, 208.0, server={"service_mean_ms": 0.36, "busy_threads_mean": 1.43, "threads_max": 10})
-    assert models.bounds(models.group_key(members[0].axes), members, None).d_ms == 208.0
+    assert models.bounds(members, None).d_ms == 208.0
 
 
 def test_the_knee_is_the_last_n_within_90_percent_of_the_contention_free_line():
     members = [cell(5, 49, 101), cell(10, 98, 102), cell(20, 99, 200), cell(40, 99, 400)]
-    b = models.bounds((("think_ms", 0.0),), members, Service(10, 100.0, "const"))
-    assert models.knee((("think_ms", 0.0),), members, b).users == 10
+    b = models.bounds(members, Service(10, 100.0, "const"))
+    assert models.knee(members, b).load == 10
 
 
 def test_slo_capacity_interpolates_between_the_last_passing_and_first_failing_n():
     members = [cell(5, 0, 0, p90=100), cell(10, 0, 0, p90=200), cell(20, 0, 0, p90=400)]
     p90 = {m.id: m.overall.p90_ms for m in members}
     slos = [("p90 < 300ms", "90", 300.0, True), ("p90 <= 50ms", "90", 50.0, False), ("p90 <= 1s", "90", 1000.0, False)]
-    rows = models.slo_capacity((("think_ms", 0.0),), members, slos, lambda cid, p: p90[cid])
-    assert [(r.max_users, r.how) for r in rows] == [(15, "interpolated"), (None, "none"), (20, "measured")]
+    rows = models.slo_capacity(members, [5, 10, 20], slos, lambda cid, p: p90[cid])
+    assert [(r.max_load, r.how) for r in rows] == [(15, "interpolated"), (None, "none"), (20, "measured")]
 
 
 def test_the_mmcn_prediction_is_made_only_for_exponential_think_and_service():
@@ -110,9 +110,10 @@ def test_the_mmcn_prediction_is_made_only_for_exponential_think_and_service():
 def test_grid_models_fit_one_curve_per_think_time():
     cells = [cell(n, float(usl.usl(n, 10.0, 0.05, 0.001)), 100.0, think=t, cell_id=f"users={n},think_ms={t}")
              for t in (0.0, 50.0) for n in (1, 2, 4, 8, 16)]
-    m, checks = models.grid_models(cells, {}, [], lambda cid, p: None, {"mmcn": 0.05})
-    assert [u.think_ms for u in m.usl] == [0.0, 50.0] and all(u.ok for u in m.usl)
-    assert len(m.bounds) == 2 and m.mmcn == [] and checks == []
+    _, built, checks = curves.build(cells, {}, [], lambda cid, p: None, {"mmcn": 0.05, "throughput_bound": 0.02})
+    assert [k.think_ms for k in built] == [0.0, 50.0] and all(k.models.usl.ok for k in built)
+    assert all(k.models.bounds is not None and k.models.mmcn == [] for k in built) and checks == []
+    assert [k.label for k in built] == ["think_ms = 0.0", "think_ms = 50.0"]
 
 
 def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_server_count_does_not(tmp_path):
@@ -123,7 +124,7 @@ def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_s
               "server": {"server.tomcat.threads.max": 2}, "properties": {"path": "/io?ms=50&dist=exp"}}
              for n in (1, 2, 4, 8)]
     s = analyze([make_run(tmp_path / "run", cells)])
-    rows = s.models.mmcn
+    rows = [r for k in s.curves for r in k.models.mmcn]
     assert [r.users for r in rows] == [1, 2, 4, 8]
     assert all(r.rel_error < 0.05 for r in rows), rows
     assert all(c.passed for c in s.checks if c.name == "mmcn")

@@ -97,7 +97,7 @@ USER_ERRORS = [
     ("no_summary", "{dir}/summary.json: not found; run `littlegrid analyze {dir}` first"),
     ("no_folder", "{dir}: no such run folder"),
     ("bad_json", "{dir}/summary.json:1: not valid JSON: Expecting value"),
-    ("wrong_schema", "{dir}/summary.json: not a littlegrid.summary/3 file (schema: littlegrid.run/1)"),
+    ("wrong_schema", "{dir}/summary.json: not a littlegrid.summary/4 file (schema: littlegrid.run/1)"),
     ("bad_criterion", "criterion 'p101 < 1s': percentile p101 is over 100"),
     ("unknown_axis", "criterion 'p90 < 1s where userz < 4': the grid has no axis 'userz' (axes: think_ms, users)"),
 ]

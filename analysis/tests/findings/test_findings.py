@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis import models
+from littlegrid.analysis import curves
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings, two_arms
@@ -46,12 +46,18 @@ def cell(n, x, r, *, threads=10, z=0.0, busy=None, cpu=0.2, server=True, window=
 
 
 def summary_of(cells, service_ms=100.0, cpus=2, axes=None, slos=()):
-    """The summary around the cells, with the real bounds, knee and USL models computed by littlegrid.models."""
+    """The summary around the cells, with the real curves and their models built by littlegrid.analysis.curves."""
     services = {c.id: Service(int(c.axes.get(THREADS, 200)), service_ms, "const") for c in cells} \
         if service_ms else {}
-    grid_models, _ = models.grid_models(cells, services, list(slos), lambda cid, q: None, DEFAULT_TOLERANCES)
+    cells, built, _ = curves.build(cells, services, list(slos), lambda cid, q: None, DEFAULT_TOLERANCES, cpus)
     return typed_summary(cells, run={"host": {"cpus": cpus}, "server_knobs": None}, axes=axes or {},
-                         models=grid_models, tolerances=dict(DEFAULT_TOLERANCES), checks=[], criteria=[])
+                         curves=built, tolerances=dict(DEFAULT_TOLERANCES), checks=[], criteria=[])
+
+
+def with_models(s, change, label=None):
+    """The summary with change(models) in place of the models of each curve (only the curve so named, if given)."""
+    return update(s, curves=[update(k, models=change(k.models)) if label in (None, k.label) else k
+                             for k in s.curves])
 
 
 def no_server(s, which=range(3)):
@@ -180,10 +186,12 @@ def test_per_cycle_overhead_is_a_caveat_on_validity_not_a_generator_bottleneck()
     assert "Do not trust" not in " ".join(f.statement for f in v)
 
 
-def test_a_starved_generator_on_saturated_cores_is_the_bottleneck_and_without_them_only_suggests():
-    # 10 ms more think than asked is far beyond JMeter's per-cycle work (laws.GENERATOR_OVERHEAD_MS = 2 ms)
+def test_a_generator_starved_on_saturated_cores_is_the_cpu_bottleneck_and_on_idle_cores_only_suggested():
+    # 10 ms more think than asked is far beyond JMeter's per-cycle work (laws.GENERATOR_OVERHEAD_MS = 2 ms); the
+    # generator is to blame only when the server was not the limit, and saturated cores are that limit
     held = of_kind(findings(cpu_bound(10.0, 0.97)), "bottleneck")[0]
-    assert held.resource == "generator" and held.standing == "holds" and "97% busy" in held.statement
+    assert held.resource == "cpu" and held.standing == "holds" and "97% busy" in held.statement
+    assert "the generator, starved of them, fell short of the load asked for" in held.statement
     # no concurrency limit from a curve the generator set; the cores alone do give one (negative control)
     def limits(s):
         return [f for f in of_kind(findings(s), "recommendation") if f.recommendation.startswith("concurrency")]
@@ -408,14 +416,19 @@ def test_the_poisson_timer_is_reported_nearly_constant_with_its_cv_and_an_expone
 
 
 def test_slo_capacity_per_think_time_gives_users_per_ms_of_think_time():
-    s = littles_law()
-    s = update(s, models=update(s.models, slo_capacity=[
-        {"criterion": "p90 < 50ms", "think_ms": z, "group": {"think_ms": z}, "max_users": n, "how": "interpolated",
-         "note": None} for z, n in ((5, 15), (25, 22), (50, 35))]))
-    t = of_kind(findings(s), "think_time")[0]
+    cells = [cell(n, 9.0 * n, 50.0, z=z, extra_axes={"think_ms": z}) for z in (5, 25, 50) for n in (10, 20)]
+    s = summary_of(cells, axes={"users": [10, 20], "think_ms": [5, 25, 50]})
+    capacity = {5: 15, 25: 22, 50: 35}
+    s = update(s, curves=[update(k, models=update(k.models, slo_capacity=[
+        {"criterion": "p90 < 50ms", "max_load": capacity[k.think_ms], "how": "interpolated", "note": None}]))
+        for k in s.curves])
+    t = of_kind(findings(s), "think_time")
+    t = [f for f in t if "Capacity under" in f.statement][0]
     assert dict(t.figures)["users_per_think_ms"] == pytest.approx(20 / 45)
-    s = update(s, models=update(s.models, slo_capacity=s.models.slo_capacity[:1]))
-    assert not of_kind(findings(s), "think_time")
+    assert "15 users at Z = 5 ms (interpolated), 22 users at Z = 25 ms" in t.statement
+    s = update(s, curves=[update(k, models=update(k.models, slo_capacity=[])) if k.think_ms != 5 else k
+                          for k in s.curves])
+    assert not [f for f in of_kind(findings(s), "think_time") if "Capacity under" in f.statement]
 
 
 def test_recommendations_limit_concurrency_near_n_star_size_the_pool_and_name_the_next_cells():
@@ -431,11 +444,11 @@ def test_recommendations_limit_concurrency_near_n_star_size_the_pool_and_name_th
 
 def test_a_cell_at_the_knee_with_cells_on_both_sides_pins_it_and_no_next_cells_are_proposed():
     s = littles_law()
-    s = update(s, cells=[cell(1, 9.8, 102.0), *s.cells],  # N = 1 below N* = 10.3, N = 10 at it, 20 and 100 above
-               axes=s.axes | {"users": [1, 10, 20, 100]})
+    s = summary_of([cell(1, 9.8, 102.0), *s.cells],  # N = 1 below N* = 10.3, N = 10 at it, 20 and 100 above
+                   axes=s.axes | {"users": [1, 10, 20, 100]})
     rec = of_kind(findings(s), "recommendation", **{THREADS: 10})
     assert not [f for f in rec if (f.recommendation or "").startswith("run N")]
-    s = update(s, cells=[s.cells[0], *s.cells[2:]])  # without the cell at the knee, N = 1 and 20 leave it unpinned
+    s = summary_of([s.cells[0], *s.cells[2:]], axes=s.axes)  # without the cell at the knee, N = 1 and 20 leave it unpinned
     nxt = [f for f in of_kind(findings(s), "recommendation", **{THREADS: 10})
            if (f.recommendation or "").startswith("run N")]
     assert len(nxt) == 1 and "N = 1 and 20 are 20× apart" in nxt[0].statement
@@ -448,15 +461,14 @@ def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
 
     s = littles_law()
     assert dict(limit(s).figures)["n_star"] == 10 and "rounded up" not in limit(s).statement
-    s = update(s, models=update(s.models, bounds=[update(b, n_star=10.3) for b in s.models.bounds]))
+    s = with_models(s, lambda m: update(m, bounds=update(m.bounds, n_star=10.3)))
     assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
 
 
 def test_without_bounds_a_usl_peak_gives_the_limit_only_inside_the_measured_range():
     def limits(peak):
-        usl = [update(u, ok=True, n_peak=peak, sigma=0.01, kappa=0.001) if u.group == {THREADS: 10} else u
-               for u in s.models.usl]
-        found = findings(update(s, models=update(s.models, bounds=[], knee=[], usl=usl)))
+        found = findings(with_models(s, lambda m: update(m, bounds=None, knee=None, usl=update(
+            m.usl, ok=True, n_peak=peak, sigma=0.01, kappa=0.001)), label=f"{THREADS} = 10"))
         return [f for f in of_kind(found, "recommendation", **{THREADS: 10})
                 if (f.recommendation or "").startswith("concurrency limit")]
 

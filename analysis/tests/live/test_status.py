@@ -104,8 +104,8 @@ def test_a_finished_cells_row_has_the_figures_analyze_writes_for_it(tmp_path):
         per_cell = [c for c in entry.checks if c.name != "throughput_bound"]
         assert [(c["name"], c["passed"]) for c in row["checks"]] == [(c.name, c.passed) for c in per_cell]
     curves = st.grid_curves([st.analyze_finished(run, c.id) for c in result.cells])
-    assert [c["name"] for c in curves] == ["think_ms=0", "think_ms=20"]
-    assert curves[0]["users"] == [2.0, 8.0]
+    assert [c["name"] for c in curves] == ["think_ms = 0", "think_ms = 20"]  # the analysis's curves and labels
+    assert curves[0]["x"] == [2.0, 8.0] and curves[0]["x_name"] == "N"
 
 
 def test_the_view_joins_finished_and_running_cells_in_one_status(tmp_path):

@@ -27,10 +27,10 @@ def test_poisson_overlay_is_shifted_by_the_timer_offset_and_counts_whole_millise
 
 
 def test_overlays_per_n_need_two_think_times_and_overlays_per_think_time_list_every_n(golden_summary):
-    pdf = distributions.overlay_charts(cells_of(golden_summary), "pdf")
+    pdf = distributions.overlay_charts(Summary.model_validate(golden_summary), "pdf")
     assert len(pdf["fixed_n"]) == 3 and all(len(c["series"]) == 2 for c in pdf["fixed_n"])
     assert len(pdf["fixed_z"]) == 2 and [s["label"] for s in pdf["fixed_z"][0]["series"]] == ["N = 1", "N = 5", "N = 20"]
-    ccdf = distributions.overlay_charts(cells_of(golden_summary), "ccdf")
+    ccdf = distributions.overlay_charts(Summary.model_validate(golden_summary), "ccdf")
     assert ccdf["fixed_z"][0]["log_x"] and ccdf["fixed_z"][0]["log_y"]
     assert all(v is None or v > 0 for s in ccdf["fixed_z"][0]["series"] for v in s["values"])
     assert "(α = " in ccdf["fixed_z"][0]["series"][0]["label"]

@@ -20,7 +20,8 @@ def sections(summary, tmp_path) -> set[str]:
 
 def test_a_single_cell_has_no_grid_sections(tmp_path):
     summary = synthetic_summary(users=(5,), think_ms=(0,), samples_total=2000)
-    assert summary["models"]["bounds"] and summary["models"]["mmcn"]  # the summary holds them: the page leaves them out
+    models = summary["curves"][0]["models"]
+    assert models["bounds"] and models["mmcn"]  # the summary holds them: the page leaves them out
     typed = Summary.model_validate(summary)
     pages = {c.id: "x.html" for c in typed.cells}
     assert overview.heatmap_sections(typed.cells, pages) == []
@@ -38,7 +39,8 @@ def test_one_curve_over_users_has_every_grid_section(tmp_path):
     typed = Summary.model_validate(summary)
     assert len(overview.model_rows(typed)) == 1 and overview.model_tables(typed)["slo"]
     chart = overview.throughput_chart(typed)
-    assert [s["label"] for s in chart["series"]][:2] == ["Z = 0 ms measured", "Z = 0 ms bound min(N/(D+Z), 1/Dmax)"]
+    assert [s["label"] for s in chart["series"]][:2] == ["think_ms = 0: measured",
+                                                         "think_ms = 0: bound min(N/(D+Z), 1/Dmax)"]
 
 
 @pytest.mark.parametrize("users, thinks, expected, over_users", [

@@ -56,12 +56,10 @@ def test_heatmap_without_values_marks_every_entry_as_not_available():
     assert [e[0]["cls"] for e in t["rows"][0]["cells"]] == ["qna", "qna"]
 
 
-def test_other_axes_make_separate_heatmaps_and_separate_curves():
+def test_other_axes_make_separate_heatmaps():
     cells = [_cell("a", 1, 0, 1.0, threads=10), _cell("b", 2, 0, 2.0, threads=10), _cell("c", 1, 0, 3.0, threads=100)]
     tables = layout.heatmaps(cells, lambda c: c.overall.p90_ms, str, layout.page_names(cells))
     assert [t["facet"] for t in tables] == ["threads=10", "threads=100"]
-    groups = layout.curves(cells)
-    assert [(z, f, [c.id for c in cs]) for z, f, cs in groups] == [(0, "threads=10", ["a", "b"]), (0, "threads=100", ["c"])]
 
 
 def test_check_named_finds_the_closed_law_check_whatever_its_spelling():
@@ -70,11 +68,8 @@ def test_check_named_finds_the_closed_law_check_whatever_its_spelling():
     assert layout.check_named(typed({"checks": []}, Cell), "closed_law") is None
 
 
-def test_a_grid_needs_cells_at_more_than_one_point_and_a_curve_more_than_one_n():
+def test_a_grid_needs_cells_at_more_than_one_point():
     one = [_cell("a", 5, 0)]
-    assert not layout.is_grid(one) and layout.curves_over_users(one) == []
+    assert not layout.is_grid(one)
     assert not layout.is_grid([_cell("a", 5, 0), _cell("a2", 5, 0)])  # repetitions of one point
-    thinks = [_cell("a", 5, 0), _cell("b", 5, 50)]  # two think times, one N each: a grid, but no curve over N
-    assert layout.is_grid(thinks) and layout.curves_over_users(thinks) == []
-    line = [_cell("a", 5, 0), _cell("b", 10, 0), _cell("c", 5, 50)]
-    assert [(z, [c.id for c in cs]) for z, _, cs in layout.curves_over_users(line)] == [(0, ["a", "b"])]
+    assert layout.is_grid([_cell("a", 5, 0), _cell("b", 5, 50)])  # two think times, one N each

@@ -136,7 +136,7 @@ def test_overview_says_what_was_trimmed_and_what_every_number_means(golden_summa
 def test_a_cell_without_series_models_or_think_time_still_renders(golden_summary, tmp_path):
     for c in golden_summary["cells"]:
         c.update(series=None, think_time=None, server=None, host=None, labels={}, checks=[])
-    golden_summary["models"] = {name: [] for name in golden_summary["models"]}
+    golden_summary["curves"] = []
     golden_summary["criteria"] = []
     build_report(golden_summary, tmp_path, generated="x")
     assert "no criteria were given" in (tmp_path / "index.html").read_text()

@@ -2,13 +2,14 @@
 
 A pure function of the typed summary (littlegrid.summary.model.Summary, read by attribute; no I/O):
 `findings(summary)` -> [Finding], ranked; `as_json(found)` for summary.json. The families live in one module each:
-capacity (saturation, bottleneck, waiting, knee), waves (a spike served c at a time), validity, think (think time),
-advice (recommendations), two_arms (the comparison's significant differences).
+outage (a server that stopped answering), capacity (saturation, bottleneck, waiting, knee), waves (a spike served
+c at a time), validity, think (think time), advice (recommendations), two_arms (the comparison's significant
+differences).
 """
 
 from __future__ import annotations
 
-from littlegrid.findings import advice, capacity, think, validity, waves
+from littlegrid.findings import advice, capacity, outage, think, validity, waves
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
 from littlegrid.findings.two_arms import two_arms
 from littlegrid.summary.model import Summary
@@ -18,7 +19,7 @@ __all__ = ["Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "as_json"
 
 def findings(summary: Summary) -> list[Finding]:
     """Every finding the summary supports, ranked (saturation and bottleneck first)."""
-    found: list[Finding] = []
+    found: list[Finding] = outage.outages(summary)
     plateaus = capacity.plateaus(summary)
     covered: set = set()
     for p in plateaus:
@@ -27,9 +28,11 @@ def findings(summary: Summary) -> list[Finding]:
         found.append(bottleneck)
         covered |= {c.id for c in p.cells}
         # a starved generator hides the server's capacity: a limit drawn from that curve would be about JMeter
-        limit = None if bottleneck.resource == "generator" else advice.concurrency_limit(summary, p)
+        hidden = bottleneck.resource == "generator" or any(capacity.starved(c) for c in p.cells)
+        limit = None if hidden else advice.concurrency_limit(summary, p)
         if limit is not None:
             found.append(limit)
+    found += capacity.overload(summary)
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
     found += waves.waves(summary)
@@ -37,7 +40,7 @@ def findings(summary: Summary) -> list[Finding]:
     found += capacity.knees(summary, plateaus)
     found += think.timer(summary)
     found += think.capacity_per_think(summary)
-    found += capacity.scaling(summary, [p.group for p in plateaus])
+    found += capacity.scaling(summary, [p.curve.key for p in plateaus])
     found += advice.pool_size(summary)
     found += advice.next_cells(summary, plateaus)
     return rank(found)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+from littlegrid.analysis.curves import OPEN
 from littlegrid.findings.base import (TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, ms, num,
                                       overall, rate, users)
+from littlegrid.summary.model import Curve, HostLimit
 from littlegrid.findings.capacity import Plateau, n_star_reach
 from littlegrid.summary.model import Cell, Summary
 
@@ -18,7 +20,7 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     more requests only queue, and a bounded queue in front turns the excess into fast refusals."""
     b = p.bound
     n_star = num(b.n_star) if b is not None else None
-    fit = next((u for u in summary.models.usl if u.group == p.group and u.ok), None)
+    fit = p.curve.models.usl if p.curve.models.usl is not None and p.curve.models.usl.ok else None
     peak = num(fit.n_peak) if fit is not None else None
     top = users(p.members[-1])
     if n_star is None and peak is None:
@@ -30,9 +32,9 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     source = (f"the USL peak N = {peak:.3g} (σ = {fit.sigma:.2g}, κ = {fit.kappa:.2g})" if use_peak
               else f"N* = (D+Z)/D_max = ({ms(b.d_ms)} + {ms(p.members[0].intended.think_ms or 0)})"
                    f"/{ms(b.d_max_ms)} = {n_star:.3g}")
-    head = group_words(p.group)
+    head = group_words(p.curve)
     rounding = "" if math.ceil(limit) == limit else ", rounded up so that no throughput is given away"
-    if not use_peak and n_star_reach(b, p.group, p.members, [p]) == "ceiling":
+    if not use_peak and n_star_reach(b, p.curve, p.members, [p]) == "ceiling":
         rounding += (f"; X is already level at the lightest cell, N = {users(p.members[0]):g}, so this is an upper "
                      f"bound: run lighter cells to place the limit")
     statement = (f"Limit concurrency{(' ' + head) if head else ''} to about {math.ceil(limit):g} requests in "
@@ -102,15 +104,75 @@ def pool_size(summary: Summary) -> list[Finding]:
     return out
 
 
+def _host_cap(proposal: list[float], limit: HostLimit | None, unit: str) -> tuple[list[float], str]:
+    """The proposed loads this host can offer (its measured CPU demand per request, generator included), and a
+    sentence saying where they stop when the host is the limit."""
+    if limit is None or limit.max_load is None:
+        return proposal, ""
+    kept = [x for x in proposal if x <= limit.max_load]
+    if len(kept) == len(proposal):
+        return proposal, ""
+    words = (f"; this host allows at most {unit} ≈ {limit.max_load:.3g}: each request costs {limit.demand_core_ms:.3g} "
+             f"core-ms of its {limit.cores:g} cores (U = {limit.cpu_util:.0%} at X = {rate(limit.cpu_util * limit.cores * 1000.0 / limit.demand_core_ms)}, "
+             f"JMeter sharing them), so X ≤ {rate(limit.max_per_s)}")
+    return kept, words
+
+
+def _round_rate(x: float) -> float:
+    """A rate as a person would write it: to 5/s above 50/s, to 1/s above 5/s, else to 0.5/s."""
+    step = 5.0 if x > 50 else 1.0 if x > 5 else 0.5
+    return max(step, round(x / step) * step)
+
+
+def _next_rates(curve: Curve, members: list[Cell]) -> Finding | None:
+    """An open curve's next rates: just below its capacity when a cell went past it (to see the knee), towards it
+    when none reached it. Spoken in rates, never in N."""
+    b = curve.models.bounds
+    if b is None:
+        return None
+    cap, rates = b.capacity_per_s, sorted(curve.x)
+    over = [o for o in curve.overload if o.resource is not None]
+    if not over and not b.basis.startswith("grid"):
+        return None  # the capacity is only the highest X served: nothing to aim at
+    targets = [0.9 * cap, 0.97 * cap] if over else [0.9 * cap, 1.1 * cap]
+    proposal = sorted({r for r in (_round_rate(t) for t in targets)
+                       if all(abs(r - m) > 0.03 * m for m in rates)})
+    proposal, host_words = _host_cap(proposal, curve.models.host_limit, "λ")
+    head = group_words(curve)
+    if not proposal:
+        if not host_words:
+            return None
+        statement = (f"No further rates worth running{(' ' + head) if head else ''} on this host: capacity ≈ "
+                     f"{rate(cap)}{host_words}.")
+        return Finding("recommendation", statement, "holds", "the host's CPU demand per request",
+                       (Figure("capacity", cap, "/s"),), fields({"capacity_per_s": cap}), tuple(curve.fixed.items()),
+                       tuple(curve.cells), recommendation="run the generator on other cores")
+    listed = " and ".join(f"{r:g}" for r in proposal)
+    why = ("to see the knee below it" if over else "to see where the queue starts to grow")
+    statement = (f"Next rates worth running{(' ' + head) if head else ''}: capacity ≈ {rate(cap)} "
+                 f"({'c/S from the grid' if b.basis.startswith('grid') else 'the highest X served'}); run {listed}/s "
+                 f"{why}{host_words}.")
+    return Finding("recommendation", statement, "holds", "measured rates against the curve's capacity 1/D_max",
+                   (Figure("capacity", cap, "/s"),), fields({"capacity_per_s": cap}), tuple(curve.fixed.items()),
+                   tuple(curve.cells), recommendation=f"run λ = {listed}/s")
+
+
 def next_cells(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
-    """Per curve: where the knee N* is not pinned by measured cells on both sides close to it, the N to run next."""
+    """Per curve: where the knee N* is not pinned by measured cells on both sides close to it, the N to run next
+    (an open curve: the rates around its capacity), never beyond what the measuring host's CPU allows."""
     out = []
-    for group, members, bound in curves(summary):
+    for curve, members in curves(summary):
+        if curve.workload == OPEN:
+            found = _next_rates(curve, members)
+            if found is not None:
+                out.append(found)
+            continue
+        bound = curve.models.bounds
         n_star = num(bound.n_star) if bound is not None else None
         ns = sorted({users(c) for c in members})
         if n_star is None or not ns:
             continue
-        reach = n_star_reach(bound, group, members, plateaus)
+        reach = n_star_reach(bound, curve, members, plateaus)
         below = [] if reach == "ceiling" else [n for n in ns if n < n_star * 0.95]
         above = [] if reach == "floor" else [n for n in ns if n > n_star * 1.05]
         proposal, why = [], ""
@@ -134,11 +196,21 @@ def next_cells(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
             why = f"the nearest cells N = {lo:g} and {hi:g} are {hi / lo:.3g}× apart around N* = {n_star:.3g}"
         if not proposal:
             continue
-        head = group_words(group)
+        proposal, host_words = _host_cap(proposal, curve.models.host_limit, "N")
+        head = group_words(curve)
+        if not proposal:
+            statement = (f"No further cells worth running{(' ' + head) if head else ''} on this host: {why}, but "
+                         f"the N that would show it is past what the host allows{host_words}.")
+            out.append(Finding("recommendation", statement, "holds", "measured N against the bounds' knee and the "
+                               "host's CPU demand per request", (Figure("N*", n_star, "users"),),
+                               fields({"n_star": n_star, "host_max_users": curve.models.host_limit.max_load}),
+                               tuple(curve.fixed.items()), tuple(c.id for c in members),
+                               recommendation="run the generator on other cores, or a larger host"))
+            continue
         statement = (f"Next cells worth running{(' ' + head) if head else ''}: N = "
-                     f"{', '.join(f'{n:g}' for n in proposal)}: {why}.")
+                     f"{', '.join(f'{n:g}' for n in proposal)}: {why}{host_words}.")
         out.append(Finding("recommendation", statement, "holds", "measured N against the bounds' knee",
-                           (Figure("N*", n_star, "users"),), fields({"n_star": n_star}), tuple(group.items()),
+                           (Figure("N*", n_star, "users"),), fields({"n_star": n_star}), tuple(curve.fixed.items()),
                            tuple(c.id for c in members),
                            recommendation="run N = " + ", ".join(f"{n:g}" for n in proposal)))
     return out

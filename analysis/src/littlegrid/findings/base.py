@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid.analysis import models
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
-from littlegrid.summary.model import Bounds, Cell, Check, Summary
+from littlegrid.summary.model import Cell, Check, Curve, Summary
 
 STANDINGS = ("holds", "suggests", "cannot tell")
-# What a performance engineer needs first: what limits the system, where the requests wait, which cells not
-# to trust; then the shape of the curves, the arms, the think time and what to do next.
-KIND_ORDER = ("saturation", "bottleneck", "waiting", "validity", "knee", "arms", "think_time", "scaling",
+# What a performance engineer needs first: whether the server stopped answering, what limits the system, where
+# the requests wait, which cells not to trust; then the shape of the curves, the arms, the think time and what to
+# do next.
+KIND_ORDER = ("outage", "saturation", "overload", "bottleneck", "waiting", "validity", "knee", "arms", "think_time", "scaling",
               "recommendation")
 TOMCAT_THREADS = "server.tomcat.threads.max"
 THROTTLE = "littlegrid.throttle.max-concurrent"
@@ -160,29 +160,34 @@ def where_of(cells: list[Cell]) -> tuple[tuple[str, object], ...]:
     return tuple((k, v) for k, v in first.items() if all(c.axes.get(k, object()) == v for c in cells))
 
 
-def curves(summary: Summary) -> list[tuple[dict, list[Cell], Bounds | None]]:
-    """(group axes, cells sorted by N, the bounds of that curve) for every X(N) curve (spikes left out)."""
-    out = []
-    for key, members in models.curves(summary.cells).items():
-        group, think = dict(key), models.think_of(members[0])
-        bound = next((b for b in summary.models.bounds if b.group == group and b.think_ms == think), None)
-        if bound is None:  # bounds written without their group (tests/render/golden/summary.json): by Z alone
-            bound = next((b for b in summary.models.bounds if b.think_ms == think and not b.group), None)
-        out.append((group, members, bound))
-    return out
+def curves(summary: Summary) -> list[tuple[Curve, list[Cell]]]:
+    """(curve, its cells in order of load) for every curve the analysis formed (Summary.curves)."""
+    by_id = {c.id: c for c in summary.cells}
+    return [(k, [by_id[i] for i in k.cells if i in by_id]) for k in summary.curves]
 
 
-def group_words(group: dict) -> str:
-    """"with server.tomcat.threads.max = 10" for a curve's fixed axes ("" when the grid has one curve)."""
-    return ("with " + ", ".join(f"{k} = {v}" for k, v in group.items())) if group else ""
+def load(curve: Curve, cell: Cell) -> float | None:
+    """The cell's x on the curve (N, or the offered λ)."""
+    return num(curve.x[curve.cells.index(cell.id)]) if cell.id in curve.cells else None
 
 
-def cells_words(cells: list[Cell], group: dict) -> str:
-    """The cells of one curve by their N ("N = 20 and 100"), prefixed by the curve's fixed axes."""
-    ns = [f"{users(c):g}" for c in cells]
-    listed = ns[0] if len(ns) == 1 else ", ".join(ns[:-1]) + " and " + ns[-1]
-    head = group_words(group)
-    return f"N = {listed}" + (f" {head}" if head else "")
+def load_words(curve: Curve, value: float) -> str:
+    """"N = 20" on a closed curve, "λ = 100/s" on an open one."""
+    return f"N = {value:g}" if curve.workload != "open" else f"λ = {value:g}/s"
+
+
+def group_words(curve: Curve) -> str:
+    """"with server.tomcat.threads.max = 10": the curve named by its axes ("" when it has none fixed)."""
+    return f"with {curve.label}" if curve.fixed else ""
+
+
+def cells_words(cells: list[Cell], curve: Curve) -> str:
+    """The cells of one curve by their load ("N = 20 and 100", "λ = 60 and 100/s"), then the curve's name."""
+    xs = [f"{load(curve, c):g}" for c in cells]
+    listed = xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+    head = group_words(curve)
+    lead = f"N = {listed}" if curve.workload != "open" else f"λ = {listed}/s"
+    return lead + (f" {head}" if head else "")
 
 
 def cell_words(cell: Cell) -> str:

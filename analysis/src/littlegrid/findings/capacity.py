@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import models
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
-                                      cells_words, curves, failed, fields, group_words, knob, ms, num,
-                                      overall, overhead_explains, pct, rate, span, think_excess_ms, threads_max,
-                                      users, where_of)
-from littlegrid.summary.model import Bounds, Cell, Summary, Tail
+                                      cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
+                                      num, overall, overhead_explains, pct, rate, span, think_excess_ms,
+                                      threads_max, users, where_of)
+from littlegrid.summary.model import Bounds, Cell, Curve, Summary, Tail
 
 # Saturation: the load grew by at least LOAD_STEP while X grew by at most LEVEL_GROWTH.
 LOAD_STEP = 1.5
@@ -25,7 +26,7 @@ NEAR_BOUND = 0.9
 # twice D+Z: requests spend most of their cycle waiting for a resource, however X still grows.
 CONTENDED = 0.5
 BUSY_SHARE = models.POOL_FULL  # busy threads / threads.max at which the pool counts as full
-CPU_BUSY = 0.9          # host CPU utilisation at which the cores count as saturated
+CPU_BUSY = curve_rules.CPU_BUSY  # host CPU utilisation at which the cores count as saturated
 STRETCH = 1.2           # R_server / S beyond which the service itself is slowed (contention inside)
 THROTTLE_QUEUE = 0.5    # mean throttle queue length that says requests wait at the throttle
 WAIT_SHARE = 0.10       # R − R_server above this share of R: requests wait in front of the server
@@ -38,17 +39,23 @@ CONNECTION_CLASSES = ("connection_refused", "connection_reset", "connect_timeout
 class Plateau:
     """A saturated curve: the cells from the first N where X stopped growing, and the bound it meets."""
 
-    group: dict
+    curve: Curve
     members: list[Cell]
     cells: list[Cell]
     bound: Bounds | None
     standing: str
     why: str
-    kind: str = "level"  # "level": X stopped growing; "contended": X still grows, far below N/(D+Z)
+    kind: str = "level"  # "level": X stopped growing; "contended": X still grows, far below N/(D+Z); "open": λ not served
+
+    @property
+    def group(self) -> dict:
+        return self.curve.fixed
 
 
 def _line(bound: Bounds | None, cell: Cell) -> float | None:
-    """The contention-free line N/(D+Z) at this cell (per second)."""
+    """The contention-free line at this cell (per second): N/(D+Z) when closed, the offered λ when open."""
+    if cell.intended.rate_per_s is not None and curve_rules.workload_of(cell) == curve_rules.OPEN:
+        return cell.intended.rate_per_s
     if bound is None or num(bound.d_ms) is None:
         return None
     cycle = bound.d_ms + models.think_of(cell)
@@ -67,9 +74,33 @@ def starved(cell: Cell) -> bool:
                for k in (failed(cell, "workload"), failed(cell, "think_time")))
 
 
+def _open_plateau(curve: Curve, members: list[Cell]) -> Plateau | None:
+    """An open curve saturates where the offered λ is no longer served (beyond its Poisson noise): from the first
+    such cell on. It holds when the server's resource was full there (the analysis's overload record)."""
+    short = {o.cell: o for o in curve.overload}
+    first = next((k for k, c in enumerate(members) if c.id in short), None)
+    if first is None:
+        return None
+    cells = [c for c in members[first:] if c.id in short]
+    full = [short[c.id] for c in cells if short[c.id].resource is not None]
+    o = short[cells[0].id]
+    why = (f"X below the offered λ by more than its noise from {load_words(curve, o.offered_per_s)} on "
+           f"({rate(o.served_per_s)} served of {rate(o.offered_per_s)}, noise {o.shortfall_noise_per_s:.2g}/s)")
+    if not full:
+        return None  # the server was not the limit: the generator or the network was (validity says which)
+    return Plateau(curve, members, cells, curve.models.bounds, "holds", why + "; the server's resource was full",
+                   "open")
+
+
 def plateaus(summary: Summary) -> list[Plateau]:
     out = []
-    for group, members, bound in curves(summary):
+    for curve, members in curves(summary):
+        bound = curve.models.bounds
+        if curve.workload == curve_rules.OPEN:
+            p = _open_plateau(curve, members)
+            if p is not None:
+                out.append(p)
+            continue
         if len(members) < 2:
             continue
         xs = [overall(c, "throughput_per_s") for c in members]
@@ -84,13 +115,13 @@ def plateaus(summary: Summary) -> list[Plateau]:
             why = (f"the load grew {users(grown) / users(members[start]):.3g}-fold from N = {users(members[start]):g} "
                    f"to {users(grown):g} while X changed by {xs[-1] / xs[start] - 1:+.1%} (a level is at most "
                    f"{LEVEL_GROWTH:+.0%} for at least {LOAD_STEP:g}× the load)")
-            out.append(Plateau(group, members, members[start:], bound, "holds", why))
+            out.append(Plateau(curve, members, members[start:], bound, "holds", why))
             continue
         last, line = members[-1], _line(bound, members[-1])
         ceiling = 1000.0 / bound.d_max_ms if bound and num(bound.d_max_ms) else None
         if (line and ceiling and _grid(bound)
                 and xs[-1] < KNEE_EFFICIENCY * line and xs[-1] >= NEAR_BOUND * ceiling):
-            out.append(Plateau(group, members, [last], bound, "suggests",
+            out.append(Plateau(curve, members, [last], bound, "suggests",
                                f"the heaviest cell is at {xs[-1] / ceiling:.0%} of the bound and "
                                f"{xs[-1] / line:.0%} of N/(D+Z), but no heavier cell shows X staying level"))
             continue
@@ -99,7 +130,7 @@ def plateaus(summary: Summary) -> list[Plateau]:
         if contended and contended[-1] == len(members) - 1:
             first = next(k for k in range(len(members)) if all(j in contended for j in range(k, len(members))))
             estimated = not _grid(bound)
-            out.append(Plateau(group, members, members[first:], bound, "holds",
+            out.append(Plateau(curve, members, members[first:], bound, "holds",
                                f"X below {CONTENDED:.0%} of N/(D+Z) means R+Z is more than twice D+Z (N = X·(R+Z))"
                                + ("; D is R at the lightest cell, at least the true D, so the true share is lower "
                                   "still" if estimated else ""), "contended"))
@@ -128,12 +159,16 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
     ceiling, bound_words = _bound_words(summary, p)
     first = p.cells[0]
     span = rate(min(xs)) if len(xs) == 1 or rate(min(xs)) == rate(max(xs)) else f"{rate(min(xs))}–{rate(max(xs))}"
-    statement = (f"Throughput levels off at {span} from N = {users(first):g} on ({cells_words(p.cells, p.group)}), "
-                 f"against {bound_words}.")
+    statement = (f"Throughput levels off at {span} from {load_words(p.curve, load(p.curve, first))} on "
+                 f"({cells_words(p.cells, p.curve)}), against {bound_words}.")
+    if p.kind == "open":
+        statement = (f"Throughput levels off at {span} from {load_words(p.curve, load(p.curve, first))} on "
+                     f"({cells_words(p.cells, p.curve)}): the offered rate exceeds what the server serves, "
+                     f"against {bound_words}.")
     if p.kind == "contended":
         last = p.cells[-1]
         x, line, r = overall(last, "throughput_per_s"), _line(p.bound, last), overall(last, "mean_ms")
-        statement = (f"The system is contended from N = {users(first):g} on ({cells_words(p.cells, p.group)}): X "
+        statement = (f"The system is contended from N = {users(first):g} on ({cells_words(p.cells, p.curve)}): X "
                      f"still grows, to {rate(x)} at N = {users(last):g}, but that is {x / line:.0%} of the "
                      f"contention-free N/(D+Z) = {rate(line)}; R = {ms(r)} against D = {ms(p.bound.d_ms)}, so "
                      f"requests mostly wait for a resource.")
@@ -144,10 +179,55 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
         if level < 0.8 * ceiling:
             statement += " Something other than the server's c servers limits it."
     evidence = tuple(Figure("X", x, "/s", c.id) for x, c in zip(xs, p.cells))
-    evidence += tuple(Figure("N/(D+Z)", _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
-    return Finding("saturation", statement, p.standing, p.why, evidence,
-                   fields({"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling}),
+    line_name = "λ offered" if p.kind == "open" else "N/(D+Z)"
+    evidence += tuple(Figure(line_name, _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
+    figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling}
+    if p.kind == "open":
+        figures["offered_per_s"] = load(p.curve, first)
+    return Finding("saturation", statement, p.standing, p.why, evidence, fields(figures),
                    where_of(p.cells) or tuple(p.group.items()), tuple(c.id for c in p.cells))
+
+
+def overload(summary: Summary) -> list[Finding]:
+    """Per open curve: the cells offered more than the server could serve (Curve.overload with a full resource).
+    Past capacity an open system has no steady state: the queue grows for as long as the cell runs, so the cell's
+    R and percentiles measure its length."""
+    out = []
+    for curve, members in curves(summary):
+        rows = [o for o in curve.overload if o.resource is not None]
+        if not rows:
+            continue
+        cap = curve.models.bounds.capacity_per_s if curve.models.bounds is not None else None
+        basis = "c/S from the grid" if _grid(curve.models.bounds) else "the highest X served"
+        parts = []
+        for o in rows:
+            t = o.trend
+            grew = (f"the queue grew for the whole cell (median R {ms(t.first_ms)} in the window's first third, "
+                    f"{ms(t.last_ms)} in its last; Kendall τ = {t.tau:.2f}, p = {t.p:.1g})"
+                    if o.overloaded else "R did not rise through the window: the excess was refused or never sent")
+            busy = (f"busy {o.busy:.3g} of {o.servers:g} threads" if o.busy is not None and o.servers
+                    else f"host CPU {pct(o.cpu_util)}" if o.resource == "cpu" else f"X at {basis}")
+            parts.append(f"offered {rate(o.offered_per_s)} exceeds capacity ≈ {rate(cap)} ({basis}); "
+                         f"{rate(o.served_per_s)} served, {busy}; {grew}")
+        head = group_words(curve)
+        statement = ("Overload" + (f" {head}" if head else "") + ": " + "; ".join(parts)
+                     + ". Their R and percentiles describe the cell's length, not a steady state.")
+        growing = [o for o in rows if o.overloaded]
+        evidence = []
+        for o in rows:
+            evidence += [Figure("offered", o.offered_per_s, "/s", o.cell), Figure("served", o.served_per_s, "/s", o.cell)]
+            if o.trend is not None and o.trend.tau is not None:
+                evidence.append(Figure("Kendall tau of R over time", o.trend.tau, "", o.cell))
+        cells = [c for c in members if c.id in {o.cell for o in rows}]
+        out.append(Finding("overload", statement, "holds" if growing else "suggests",
+                           "offered rate above what was served beyond its Poisson noise, the server's resource full"
+                           + (", and R rising through the window (Kendall's test, p < 0.01)" if growing else
+                              "; R did not rise, so no growing queue is shown"),
+                           tuple(evidence), fields({"offered_per_s": rows[0].offered_per_s, "capacity_per_s": cap,
+                                                    "served_per_s": rows[0].served_per_s}),
+                           where_of(cells) or tuple(curve.fixed.items()), tuple(c.id for c in cells),
+                           rows[0].resource))
+    return out
 
 
 # ---------------------------------------------------------------- the bottleneck
@@ -165,7 +245,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     xs = [overall(c, "throughput_per_s") for c in cells]
     figures = {"throughput_per_s": _mean(xs), "users": users(cells[0])}
     where = where_of(cells) or tuple(p.group.items())
-    on = cells_words(cells, p.group)
+    on = cells_words(cells, p.curve)
 
     def found(resource, statement, standing, why, evidence, **extra):
         return Finding("bottleneck", statement, standing, why, tuple(evidence),
@@ -175,31 +255,17 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     cpus = [num(c.host.cpu_util_mean) if c.host is not None else None for c in cells]
     cpu = _mean(cpus)
     cores = num(summary.run.host.cpus)
-    # The generator limits the load only when it failed to put it on by more than JMeter's per-cycle work
-    # explains (laws.GENERATOR_OVERHEAD_MS), and the cores it runs on were saturated (or an open plan ran out of
-    # threads). A per-cycle overhead alone is a validity caveat, not a bottleneck.
+    # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
+    # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
+    # (laws.GENERATOR_OVERHEAD_MS). An open plan's thread pool fills as a consequence of a saturated server, and
+    # a JMeter starved of the cores it shares with the server is the CPU bottleneck, said as such.
     sizing = [(c, k) for c in cells if (k := failed(c, "generator_sizing")) is not None]
     short = [(c, k) for c in cells for name in ("workload", "think_time")
              if (k := failed(c, name)) is not None and not overhead_explains(c, k)]
-    if sizing:
-        c, k = sizing[0]
-        return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
-                     f"exhausted in {cell_words(c)} ({k.explanation})", "holds",
-                     "an open plan without free threads cannot start requests on time",
-                     [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
     excess = [think_excess_ms(c) for c, _ in short if think_excess_ms(c) is not None]
     starved_words = (f"threads thought {span(excess, lambda v: f'{v:.2g} ms')} longer than asked, more than "
                      f"JMeter's {GENERATOR_OVERHEAD_MS:g} ms per-cycle work" if excess
                      else "the workload check fails by more than per-cycle overhead explains")
-    if short and cpu is not None and cpu >= CPU_BUSY:
-        return found("generator", f"The generator, starved of CPU, sets X = {rate(_mean(xs))} at {on}: the host's "
-                     f"{format(cores, 'g') if cores else 'unknown number of'} {'core' if cores == 1 else 'cores'}, shared by JMeter and the "
-                     f"server, are {pct(cpu)} busy and {starved_words}, so the server saw less load than asked. "
-                     f"This run cannot tell the server's own capacity; run the generator on other cores.", "holds",
-                     f"host CPU at least {CPU_BUSY:.0%} and the load asked for not put on beyond per-cycle overhead",
-                     [Figure("host CPU utilisation", u, "", c.id) for c, u in zip(cells, cpus)]
-                     + [Figure(f"{k.name} relative error", num(k.rel_error), "", c.id) for c, k in short],
-                     cpu_util=cpu)
 
     busy = [num(s.busy_threads_mean) if s is not None else None for s in servers]
     r_server = _mean([num(s.service_mean_ms) if s is not None else None for s in servers])
@@ -207,8 +273,16 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     stretched = r_server is not None and s_grid is not None and r_server > STRETCH * s_grid
     pool = [threads_max(summary, c) for c in cells]
     full = [b is not None and t is not None and b >= BUSY_SHARE * t for b, (t, _) in zip(busy, pool)]
+    server_limit = any(full) or (cpu is not None and cpu >= CPU_BUSY)
+    if sizing and not server_limit:
+        c, k = sizing[0]
+        return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
+                     f"exhausted in {cell_words(c)} ({k.explanation}) while the server was not at its limit "
+                     f"(busy threads below threads.max, host CPU {'unknown' if cpu is None else pct(cpu)}).", "holds",
+                     "an open plan without free threads cannot start requests on time, and no server resource was full",
+                     [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
 
-    if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched):
+    if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched or short):
         x = _mean(xs)
         demand = 1000.0 * cpu * cores / x if cores and x else None
         text = (f"The host's CPU caps X = {rate(x)} at {on}: it is {pct(cpu)} busy")
@@ -216,7 +290,9 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
             text += (f"; by the demand law U = X·D each request costs D = {cpu:.2f} × {cores:g} cores / {rate(x)} = "
                      f"{demand:.3g} core-ms, so the cores allow at most {rate(cores * 1000.0 / demand)}")
         text += ("." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
-                 + " JMeter shares these cores, so D includes the generator's own work per request.")
+                 + " JMeter shares these cores, so D includes the generator's own work per request"
+                 + (f", and the generator, starved of them, fell short of the load asked for ({starved_words})"
+                    if short else "") + ".")
         return found("cpu", text, "holds",
                      "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
                      "own share is not separated", [Figure("host CPU utilisation", u, "", c.id)
@@ -251,7 +327,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
 
     connection = {c.id: _connection_errors(c) for c in cells}
     if any(connection.values()):
-        return connections_finding(summary, [c for c in cells if connection[c.id]], p.group, figures)
+        return connections_finding(summary, [c for c in cells if connection[c.id]], p.curve, figures)
 
     missing = [c for c, b in zip(cells, busy) if b is None]
     t, how = pool[0]
@@ -307,7 +383,7 @@ def _connection_errors(cell: Cell, classes=CONNECTION_CLASSES) -> int:
     return sum(by_class.get(k) or 0 for k in classes)
 
 
-def connections_finding(summary: Summary, cells: list[Cell], group: dict, figures: dict) -> Finding:
+def connections_finding(summary: Summary, cells: list[Cell], curve: Curve | None, figures: dict) -> Finding:
     """Requests refused or reset at the connection level, against max-connections + accept-count."""
     by_class = {}
     for c in cells:
@@ -324,7 +400,8 @@ def connections_finding(summary: Summary, cells: list[Cell], group: dict, figure
     classes = ", ".join(f"{k} {v}" for k, v in by_class.items() if v)
     figures = dict(figures) | {"connection_errors": total, "requests": count, "connection_limit": limit}
     over = limit is None or all(users(c) > limit for c in cells)
-    return Finding("bottleneck", f"Connections are the limit at {cells_words(cells, group)}: {total} of {count} "
+    on = cells_words(cells, curve) if curve is not None else "; ".join(cell_words(c) for c in cells)
+    return Finding("bottleneck", f"Connections are the limit at {on}: {total} of {count} "
                    f"requests failed to connect or were dropped ({classes}){limit_words}.",
                    "holds" if over else "suggests",
                    "connection-level failures by class" + ("" if over else f", though N is not above {limit:g}"),
@@ -333,18 +410,25 @@ def connections_finding(summary: Summary, cells: list[Cell], group: dict, figure
 
 
 def connection_findings(summary: Summary, covered: set) -> list[Finding]:
-    """Connection failures in cells no plateau covers (a spike has no curve): one finding per curve or spike
-    group. `covered`: cell ids already explained by a plateau's bottleneck."""
+    """Connection failures in cells no plateau covers: one finding per curve, and per facet of the cells that are
+    no point of a curve (a spike), grouped by the analysis's own rule. `covered`: cell ids already explained by
+    a plateau's bottleneck."""
+    hit = [c for c in summary.cells
+           if c.id not in covered and any(_errors_by_class(c).get(k) for k in CONNECTION_CLASSES)]
     groups: dict = {}
-    for c in summary.cells:
-        if c.id in covered:
-            continue
-        if any(_errors_by_class(c).get(k) for k in CONNECTION_CLASSES):
-            groups.setdefault(models.group_key(c.axes), []).append(c)
+    for curve, members in curves(summary):
+        ids = set(curve.cells)
+        mine = [c for c in hit if c.id in ids]
+        if mine:
+            groups[curve.key] = (curve, mine)
+    placed = {c.id for _, cs in groups.values() for c in cs}
+    for c in hit:
+        if c.id not in placed:
+            groups.setdefault(curve_rules.facet_key(c), (None, []))[1].append(c)
     out = []
-    for key, cells in groups.items():
+    for curve, cells in groups.values():
         cells.sort(key=lambda c: users(c) or 0)
-        out.append(connections_finding(summary, cells, dict(key),
+        out.append(connections_finding(summary, cells, curve,
                                        {"throughput_per_s": _mean([overall(c, "throughput_per_s") for c in cells]),
                                         "users": users(cells[0])}))
     return out
@@ -374,7 +458,8 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
     """Per curve: the cells where a share of R is spent in front of the server (the accept queue, connection
     set-up); a saturated curve without server figures gets a "cannot tell"."""
     out = []
-    for group, members, _ in curves(summary):
+    for curve, members in curves(summary):
+        group = curve.fixed
         queued, blind = [], []
         for c in members:
             n_front, w, l_server, client = _in_front(c)
@@ -386,14 +471,14 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
             if r and w > WAIT_SHARE * r and n_front >= 1:
                 queued.append((c, n_front, w, r, l_server, client))
         if queued:
-            parts = [f"at N = {users(c):g}, {n:.3g} requests wait in front of the server, {ms(w)} each of "
-                     f"R = {ms(r)} ({w / r:.0%}; of X·R = {client:.3g} in flight at the client the server holds "
-                     f"L_server = {l:.3g}; R_server = {ms(r - w)})"
+            parts = [f"at {load_words(curve, load(curve, c))}, {n:.3g} requests wait in front of the server, "
+                     f"{ms(w)} each of R = {ms(r)} ({w / r:.0%}; of X·R = {client:.3g} in flight at the client the "
+                     f"server holds L_server = {l:.3g}; R_server = {ms(r - w)})"
                      if client is not None and l is not None else
-                     f"at N = {users(c):g}, {n:.3g} requests wait in front of the server, {ms(w)} each of "
-                     f"R = {ms(r)} ({w / r:.0%}; R_server = {ms(r - w)})"
+                     f"at {load_words(curve, load(curve, c))}, {n:.3g} requests wait in front of the server, "
+                     f"{ms(w)} each of R = {ms(r)} ({w / r:.0%}; R_server = {ms(r - w)})"
                      for c, n, w, r, l, client in queued]
-            head = group_words(group)
+            head = group_words(curve)
             statement = ("Requests queue in front of the server" + (f" {head}" if head else "") + ": "
                          + "; ".join(parts) + ".")
             evidence = []
@@ -412,7 +497,7 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
                                                         "users": users(heaviest[0])}),
                                where_of(cells) or tuple(group.items()), tuple(c.id for c in cells)))
         if blind:
-            out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, group)}: no "
+            out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, curve)}: no "
                                f"server metrics ({_no_metrics(blind[0])}).", "cannot tell",
                                "no server metrics in the saturated cells", (), (),
                                where_of(blind) or tuple(group.items()), tuple(c.id for c in blind)))
@@ -421,7 +506,7 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
 
 # ---------------------------------------------------------------- the latency knee
 
-def n_star_reach(bound: Bounds, group: dict, members: list[Cell], plateaus: list[Plateau]) -> str | None:
+def n_star_reach(bound: Bounds, curve: Curve, members: list[Cell], plateaus: list[Plateau]) -> str | None:
     """How far an estimated N* can be trusted. "floor": the curve never levelled off, so 1/max X over-states
     D_max and N* = (D+Z)/D_max is only a lower bound of the knee (no cell is known to be past it). "ceiling":
     the curve is saturated from its lightest cell on, so D = R there holds queueing and N* is only an upper
@@ -429,7 +514,7 @@ def n_star_reach(bound: Bounds, group: dict, members: list[Cell], plateaus: list
     basis = bound.basis
     if basis.startswith("grid"):
         return None
-    plateau = next((p for p in plateaus if p.group == group), None)
+    plateau = next((p for p in plateaus if p.curve.key == curve.key), None)
     if plateau is None:
         return "floor"
     if plateau.cells and plateau.cells[0].id == members[0].id and basis.startswith("estimated: D = R at the lightest"):
@@ -441,19 +526,24 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     """Per curve with bounds: where R leaves max(D, N·D_max − Z) by more than LATENCY_MARGIN, beside N*, and
     whether the tail grows heavier past it."""
     out = []
-    for group, members, bound in curves(summary):
+    for curve, members in curves(summary):
+        group, bound = curve.fixed, curve.models.bounds
         if bound is None or len(members) < 2 or num(bound.n_star) is None:
             continue
-        reach = n_star_reach(bound, group, members, plateaus)
-        points = {p.users: p.r_lower_ms for p in bound.points}
-        ratios = [(c, overall(c, "mean_ms"), num(points.get(users(c)))) for c in members]
+        reach = n_star_reach(bound, curve, members, plateaus)
+        points = {p.load: p.r_lower_ms for p in bound.points}
+        ratios = [(c, overall(c, "mean_ms"), num(points.get(load(curve, c)))) for c in members]
         ratios = [(c, r, lo) for c, r, lo in ratios if r is not None and lo]
         if len(ratios) < 2:
             continue
         n_star = bound.n_star
         leaving = next(((c, r, lo) for c, r, lo in ratios if r > (1 + LATENCY_MARGIN) * lo), None)
+        offset = curve.models.overhead
+        if leaving and offset is not None and not offset.grows:
+            out.append(_constant_overhead(curve, members, ratios, offset))
+            continue
         worst = max(ratios, key=lambda t: t[1] / t[2])
-        head = group_words(group)
+        head = group_words(curve)
         at = f" {head}" if head else ""
         below = not leaving and worst[1] < worst[2]
         if leaving:
@@ -496,6 +586,24 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     return out
 
 
+def _constant_overhead(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
+    """R above its lower bound by about the same at every N: a per-request cost outside the server's service
+    demand (network, generator, container), not queueing; a knee needs that distance to grow with N."""
+    head = group_words(curve)
+    statement = (f"No knee{(' ' + head) if head else ''}: each request spends ≈ {ms(offset.mean_ms)} beyond its "
+                 f"lower bound max(D, N·D_max − Z) at every N measured (N = {users(members[0]):g}–"
+                 f"{users(members[-1]):g}; the distance varies by {ms(offset.spread_ms)}, within its "
+                 f"{ms(offset.tolerance_ms)} noise): a constant per-request overhead (network, generator, container), "
+                 f"not a queue that grows with the load.")
+    evidence = tuple(Figure("R − lower bound", r - lo, "ms", c.id) for c, r, lo in ratios)
+    return Finding("knee", statement, "holds",
+                   "R − max(D, N·D_max − Z) does not grow with N beyond three standard errors of the mean R plus "
+                   "a quarter of its mean", evidence,
+                   fields({"overhead_ms": offset.mean_ms, "spread_ms": offset.spread_ms,
+                           "tolerance_ms": offset.tolerance_ms, "users": None}),
+                   tuple(curve.fixed.items()), tuple(c.id for c in members))
+
+
 def _apart(a: Tail, b: Tail) -> bool:
     """Two Hill estimates differ by more than 3 standard errors (the estimator's is about α/√k), so a change
     is not the noise of k extreme samples; without k the change is taken at face value."""
@@ -533,19 +641,28 @@ def _tail_words(members: list[Cell], n_star: float):
     return (f"Past the knee the tail does not grow heavier: Hill α {alphas}.", figures)
 
 
-def scaling(summary: Summary, saturated_groups: list[dict]) -> list[Finding]:
-    """A curve that did not saturate: X kept growing with N (so no saturation is claimed for it)."""
+def scaling(summary: Summary, saturated: list[str]) -> list[Finding]:
+    """A curve that did not saturate: X kept growing with its load (so no saturation is claimed for it).
+    saturated: the keys of the curves that did."""
     out = []
-    for group, members, bound in curves(summary):
-        if group in saturated_groups or len(members) < 2:
+    for curve, members in curves(summary):
+        group, bound = curve.fixed, curve.models.bounds
+        if curve.key in saturated or len(members) < 2:
             continue
         last = members[-1]
         line = _line(bound, last)
         x = overall(last, "throughput_per_s")
         if line is None or x is None:
             continue
-        head = group_words(group)
-        if x >= KNEE_EFFICIENCY * line:
+        head = group_words(curve)
+        if curve.workload == curve_rules.OPEN:
+            if x < KNEE_EFFICIENCY * line:
+                continue  # λ not served: the plateau or the validity findings say why
+            words = (f"No saturation{(' ' + head) if head else ''}: X follows the offered rate up to "
+                     f"{load_words(curve, line)}, where X = {rate(x)} ({x / line:.0%} of λ)"
+                     + (f", below the capacity 1/D_max = {rate(bound.capacity_per_s)}" if bound is not None and
+                        _grid(bound) else "") + ".")
+        elif x >= KNEE_EFFICIENCY * line:
             words = (f"No saturation{(' ' + head) if head else ''}: X grows with N up to N = {users(last):g}, where "
                      f"X = {rate(x)} is {x / line:.0%} of the contention-free N/(D+Z) = {rate(line)}.")
         else:  # growing, but queueing has begun: not a claim of "no saturation"

@@ -72,35 +72,39 @@ def timer(summary: Summary) -> list[Finding]:
 
 
 def capacity_per_think(summary: Summary) -> list[Finding]:
-    """For each latency criterion with a capacity at two or more think times: how many users each ms of Z buys."""
+    """For each latency criterion with a capacity at two or more think times (closed curves that differ in Z and
+    nothing else): how many users each ms of Z buys."""
     by_criterion: dict = {}
-    for r in summary.models.slo_capacity:
-        if num(r.think_ms) is not None:
-            rest = tuple((k, v) for k, v in r.group.items() if k != "think_ms")
-            by_criterion.setdefault((r.criterion, rest), []).append(r)
+    for curve in summary.curves:
+        if curve.workload != "closed" or num(curve.think_ms) is None:
+            continue
+        rest = tuple((k, v) for k, v in curve.fixed.items() if k != "think_ms")
+        for r in curve.models.slo_capacity:
+            by_criterion.setdefault((r.criterion, rest), []).append((curve.think_ms, r))
     out = []
     for (criterion, group), entries in by_criterion.items():
-        entries = sorted(entries, key=lambda r: r.think_ms)
-        if len({r.think_ms for r in entries}) < 2:
+        entries = sorted(entries, key=lambda e: e[0])
+        if len({z for z, _ in entries}) < 2:
             continue
-        known = [r for r in entries if num(r.max_users) is not None]
-        parts = [f"{r.max_users:g} users at Z = {ms(r.think_ms)} ({r.how})" if num(r.max_users)
-                 is not None else f"none at Z = {ms(r.think_ms)}" for r in entries]
+        known = [(z, r) for z, r in entries if num(r.max_load) is not None]
+        parts = [f"{r.max_load:g} users at Z = {ms(z)} ({r.how})" if num(r.max_load)
+                 is not None else f"none at Z = {ms(z)}" for z, r in entries]
         statement = f"Capacity under {criterion} grows with think time: " + ", ".join(parts) + "."
         figures = {}
-        capped = any((r.note or "").startswith("every tested N") for r in known)
-        if len(known) >= 2 and known[-1].think_ms > known[0].think_ms:
-            slope = (known[-1].max_users - known[0].max_users) / (known[-1].think_ms - known[0].think_ms)
+        capped = any((r.note or "").startswith("every tested N") for _, r in known)
+        if len(known) >= 2 and known[-1][0] > known[0][0]:
+            (z0, r0), (z1, r1) = known[0], known[-1]
+            slope = (r1.max_load - r0.max_load) / (z1 - z0)
             figures["users_per_think_ms"] = slope
             statement = statement[:-1] + (f": {slope:.2g} users per ms of think time between Z = "
-                                          f"{ms(known[0].think_ms)} and {ms(known[-1].think_ms)}.")
+                                          f"{ms(z0)} and {ms(z1)}.")
         if slope_down := (figures.get("users_per_think_ms") or 0) < 0:
             statement = statement.replace("grows with", "changes with")
         standing = "suggests" if capped or slope_down else "holds"
         why = ("a capacity is the largest N tested (it may be higher)" if capped
                else "from the SLO capacity table (exact percentiles per cell)")
         out.append(Finding("think_time", statement, standing, why,
-                           tuple(Figure(f"capacity under {criterion}", num(r.max_users), "users",
-                                        f"think_ms={r.think_ms:g}") for r in entries),
+                           tuple(Figure(f"capacity under {criterion}", num(r.max_load), "users",
+                                        f"think_ms={z:g}") for z, r in entries),
                            fields(figures), group, ()))
     return out

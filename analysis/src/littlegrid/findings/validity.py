@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis import models
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
-from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, failed, fields, num,
+from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, curves, failed, fields, num,
                                       overall, overhead_explains, pct, realised_think_ms, span, think_excess_ms,
                                       users, where_of)
 from littlegrid.summary.model import Cell, Summary
@@ -34,21 +33,31 @@ CARE_FACTOR = 2.0  # a check failed by at most this multiple of its tolerance: r
 READ_WITH_CARE, DO_NOT_TRUST = "Read with care", "Do not trust"
 
 
-def _cells_text(cells: list[Cell]) -> str:
-    """The cells of a finding by curve: "N = 1, 2 and 4 with K = 0; N = 1 with K = 2" (a cell without N by its
-    axes)."""
-    groups: dict = {}
-    for c in cells:
-        groups.setdefault(models.group_key(c.axes), []).append(c)
-    parts = []
-    for key, members in groups.items():
-        members = sorted(members, key=lambda c: users(c) or 0)
-        parts.append(cells_words(members, dict(key)) if all(users(c) is not None for c in members)
-                     else ", ".join(cell_words(c) for c in members))
+def _cells_text(summary: Summary, cells: list[Cell]) -> str:
+    """The cells of a finding by curve: "N = 1, 2 and 4 with K = 0; N = 1 with K = 2"; a cell that is no point of
+    a curve (failed, a spike) by its axes."""
+    ids = {c.id for c in cells}
+    parts, placed = [], set()
+    for curve, members in curves(summary):
+        mine = [c for c in members if c.id in ids]
+        if mine:
+            parts.append(cells_words(mine, curve))
+            placed |= {c.id for c in mine}
+    parts += [cell_words(c) for c in cells if c.id not in placed]
     return "; ".join(parts)
 
 
-def _reasons(c: Cell, tol: float) -> list[tuple[str, str, dict]]:
+# The checks an open cell fails as a consequence when its offered rate exceeds what a saturated server can serve:
+# the rate is not achieved and the open plan's threads all wait. The overload finding says so instead.
+OVERLOAD_CONSEQUENCES = ("open_rate", "generator_sizing")
+
+
+def _server_limited(summary: Summary) -> set[str]:
+    """Open cells whose shortfall the analysis puts on the server: a resource was full (Curve.overload)."""
+    return {o.cell for k in summary.curves for o in k.overload if o.resource is not None}
+
+
+def _reasons(c: Cell, tol: float, server_limited: bool = False) -> list[tuple[str, str, dict]]:
     """(reason key, grade, figures) for each reason not to take cell c at face value."""
     out = []
     if c.status != "complete" or c.overall is None:
@@ -63,7 +72,7 @@ def _reasons(c: Cell, tol: float) -> list[tuple[str, str, dict]]:
                      "shortfall": 1 - k.value / k.expected if k and "workload" in overhead else None}))
     for name in CHECK_WORDS:
         k = failed(c, name)
-        if k is None or name in overhead:
+        if k is None or name in overhead or (server_limited and name in OVERLOAD_CONSEQUENCES):
             continue
         rel, ktol = num(k.rel_error), num(k.tolerance)
         grade = READ_WITH_CARE if rel is not None and ktol and rel <= CARE_FACTOR * ktol else DO_NOT_TRUST
@@ -88,13 +97,14 @@ def validity(summary: Summary) -> list[Finding]:
     """One finding per reason and grade, listing the cells it concerns: a statement, then the figures per cell."""
     tol = summary.tolerances.get("closed_law") or 0.02
     groups: dict = {}
+    limited = _server_limited(summary)
     for c in summary.cells:
-        for key, grade, fig in _reasons(c, tol):
+        for key, grade, fig in _reasons(c, tol, c.id in limited):
             groups.setdefault((grade, key), []).append((c, fig))
     out = []
     for (grade, key), members in sorted(groups.items(), key=lambda g: (g[0][0] != DO_NOT_TRUST, g[0][1])):
         cells = [c for c, _ in members]
-        on = _cells_text(cells)
+        on = _cells_text(summary, cells)
         figures, evidence, advice = {}, [], None
         if key == "overhead":
             excess = [f["excess_ms"] for _, f in members]

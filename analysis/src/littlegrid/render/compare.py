@@ -5,20 +5,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from littlegrid.render import charts, html, layout, overview
+from littlegrid.render import charts, html, overview
 from littlegrid.summary.comparison import Comparison
 from littlegrid.summary.model import Cell, Summary
 
 
-def _curve_chart(chart_id, title, y_label, key, sa, sb) -> dict:
-    """A metric vs users for both runs: A solid with dots, B dashed, one colour per think time."""
-    curves, labels, thinks = [], [], {}
+def _curve_chart(chart_id, title, y_label, key, sa, sb, workload="closed") -> dict | None:
+    """A metric against the load for both runs' curves of one workload: A solid with dots, B dashed; a curve
+    with the same label in both runs has one colour (None when neither run has such a curve)."""
+    curves, labels, colours = [], [], {}
     for tag, style, summary in (("A", "points", sa), ("B", "dash", sb)):
-        for think, facet, cs in layout.curves(summary.cells):
-            curves.append(([layout.users_of(c) for c in cs], [getattr(c.overall, key, None) for c in cs]))
-            labels.append((f"{tag}: {layout.curve_label(think, facet)}", style, thinks.setdefault((think, facet), len(thinks))))
+        by_id = {c.id: c for c in summary.cells}
+        for k in summary.curves:
+            if k.workload != workload:
+                continue
+            curves.append((k.x, [getattr(by_id[i].overall, key, None) if i in by_id and by_id[i].overall else None
+                                 for i in k.cells]))
+            labels.append((f"{tag}: {k.label}", style, colours.setdefault(k.label, len(colours))))
+    if not curves:
+        return None
     x, ys = charts.align(curves)
-    return charts.chart(chart_id, title, "users N", y_label, x,
+    return charts.chart(chart_id, title, "users N" if workload == "closed" else "offered rate λ (req/s)", y_label, x,
                         [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(labels, ys)])
 
 
@@ -40,9 +47,13 @@ def draw(result: Comparison, sa: Summary | dict, sb: Summary | dict, out_dir: Pa
     sa, sb = (s if isinstance(s, Summary) else Summary.model_validate(s) for s in (sa, sb))
     in_a, in_b = {c.id: c for c in sa.cells}, {c.id: c for c in sb.cells}
     pairs = [(in_a[r.a], in_b[r.b]) for r in result.rows]
-    curve_charts = [_curve_chart("cmp-x", "Throughput X vs users N (A solid, B dashed)", "X (req/s)", "throughput_per_s", sa, sb),
-                    _curve_chart("cmp-p90", "p90 vs users N", "ms", "p90_ms", sa, sb),
-                    _curve_chart("cmp-p99", "p99 vs users N", "ms", "p99_ms", sa, sb)]
+    curve_charts = [chart for workload, x_name, suffix in (("closed", "users N", ""), ("open", "offered rate λ", "-rate"))
+                    for chart in (
+                        _curve_chart(f"cmp-x{suffix}", f"Throughput X vs {x_name} (A solid, B dashed)", "X (req/s)",
+                                     "throughput_per_s", sa, sb, workload),
+                        _curve_chart(f"cmp-p90{suffix}", f"p90 vs {x_name}", "ms", "p90_ms", sa, sb, workload),
+                        _curve_chart(f"cmp-p99{suffix}", f"p99 vs {x_name}", "ms", "p99_ms", sa, sb, workload))
+                    if chart is not None]
     pdf_charts = [_pdf_chart(i, a, b) for i, (a, b) in enumerate(pairs)]
     title_a, title_b = overview.run_title(sa), overview.run_title(sb)
     page = html.render(

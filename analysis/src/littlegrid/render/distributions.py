@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from littlegrid.render import charts, fmt, layout
-from littlegrid.summary.model import Cell, Stats
+from littlegrid.summary.model import Cell, Summary, Stats
 
 
 def _pdf_curve(stats: Stats):
@@ -34,21 +34,25 @@ def _overlay(chart_id, title, cells, label, kind) -> dict:
                          for i, (c, y) in enumerate(zip(cells, ys))], log_x=True, log_y=True)
 
 
-def overlay_charts(cells: list[Cell], kind: str) -> dict:
-    """Overlays per think time at each fixed N, and per N at each fixed think time (facets kept apart)."""
+def overlay_charts(summary: Summary, kind: str) -> dict:
+    """Overlays per think time at each fixed N (other axes kept apart), and one per curve with a line per load."""
     by_n: dict[tuple, list[Cell]] = {}
-    by_z: dict[tuple, list[Cell]] = {}
-    for c in cells:
+    for c in summary.cells:
         if c.overall is not None and c.overall.count:
             by_n.setdefault((layout.users_of(c), layout.facet_of(c)), []).append(c)
-            by_z.setdefault((layout.think_of(c), layout.facet_of(c)), []).append(c)
     fixed_n = [_overlay(f"{kind}-n-{i}", f"N = {n}" + (f", {facet}" if facet else "") + ": one line per think time",
                         sorted(cs, key=lambda c: layout._sort_key(layout.think_of(c))),
                         lambda c: layout.think_label(layout.think_of(c)), kind)
                for i, ((n, facet), cs) in enumerate(by_n.items()) if len(cs) > 1]
-    fixed_z = [_overlay(f"{kind}-z-{i}", layout.curve_label(z, facet) + ": one line per N",
-                        sorted(cs, key=layout.users_of), lambda c: f"N = {layout.users_of(c)}", kind)
-               for i, ((z, facet), cs) in enumerate(by_z.items())]
+    by_id = {c.id: c for c in summary.cells}
+    fixed_z = []
+    for i, curve in enumerate(summary.curves):
+        loads = dict(zip(curve.cells, curve.x))
+        word = "N = {:g}" if curve.workload == "closed" else "λ = {:g}/s"
+        fixed_z.append(_overlay(f"{kind}-z-{i}", f"{curve.label}: one line per {curve.x_name}",
+                                [by_id[cid] for cid in curve.cells
+                                 if cid in by_id and by_id[cid].overall is not None and by_id[cid].overall.count],
+                                lambda c, loads=loads, word=word: word.format(loads[c.id]), kind))
     return {"fixed_n": fixed_n, "fixed_z": fixed_z}
 
 

@@ -1,4 +1,5 @@
-"""Where each cell sits in the grid: users, think time, the other axes (facets), page file names, heatmap tables."""
+"""Where each cell sits in the grid: users, think time, the other axes (facets), page file names, heatmap tables.
+Which cells form a curve is the analysis's (Summary.curves); nothing here groups cells into curves."""
 
 from __future__ import annotations
 
@@ -30,29 +31,10 @@ def think_label(think) -> str:
     return "no think time set" if think is None else f"Z = {think:g} ms" if isinstance(think, (int, float)) else f"Z = {think}"
 
 
-def curve_label(think, facet: str) -> str:
-    return think_label(think) + (f", {facet}" if facet else "")
-
-
-def curves(cells: list[Cell]) -> list[tuple[object, str, list[Cell]]]:
-    """Group cells into lines over users: (think, facet, cells sorted by users), in axis order of appearance."""
-    groups: dict[tuple, list[Cell]] = {}
-    for c in cells:
-        if users_of(c) is not None:
-            groups.setdefault((think_of(c), facet_of(c)), []).append(c)
-    return [(k[0], k[1], sorted(v, key=users_of)) for k, v in groups.items()]
-
-
 def is_grid(cells: list[Cell]) -> bool:
     """Whether the cells lie at more than one point of the grid (users, think time, other axes): the grid-only
     sections (heatmaps, M/M/c//N beside the measurement) show nothing worth a table for a single point."""
     return len({(str(users_of(c)), str(think_of(c)), facet_of(c)) for c in cells}) > 1
-
-
-def curves_over_users(cells: list[Cell]) -> list[tuple[object, str, list[Cell]]]:
-    """The curves (as `curves`) with more than one distinct users value: a line over N, a bound, a USL fit or
-    an SLO capacity needs two N at least; one point is no curve."""
-    return [g for g in curves(cells) if len({users_of(c) for c in g[2]}) > 1]
 
 
 def page_names(cells: list[Cell]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from littlegrid.render import charts, fmt, layout
-from littlegrid.summary.model import Cell, Record, Summary, UslFit
+from littlegrid.summary.model import Cell, Curve, Record, Summary, UslFit
 
 USL_POINTS = 60  # points of the fitted USL curve between the smallest and largest N
 
@@ -103,66 +103,80 @@ def _usl(n: float, fit: UslFit) -> float | None:
     return fit.lambda_ * n / (1 + fit.sigma * (n - 1) + fit.kappa * n * (n - 1))
 
 
-def throughput_chart(summary: Summary) -> dict | None:
-    """X vs N: measured lines per think time, the asymptotic upper bound and the USL fit (dashed); only the
-    curves with more than one N (layout.curves_over_users), None when there is none."""
-    groups = layout.curves_over_users(summary.cells)
-    if not groups:
+def _drawn(summary: Summary, workload: str) -> list[tuple[int, Curve]]:
+    """(colour, curve) of the curves of one workload with more than one load: a line, a bound or a fit needs two
+    points. The colour is the curve's index in Summary.curves, the same in every chart and table."""
+    return [(i, k) for i, k in enumerate(summary.curves) if k.workload == workload and len(set(k.x)) > 1]
+
+
+X_LABELS = {"closed": ("users N", "users N"), "open": ("offered rate λ", "offered rate λ (req/s)")}
+
+
+def _figure(summary: Summary, curve: Curve, key: str) -> list:
+    by_id = {c.id: c for c in summary.cells}
+    return [_overall(key)(by_id[i]) if i in by_id else None for i in curve.cells]
+
+
+def throughput_chart(summary: Summary, workload: str = "closed") -> dict | None:
+    """X against the load (N, or the offered λ): each curve measured, its asymptotic upper bound dashed and its
+    USL fit dotted, in the curve's colour and named by its label; None when no curve of that workload has two
+    loads."""
+    drawn = _drawn(summary, workload)
+    if not drawn:
         return None
-    thinks = _think_groups(groups)
     curves, lines = [], []
-    for think, facet, cs in groups:
-        curves.append(([layout.users_of(c) for c in cs], [_overall("throughput_per_s")(c) for c in cs]))
-        lines.append((layout.curve_label(think, facet) + " measured", "points", thinks[think]))
-    all_n = [layout.users_of(c) for _, _, cs in groups for c in cs]
-    lo, hi = min(all_n), max(all_n)
-    for b in _over_users(summary.models.bounds, thinks):
-        curves.append(([p.users for p in b.points], [p.x_upper for p in b.points]))
-        lines.append((layout.think_label(b.think_ms) + " bound min(N/(D+Z), 1/Dmax)", "dash", thinks.get(b.think_ms)))
-    for fit in _over_users(summary.models.usl, thinks):
-        if not fit.ok:
-            continue
-        ns = [lo + (hi - lo) * i / (USL_POINTS - 1) for i in range(USL_POINTS)] if hi > lo else [lo]
-        curves.append((ns, [_usl(n, fit) for n in ns]))
-        lines.append((layout.think_label(fit.think_ms) + f" USL σ={fmt.num(fit.sigma)} κ={fmt.num(fit.kappa)}",
-                      "dot", thinks.get(fit.think_ms)))
+    for colour, k in drawn:
+        curves.append((k.x, _figure(summary, k, "throughput_per_s")))
+        lines.append((f"{k.label}: measured", "points", colour))
+        b = k.models.bounds
+        if b is not None:
+            curves.append(([p.load for p in b.points], [p.x_upper for p in b.points]))
+            lines.append((f"{k.label}: bound " + ("min(N/(D+Z), 1/Dmax)" if workload == "closed" else "min(λ, 1/Dmax)"),
+                          "dash", colour))
+        fit = k.models.usl
+        if fit is not None and fit.ok:
+            lo, hi = min(k.x), max(k.x)
+            ns = [lo + (hi - lo) * i / (USL_POINTS - 1) for i in range(USL_POINTS)]
+            curves.append((ns, [_usl(n, fit) for n in ns]))
+            lines.append((f"{k.label}: USL σ={fmt.num(fit.sigma)} κ={fmt.num(fit.kappa)}", "dot", colour))
     x, ys = charts.align(curves)
-    return charts.chart("throughput-vs-users", "Throughput X vs users N", "users N", "X (req/s)", x,
+    name, axis = X_LABELS[workload]
+    return charts.chart(f"throughput-vs-{'users' if workload == 'closed' else 'rate'}", f"Throughput X vs {name}",
+                        axis, "X (req/s)", x,
                         [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(lines, ys)],
-                        note="Dots joined by lines: measured in the steady window. Dashed: asymptotic bound. "
-                             "Dotted: USL fit.")
+                        note="One colour per curve. Dots joined by lines: measured in the steady window. Dashed: "
+                             "asymptotic bound. Dotted: USL fit.")
 
 
-def _over_users(entries: list, thinks: dict) -> list:
-    """The model entries (bounds, USL, knee, SLO capacity) of the think times that have a curve over users."""
-    return [e for e in entries if e.think_ms in thinks]
-
-
-def _think_groups(groups) -> dict:
-    thinks: dict = {}
-    for think, _, _ in groups:
-        thinks.setdefault(think, len(thinks))
-    return thinks
-
-
-def latency_charts(summary: Summary) -> list[dict]:
-    """Mean R (with its lower bound) and p50, p90, p99 vs N, one line per think time with more than one N."""
-    groups = layout.curves_over_users(summary.cells)
-    if not groups:
+def latency_charts(summary: Summary, workload: str = "closed") -> list[dict]:
+    """Mean R (with its lower bound) and p50, p90, p99 against the load, one line per curve with two loads."""
+    drawn = _drawn(summary, workload)
+    if not drawn:
         return []
-    thinks = _think_groups(groups)
+    name, axis = X_LABELS[workload]
     out = []
     for key, title in [("mean_ms", "Mean response time R"), ("p50_ms", "p50"), ("p90_ms", "p90"), ("p99_ms", "p99")]:
-        curves = [([layout.users_of(c) for c in cs], [_overall(key)(c) for c in cs]) for _, _, cs in groups]
-        labels = [(layout.curve_label(t, f), "points", thinks[t]) for t, f, _ in groups]
+        curves = [(k.x, _figure(summary, k, key)) for _, k in drawn]
+        labels = [(k.label, "points", colour) for colour, k in drawn]
         if key == "mean_ms":
-            for b in _over_users(summary.models.bounds, thinks):
-                curves.append(([p.users for p in b.points], [p.r_lower_ms for p in b.points]))
-                labels.append((layout.think_label(b.think_ms) + " bound max(D, N·Dmax − Z)", "dash",
-                               thinks.get(b.think_ms)))
+            for colour, k in drawn:
+                b = k.models.bounds
+                if b is not None:
+                    curves.append(([p.load for p in b.points], [p.r_lower_ms for p in b.points]))
+                    labels.append((f"{k.label}: bound " + ("max(D, N·Dmax − Z)" if workload == "closed" else "D"),
+                                   "dash", colour))
         x, ys = charts.align(curves)
-        out.append(charts.chart(f"latency-{key}", f"{title} vs users N", "users N", "ms", x,
+        suffix = "" if workload == "closed" else "-rate"
+        out.append(charts.chart(f"latency-{key}{suffix}", f"{title} vs {name}", axis, "ms", x,
                                 [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(labels, ys)]))
+    return out
+
+
+def curve_charts(summary: Summary) -> list[dict]:
+    """Every curve chart of the overview: closed curves against N, then open curves against λ."""
+    out = []
+    for workload in ("closed", "open"):
+        out += [c for c in [throughput_chart(summary, workload)] if c] + latency_charts(summary, workload)
     return out
 
 
@@ -176,35 +190,40 @@ def normalise(row: Record, keys) -> dict:
 
 
 def model_rows(summary: Summary) -> list[dict]:
-    """Bounds, knee and USL fit of each think time on one row (the numbers behind the dashed curves), for the
-    think times with a curve over users only."""
-    m = summary.models
-    thinks = _think_groups(layout.curves_over_users(summary.cells))
-    rows: dict = {}
-    for b in _over_users(m.bounds, thinks):
-        rows.setdefault(b.think_ms, {}).update(d_ms=b.d_ms, d_max_ms=b.d_max_ms, n_star=b.n_star)
-    for k in _over_users(m.knee, thinks):
-        rows.setdefault(k.think_ms, {})["knee"] = k.users
-    for u in _over_users(m.usl, thinks):
-        rows.setdefault(u.think_ms, {}).update(
-            sigma=u.sigma, kappa=u.kappa, r2=u.r2, n_peak=u.n_peak,
-            usl_note="" if u.ok else (u.reason or "no fit"), **{"lambda": u.lambda_})
-    keys = ("d_ms", "d_max_ms", "n_star", "knee", "sigma", "kappa", "lambda", "r2", "n_peak", "usl_note")
-    return [{"think_ms": z, **{k: r.get(k) for k in keys}} for z, r in rows.items()]
+    """One row per curve with two loads: its bounds, knee and USL fit (the numbers behind its dashed lines), named
+    by the curve's label and drawn in its colour."""
+    rows = []
+    for colour, k in _drawn(summary, "closed") + _drawn(summary, "open"):
+        m = k.models
+        b, u = m.bounds, m.usl
+        rows.append({"curve": k.label, "colour": colour, "workload": k.workload, "think_ms": k.think_ms,
+                     "d_ms": b.d_ms if b else None, "d_max_ms": b.d_max_ms if b else None,
+                     "n_star": b.n_star if b else None, "capacity_per_s": b.capacity_per_s if b else None,
+                     "knee": m.knee.load if m.knee else None,
+                     "sigma": u.sigma if u else None, "kappa": u.kappa if u else None,
+                     "lambda": u.lambda_ if u else None, "r2": u.r2 if u else None,
+                     "n_peak": u.n_peak if u else None,
+                     "usl_note": "" if u is None or u.ok else (u.reason or "no fit"),
+                     "overhead_ms": m.overhead.mean_ms if m.overhead and not m.overhead.grows else None})
+    return rows
 
 
 MMCN_KEYS = ("think_ms", "users", "servers", "service_ms", "predicted_x", "measured_x", "rel_error",
              "predicted_r_ms", "measured_r_ms")
-SLO_KEYS = ("criterion", "think_ms", "max_users", "how")
 
 
 def model_tables(summary: Summary) -> dict:
-    """SLO capacity (per curve over users) and the exact M/M/c//N predictions (for a grid) as rows; empty where
-    the run has no such curve or is a single point."""
-    m, cells = summary.models, summary.cells
-    thinks = _think_groups(layout.curves_over_users(cells))
-    return {"slo": [normalise(r, SLO_KEYS) for r in _over_users(m.slo_capacity, thinks)],
-            "mmcn": [normalise(r, MMCN_KEYS) for r in m.mmcn] if layout.is_grid(cells) else []}
+    """SLO capacity (one row per criterion and curve with two loads) and the exact M/M/c//N predictions (for a
+    grid), each row naming its curve in the curve's colour; empty where the run has none."""
+    slo, mmcn = [], []
+    for colour, k in _drawn(summary, "closed") + _drawn(summary, "open"):
+        unit = "users" if k.workload == "closed" else "/s"
+        slo += [{"curve": k.label, "colour": colour, "criterion": r.criterion, "max_load": r.max_load,
+                 "unit": unit, "how": r.how} for r in k.models.slo_capacity]
+    if layout.is_grid(summary.cells):
+        for colour, k in enumerate(summary.curves):
+            mmcn += [{"curve": k.label, "colour": colour, **normalise(r, MMCN_KEYS)} for r in k.models.mmcn]
+    return {"slo": slo, "mmcn": mmcn}
 
 
 def cell_rows(cells: list[Cell], pages: dict[str, str]) -> list[dict]:

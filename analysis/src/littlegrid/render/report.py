@@ -21,7 +21,7 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
     def cell_href(prefix):
         return {c.id: prefix + pages[c.id] for c in cells}
 
-    curve_charts = [c for c in [overview.throughput_chart(summary)] if c] + overview.latency_charts(summary)
+    curve_charts = overview.curve_charts(summary)
     # JTL files are one test: its overview is the statistics per label, its errors and its charts over time
     single = summary.run.source == "jtl" and len(cells) == 1
     test = label_context(cells[0]) if single else {}
@@ -35,7 +35,7 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
         cell_href=cell_href("cells/"), findings=summary.findings, expectations=summary.expectations, **common)
     html.write(out_dir / "index.html", index)
 
-    pdf, ccdf = distributions.overlay_charts(cells, "pdf"), distributions.overlay_charts(cells, "ccdf")
+    pdf, ccdf = distributions.overlay_charts(summary, "pdf"), distributions.overlay_charts(summary, "ccdf")
     think = distributions.think_charts(cells)
     html.write(out_dir / "distributions.html", html.render(
         "distributions.html.j2", root="", pdf=pdf, ccdf=ccdf, think=think, tails=distributions.tail_rows(cells),

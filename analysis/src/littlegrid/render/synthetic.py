@@ -173,7 +173,7 @@ def _usl_fit(cells: list[dict], think_ms) -> dict:
     sigma, kappa = float(max(sigma, 0.0)), float(max(kappa, 1e-9))
     pred = lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
     r2 = float(1 - ((x - pred) ** 2).sum() / max(((x - x.mean()) ** 2).sum(), 1e-12))
-    return {"think_ms": think_ms, "group": {}, "ok": True, "reason": None, "sigma": sigma, "kappa": kappa, "lambda": lam,
+    return {"ok": True, "reason": None, "sigma": sigma, "kappa": kappa, "lambda": lam,
             "r2": r2, "n_peak": math.sqrt(max(1 - sigma, 0) / kappa)}
 
 
@@ -250,20 +250,27 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                        + (" " + HOSTILE[1] if hostile else "")),
             ],
         })
-    bounds, usl, knee, slo = [], [], [], []
+    curves = []
     for z in think_ms:
         n_star = (service_ms + z) / d_max
-        bounds.append({"think_ms": z, "group": {}, "d_ms": service_ms, "d_max_ms": d_max, "n_star": n_star,
-                       "basis": "grid: S and c of the server",
-                       "points": [{"users": n, "x_upper": 1000.0 * min(n / (service_ms + z), 1 / d_max),
-                                   "r_lower_ms": max(service_ms, n * d_max - z)} for n in users]})
-        usl.append(_usl_fit([c for c in cells if c["axes"]["think_ms"] == z], z))
-        knee.append({"think_ms": z, "group": {}, "users": int(round(n_star)), "n_star": n_star,
-                     "rule": "largest measured N whose throughput is still at least 90% of the contention-free line"})
-        ok_users = [c["users"]["n"] for c in cells if c["axes"]["think_ms"] == z and c["overall"]["p90_ms"] < 100]
-        slo.append({"criterion": "p90 < 100ms", "think_ms": z, "group": {},
-                    "max_users": max(ok_users) if ok_users else None, "how": "measured" if ok_users else "none",
-                    "note": None})
+        members = [c for c in cells if c["axes"]["think_ms"] == z]
+        ok_users = [c["users"]["n"] for c in members if c["overall"]["p90_ms"] < 100]
+        curves.append({
+            "key": f"think_ms={z}", "label": f"think_ms = {z}", "workload": "closed", "x_axis": "users",
+            "x_name": "N", "think_ms": z, "fixed": {"think_ms": z}, "cells": [c["id"] for c in members],
+            "x": [float(c["users"]["n"]) for c in members], "left_out": [], "overload": [],
+            "models": {
+                "bounds": {"d_ms": service_ms, "d_max_ms": d_max, "n_star": n_star, "capacity_per_s": 1000.0 / d_max,
+                           "basis": "grid: S and c of the server",
+                           "points": [{"load": n, "x_upper": 1000.0 * min(n / (service_ms + z), 1 / d_max),
+                                       "r_lower_ms": max(service_ms, n * d_max - z)} for n in users]},
+                "usl": _usl_fit(members, z),
+                "knee": {"load": int(round(n_star)), "n_star": n_star,
+                         "rule": "largest measured N whose throughput is still at least 90% of the contention-free line"},
+                "slo_capacity": [{"criterion": "p90 < 100ms", "max_load": max(ok_users) if ok_users else None,
+                                  "how": "measured" if ok_users else "none", "note": None}],
+                "mmcn": [_mmcn(c["users"]["n"], z, c, servers, service_ms) for c in members],
+                "overhead": None, "host_limit": None}})
     criteria = [{"criterion": "p90 < 100ms", "scope": "cell", "cell": c["id"], "metric": "p90_ms",
                  "value": c["overall"]["p90_ms"], "threshold": 100.0, "passed": c["overall"]["p90_ms"] < 100,
                  "reason": None, "unit": "ms"}
@@ -286,8 +293,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
         "axes": {"users": list(users), "think_ms": list(think_ms)},
         "tolerances": TOLERANCES,
         "cells": cells,
-        "models": {"bounds": bounds, "usl": usl, "knee": knee, "slo_capacity": slo,
-                   "mmcn": [_mmcn(n, z, c, servers, service_ms) for (n, z), c in zip(grid, cells)]},
+        "curves": curves,
         "checks": [_check("usl_fit", None, 0.991, 1.0, 0.05, "The USL fits the measured throughput (R² near 1).")],
         "criteria": criteria,
         "findings": [], "expectations": [],

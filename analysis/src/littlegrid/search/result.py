@@ -160,7 +160,7 @@ def bounds_of(space: Space, entries: list[Cell]) -> dict | None:
     service = None
     if space.service:
         service = Service(space.service[0], space.service[1], "const")
-    return models.bounds((), members, service).model_dump(by_alias=True)
+    return models.bounds(members, service).model_dump(by_alias=True) | {"think_ms": models.think_of(members[0])}
 
 
 def document(space: Space, slo_texts: list[str], searches: list[dict]) -> dict:

@@ -12,7 +12,7 @@ from littlegrid.atomic import write_atomic
 from littlegrid.usererror import UserError, at
 
 NAME = "summary.json"
-SCHEMA = "littlegrid.summary/3"  # 3: the typed model (summary/model.py), every field written; 2: findings
+SCHEMA = "littlegrid.summary/4"  # 4: curves (Summary.curves, models per curve); 3: the typed model (summary/model.py), every field written; 2: findings
 
 
 def plain(value):

@@ -1,4 +1,4 @@
-"""The typed model of summary.json (schema littlegrid.summary/3): every field `littlegrid analyze` writes, its type,
+"""The typed model of summary.json (schema littlegrid.summary/4): every field `littlegrid analyze` writes, its type,
 and whether it may be null. The reader validates every summary against it; docs/summary.schema.json is generated
 from it (`python -m littlegrid.summary.schema`). What each figure means: docs/analysis.md and contract §5.
 
@@ -313,6 +313,23 @@ class Check(Record):
     explanation: str
 
 
+class Outage(Record):
+    """A stretch of the cell in which no request was answered (the server or target died, hung or refused every
+    connection; analysis/outage.py, its rule): from began_s seconds after the cell's first sample started, for
+    lasted_s, to the cell's end unless recovered. failed: the requests that completed in it (none answered), by
+    error class, the most frequent first (error_class; null when none completed). figures: the cell's figures are
+    those of the part "before" it, "after" it (it began with the cell and recovered), or "none" (none left)."""
+    began_s: float
+    lasted_s: float
+    recovered: bool
+    failed: int
+    failed_per_s: float | None
+    failed_by_class: dict[str, int]
+    error_class: str | None
+    figures: str
+    rule: str
+
+
 class Cell(Record):
     """One cell: what it is, how it was read and trimmed, and everything measured in its window."""
     id: str
@@ -334,29 +351,28 @@ class Cell(Record):
     series: Series | None
     histogram: Histogram | None
     checks: list[Check]
+    outage: Outage | None = None
 
 
 class BoundPoint(Record):
-    users: int
+    """The asymptotic bounds at one load of a curve (load: N for a closed curve, the offered rate λ for an open one)."""
+    load: float
     x_upper: float
     r_lower_ms: float
 
 
-class Curve(Record):
-    """What every grid model is about: one X(N) curve, at one think time, the other axes fixed (group)."""
-    think_ms: float | None
-    group: dict[str, AxisValue]
-
-
-class Bounds(Curve):
+class Bounds(Record):
+    """Closed: X(N) ≤ min(N/(D+Z), 1/D_max), R(N) ≥ max(D, N·D_max − Z), N* = (D+Z)/D_max. Open: X(λ) ≤ min(λ, 1/D_max),
+    R(λ) ≥ D, n_star null. capacity_per_s = 1/D_max either way."""
     d_ms: float
     d_max_ms: float
-    n_star: float
+    n_star: float | None
+    capacity_per_s: float
     basis: str
     points: list[BoundPoint]
 
 
-class UslFit(Curve):
+class UslFit(Record):
     ok: bool
     reason: str | None
     sigma: float | None
@@ -366,15 +382,17 @@ class UslFit(Curve):
     n_peak: float | None
 
 
-class Knee(Curve):
-    users: int | None
-    n_star: float
+class Knee(Record):
+    """The largest measured load still on the contention-free line (rule), beside N*."""
+    load: float | None
+    n_star: float | None
     rule: str
 
 
-class SloCapacity(Curve):
+class SloCapacity(Record):
+    """The largest load (N, or λ per second for an open curve) meeting one latency criterion."""
     criterion: str
-    max_users: int | None
+    max_load: float | None
     how: str
     note: str | None
 
@@ -395,12 +413,89 @@ class MmcnPrediction(Record):
     cell: str
 
 
-class Models(Record):
-    bounds: list[Bounds]
-    usl: list[UslFit]
-    knee: list[Knee]
+class Overhead(Record):
+    """R minus its lower bound at each point of a closed curve, and whether that distance grows with N: a knee
+    needs it to grow; a distance the same at every N (within tolerance_ms: three standard errors of the two
+    cells' mean R, plus a quarter of the mean distance) is a constant per-request overhead, not queueing."""
+    excess_ms: list[float]
+    spread_ms: float
+    tolerance_ms: float
+    mean_ms: float
+    grows: bool
+
+
+class HostLimit(Record):
+    """What the measuring host's CPU allows (demand law U = X·D over the host's cores, generator included): the
+    per-request CPU demand at `cell`, the throughput the cores allow, and the load that would reach it."""
+    cell: str
+    cores: float
+    cpu_util: float
+    demand_core_ms: float
+    max_per_s: float
+    max_load: float | None
+
+
+class CurveModels(Record):
+    """Every model of one curve: null or empty where it does not apply (USL, knee, overhead and M/M/c//N: closed
+    curves only)."""
+    bounds: Bounds | None
+    usl: UslFit | None
+    knee: Knee | None
     slo_capacity: list[SloCapacity]
     mmcn: list[MmcnPrediction]
+    overhead: Overhead | None
+    host_limit: HostLimit | None
+
+
+class Trend(Record):
+    """Whether response time rose through a cell's window: Kendall's τ of the per-bucket median against time, its
+    two-sided p-value, and the median of the window's first and last third."""
+    buckets: int
+    tau: float | None
+    p: float | None
+    first_ms: float | None
+    last_ms: float | None
+    rising: bool
+
+
+class Overload(Record):
+    """An open cell offered more than its curve's capacity: no steady state (the queue grew for the whole cell)."""
+    cell: str
+    offered_per_s: float
+    served_per_s: float
+    shortfall_noise_per_s: float
+    capacity_per_s: float | None
+    resource: str | None
+    busy: float | None
+    servers: float | None
+    cpu_util: float | None
+    trend: Trend | None
+    overloaded: bool
+    explanation: str
+
+
+class LeftOut(Record):
+    """A cell of a curve's facet that is no point of it, and why (failed, no samples, an outage…)."""
+    cell: str
+    reason: str
+
+
+class Curve(Record):
+    """One curve: the cells that differ only in load, in order of load. x is N for a closed workload and the offered
+    rate λ for an open one; `label` names it by the axes that tell the curves apart; its index in Summary.curves
+    is its colour in every chart and table."""
+    key: str
+    label: str
+    workload: str
+    x_axis: str
+    x_name: str
+    think_ms: float | None
+    fixed: dict[str, AxisValue]
+    cells: list[str]
+    x: list[float]
+    left_out: list[LeftOut]
+    models: CurveModels
+    overload: list[Overload]
 
 
 class CriterionResult(Record):
@@ -484,7 +579,7 @@ class Summary(Record):
     axes: dict[str, list[AxisValue]]
     tolerances: dict[str, float]
     cells: list[Cell]
-    models: Models
+    curves: list[Curve]
     checks: list[Check]
     criteria: list[CriterionResult]
     findings: list[Finding]

@@ -111,18 +111,20 @@
     body.replaceChildren.apply(body, rows);
     var curves = status.curves;
     if (!curves.length) return;
-    // one x axis for every curve: the union of their N, with nulls where a curve has no cell
+    // one x axis for every curve (N, or the offered rate λ: the analysis's curves say which), nulls where a curve
+    // has no cell
     var xs = [];
-    curves.forEach(function (c) { c.users.forEach(function (n) { if (xs.indexOf(n) < 0) xs.push(n); }); });
+    curves.forEach(function (c) { c.x.forEach(function (n) { if (xs.indexOf(n) < 0) xs.push(n); }); });
     xs.sort(function (a, b) { return a - b; });
-    function on(c, key) { return xs.map(function (n) { var i = c.users.indexOf(n); return i < 0 ? null : c[key][i]; }); }
-    chart("x-vs-users", "users N", "X /s", xs, curves.map(function (c) { return { label: c.name, values: on(c, "throughput_per_s"), points: true }; }), null);
+    var xName = curves[0].x_name === "N" ? "users N" : "offered rate λ (/s)";
+    function on(c, key) { return xs.map(function (n) { var i = c.x.indexOf(n); return i < 0 ? null : c[key][i]; }); }
+    chart("x-vs-users", xName, "X /s", xs, curves.map(function (c) { return { label: c.name, values: on(c, "throughput_per_s"), points: true }; }), null);
     var r = [];
     curves.forEach(function (c) {
       r.push({ label: c.name + " mean", values: on(c, "mean_ms"), points: true });
       r.push({ label: c.name + " p90", values: on(c, "p90_ms"), points: true });
     });
-    chart("r-vs-users", "users N", "ms", xs, r, null);
+    chart("r-vs-users", xName, "ms", xs, r, null);
   }
 
   function showSearch(search) {

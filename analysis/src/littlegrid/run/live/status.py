@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import laws, models, server_metrics
+from littlegrid.analysis import curves, laws, server_metrics
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.error_classes import classify
 from littlegrid.analysis.series import time_series
@@ -203,13 +203,15 @@ def finished_row(entry: Cell) -> dict:
 
 
 def grid_curves(entries: list[Cell]) -> list[dict]:
-    """Throughput and response time against users, one curve per group of cells differing only in users
-    (models.curves: the overview's grouping), from the finished cells' entries."""
+    """Throughput and response time against the load, one curve per curve the analysis forms from the finished
+    cells so far (analysis.curves.curves_of, the rule Summary.curves is built by), named by its label."""
+    by_id = {c.id: c for c in entries}
     out = []
-    for key, members in models.curves(entries).items():
-        out.append({"name": ", ".join(f"{k}={v}" for k, v in key) or "all cells",
-                    "users": [float(c.users.n) for c in members],
+    for k in curves.curves_of(entries):
+        members = [by_id[i] for i in k.cells]
+        out.append({"name": k.label, "x_name": k.x_name, "x": list(k.x),
                     "throughput_per_s": [c.overall.throughput_per_s for c in members],
                     "mean_ms": [c.overall.mean_ms for c in members],
                     "p90_ms": [c.overall.p90_ms for c in members]})
     return out
+
