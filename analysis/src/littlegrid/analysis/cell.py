@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import histogram, laws, server_metrics
+from littlegrid.analysis import histogram, laws, outage, server_metrics
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
@@ -26,8 +26,9 @@ ANALYZED_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms
                    "response_code", "response_message", "failure_message", "thread", "all_threads", "host")
 # Read only for the statistics per label (bytes received and sent per sample).
 LABEL_FIELDS = ("bytes", "sent_bytes")
-# The first pass of a cell read in blocks: the window, the transaction labels, rows per label.
-SURVEY_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "label", "thread", "response_message")
+# The first pass of a cell read in blocks: the window, the transaction labels, rows per label, answers (outage.py).
+SURVEY_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "label", "thread", "response_message", "success",
+                 "response_code")
 
 
 def _threads_of_open_plan(cell, n):
@@ -130,6 +131,9 @@ class _Counting:
         self.arrivals = InterarrivalAccumulator() if cell.rate_per_s and cell.workload != "spike" else None
         if self.arrivals is not None:
             self.accumulators.append(self.arrivals)
+        self.outage = outage.OutageCount(frame.outage, frame.window.first_start_ms) if frame.outage is not None else None
+        if self.outage is not None:
+            self.accumulators.append(self.outage)
 
     def add(self, table) -> None:
         block = make_block(table, self.frame, self.threads, self.by_label)
@@ -271,6 +275,15 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     window = frame.window
     read = reading_of(reader.reading)
     c = counting
+    if c.outage is not None:  # the cell's status and reason say it; its figures are the part beside it, if any
+        found = c.outage.result(window.first_start_ms, outage.figures(window, frame.outage))
+        unanalysed |= {"outage": model.Outage.model_validate(plain(found)),
+                       "status": "outage" if cell.status == "complete" else cell.status,
+                       "reason": "; ".join(filter(None, [cell.reason, outage.reason(found)]))}
+        if found["figures"] == "none":
+            c.discard()
+            return model.Cell.model_validate(unanalysed | {"reading": read,
+                                                           "warnings": list(reader.reading.warnings)}), None, None
     window = replace(window, samples_trimmed_before=c.trimmed.before, samples_trimmed_after=c.trimmed.after)
     T = window.length_s
     overall = model.Stats.model_validate(plain(c.overall.result(T)))

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.int_sort import unique_inverse
+from littlegrid.analysis.outage import Stretch
 from littlegrid.analysis.window import SteadyWindow, bucketing
 
 
@@ -29,6 +30,9 @@ class Frame:
     series_labels: tuple[str, ...]  # label_series' labels, in rank order (most rows of the cell, ties by label)
     rows: int  # rows of the cell (everything), for accumulators that size their own partitions
     blocks: int  # how many blocks the second pass will hand over (1: the cell fits one block, nothing to spill)
+    # a stretch in which no request succeeded (outage.py): the window ends where it began, or, when nothing
+    # precedes it, is the whole cell, counted for the outage's own requests only
+    outage: Stretch | None = None
 
     @property
     def axis(self) -> tuple[int, int, int]:

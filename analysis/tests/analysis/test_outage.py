@@ -1,0 +1,125 @@
+"""Outages (analysis/outage.py): a stretch in which no request succeeded is found from the JTL, the cell's figures
+are those of the part before it, its status and reason say when it began and how long it lasted; a spike whose
+failures interleave with successes is not one. Small real JTLs: one from a run whose sample server was SIGKILLed
+mid-cell (fixtures/killed-server.jtl), and constructed ones written as JMeter writes them."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import littlegrid.analyze
+from analysis_synthetic import T0, table, write_jtl
+from littlegrid.analysis.outage import AnsweredSeconds
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REFUSED = ("Non HTTP response code: java.net.ConnectException", "Non HTTP response message: Connection refused")
+TIMED_OUT = ("Non HTTP response code: java.net.SocketTimeoutException", "Non HTTP response message: Read timed out")
+
+
+def _loop(users, seconds, elapsed_at, think_ms=50):
+    """Closed-loop threads: each sample's (elapsed, outcome) from elapsed_at(start offset ms) -> (ms, None | error),
+    None for a success (200) and (code, message) for a failure."""
+    rows, outcome = [], []
+    for i in range(users):
+        t = T0 + i * 13
+        while t < T0 + 1000 * seconds:
+            elapsed, error = elapsed_at(t - T0)
+            rows.append((t, elapsed, f"Thread Group 1-{i + 1}"))
+            outcome.append(error)
+            t += elapsed + think_ms
+    samples = table(rows, users, success=[e is None for e in outcome],
+                    codes=["200" if e is None else e[0] for e in outcome])
+    order = np.argsort([r[0] for r in rows], kind="stable")
+    messages = ["OK" if e is None else e[1] for e in outcome]
+    samples["response_message"] = samples["response_message"].astype(object)
+    samples.loc[:, "response_message"] = [messages[i] for i in order]
+    return samples
+
+
+def _cell(tmp_path, samples, name="cell.jtl", warmup_s=2):
+    summary = littlegrid.analyze.analyze([write_jtl(samples, tmp_path / name)], warmup_s=warmup_s, cooldown_s=0)
+    return summary.cells[0]
+
+
+def test_a_server_killed_mid_cell_is_an_outage_and_the_figures_are_those_before_it(tmp_path):
+    # 20 ms requests, then from 12 s on refused at once: 5 threads with 50 ms think time fail at ~100/s
+    samples = _loop(5, 30, lambda t: (20, None) if t < 12_000 else (0, REFUSED))
+    cell = _cell(tmp_path, samples)
+    o = cell.outage
+    assert o is not None and o.error_class == "connection_refused" and not o.recovered and o.figures == "before"
+    assert 11.9 <= o.began_s <= 12.05 and 17.9 <= o.lasted_s <= 18.1
+    assert o.failed == o.failed_by_class["connection_refused"] and 90 * 18 <= o.failed <= 100 * 18
+    assert cell.status == "outage" and "outage 12.0 s into the cell, lasting 18.0 s (to the cell's end)" in cell.reason
+    # the window ends where the outage began, the last success's end (inclusive): it counts the failures that
+    # ended before (threads already refused while another's last request was in service); X is 5/(20+50 ms)
+    assert cell.window.length_s == pytest.approx(o.began_s - 2, abs=0.05)
+    last_success = samples.loc[samples["success"].astype(bool), "end_ms"].max()
+    failed = samples.loc[~samples["success"].astype(bool), "end_ms"]
+    assert cell.overall.errors == (failed <= last_success).sum() > 0 and o.failed == (failed > last_success).sum()
+    assert cell.overall.throughput_per_s == pytest.approx(5 / 0.07, rel=0.03)
+
+
+def test_a_hung_target_whose_requests_time_out_from_t_on_is_an_outage(tmp_path):
+    cell = _cell(tmp_path, _loop(5, 40, lambda t: (20, None) if t < 15_000 else (5_000, TIMED_OUT)))
+    o = cell.outage
+    assert o.error_class == "read_timeout" and 14.9 <= o.began_s <= 15.05 and not o.recovered
+    assert o.failed == o.failed_by_class["read_timeout"] > 0
+    assert cell.overall.errors == 0 and cell.overall.mean_ms == 20
+
+
+def test_no_completion_for_a_stretch_then_recovery_is_an_outage_with_its_length(tmp_path):
+    # requests started in [12 s, 20 s) hang and all complete, successfully, at 20 s; then the loop resumes
+    cell = _cell(tmp_path, _loop(5, 30, lambda t: (20, None) if not 12_000 <= t < 20_000 else (20_000 - t, None)))
+    o = cell.outage
+    assert o.recovered and o.failed == 0 and o.error_class is None and o.failed_per_s is None or o.failed == 0
+    assert 11.9 <= o.began_s <= 12.05 and 7.9 <= o.lasted_s <= 8.1
+    assert "until requests were answered again" in cell.reason and "no request completed" in cell.reason
+
+
+def test_a_spike_past_the_connection_limits_with_failures_among_successes_is_not_an_outage(tmp_path):
+    # 60 users, most connections refused at once, the rest served in 100 ms: failures interleave with successes
+    rng = np.random.default_rng(3)
+    cell = _cell(tmp_path, _loop(60, 20, lambda t: (100, None) if rng.random() < 0.2 else (1, REFUSED), think_ms=0))
+    assert cell.outage is None and cell.status == "complete"
+    assert cell.overall.error_rate > 0.7
+
+
+def test_every_request_failing_from_the_start_is_an_outage_with_no_figures(tmp_path):
+    cell = _cell(tmp_path, _loop(3, 10, lambda t: (0, REFUSED)))
+    o = cell.outage
+    assert o.began_s == 0 and o.figures == "none" and o.error_class == "connection_refused"
+    assert o.failed == cell.reading.rows_read
+    assert cell.overall is None and cell.window is None and "no figures" in cell.reason
+
+
+def test_a_healthy_cell_has_no_outage(tmp_path):
+    cell = _cell(tmp_path, _loop(5, 20, lambda t: (20, None)))
+    assert cell.outage is None and cell.status == "complete" and cell.reason is None
+
+
+def test_success_seconds_count_across_tables_in_any_order():
+    # blocks arrive in file order, which need not be time order (several engines' files)
+    late = _loop(2, 30, lambda t: (20, None)).iloc[-50:]
+    early = _loop(2, 30, lambda t: (20, None)).iloc[:50]
+    s = AnsweredSeconds()
+    s.add(late)
+    s.add(early)
+    assert s.count.sum() == 100 and s.first.min() == int(early["end_ms"].min())
+    assert s.last.max() == int(late["end_ms"].max())
+    # 27 s without a success, but nothing failed and nothing was in flight: the generator paused, as between two
+    # sessions in one JTL; the server did not stop
+    assert s.outage(int(early["start_ms"].min()), int(late["end_ms"].max())) is None
+    assert s.failed.sum() == 0 and s.earliest[s.count > 0].min() == int(early["start_ms"].min())
+
+
+def test_the_killed_sample_server_jtl_of_a_real_run():
+    """A real cell (the CI grid's users=5, think_ms=50, 20 s) whose sample server got SIGKILL 10 s after JMeter
+    started: 241 requests answered, then 1,070 refused and 5 reset at ~95/s, counted as samples, to the end."""
+    cell = littlegrid.analyze.analyze([FIXTURES / "killed-server.jtl"]).cells[0]
+    o = cell.outage
+    assert (o.error_class, o.recovered, o.figures) == ("connection_refused", False, "before")
+    assert o.failed_by_class == {"connection_refused": 1070, "connection_reset": 5} and o.failed == 1075
+    assert o.began_s == 7.861 and o.lasted_s == 11.291 and o.failed_per_s == pytest.approx(95.2, abs=0.05)
+    assert cell.status == "outage" and cell.reason.startswith("outage 7.9 s into the cell, lasting 11.3 s")
+    assert (cell.overall.count, cell.overall.errors, cell.window.length_s) == (241, 0, 7.861)
