@@ -39,3 +39,9 @@ def test_a_hang_that_recovered_says_no_request_completed_and_for_how_long(tmp_pa
     assert first.statement.startswith("The server stopped answering 9.96 s into cell hang.jtl: no request completed, "
                                       "for 6.05 s, then requests were answered again;")
     assert "its figures are those of the part before it" in first.statement
+
+
+def test_the_outage_is_not_said_again_as_a_cell_without_figures():
+    # its figures are the part before the outage: validity has no "no figures" finding to add about it
+    found = findings(littlegrid.analyze.analyze([KILLED]))
+    assert not [f for f in found if f.kind == "validity" and "outage" in f.statement]
