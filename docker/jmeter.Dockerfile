@@ -9,9 +9,12 @@ FROM eclipse-temurin:17-jdk-noble AS jmeter
 WORKDIR /build
 COPY mvnw pom.xml ./
 COPY .mvn .mvn
-# -N: the root project only; its initialize phase installs JMeter under target/<id>/jmeter and records the path
-# in target/config.json.
-RUN ./mvnw -q -B -N initialize \
+COPY timer timer
+# The plans' think-time timer first (installed in this stage's Maven repository, where the root finds it); then
+# -N: the root project only; its initialize phase installs JMeter under target/<id>/jmeter, the timer's jar in
+# lib/ext, and records the path in target/config.json.
+RUN ./mvnw -q -B -f timer/pom.xml install \
+ && ./mvnw -q -B -N initialize \
  && home="$(grep -o '"jmeterDirectoryPath":"[^"]*"' target/config.json | head -n 1 | cut -d '"' -f 4)" \
  && test -f "$home/bin/ApacheJMeter-5.6.3.jar" \
  && cp -r "$home" /opt/jmeter

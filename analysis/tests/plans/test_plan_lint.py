@@ -41,10 +41,9 @@ DEFECTS = {
     "absolute path in a listener": (
         "closed.jmx", '<stringProp name="filename"></stringProp>',
         '<stringProp name="filename">/home/me/closed.jtl</stringProp>', "absolute path"),
-    "absolute Windows path in a script file": (
-        "closed.jmx", '<stringProp name="filename"></stringProp>\n            <stringProp name="cacheKey">',
-        '<stringProp name="filename">C:\\scripts\\think.groovy</stringProp>\n            <stringProp name="cacheKey">',
-        "absolute path"),
+    "absolute Windows path in a listener": (
+        "open.jmx", '<stringProp name="filename"></stringProp>',
+        '<stringProp name="filename">C:\\results\\open.jtl</stringProp>', "absolute path"),
     "undocumented property": (
         "spike.jmx", "${__P(requests_per_user,1)}", "${__P(requests_per_user,${__P(burst_factor,1)})}",
         "property 'burst_factor' is missing from README.md's table for spike.jmx"),
