@@ -134,6 +134,8 @@ def main(args) -> int:
     if not args.force:
         _refuse_foreign(out)
     summary.write(result, out)
+    if result.run.unfinished is not None:
+        print(result.run.unfinished.text())
     print(f"wrote {out}: {len(result.cells)} cells, {len(failed)} checks failed"
           + "".join(f"\n  {c.cell or 'grid'}: {c.name}: {c.explanation}" for c in failed[:20]))
     return 0

@@ -27,6 +27,8 @@ def main(args) -> int:
         json.dump({"findings": found}, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
+    if summary.run.unfinished is not None:  # the findings are those of the finished cells only
+        print(summary.run.unfinished.text() + "\n")
     print(findings.text(found))
     outcomes = expectation_outcomes(summary)
     if outcomes:

@@ -4,9 +4,11 @@ with the search page and the two arms' comparison when the run has them."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from littlegrid import summary as summary_file
+from littlegrid.comparison import arms
 from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.render import overview, searchpage
 from littlegrid.render import report as pages
@@ -39,15 +41,18 @@ def main(args: argparse.Namespace) -> int:
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")
-    index = pages.build_report(summary, out_dir)
+    arms_text = summary.run.arms
+    arms_note = arms.arm_without_cells(summary, arms_text) if arms_text else None
+    if arms_note:  # an interrupted run: its finished cells are drawn, the comparison waits for the missing arm
+        print(f"littlegrid report: {arms_note}", file=sys.stderr)
+    index = pages.build_report(summary, out_dir, arms_note=arms_note)
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
     if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
         print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))
     if fresh and run_dir is None:
         summary_file.write(summary, out_dir / summary_file.NAME)  # so `check` and `compare` can use this analysis
     print(index)
-    arms_text = summary.run.arms
-    if arms_text:  # the grid names its two arms: their comparison sits inside the report
+    if arms_text and not arms_note:  # the grid names its two arms: their comparison sits inside the report
         from littlegrid.compare import compare_arms  # only a two-arm grid needs the comparison stage
         print(compare_arms(summary, arms_text, None, out_dir))
     return 0

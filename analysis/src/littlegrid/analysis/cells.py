@@ -158,6 +158,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             host_metrics=_existing(folder / "host-metrics.csv"),
             properties=props,
         ))
+    finished = sum(c.status != "incomplete" for c in cells)  # the runner marks a cell incomplete until it ends
     run = {
         "id": manifest.get("run_id", run_dir.name),
         "grid_name": manifest.get("grid_name", grid.get("name")),
@@ -173,6 +174,9 @@ def from_run_folder(run_dir: Path) -> Inputs:
         "source": "run",
         "inputs": [str(run_dir)],
     }
+    if finished < len(cells):
+        run["unfinished"] = {"cells_finished": finished, "cells_total": len(cells), "reason": manifest.get("reason"),
+                             "resume": f"littlegrid run --resume {run_dir}"}
     axes = {k: list(v) for k, v in (grid.get("axes") or {}).items()}
     if not axes:  # fall back to the values the cells carry, in first-seen order
         for c in cells:

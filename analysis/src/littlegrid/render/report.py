@@ -8,9 +8,11 @@ from littlegrid.render import cellpage, distributions, html, labels, layout, ove
 from littlegrid.summary.model import Cell, Summary
 
 
-def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | None = None) -> Path:
+def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | None = None,
+                 arms_note: str | None = None) -> Path:
     """Write every page of the report into `out_dir`; returns the path of index.html. A summary given as plain data
-    (summary.json's) is read into the typed model first: the pages read fields, never dig in dicts."""
+    (summary.json's) is read into the typed model first: the pages read fields, never dig in dicts. arms_note: why
+    the grid's arms are not compared (comparison.arms.arm_without_cells), said on the overview."""
     summary = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
     cells = summary.cells
     pages = layout.page_names(cells)
@@ -32,7 +34,8 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
         outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
         heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
-        cell_href=cell_href("cells/"), findings=summary.findings, expectations=summary.expectations, **common)
+        cell_href=cell_href("cells/"), findings=summary.findings, expectations=summary.expectations,
+        unfinished=summary.run.unfinished, arms_note=arms_note, **common)
     html.write(out_dir / "index.html", index)
 
     pdf, ccdf = distributions.overlay_charts(summary, "pdf"), distributions.overlay_charts(summary, "ccdf")

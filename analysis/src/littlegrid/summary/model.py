@@ -547,6 +547,19 @@ class HostFacts(Record):
     os: str | None = None
 
 
+class Unfinished(Record):
+    """A run folder whose grid stopped before every cell ran to its end (interrupted, killed, or still running):
+    the cells that did (complete or failed) out of the grid's, why it stopped, and the command that finishes it."""
+    cells_finished: int
+    cells_total: int
+    reason: str | None
+    resume: str
+
+    def text(self) -> str:
+        return (f"incomplete run: {self.cells_finished} of {self.cells_total} cells finished"
+                + (f" ({self.reason})" if self.reason else "") + f"; finish it with `{self.resume}`")
+
+
 class Run(Record):
     """What was run: from the run folder's manifest and grid, or the JTL files' names (source "jtl")."""
     id: str
@@ -562,6 +575,7 @@ class Run(Record):
     server_knobs: dict[str, AxisValue] | None
     source: str
     inputs: list[str]
+    unfinished: Unfinished | None = None  # null: every cell ran to its end (or no grid: JTL files)
 
 
 class Trim(Record):
