@@ -1,6 +1,7 @@
 """Grid-only sections of the overview (grid at a glance, curves over N, bounds and USL, SLO capacity, M/M/c//N)
 appear only where the run has more than one cell along an axis; a single point gets none of them."""
 
+import copy
 import re
 
 import pytest
@@ -39,8 +40,8 @@ def test_one_curve_over_users_has_every_grid_section(tmp_path):
     typed = Summary.model_validate(summary)
     assert len(overview.model_rows(typed)) == 1 and overview.model_tables(typed)["slo"]
     chart = overview.throughput_chart(typed)
-    assert [s["label"] for s in chart["series"]][:2] == ["think_ms = 0: measured",
-                                                         "think_ms = 0: bound min(N/(D+Z), 1/Dmax)"]
+    assert [s["label"] for s in chart["series"]][:2] == ["think_ms = 0",
+                                                         "bound min(N/(D+Z), 1/Dmax): D 10 ms, Dmax 2.5 ms, N* 4"]
 
 
 @pytest.mark.parametrize("users, thinks, expected, over_users", [
@@ -56,3 +57,24 @@ def test_only_the_sections_the_axes_support_are_drawn(tmp_path, users, thinks, e
     assert bool(overview.model_rows(typed)) is over_users and bool(overview.model_tables(typed)["slo"]) is over_users
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert ("Asymptotic bounds and USL fits" in page) is over_users and "Exact M/M/c//N model" in page
+
+
+def test_each_curve_has_one_colour_one_model_row_and_legend_entries_that_never_repeat(golden_summary):
+    typed = Summary.model_validate(golden_summary)
+    labels = [k.label for k in typed.curves]
+    assert labels == ["think_ms = 0", "think_ms = 50"]
+    rows = overview.model_rows(typed)
+    assert [(r["curve"], r["colour"]) for r in rows] == [(labels[0], 0), (labels[1], 1)]
+    assert [r["n_star"] for r in rows] == [4.0, 24.0]
+    for chart in overview.curve_charts(typed):
+        texts = [s["label"] for s in chart["series"]]
+        assert len(texts) == len(set(texts)), texts
+        measured = [s for s in chart["series"] if s["label"] in labels]
+        assert [(s["label"], s["group"]) for s in measured] == [(labels[0], 0), (labels[1], 1)]
+        # every other line (bound, fit) wears the colour of a curve
+        assert {s["group"] for s in chart["series"]} == {0, 1}
+    # two curves whose bounds read the same are told apart by their curve's name
+    same = copy.deepcopy(golden_summary)
+    same["curves"][1]["models"]["bounds"] = same["curves"][0]["models"]["bounds"]
+    texts = [s["label"] for s in overview.throughput_chart(Summary.model_validate(same))["series"]]
+    assert len(texts) == len(set(texts)) and any(t.endswith("(think_ms = 50)") for t in texts)

@@ -127,18 +127,18 @@ def throughput_chart(summary: Summary, workload: str = "closed") -> dict | None:
     curves, lines = [], []
     for colour, k in drawn:
         curves.append((k.x, _figure(summary, k, "throughput_per_s")))
-        lines.append((f"{k.label}: measured", "points", colour))
+        lines.append((k.label, "points", colour))
         b = k.models.bounds
         if b is not None:
             curves.append(([p.load for p in b.points], [p.x_upper for p in b.points]))
-            lines.append((f"{k.label}: bound " + ("min(N/(D+Z), 1/Dmax)" if workload == "closed" else "min(λ, 1/Dmax)"),
-                          "dash", colour))
+            lines.append((_bound_words(b, workload, "x"), "dash", colour))
         fit = k.models.usl
         if fit is not None and fit.ok:
             lo, hi = min(k.x), max(k.x)
             ns = [lo + (hi - lo) * i / (USL_POINTS - 1) for i in range(USL_POINTS)]
             curves.append((ns, [_usl(n, fit) for n in ns]))
-            lines.append((f"{k.label}: USL σ={fmt.num(fit.sigma)} κ={fmt.num(fit.kappa)}", "dot", colour))
+            lines.append((f"USL σ={fmt.num(fit.sigma)} κ={fmt.num(fit.kappa)}", "dot", colour))
+    lines = _distinct(lines)
     x, ys = charts.align(curves)
     name, axis = X_LABELS[workload]
     return charts.chart(f"throughput-vs-{'users' if workload == 'closed' else 'rate'}", f"Throughput X vs {name}",
@@ -163,13 +163,36 @@ def latency_charts(summary: Summary, workload: str = "closed") -> list[dict]:
                 b = k.models.bounds
                 if b is not None:
                     curves.append(([p.load for p in b.points], [p.r_lower_ms for p in b.points]))
-                    labels.append((f"{k.label}: bound " + ("max(D, N·Dmax − Z)" if workload == "closed" else "D"),
-                                   "dash", colour))
+                    labels.append((_bound_words(b, workload, "r"), "dash", colour))
+        labels = _distinct(labels)
         x, ys = charts.align(curves)
         suffix = "" if workload == "closed" else "-rate"
         out.append(charts.chart(f"latency-{key}{suffix}", f"{title} vs {name}", axis, "ms", x,
                                 [charts.series(lab, y, style=st, group=g) for (lab, st, g), y in zip(labels, ys)]))
     return out
+
+
+def _bound_words(b, workload: str, which: str) -> str:
+    """A bound's legend entry with the figures that tell it apart (its colour names its curve)."""
+    if workload == "open":
+        return (f"bound min(λ, 1/Dmax): capacity {fmt.num(b.capacity_per_s)}/s" if which == "x"
+                else f"bound R ≥ D = {fmt.num(b.d_ms)} ms")
+    figures = f"D {fmt.num(b.d_ms)} ms, Dmax {fmt.num(b.d_max_ms)} ms, N* {fmt.num(b.n_star)}"
+    return ("bound min(N/(D+Z), 1/Dmax): " if which == "x" else "bound max(D, N·Dmax − Z): ") + figures
+
+
+def _distinct(lines: list[tuple]) -> list[tuple]:
+    """Legend entries as given, a repeated text followed by its curve's label (the measured entry of its colour):
+    no two entries read the same."""
+    seen: dict = {}
+    for text, _, colour in lines:
+        seen[text] = seen.get(text, 0) + 1
+    names = {}
+    for text, style, colour in lines:
+        if style == "points":
+            names.setdefault(colour, text)
+    return [(text if seen[text] == 1 or style == "points" else f"{text} ({names.get(colour, colour)})", style, colour)
+            for text, style, colour in lines]
 
 
 def curve_charts(summary: Summary) -> list[dict]:
