@@ -102,8 +102,9 @@ def test_a_constant_overhead_above_the_bound_is_said_as_such_and_not_as_a_knee()
                             "histogram": {"elapsed_ms": {"values": values.tolist(), "counts": counts.tolist()}},
                             "checks": []}, Cell))
     found = findings(summary_of(cells, Service(200, 20.0, "const")))
-    knees = [f for f in found if f.kind == "knee"]
-    assert len(knees) == 1 and "leaves its lower bound" not in knees[0].statement
+    assert not [f for f in found if f.kind == "knee"]
+    knees = [f for f in found if f.kind == "overhead"]
+    assert len(knees) == 1 and "No knee" in knees[0].statement
     assert "each request spends ≈ " in knees[0].statement and "a constant per-request overhead" in knees[0].statement
     assert abs(dict(knees[0].figures)["overhead_ms"] - 6.7) < 0.3
     # next cells: the pool alone puts N* = (S+Z)/(S/c) = 10 270 users; this host's CPU at 0.02·N of 2 cores per

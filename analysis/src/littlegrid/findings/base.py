@@ -12,7 +12,7 @@ STANDINGS = ("holds", "suggests", "cannot tell")
 # What a performance engineer needs first: whether the server stopped answering, what limits the system, where
 # the requests wait, which cells not to trust; then the shape of the curves, the arms, the think time and what to
 # do next.
-KIND_ORDER = ("outage", "saturation", "overload", "bottleneck", "waiting", "validity", "knee", "arms", "think_time", "scaling",
+KIND_ORDER = ("outage", "saturation", "overload", "bottleneck", "waiting", "validity", "knee", "overhead", "arms", "think_time", "scaling",
               "recommendation")
 TOMCAT_THREADS = "server.tomcat.threads.max"
 THROTTLE = "littlegrid.throttle.max-concurrent"

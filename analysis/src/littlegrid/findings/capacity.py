@@ -596,7 +596,7 @@ def _constant_overhead(curve: Curve, members: list[Cell], ratios, offset) -> Fin
                  f"{ms(offset.tolerance_ms)} noise): a constant per-request overhead (network, generator, container), "
                  f"not a queue that grows with the load.")
     evidence = tuple(Figure("R − lower bound", r - lo, "ms", c.id) for c, r, lo in ratios)
-    return Finding("knee", statement, "holds",
+    return Finding("overhead", statement, "holds",
                    "R − max(D, N·D_max − Z) does not grow with N beyond three standard errors of the mean R plus "
                    "a quarter of its mean", evidence,
                    fields({"overhead_ms": offset.mean_ms, "spread_ms": offset.spread_ms,
