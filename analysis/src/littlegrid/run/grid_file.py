@@ -44,8 +44,14 @@ def load_grid(path: Path | str) -> Grid:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{path}: not valid TOML: {e}")
+        raise UserError(f"{path}:{_toml_error_line(e, text)}: not valid TOML: {e}")
     return _Validator(path, text, raw).grid()
+
+
+def _toml_error_line(error: tomllib.TOMLDecodeError, text: str) -> int:
+    """The line tomllib names ("at line 3, column 41"; "at end of document": the last line)."""
+    m = re.search(r"at line (\d+)", str(error))
+    return int(m.group(1)) if m else max(1, len(text.splitlines()))
 
 
 class _Validator:
@@ -70,13 +76,13 @@ class _Validator:
             m = re.match(r"^\[\s*([^\]]+?)\s*\]", s)
             if m:
                 current = m.group(1).strip('"')
-                if key is None and current == table:
-                    return n
+                if current == (table if key is None else key) and (key is None or table is None):
+                    return n  # the table's header; a top-level key written as a table
                 continue
             if key is not None and current == table:
                 if re.match(r'^"?' + re.escape(key) + r'"?\s*=', s):
                     return n
-        return None
+        return self._line_of(table, None) if table and key else None  # a key missing: its table's header
 
     # -- sections --------------------------------------------------------------------------------
     def grid(self) -> Grid:
