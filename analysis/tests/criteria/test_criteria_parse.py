@@ -190,6 +190,7 @@ _PIECES = ["p90", "p99.9", "p101", "p0", "mean", "error_rate", "throughput", "cl
            "and", "or", "users", '"Login"', "'x", "40", "think_ms", "poisson", " ", "\t", ";", "\\", '"', '"a  b"', "'a\\' b'"]
 
 
+@pytest.mark.fuzz
 @given(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(_PIECES), max_size=12).map(" ".join)))
 @settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 250)), deadline=None)
 def test_any_text_parses_or_is_refused_in_one_line(text):
@@ -230,6 +231,7 @@ def _criteria(draw):
     return text, metric, number * _UNIT_OF[_KIND[metric]][unit], label, len(conditions)
 
 
+@pytest.mark.fuzz
 @given(_criteria())
 @settings(max_examples=int(os.environ.get("LITTLEGRID_EXAMPLES", 200)), deadline=None)
 def test_any_well_formed_criterion_parses_to_its_canonical_threshold_and_scope(case):

@@ -3,9 +3,10 @@
 import gzip
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from fuzz import budget, fuzz
 from littlegrid.jtl import Reading, read_jtl
 from littlegrid.usererror import UserError
 
@@ -40,7 +41,8 @@ def mutated(draw):
 # pyarrow reports a row it cannot decode as UTF-8 through an "unraisable" exception before falling
 # back (then the csv-module path reads the file): that is pyarrow's noise, not ours.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@fuzz
+@budget(150)
 @given(case=mutated())
 def test_mutated_files_give_a_reading_or_a_user_error(tmp_path, case):
     data, compress = case
