@@ -118,10 +118,14 @@ def _host_cap(proposal: list[float], limit: HostLimit | None, unit: str) -> tupl
     return kept, words
 
 
-def _round_rate(x: float) -> float:
-    """A rate as a person would write it: to 5/s above 50/s, to 1/s above 5/s, else to 0.5/s."""
+def _round_rate(x: float, below: float | None = None) -> float:
+    """A rate as a person would write it: to 5/s above 50/s, to 1/s above 5/s, else to 0.5/s; rounded down when it
+    must stay below `below` (a rate meant to sit under the capacity)."""
     step = 5.0 if x > 50 else 1.0 if x > 5 else 0.5
-    return max(step, round(x / step) * step)
+    r = round(x / step) * step
+    if below is not None and r >= below:
+        r = math.floor(x / step) * step
+    return max(step, r)
 
 
 def _next_rates(curve: Curve, members: list[Cell]) -> Finding | None:
@@ -134,8 +138,8 @@ def _next_rates(curve: Curve, members: list[Cell]) -> Finding | None:
     over = [o for o in curve.overload if o.resource is not None]
     if not over and not b.basis.startswith("grid"):
         return None  # the capacity is only the highest X served: nothing to aim at
-    targets = [0.9 * cap, 0.97 * cap] if over else [0.9 * cap, 1.1 * cap]
-    proposal = sorted({r for r in (_round_rate(t) for t in targets)
+    targets = [(0.9 * cap, cap), (0.97 * cap, cap)] if over else [(0.9 * cap, cap), (1.1 * cap, None)]
+    proposal = sorted({r for r in (_round_rate(t, below) for t, below in targets)
                        if all(abs(r - m) > 0.03 * m for m in rates)})
     proposal, host_words = _host_cap(proposal, curve.models.host_limit, "λ")
     head = group_words(curve)

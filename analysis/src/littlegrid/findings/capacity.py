@@ -313,10 +313,11 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     if seen and all(seen):
         t, how = pool[0]
         blind = [c for c, b in zip(cells, busy) if b is None]
-        busy_words = ", ".join(f"{b:.3g} at N = {users(c):g}" for b, c in zip(busy, cells) if b is not None)
+        busy_words = ", ".join(f"{b:.3g} at {load_words(p.curve, load(p.curve, c))}"
+                               for b, c in zip(busy, cells) if b is not None)
         return found("thread_pool", f"Tomcat's thread pool caps X = {rate(_mean(xs))} at {on}: of its {t:g} "
                      f"threads ({how}) {busy_words} are busy on average."
-                     + (f" At N = {', '.join(f'{users(c):g}' for c in blind)} the server metrics are missing "
+                     + (f" At {', '.join(load_words(p.curve, load(p.curve, c)) for c in blind)} the server metrics are missing "
                         f"({_no_metrics(blind[0])}); X there is the same level." if blind else ""), "holds",
                      f"busy threads at least {BUSY_SHARE:.0%} of threads.max while X stays level" +
                      ("" if cpu is None else f"; host CPU {pct(cpu)}, not saturated" if cpu < CPU_BUSY
