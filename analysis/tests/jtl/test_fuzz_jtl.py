@@ -64,7 +64,11 @@ def _read_or_refuse(path):
     return reading
 
 
-def _analyze_or_refuse(path):
+def _read_then_analyse(path, data: bytes):
+    """The file read (a reading or a refusal), then, when read, analysed (a summary or a refusal)."""
+    path.write_bytes(data)
+    if _read_or_refuse(path) is None:
+        return
     try:
         littlegrid.analyze.analyze([path])
     except UserError as error:
@@ -78,17 +82,11 @@ def _analyze_or_refuse(path):
 @budget(60)
 @given(data=csv_jtl())
 def test_any_csv_jtl_gives_a_reading_or_a_one_line_refusal(tmp_path, data):
-    path = tmp_path / "fuzzed.jtl"
-    path.write_bytes(data)
-    if _read_or_refuse(path) is not None:
-        _analyze_or_refuse(path)
+    _read_then_analyse(tmp_path / "fuzzed.jtl", data)
 
 
 @fuzz
 @budget(60)
 @given(data=xml_jtl())
 def test_any_xml_jtl_gives_a_reading_or_a_one_line_refusal(tmp_path, data):
-    path = tmp_path / "fuzzed.xml"
-    path.write_bytes(data)
-    if _read_or_refuse(path) is not None:
-        _analyze_or_refuse(path)
+    _read_then_analyse(tmp_path / "fuzzed.xml", data)
