@@ -103,6 +103,8 @@ def load(path: Path | str) -> Plan:
         raise PlanError(f"{path}:{line}: not well-formed XML at column {column + 1}; JMeter cannot load it")
     except (OSError, UnicodeDecodeError) as e:
         raise PlanError(f"{path}: cannot read the plan ({getattr(e, 'strerror', None) or e})")
+    except (LookupError, ValueError) as e:  # <?xml encoding="U-F-8"?> and the like
+        raise PlanError(f"{path}:1: the XML declaration is unusable ({e}); JMeter cannot load it")
     return _plan(path, document)
 
 
@@ -111,6 +113,8 @@ def from_bytes(data: bytes, path: Path | str) -> Plan:
     path = Path(path)
     try:
         document = ET.ElementTree(ET.fromstring(data))
+    except (LookupError, ValueError) as e:
+        raise PlanError(f"{path}:1: the XML declaration is unusable ({e})")
     except ET.ParseError as e:
         raise PlanError(f"{path}:{e.position[0]}: not well-formed XML at column {e.position[1] + 1}")
     return _plan(path, document)
