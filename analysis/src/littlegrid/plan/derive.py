@@ -373,7 +373,7 @@ def _listeners(plan: Plan, changes: list) -> None:
 def _data_files(plan: Plan, options: PlanOptions, variables: dict, changes: list) -> None:
     folder = plan.path.resolve().parent
     for node in facts.data_sets(plan):
-        written = evaluate(node.prop("filename") or "", variables).resolved or ""
-        path = facts.csv_path(written, folder, options.files)
+        value = evaluate(node.prop("filename") or "", variables)
+        path = facts.csv_path(value.written, folder, options.files, value.resolved or value.written)
         set_prop(node.element, "filename", str(path))
-        changes.append(f"CSV Data Set \"{node.name}\": {written} -> {path}")
+        changes.append(f"CSV Data Set \"{node.name}\": {value.written} -> {path}")

@@ -270,12 +270,17 @@ def http_target(node: Node, variables: dict, properties: dict | None = None) -> 
 
 
 # -- data files ------------------------------------------------------------------------------------------
-def csv_path(written: str, plan_folder: Path, files: dict[str, str] | None = None) -> Path | None:
-    """Where a CSV Data Set's file is on this machine: mapped by [plan_options] files, as written when absolute
-    here, else relative to the plan's folder (as JMeter resolves it). None: a Windows path with no mapping."""
+def csv_path(written: str, plan_folder: Path, files: dict[str, str] | None = None,
+             resolved: str | None = None) -> Path | None:
+    """Where a CSV Data Set's file is on this machine: mapped by [plan_options] files (keyed by the path as
+    written in the plan), as written (variables resolved) when absolute here, else relative to the plan's folder,
+    as JMeter resolves it. None: a Windows path, or one known only at run time, with no mapping."""
     files = files or {}
     if written in files:
         return Path(files[written]).expanduser().resolve()
+    written = resolved if resolved is not None else written
+    if "${" in written:
+        return None
     if ntpath.isabs(written) and not written.startswith("/") or re.match(r"^[A-Za-z]:", written):
         return None  # C:\data\users.csv means nothing here
     path = Path(PurePosixPath(written.replace("\\", "/")))
@@ -288,7 +293,7 @@ def data_sets(plan: Plan) -> list[Node]:
 
 def _data_file_facts(node: Node, variables: dict, files: dict | None, folder: Path) -> DataFileFacts:
     value = evaluate(node.prop("filename") or "", variables)
-    resolved = csv_path(value.resolved, folder, files) if value.resolved else None
+    resolved = csv_path(value.written, folder, files, value.resolved or value.written) if value.written else None
     return DataFileFacts(name=node.name, path=node.path, written=value.written,
                          resolved=str(resolved) if resolved else None, found=bool(resolved and resolved.is_file()))
 
