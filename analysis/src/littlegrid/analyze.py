@@ -98,10 +98,13 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     result = result.model_copy(update={"criteria": [model.CriterionResult.model_validate(summary.plain(c))
                                                     for c in criteria]})
     # the last stage: a pure function of everything above (littlegrid.findings, docs/analysis.md "Findings")
-    found_now = findings.as_json(findings.findings(result))
+    ranked = findings.findings(result)
+    found_now = findings.as_json(ranked)
     expectations = expect.evaluate(found.run.get("expect") or [], result, found_now)
+    head = findings.headline(result, ranked)
     return result.model_copy(update={
         "findings": [model.Finding.model_validate(summary.plain(f)) for f in found_now],
+        "headline": model.Headline.model_validate(summary.plain(head)) if head else None,
         "expectations": [model.Expectation.model_validate(summary.plain(e)) for e in expectations]})
 
 

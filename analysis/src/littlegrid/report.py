@@ -10,7 +10,8 @@ from pathlib import Path
 from littlegrid import summary as summary_file
 from littlegrid.comparison import arms
 from littlegrid.jtl.options import add_reader_arguments, reader_options
-from littlegrid.render import overview, searchpage
+from littlegrid import atomic
+from littlegrid.render import markdown, overview, searchpage, summary_png
 from littlegrid.render import report as pages
 from littlegrid.summary_source import load_or_analyze
 from littlegrid.usererror import UserError
@@ -46,6 +47,10 @@ def main(args: argparse.Namespace) -> int:
     if arms_note:  # an interrupted run: its finished cells are drawn, the comparison waits for the missing arm
         print(f"littlegrid report: {arms_note}", file=sys.stderr)
     index = pages.build_report(summary, out_dir, arms_note=arms_note)
+    # the answer for places that show no HTML: Markdown for a CI job summary or a pull-request comment, and the key
+    # chart as an image
+    atomic.write_atomic(out_dir / "summary.md", markdown.summary_markdown(summary, "index.html").encode("utf-8"))
+    summary_png.write(summary, out_dir / "summary.png", overview.run_title(summary))
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
     if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
         print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))

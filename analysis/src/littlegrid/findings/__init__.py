@@ -9,17 +9,22 @@ differences).
 
 from __future__ import annotations
 
-from littlegrid.findings import advice, capacity, outage, think, validity, waves
+from littlegrid.findings import advice, capacity, outage, single_test, think, validity, waves
+from littlegrid.findings import headline as headline_words
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
 from littlegrid.findings.two_arms import two_arms
 from littlegrid.summary.model import Summary
 
-__all__ = ["Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "as_json", "two_arms", "text"]
+__all__ = ["Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "headline", "as_json", "two_arms", "text"]
 
 
 def findings(summary: Summary) -> list[Finding]:
-    """Every finding the summary supports, ranked (saturation and bottleneck first)."""
+    """Every finding the summary supports, ranked by group (the answer, trust, what to do), then kind. A single JTL
+    (no grid) gets what a test shows, and no advice about cells or closed-law tolerances it never asked for."""
+    single = single_test.is_single_test(summary)
     found: list[Finding] = outage.outages(summary)
+    if single:
+        found += single_test.single_test(summary)
     plateaus = capacity.plateaus(summary)
     covered: set = set()
     for p in plateaus:
@@ -36,14 +41,20 @@ def findings(summary: Summary) -> list[Finding]:
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
     found += waves.waves(summary)
-    found += validity.validity(summary)
+    found += validity.validity(summary, grid=not single)
     found += capacity.knees(summary, plateaus)
     found += think.timer(summary)
     found += think.capacity_per_think(summary)
     found += capacity.scaling(summary, [p.curve.key for p in plateaus])
-    found += advice.pool_size(summary)
-    found += advice.next_cells(summary, plateaus)
-    return rank(found)
+    if not single:
+        found += advice.pool_size(summary)
+        found += advice.next_cells(summary, plateaus)
+    return rank(found, summary)
+
+
+def headline(summary: Summary, found: list[Finding]) -> dict | None:
+    """The summary's headline (Summary.headline) from the ranked findings."""
+    return headline_words.headline(summary, found, single_test.is_single_test(summary))
 
 
 def as_json(found: list[Finding]) -> list[dict]:

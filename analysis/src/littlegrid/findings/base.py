@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.summary.model import Cell, Check, Curve, Summary
@@ -12,8 +12,13 @@ STANDINGS = ("holds", "suggests", "cannot tell")
 # What a performance engineer needs first: whether the server stopped answering, what limits the system, where
 # the requests wait, which cells not to trust; then the shape of the curves, the arms, the think time and what to
 # do next.
-KIND_ORDER = ("outage", "saturation", "overload", "bottleneck", "waiting", "validity", "knee", "overhead", "arms", "think_time", "scaling",
+KIND_ORDER = ("outage", "throughput", "slowest", "errors", "latency_shift", "error_burst", "saturation", "overload",
+              "bottleneck", "waiting", "validity", "knee", "overhead", "arms", "think_time", "scaling",
               "recommendation")
+# How a performance engineer reads them: the answer (what limits the system, where requests wait, the shape of the
+# curves), then whether the test can be trusted, then what to do.
+GROUPS = ("answer", "trust", "action")
+GROUP_OF = {"outage": "trust", "validity": "trust", "think_time": "trust", "recommendation": "action"}
 TOMCAT_THREADS = "server.tomcat.threads.max"
 THROTTLE = "littlegrid.throttle.max-concurrent"
 MAX_CONNECTIONS = "server.tomcat.max-connections"
@@ -53,6 +58,9 @@ class Finding:
     cells: tuple[str, ...] = ()
     resource: str | None = None
     recommendation: str | None = None
+    group: str = "answer"
+    minor: bool = False
+    curve: str | None = None
 
     def __post_init__(self):
         if self.kind not in KIND_ORDER:
@@ -64,13 +72,31 @@ class Finding:
         out = {"kind": self.kind, "statement": self.statement, "standing": self.standing, "why": self.why,
                "where": dict(self.where), "cells": list(self.cells), "figures": dict(self.figures),
                "evidence": [f.as_dict() for f in self.evidence], "recommendation": self.recommendation,
-               "resource": self.resource}
+               "resource": self.resource, "group": self.group, "minor": self.minor, "curve": self.curve}
         return out
 
 
-def rank(found: list[Finding]) -> list[Finding]:
-    """Kind first (KIND_ORDER), then standing (what holds before what is suggested), stable otherwise."""
-    return sorted(found, key=lambda f: (KIND_ORDER.index(f.kind), STANDINGS.index(f.standing)))
+MAJOR = 3  # findings shown first in each group; the rest are folded
+
+
+def rank(found: list[Finding], summary: Summary | None = None) -> list[Finding]:
+    """Group first (GROUPS: the answer, trust, what to do), then kind (KIND_ORDER), then standing (what holds before
+    what is suggested), stable otherwise; each finding told its group, the curve it is about (the one curve that
+    holds all its cells) and whether it is minor (past the first MAJOR of its group, or claiming nothing)."""
+    def group(f):
+        return GROUP_OF.get(f.kind, "answer")
+
+    ordered = sorted(found, key=lambda f: (GROUPS.index(group(f)), KIND_ORDER.index(f.kind),
+                                          STANDINGS.index(f.standing)))
+    curves = summary.curves if summary is not None else []
+    out, seen = [], {}
+    for f in ordered:
+        g = group(f)
+        seen[g] = seen.get(g, 0) + 1
+        holding = [k.key for k in curves if f.cells and set(f.cells) <= set(k.cells)]
+        out.append(replace(f, group=g, minor=seen[g] > MAJOR or f.standing == "cannot tell",
+                           curve=holding[0] if len(holding) == 1 else None))
+    return out
 
 
 # ---------------------------------------------------------------- reading the summary

@@ -93,18 +93,21 @@ def _reasons(c: Cell, tol: float, server_limited: bool = False) -> list[tuple[st
     return out
 
 
-def validity(summary: Summary) -> list[Finding]:
-    """One finding per reason and grade, listing the cells it concerns: a statement, then the figures per cell."""
+def validity(summary: Summary, grid: bool = True) -> list[Finding]:
+    """One finding per reason and grade, listing the cells it concerns: a statement, then the figures per cell.
+    grid: whether the cells come from a grid (a bare JTL gets no advice on its window length)."""
     tol = summary.tolerances.get("closed_law") or 0.02
     groups: dict = {}
     limited = _server_limited(summary)
     for c in summary.cells:
         for key, grade, fig in _reasons(c, tol, c.id in limited):
+            if key == "window" and not grid:  # a JTL from anywhere: no closed-law tolerance it never asked for
+                continue
             groups.setdefault((grade, key), []).append((c, fig))
     out = []
     for (grade, key), members in sorted(groups.items(), key=lambda g: (g[0][0] != DO_NOT_TRUST, g[0][1])):
         cells = [c for c, _ in members]
-        on = _cells_text(summary, cells)
+        on = _cells_text(summary, cells) if grid else "the test"
         figures, evidence, advice = {}, [], None
         if key == "overhead":
             excess = [f["excess_ms"] for _, f in members]

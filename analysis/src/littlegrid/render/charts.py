@@ -8,6 +8,10 @@ from collections.abc import Iterable, Sequence
 # Points per time-series chart: enough for a 1 px line on a wide screen, few enough to keep 12-cell reports small.
 POINT_BUDGET = 600
 SIG_DIGITS = 4  # 4 significant digits: far below what a reader can see on a chart, halves the page size
+# One colour per curve, by its index in Summary.curves: the same list as littlegrid.js's PALETTE and the
+# .swatch.cN classes of littlegrid.css (a test holds the three equal).
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
+           "#bcbd22")
 
 
 def sig(v, digits: int = SIG_DIGITS):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from littlegrid.render import charts, html, overview
+from littlegrid.render import charts, findings_view, html, overview
 from littlegrid.summary.comparison import Comparison
 from littlegrid.summary.model import Cell, Summary
 
@@ -62,7 +62,7 @@ def draw(result: Comparison, sa: Summary | dict, sb: Summary | dict, out_dir: Pa
         facts_a=overview.run_facts(sa), facts_b=overview.run_facts(sb), rows=result.rows,
         counts=result.counts, words=result.verdict_words, metric_names=result.metric_names,
         only_a=result.only_a, only_b=result.only_b, seed=result.seed, reps=result.reps, min_effect=result.min_effect,
-        curve_charts=curve_charts, pdf_charts=pdf_charts, findings=result.findings, no_findings="No metric of a paired cell differs significantly: every 95% interval "
+        curve_charts=curve_charts, pdf_charts=pdf_charts, finding_groups=findings_view.groups(result.findings, [], set()), no_findings="No metric of a paired cell differs significantly: every 95% interval "
                                            "reaches within the minimum effect, or there are no intervals.",
         chart_data=curve_charts + pdf_charts, **({"generated": generated} if generated else {}))
     html.write(out_dir / "index.html", page)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from littlegrid.render import cellpage, distributions, html, labels, layout, overview
+from littlegrid.render import cellpage, distributions, findings_view, html, labels, layout, overview
 from littlegrid.summary.model import Cell, Summary
 
 
@@ -34,7 +34,9 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
         outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
         heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
-        cell_href=cell_href("cells/"), findings=summary.findings, expectations=summary.expectations,
+        cell_href=cell_href("cells/"), headline=summary.headline,
+        finding_groups=findings_view.groups(summary.findings, summary.curves, {c["id"] for c in curve_charts}),
+        expectations=summary.expectations,
         unfinished=summary.run.unfinished, arms_note=arms_note, **common)
     html.write(out_dir / "index.html", index)
 

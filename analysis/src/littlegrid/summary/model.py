@@ -519,6 +519,9 @@ class Evidence(Record):
 
 
 class Finding(Record):
+    """group: "answer" (what limits the system and where requests wait), "trust" (whether the figures can be
+    taken as they stand) or "action" (what to do next); minor: folded under its group's first findings; curve: the
+    key of the curve it is about (its evidence: that curve's charts), null when it is about no one curve."""
     kind: str
     statement: str
     standing: str
@@ -529,6 +532,16 @@ class Finding(Record):
     evidence: list[Evidence]
     recommendation: str | None
     resource: str | None
+    group: str = "answer"
+    minor: bool = False
+    curve: str | None = None
+
+
+class Headline(Record):
+    """The answer in at most three sentences, composed from the findings (their indexes in `findings`): what limits
+    throughput and where, what the other curves do, and whether the test can be trusted."""
+    sentences: list[str]
+    findings: list[int]
 
 
 class Expectation(Record):
@@ -597,4 +610,5 @@ class Summary(Record):
     checks: list[Check]
     criteria: list[CriterionResult]
     findings: list[Finding]
+    headline: Headline | None = None
     expectations: list[Expectation]

@@ -49,6 +49,7 @@
       scales: { x: { time: false, distr: c.log_x ? 3 : 1 }, y: { distr: c.log_y ? 3 : 1 } },
       axes: [{ label: c.x_label, stroke: "#333" }, { label: c.y_label, stroke: "#333", size: 60 }],
       legend: { live: true },
+      focus: { alpha: 0.25 },
       cursor: { drag: { x: true, y: false, setScale: true } },
       hooks: {
         drawClear: [function (u) { if (c.window) shadeOutside(u, c.window[0], c.window[1]); }],
@@ -271,7 +272,8 @@
           width: Math.max(320, host.clientWidth || 600), height: 280, series: series,
           scales: { x: { time: false } },
           axes: [{ label: "time (s)", stroke: "#333" }, { label: kind === "latency" ? "ms" : "per second", stroke: "#333", size: 60 }],
-          legend: { live: true }, cursor: { drag: { x: true, y: false, setScale: true } },
+          legend: { live: true },
+      focus: { alpha: 0.25 }, cursor: { drag: { x: true, y: false, setScale: true } },
           hooks: { drawClear: [function (u) { if (w && w[0] != null) shadeOutside(u, w[0], w[1]); }] }
         }, values, host);
         host.setAttribute("data-series", String(names.length));
@@ -300,6 +302,21 @@
         console.error("littlegrid chart " + c.id + ": " + e);
       }
     }
+    // A finding's evidence link: scroll to the chart (the href does) and bring its curve forward, the other curves
+    // dimmed (uPlot's focus); the host says which curve it shows, for tests and for the reader's next click.
+    document.addEventListener("click", function (ev) {
+      var a = ev.target && ev.target.closest ? ev.target.closest("a.evidence[data-evidence-chart]") : null;
+      if (!a) return;
+      var id = a.getAttribute("data-evidence-chart"), curve = Number(a.getAttribute("data-curve"));
+      plots.forEach(function (p) {
+        if (p[1].getAttribute("data-chart") !== id) return;
+        var series = byId[id].series;
+        for (var k = 0; k < series.length; k++) {
+          if (series[k].group === curve && series[k].style === "points") { p[0].setSeries(k + 1, { focus: true }); break; }
+        }
+        p[1].setAttribute("data-highlighted", String(curve));
+      });
+    });
     var pending = null;
     window.addEventListener("resize", function () {
       clearTimeout(pending);

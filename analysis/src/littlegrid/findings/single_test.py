@@ -1,0 +1,139 @@
+"""What one test (a JTL from anywhere, not a grid) shows: its throughput, the slowest transactions, where the errors
+are, whether response time shifted through the test, and bursts of errors. No advice about cells or tolerances:
+a user who brought a JTL asked for none."""
+
+from __future__ import annotations
+
+import math
+
+from littlegrid.analysis.curves import trend
+from littlegrid.findings.base import Figure, Finding, fields, ms, num, pct, rate
+from littlegrid.summary.model import Cell, Summary
+
+SLOWEST = 3          # transactions (or labels) named as the slowest
+MIN_SHARE = 0.01     # a label needs this share of the samples (and MIN_SAMPLES) to be named slowest: no outlier of 2
+MIN_SAMPLES = 20
+SHIFT = 1.2          # the window's last third's median R beyond this factor of its first third's (either way)
+BURST_SIGMAS = 5.0   # a bucket with more errors than mean + this many Poisson standard errors
+BURST_MIN = 5        # and at least this many errors
+
+
+def is_single_test(summary: Summary) -> bool:
+    """A JTL given to `analyze` or `report` by itself: one cell, not from a grid."""
+    return summary.run.source == "jtl" and len(summary.cells) == 1
+
+
+def single_test(summary: Summary) -> list[Finding]:
+    cell = summary.cells[0]
+    if cell.overall is None or not cell.overall.count:
+        return []
+    return [f for f in (throughput(cell), slowest(cell), errors(cell), latency_shift(cell), error_bursts(cell))
+            if f is not None]
+
+
+def _window_s(cell: Cell) -> float | None:
+    return num(cell.window.length_s) if cell.window is not None else None
+
+
+def throughput(cell: Cell) -> Finding:
+    o, window = cell.overall, _window_s(cell)
+    statement = (f"The test completed {o.count:,} requests in its {window:.3g} s window: X = "
+                 f"{rate(o.throughput_per_s)}, mean R = {ms(o.mean_ms)}, p90 = {ms(o.p90_ms)}, p99 = {ms(o.p99_ms)}, "
+                 f"{pct(o.error_rate)} errors.")
+    return Finding("throughput", statement, "holds", "every sample of the steady window, exact percentiles",
+                   (Figure("X", o.throughput_per_s, "/s"), Figure("p90", o.p90_ms, "ms")),
+                   fields({"throughput_per_s": o.throughput_per_s, "mean_ms": o.mean_ms, "p90_ms": o.p90_ms,
+                           "error_rate": o.error_rate}), (), (cell.id,))
+
+
+def _named(cell: Cell) -> list[tuple[str, object]]:
+    """Labels with enough samples to be named: the transactions when any has (they hold the others)."""
+    floor = max(MIN_SAMPLES, MIN_SHARE * cell.overall.count)
+    labels = [(k, s) for k, s in cell.labels.items() if s.count >= floor and num(s.p90_ms) is not None]
+    transactions = [(k, s) for k, s in labels if s.transaction]
+    return transactions or labels
+
+
+def slowest(cell: Cell) -> Finding | None:
+    named = sorted(_named(cell), key=lambda kv: -kv[1].p90_ms)[:SLOWEST]
+    if not named:
+        return None
+    what = "transactions" if named[0][1].transaction else "labels"
+    parts = [f"'{k}' p90 {ms(s.p90_ms)} (mean {ms(s.mean_ms)}, {s.count:,} samples)" for k, s in named]
+    k0, s0 = named[0]
+    return Finding("slowest", f"The slowest {what}: " + "; ".join(parts) + ".", "holds",
+                   f"{what} with at least {MIN_SAMPLES} samples and {MIN_SHARE:.0%} of the test, by exact p90",
+                   tuple(Figure(f"p90 {k}", s.p90_ms, "ms") for k, s in named),
+                   fields({"label": k0, "p90_ms": s0.p90_ms, "mean_ms": s0.mean_ms}), (), (cell.id,))
+
+
+def errors(cell: Cell) -> Finding | None:
+    o = cell.overall
+    if not o.errors:
+        return None
+    by_label = sorted(((k, s) for k, s in cell.labels.items() if s.errors and not s.transaction),
+                      key=lambda kv: -kv[1].errors) or \
+        sorted(((k, s) for k, s in cell.labels.items() if s.errors), key=lambda kv: -kv[1].errors)
+    top = by_label[:SLOWEST]
+    parts = [f"'{k}' ({s.errors:,} of {o.errors:,} errors, {s.errors / o.errors:.0%}; {pct(s.error_rate)} of its "
+             f"requests)" for k, s in top]
+    types = cell.errors.by_type[:3] if cell.errors is not None else []
+    statement = (f"{o.errors:,} of {o.count:,} requests failed ({pct(o.error_rate)})"
+                 + (": they concentrate in " + ", ".join(parts) if parts else "")
+                 + ("; by type: " + ", ".join(f"{t.type} ({t.count:,})" for t in types) if types else "") + ".")
+    figures = {"errors": o.errors, "error_rate": o.error_rate}
+    if top:
+        figures |= {"label": top[0][0], "label_errors": top[0][1].errors}
+    return Finding("errors", statement, "holds", "failed samples of the window, by label and by type",
+                   tuple(Figure(f"errors {k}", s.errors, "") for k, s in top), fields(figures), (), (cell.id,))
+
+
+def latency_shift(cell: Cell) -> Finding | None:
+    t = trend(cell)
+    if t is None or t.tau is None or t.p is None or not t.first_ms or not t.last_ms or t.p >= 0.01:
+        return None
+    ratio = t.last_ms / t.first_ms
+    if 1 / SHIFT < ratio < SHIFT:
+        return None
+    way = "rose" if ratio > 1 else "fell"
+    statement = (f"Response time {way} through the test: the median of each second was {ms(t.first_ms)} in the "
+                 f"window's first third and {ms(t.last_ms)} in its last ({ratio:.2g}×; Kendall τ = {t.tau:.2f}, "
+                 f"p = {t.p:.1g} over {t.buckets} buckets), so the test's percentiles mix two regimes.")
+    return Finding("latency_shift", statement, "holds",
+                   f"Kendall's test of the per-bucket median against time, p < 0.01, and a change beyond {SHIFT:g}×",
+                   (Figure("median R, first third", t.first_ms, "ms"), Figure("median R, last third", t.last_ms, "ms")),
+                   fields({"first_ms": t.first_ms, "last_ms": t.last_ms, "tau": t.tau}), (), (cell.id,))
+
+
+def error_bursts(cell: Cell) -> Finding | None:
+    """Buckets with far more errors than the test's mean rate: runs of them, the largest first."""
+    s = cell.series
+    if s is None or not s.errors:
+        return None
+    inside = [(t, e) for t, e in zip(s.t_s, s.errors) if s.window_start_s <= t < s.window_end_s]
+    total = sum(e for _, e in inside)
+    if total < BURST_MIN or len(inside) < 4:
+        return None
+    mean = total / len(inside)
+    limit = max(BURST_MIN, mean + BURST_SIGMAS * math.sqrt(mean))
+    runs, current = [], []
+    for t, e in inside:
+        if e >= limit:
+            current.append((t, e))
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    if not runs:
+        return None
+    runs.sort(key=lambda r: -sum(e for _, e in r))
+    parts = [f"{sum(e for _, e in r):.0f} in {len(r) * s.bucket_s:g} s from {r[0][0] - s.window_start_s:.0f} s"
+             for r in runs[:3]]
+    burst = sum(e for r in runs for _, e in r)
+    statement = (f"Errors came in bursts: {burst:.0f} of {total:.0f} errors of the window fell in {len(runs)} "
+                 f"burst{'s' if len(runs) > 1 else ''} (" + "; ".join(parts) + ") — look at what happened then.")
+    return Finding("error_burst", statement, "holds",
+                   f"buckets with more errors than the mean {mean:.2g} + {BURST_SIGMAS:g} Poisson standard errors",
+                   tuple(Figure("errors in burst", sum(e for _, e in r), "", cell.id) for r in runs[:3]),
+                   fields({"burst_errors": burst, "errors": total, "bursts": len(runs)}), (), (cell.id,))

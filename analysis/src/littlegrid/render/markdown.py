@@ -1,0 +1,79 @@
+"""The answer in GitHub-flavoured Markdown, for a CI job summary or a pull-request comment: the headline, the
+criteria verdict, the top findings and a small table of the curves. Text from the run (labels, messages, axis
+values) is escaped: it reaches the page as text, never as markup."""
+
+from __future__ import annotations
+
+import re
+
+from littlegrid.render import fmt, overview
+from littlegrid.summary.model import Summary
+
+TOP = 5          # findings listed (the rest are in the report)
+TABLE_ROWS = 24  # points of the curves tabled; more are summed up in a line
+
+_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def text(value) -> str:
+    """Any text from the run as Markdown text: its markup characters escaped, HTML's as entities, one line."""
+    s = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _SPECIAL.sub(r"\\\1", " ".join(s.split()))
+
+
+def _verdict(summary: Summary) -> str:
+    o = overview.outcomes(summary)
+    if o["verdict"] == "pass":
+        head = f"**Verdict: pass**: all {o['criteria_passed']} criteria hold."
+    elif o["verdict"] == "fail":
+        head = f"**Verdict: FAIL**: {o['criteria_failed']} of {len(o['criteria'])} criteria fail."
+    elif o["verdict"] == "undecided":
+        head = (f"**Verdict: undecided**: no criterion fails, but {o['criteria_unknown']} of {len(o['criteria'])} "
+                f"could not be evaluated.")
+    else:
+        head = "**Verdict: none**: the grid gives no criteria."
+    failed = [c for c in o["criteria"] if c["passed"] is False][:TOP]
+    lines = [head] + [f"- FAIL `{text(c['criterion'])}` at {text(c['cell'] or 'grid')}: "
+                      f"{text(fmt.metric(c['value'], c['metric'], c['unit']))}" for c in failed]
+    lines.append(f"\nChecks of the data: {o['checks_passed']} pass, {o['checks_failed']} fail, "
+                 f"{o['checks_unknown']} could not be made.")
+    return "\n".join(lines)
+
+
+def _table(summary: Summary) -> list[str]:
+    by_id = {c.id: c for c in summary.cells}
+    rows = [(k, cid, x) for k in summary.curves for cid, x in zip(k.cells, k.x)]
+    if not rows:  # a single test: its one cell
+        rows = [(None, c.id, None) for c in summary.cells if c.overall is not None]
+    out = ["| curve | load | X (/s) | R | p90 | p99 | errors |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for k, cid, x in rows[:TABLE_ROWS]:
+        o = by_id[cid].overall
+        load = "" if k is None else (f"N = {x:g}" if k.workload == "closed" else f"λ = {x:g}/s")
+        out.append(f"| {text(k.label) if k else text(cid)} | {load} | {fmt.num(o.throughput_per_s)} | "
+                   f"{fmt.ms(o.mean_ms)} | {fmt.ms(o.p90_ms)} | {fmt.ms(o.p99_ms)} | {fmt.pct(o.error_rate)} |")
+    if len(rows) > TABLE_ROWS:
+        out.append(f"\n{len(rows) - TABLE_ROWS} more points in the report.")
+    return out
+
+
+def summary_markdown(summary: Summary, report_href: str | None = None) -> str:
+    """The Markdown summary of an analysed run (report/summary.md, `littlegrid explain --markdown`)."""
+    lines = [f"## {text(overview.run_title(summary))}", ""]
+    if summary.run.unfinished is not None:
+        lines += [f"> **Incomplete run**: {text(summary.run.unfinished.text())}", ""]
+    if summary.headline is not None:
+        lines += ["**" + text(" ".join(summary.headline.sentences)) + "**", ""]
+    lines += [_verdict(summary), ""]
+    top = [f for f in summary.findings if not f.minor][:TOP]
+    if top:
+        lines.append("### Findings")
+        lines += [f"{i}. **{text(f.kind.replace('_', ' '))}** ({text(f.standing)}): {text(f.statement)}"
+                  for i, f in enumerate(top, 1)]
+        rest = len(summary.findings) - len(top)
+        if rest:
+            lines.append(f"\n{rest} more finding{'s' if rest > 1 else ''} in the report.")
+        lines.append("")
+    lines += ["### Cells", *_table(summary), ""]
+    if report_href:
+        lines.append(f"Full report: [{text(report_href)}]({report_href.replace(' ', '%20').replace(')', '%29')})")
+    return "\n".join(lines).rstrip() + "\n"
