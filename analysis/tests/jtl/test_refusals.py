@@ -69,3 +69,14 @@ def test_corrupt_gzip_is_refused(tmp_path):
     path.write_bytes(b"\x1f\x8b\x08\x00garbage")
     with pytest.raises(UserError, match="bad.jtl.gz"):
         read_jtl(path)
+
+
+def test_headerless_rows_of_one_value_are_refused_not_read_without_elapsed(tmp_path):
+    # found by tests/jtl/test_fuzz_jtl.py: a layout of timeStamp alone passed the inference, then the reader
+    # looked for the elapsed column it lacked (a KeyError)
+    path = tmp_path / "timestamps.jtl"
+    path.write_text("1700000000000,,\n1700000000001\n1700000000002")
+    with pytest.raises(UserError) as error:
+        read_jtl(path)
+    assert str(error.value).startswith(f"{path}:1: no header and 1 fields per row (JMeter's default is 17): no "
+                                       "JMeter save configuration fits the values")

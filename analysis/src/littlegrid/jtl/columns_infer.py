@@ -188,11 +188,13 @@ def _consistent(names: list[str], fields) -> bool:
     column = {name: fields[i] for i, name in enumerate(names)}
     if "sentBytes" in column and "bytes" not in column:
         return False  # sent without received bytes: a configuration nobody writes (both default on)
-    elapsed = [int(x) for x in column["elapsed"]]
+    if "elapsed" not in column:
+        return False  # a row of one value: no sample can be read without its elapsed time
 
     def nums(name):
         return [int(x) for x in column[name]]
 
+    elapsed = nums("elapsed")
     for name in ("Latency", "Connect"):
         if name in column and any(v > e for v, e in zip(nums(name), elapsed)):
             return False
