@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import littlegrid.analyze
+import littlegrid.jtl
 from analysis_synthetic import T0, table, write_jtl
 from littlegrid.analysis.outage import AnsweredSeconds
+from littlegrid.usererror import UserError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REFUSED = ("Non HTTP response code: java.net.ConnectException", "Non HTTP response message: Connection refused")
@@ -98,19 +100,21 @@ def test_a_healthy_cell_has_no_outage(tmp_path):
     assert cell.outage is None and cell.status == "complete" and cell.reason is None
 
 
-def test_success_seconds_count_across_tables_in_any_order():
+def test_answered_seconds_count_across_tables_in_any_order_and_keep_only_seconds_with_completions():
     # blocks arrive in file order, which need not be time order (several engines' files)
     late = _loop(2, 30, lambda t: (20, None)).iloc[-50:]
     early = _loop(2, 30, lambda t: (20, None)).iloc[:50]
     s = AnsweredSeconds()
     s.add(late)
     s.add(early)
-    assert s.count.sum() == 100 and s.first.min() == int(early["end_ms"].min())
-    assert s.last.max() == int(late["end_ms"].max())
+    seconds = s.seconds()
+    assert seconds["count"].sum() == 100 and seconds["first"].min() == int(early["end_ms"].min())
+    assert seconds["last"].max() == int(late["end_ms"].max()) and seconds.index.is_monotonic_increasing
     # 27 s without a success, but nothing failed and nothing was in flight: the generator paused, as between two
     # sessions in one JTL; the server did not stop
     assert s.outage(int(early["start_ms"].min()), int(late["end_ms"].max())) is None
-    assert s.failed.sum() == 0 and s.earliest[s.count > 0].min() == int(early["start_ms"].min())
+    assert seconds["failed"].sum() == 0 and seconds["earliest"].min() == int(early["start_ms"].min())
+    assert len(seconds) == 4  # 50 samples of 2 threads every 70 ms, 1.75 s: 2 seconds at each end, none between
 
 
 def test_the_killed_sample_server_jtl_of_a_real_run():
@@ -123,3 +127,21 @@ def test_the_killed_sample_server_jtl_of_a_real_run():
     assert o.began_s == 7.861 and o.lasted_s == 11.291 and o.failed_per_s == pytest.approx(95.2, abs=0.05)
     assert cell.status == "outage" and cell.reason.startswith("outage 7.9 s into the cell, lasting 11.3 s")
     assert (cell.overall.count, cell.overall.errors, cell.window.length_s) == (241, 0, 7.861)
+
+
+def test_timestamps_years_apart_cost_two_seconds_of_memory_not_the_years_between(tmp_path):
+    # a damaged timestamp (1 ms after 1970) beside a real one: the seconds between are never allocated
+    path = tmp_path / "span.jtl"
+    path.write_text("timeStamp,elapsed,label,responseCode,success\n1,20,a,200,true\n1700000000000,20,a,200,true\n")
+    s = AnsweredSeconds()
+    s.add(littlegrid.jtl.read_jtl(path).samples)
+    assert list(s.seconds().index) == [0, 1_700_000_000] and s.outage(1, 1_700_000_000_020) is None
+
+
+def test_a_jtl_spanning_decades_is_refused_in_one_line_not_counted_second_by_second(tmp_path):
+    path = tmp_path / "span.jtl"
+    path.write_text("timeStamp,elapsed,label,responseCode,success\n1,20,a,200,true\n1700000000000,20,a,200,true\n")
+    with pytest.raises(UserError) as refused:
+        littlegrid.analyze.analyze([path])
+    assert str(refused.value) == (f"{path}: the samples span 19,676 days, more than 366 (a damaged timestamp?): no "
+                                  "window is counted second by second")

@@ -1,4 +1,4 @@
-"""The outage finding (findings/outage.py): said first, in words, with when, how long and what failed, from the
+"""The outage finding (findings/outage.py): in words, with when, how long and what failed, from the
 real JTL of a cell whose sample server was SIGKILLed, and from a constructed hang that recovered."""
 
 from pathlib import Path
@@ -10,10 +10,10 @@ from littlegrid.findings import findings
 KILLED = Path(__file__).parents[1] / "analysis" / "fixtures" / "killed-server.jtl"
 
 
-def test_a_killed_server_is_said_first_as_an_outage_in_words():
+def test_a_killed_server_is_said_as_an_outage_in_words():
     found = findings(littlegrid.analyze.analyze([KILLED]))
-    first = found[0]
-    assert first.kind == "outage" and first.standing == "holds" and first.cells == ("killed-server.jtl",)
+    first = next(f for f in found if f.kind == "outage")
+    assert first.standing == "holds" and first.cells == ("killed-server.jtl",)
     assert first.statement == (
         "The server stopped answering 7.86 s into cell killed-server.jtl: every request from then on was refused "
         "(connection refused): 1,075 samples at 95.2/s (1,070 connection_refused, 5 connection_reset), until the "
@@ -34,8 +34,7 @@ def test_a_hang_that_recovered_says_no_request_completed_and_for_how_long(tmp_pa
         rows.append((t, elapsed, "Thread Group 1-1"))
         t += elapsed + 50
     summary = littlegrid.analyze.analyze([write_jtl(table(rows, 1), tmp_path / "hang.jtl")])
-    first = findings(summary)[0]
-    assert first.kind == "outage"
+    first = next(f for f in findings(summary) if f.kind == "outage")
     assert first.statement.startswith("The server stopped answering 9.96 s into cell hang.jtl: no request completed, "
                                       "for 6.05 s, then requests were answered again;")
     assert "its figures are those of the part before it" in first.statement

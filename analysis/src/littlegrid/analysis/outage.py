@@ -62,85 +62,80 @@ class AnsweredSeconds:
     """A cell's requests per second of completion (epoch seconds), table by table: the answered ones (how many,
     the first and last end, their elapsed sum), the unanswered ones, and the earliest start of any request
     completing in the second (a request in flight through a silent stretch); and the first unanswered one's end.
-    Memory: the cell's seconds."""
+    Sparse, only the seconds that had completions: memory is those seconds, however far apart (a JTL holding two
+    sessions years apart, a damaged timestamp)."""
+
+    COLUMNS = ("count", "first", "last", "failed", "earliest")
+    MERGE_AT = 64  # blocks' per-second tables kept before they are merged into one
 
     def __init__(self) -> None:
-        self.base: int | None = None  # the epoch second of index 0
-        self.count = np.zeros(0, np.int64)
-        self.first = np.zeros(0, np.int64)
-        self.last = np.zeros(0, np.int64)
-        self.failed = np.zeros(0, np.int64)
-        self.earliest = np.zeros(0, np.int64)
+        self._parts: list[pd.DataFrame] = []
         self.elapsed_sum = 0
         self.first_failure_ms = NO_END
-
-    def _cover(self, low: int, high: int) -> None:
-        """Grow the arrays to hold seconds low..high."""
-        top = high if self.base is None else max(high, self.base + len(self.count) - 1)
-        base = low if self.base is None else min(low, self.base)
-        if self.base == base and len(self.count) == top - base + 1:
-            return
-        at = 0 if self.base is None else self.base - base
-        size = top - base + 1
-        grown = [np.zeros(size, np.int64), np.full(size, NO_END, np.int64), np.full(size, -NO_END, np.int64),
-                 np.zeros(size, np.int64), np.full(size, NO_END, np.int64)]
-        for new, old in zip(grown, (self.count, self.first, self.last, self.failed, self.earliest)):
-            new[at:at + len(old)] = old
-        self.count, self.first, self.last, self.failed, self.earliest = grown
-        self.base = base
 
     def add(self, table: pd.DataFrame) -> None:
         if len(table) == 0:
             return
-        failed = ~answered(table)
+        ok = answered(table)
         ends = table["end_ms"].to_numpy(dtype=np.int64)
-        second = ends // 1000
-        self._cover(int(second.min()), int(second.max()))
-        index = second - self.base
-        np.minimum.at(self.earliest, index, table["start_ms"].to_numpy(dtype=np.int64))
-        if failed.any():
-            self.first_failure_ms = min(self.first_failure_ms, int(ends[failed].min()))
-            self.failed += np.bincount(index[failed], minlength=len(self.failed))
-        ok = ends[~failed]
-        if len(ok) == 0:
-            return
-        self.elapsed_sum += int(table["elapsed_ms"].to_numpy(dtype=np.int64)[~failed].sum())
-        index = index[~failed]
-        self.count += np.bincount(index, minlength=len(self.count))
-        np.minimum.at(self.first, index, ok)
-        np.maximum.at(self.last, index, ok)
+        if not ok.all():
+            self.first_failure_ms = min(self.first_failure_ms, int(ends[~ok].min()))
+        self.elapsed_sum += int(table["elapsed_ms"].to_numpy(dtype=np.int64)[ok].sum())
+        rows = pd.DataFrame({"second": ends // 1000, "count": ok.astype(np.int64),
+                             "first": np.where(ok, ends, NO_END), "last": np.where(ok, ends, -NO_END),
+                             "failed": (~ok).astype(np.int64),
+                             "earliest": table["start_ms"].to_numpy(dtype=np.int64)})
+        self._parts.append(self._merged(rows))
+        if len(self._parts) >= self.MERGE_AT:
+            self._parts = [self._merged(pd.concat(self._parts))]
+
+    @staticmethod
+    def _merged(rows: pd.DataFrame) -> pd.DataFrame:
+        return rows.groupby("second", sort=True).agg(count=("count", "sum"), first=("first", "min"),
+                                                     last=("last", "max"), failed=("failed", "sum"),
+                                                     earliest=("earliest", "min"))
+
+    def seconds(self) -> pd.DataFrame:
+        """Per second with completions, in order: count, first, last (the answers'), failed, earliest."""
+        if not self._parts:
+            return pd.DataFrame({c: np.zeros(0, np.int64) for c in self.COLUMNS})
+        self._parts = [self._merged(pd.concat(self._parts).reset_index()) if len(self._parts) > 1
+                       else self._parts[0]]
+        return self._parts[0]
 
     def outage(self, first_start_ms: int, last_end_ms: int) -> Stretch | None:
         """The cell's first outage (module docstring), None when it had none. first_start_ms, last_end_ms: the
-        cell's first sample start and last completion (of its requests). Below, count/first/last/elapsed_sum are
-        the answers'; failed and first_failure_ms the unanswered requests'."""
-        seconds = np.flatnonzero(self.count)
-        if len(seconds) == 0:
+        cell's first sample start and last completion (of its requests)."""
+        per_second = self.seconds()
+        with_answers = per_second[per_second["count"] > 0]
+        if len(with_answers) == 0:
             return Stretch(first_start_ms, last_end_ms, recovered=False) if self.first_failure_ms != NO_END else None
-        successes = int(self.count.sum())
-        mean_ms = self.elapsed_sum / successes
+        answers = int(with_answers["count"].sum())
+        mean_ms = self.elapsed_sum / answers
         span = max(last_end_ms - first_start_ms, 1)
-        # the stretches between answers in time order: (began, ended, recovered); within a second < 1 s apart
-        began = np.concatenate(([first_start_ms], self.last[seconds]))
-        ended = np.concatenate((self.first[seconds], [last_end_ms]))
+        # the stretches between answers in time order: (began, ended); within a second they are < 1 s apart
+        began = np.concatenate(([first_start_ms], with_answers["last"].to_numpy()))
+        ended = np.concatenate((with_answers["first"].to_numpy(), [last_end_ms]))
         for i, (b, e) in enumerate(zip(began.tolist(), ended.tolist())):
             if i == 0 and self.first_failure_ms >= e:
                 continue  # nothing unanswered before the first answer: a slow start, not an outage
-            if 0 < i < len(seconds) and not self._failed_or_held(b, e):
+            if 0 < i < len(with_answers) and not self._failed_or_held(per_second, b, e):
                 continue  # nothing failed, nothing in flight: the generator paused (two sessions), not the server
             lasted = e - b
             if lasted < 1000 * MIN_OUTAGE_S or lasted < SLOWEST_MULTIPLE * mean_ms:
                 continue
             rest = span - lasted
-            if rest <= 0 or successes * lasted / rest >= DUE:
-                return Stretch(int(b), int(e), recovered=i < len(seconds))
+            if rest <= 0 or answers * lasted / rest >= DUE:
+                return Stretch(int(b), int(e), recovered=i < len(with_answers))
         return None
 
-    def _failed_or_held(self, began_ms: int, ended_ms: int) -> bool:
-        """Whether requests went unanswered in the whole seconds inside the stretch, or one that ended it had been in
-        flight since its first half (a hang; after a pause of the generator the first requests start at its end)."""
-        low, high = began_ms // 1000 - self.base, ended_ms // 1000 - self.base
-        return bool(self.failed[low + 1:high].any()) or int(self.earliest[high]) < (began_ms + ended_ms) / 2
+    @staticmethod
+    def _failed_or_held(per_second: pd.DataFrame, began_ms: int, ended_ms: int) -> bool:
+        """Whether requests went unanswered in the whole seconds inside the stretch, or one that ended it had been
+        in flight since its first half (a hang; after a pause of the generator the first requests start at its
+        end)."""
+        inside = per_second.loc[began_ms // 1000 + 1:ended_ms // 1000 - 1, "failed"]
+        return bool(inside.any()) or int(per_second.at[ended_ms // 1000, "earliest"]) < (began_ms + ended_ms) / 2
 
 
 def window_outside(first_start_ms: int, last_end_ms: int, warmup_s: float, cooldown_s: float,

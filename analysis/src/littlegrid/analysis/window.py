@@ -53,7 +53,11 @@ def bucketing(window: SteadyWindow, budget: int = POINT_BUDGET) -> tuple[int, in
 
 
 class EmptyWindow(ValueError):
-    """Trimming left nothing (the cell is shorter than warm-up + cool-down, or has no samples)."""
+    """Trimming left nothing (the cell is shorter than warm-up + cool-down, or has no samples), or the samples span
+    more than MAX_SPAN_S (their counts per second would not fit memory: a damaged timestamp, most likely)."""
+
+
+MAX_SPAN_S = 366 * 86_400  # a year: the window's per-second counts take 24 bytes a second, 760 MB for a year
 
 
 def steady_window(samples: pd.DataFrame, warmup_s: float, cooldown_s: float) -> SteadyWindow:
@@ -75,6 +79,9 @@ def window_of(first: int, last: int, warmup_s: float, cooldown_s: float) -> Stea
     left at 0: the caller counts them over its samples)."""
     if warmup_s < 0 or cooldown_s < 0:
         raise ValueError("warm-up and cool-down must be >= 0 s")
+    if last - first > MAX_SPAN_S * 1000:
+        raise EmptyWindow(f"the samples span {(last - first) / 86_400_000:,.0f} days, more than "
+                          f"{MAX_SPAN_S // 86_400} (a damaged timestamp?): no window is counted second by second")
     start = first + int(round(warmup_s * 1000))
     end = last - int(round(cooldown_s * 1000))
     if end <= start:
