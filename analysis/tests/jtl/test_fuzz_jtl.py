@@ -23,18 +23,35 @@ XML_ATTRIBUTES = ["t", "it", "lt", "ct", "ts", "s", "lb", "rc", "rm", "tn", "dt"
                   "ec", "bogus"]
 
 
+# what each column holds in a JTL JMeter wrote (the rest of the time a row gets any of VALUES)
+VALID = {"timeStamp": ["1700000000000", "1700000000123", "1700000001000"], "elapsed": ["0", "1", "20", "1500"],
+         "label": ["GET /", "login", "a,b"], "responseCode": ["200", "500", "Non HTTP response code: x"],
+         "responseMessage": ["OK", ""], "threadName": ["Thread Group 1-1", "Thread Group 1-2"],
+         "dataType": ["text", ""], "success": ["true", "false"], "failureMessage": [""],
+         "bytes": ["100", "0"], "sentBytes": ["50"], "grpThreads": ["1", "2"], "allThreads": ["1", "2"],
+         "URL": ["http://127.0.0.1/"], "Latency": ["0", "15"], "IdleTime": ["0"], "Connect": ["0", "3"],
+         "Hostname": ["h"], "SampleCount": ["1"], "ErrorCount": ["0", "1"], "Filename": [""], "Encoding": ["UTF-8"],
+         "bogus": ["x"]}
+
+
 @st.composite
 def csv_jtl(draw) -> bytes:
-    header = draw(st.lists(st.sampled_from(CSV_COLUMNS), min_size=0, max_size=12))
-    delimiter = draw(st.sampled_from([",", ";", "\t", "|"]))
-    width = max(len(header), 1)
-    rows = draw(st.lists(st.lists(st.sampled_from(VALUES), min_size=width - 1, max_size=width + 1), max_size=12))
-    quote = draw(st.booleans())
-    lines = [delimiter.join(header)] if draw(st.booleans()) else []
-    for row in rows:
+    """A header of JMeter's columns (timeStamp first most of the time, as JMeter writes it) and rows mostly of
+    what JMeter writes, some values and row lengths hostile; sometimes no header, sometimes cut anywhere."""
+    header = draw(st.lists(st.sampled_from(CSV_COLUMNS), min_size=0, max_size=12, unique=True))
+    if draw(st.integers(0, 3)):
+        header = ["timeStamp", "elapsed", "label", *[c for c in header if c not in ("timeStamp", "elapsed", "label")]]
+    delimiter = draw(st.sampled_from([",", ",", ";", "\t", "|"]))
+    lines = [delimiter.join(header)] if draw(st.integers(0, 5)) else []
+    for _ in range(draw(st.integers(0, 12))):
+        row = [draw(st.sampled_from(VALID[c])) if draw(st.integers(0, 9)) else draw(st.sampled_from(VALUES))
+               for c in header]
+        if not draw(st.integers(0, 9)):  # a row a value short or long
+            row = row[:-1] if row and draw(st.booleans()) else row + [draw(st.sampled_from(VALUES))]
+        quote = draw(st.integers(0, 4)) == 0
         lines.append(delimiter.join(f'"{v}"' if quote and '"' not in v else v for v in row))
     text = "\n".join(lines).encode("utf-8", "surrogatepass")
-    return text[:draw(st.integers(0, len(text)))] if draw(st.booleans()) else text
+    return text[:draw(st.integers(0, len(text)))] if not draw(st.integers(0, 4)) else text
 
 
 @st.composite
