@@ -27,10 +27,11 @@ class Visit:
     probe: object = None  # what an extra expression evaluated to in the page (firefox.open_page)
 
 
-def open_page(browser, path: Path, screenshot: Path | None = None, on_request_failed=None) -> tuple[Visit, object]:
+def open_page(browser, path: Path, screenshot: Path | None = None, on_request_failed=None,
+              viewport: tuple[int, int] = (1400, 1000)) -> tuple[Visit, object]:
     """Load a page from file://, wait for its charts, and report console errors, requests, dialogs and charts."""
     visit = Visit()
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
     if on_request_failed is not None:
         page.on("requestfailed", on_request_failed)
     page.on("console", lambda m: visit.console_errors.append(m.text) if m.type in ("error", "warning") else None)

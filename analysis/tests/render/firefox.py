@@ -107,7 +107,8 @@ class Firefox:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def open_page(firefox: Firefox, path: Path, screenshot: Path | None = None, probe: str | None = None) -> Visit:
+def open_page(firefox: Firefox, path: Path, screenshot: Path | None = None, probe: str | None = None,
+              viewport: tuple[int, int] = (1400, 1000)) -> Visit:
     """Load a page from file://, wait for its charts, and report console errors, requests, dialogs and charts;
     `probe`: a JavaScript expression whose JSON.stringify'd value lands, parsed, in visit.probe."""
     context = firefox.command("browsingContext.create", {"type": "tab"})["context"]
@@ -115,7 +116,7 @@ def open_page(firefox: Firefox, path: Path, screenshot: Path | None = None, prob
     # gave none). A request shows up instead as the report's CSP refusing it, a console error (test_firefox).
     firefox.command("session.subscribe", {"events": ["log.entryAdded", "browsingContext.userPromptOpened"],
                                           "contexts": [context]})
-    firefox.command("browsingContext.setViewport", {"context": context, "viewport": {"width": 1400, "height": 1000}})
+    firefox.command("browsingContext.setViewport", {"context": context, "viewport": {"width": viewport[0], "height": viewport[1]}})
     first_event = len(firefox.events)
     firefox.command("browsingContext.navigate", {"context": context, "url": path.resolve().as_uri(), "wait": "complete"})
     deadline, state = time.monotonic() + 20, {"ready": False}
