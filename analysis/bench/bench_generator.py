@@ -178,7 +178,7 @@ def _table(runs: list[tuple[Run, Run, Run]], bares: list[Run], names: list[str],
     print(f"\nJMeter CPU per request in the steady window, {args.users} threads, {args.path}, "
           f"{args.rounds} rounds alternating with the bare plan (min–max, median); a plan's ratio is to the mean of "
           f"the bare runs just before and after it")
-    print(f"| plan | JMeter CPU per request | requests/s (max) | ratio to the same round's bare plan |")
+    print(f"| plan | JMeter CPU per request | requests/s (max) | ratio to the bare runs before and after it |")
     print("|---|---|---|---|")
     print(_row("bare plan", bares))
     for name in names:
