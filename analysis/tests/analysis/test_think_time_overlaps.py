@@ -177,3 +177,42 @@ def test_a_bare_jtl_whose_threads_come_and_go_in_the_window_gets_no_closed_law_f
         20, 100, 100, duration_s=30)[["start_ms", "elapsed_ms", "thread"]].itertuples(index=False)])
     law = next(c for c in analyze([steady]).cells[0].checks if c.name == "closed_law")
     assert law.passed is True
+
+
+def test_a_multi_step_plans_per_request_think_time_is_not_judged_on_its_transactions_gaps(tmp_path):
+    """Two requests of 20 ms with 50 ms of think before each, wrapped by one transaction per iteration: the threads'
+    successive outermost samples are the transactions, whose gaps (50 ms) are not the per-request think time asked
+    (50 ms before each request, one of them inside the transaction), so fidelity does not apply; the closed law still
+    holds on the transactions."""
+    import pandas as pd
+
+    from analysis_synthetic import make_run, table
+    from littlegrid.analyze import analyze
+    from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
+
+    requests, transactions = [], []
+    for i in range(4):
+        t = 1_700_000_000_000 + 30 * i
+        while t < 1_700_000_000_000 + 30_000:
+            t += 50  # think before the first request
+            first = (t, 20, f"Thread Group 1-{i + 1}")
+            t += 20 + 50  # the first request, then the think before the second
+            second = (t, 20, f"Thread Group 1-{i + 1}")
+            t += 20
+            requests += [first, second]
+            transactions.append((first[0], t - first[0], f"Thread Group 1-{i + 1}"))
+    req = table(requests, 4, label="step")
+    tx = table(transactions, 4, label="Checkout")
+    tx["response_message"] = pd.array([f"{TRANSACTION_MESSAGE_PREFIX} : 2, number of failing samples : 0"] * len(tx),
+                                      dtype="string")
+    tx["url"] = pd.array(["null"] * len(tx), dtype="string")
+    samples = pd.concat([req, tx]).sort_values("start_ms", kind="stable").reset_index(drop=True)
+    run = make_run(tmp_path / "run", [{"id": "users=4", "axes": {"users": 4}, "samples": samples, "users": 4,
+                                       "think_ms": 50, "think_dist": "constant"}])
+    cell = analyze([run]).cells[0]
+    checks = {c.name: c for c in cell.checks}
+    assert cell.think_time.sequence.rule == "outermost samples"
+    for name in ("think_time", "workload"):
+        assert checks[name].passed is None and checks[name].explanation.startswith("does not apply: the think time "
+                                                                                    "asked for (50 ms) is per request")
+    assert checks["closed_law"].passed  # N = X·(R+Z) on the transactions: 4 = (1/140 ms)·4·(90 + 50) ms

@@ -12,7 +12,7 @@ from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
 from littlegrid.analysis.survey import GUESS_SERIES_LABELS, LabelSpans, counts_alike
-from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, ThinkTimeAccumulator
+from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, ThinkTimeAccumulator
 from littlegrid.analysis.users import UsersAccumulator
 from littlegrid.analysis.window import EmptyWindow
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
@@ -65,6 +65,13 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
                    laws.interarrival_cv(cell.id, cv, arrivals, tol["interarrival_cv"]),
                    laws.generator_sizing(cell.id, cell.rate_per_s, r, _threads_of_open_plan(cell, n),
                                          tol["generator_sizing"])]
+    elif cell.intended_think_ms is not None and not spike and think.sequence.rule == RULE_OUTERMOST:
+        # A multi-step plan: the think time asked for is per request, but what follows what in each thread are the
+        # transactions, each wrapping several requests and their pauses, so their gaps are not that think time
+        # (the closed law above still holds, with the transactions' own X, R and realised Z)
+        why = (f"the think time asked for ({cell.intended_think_ms:g} ms) is per request, while each thread's "
+               f"successive samples are transactions wrapping several requests and their pauses ({think.sequence.text})")
+        checks += [laws.does_not_apply("think_time", cell.id, why), laws.does_not_apply("workload", cell.id, why)]
     elif cell.intended_think_ms is not None and not spike:
         checks += [laws.think_time_fidelity(cell.id, think.mean_ms, cell.intended_think_ms, r, think.sd_ms,
                                             think.gaps, tol["think_time"]),
