@@ -9,7 +9,7 @@ differences).
 
 from __future__ import annotations
 
-from littlegrid.findings import advice, capacity, outage, single_test, think, validity, waves
+from littlegrid.findings import advice, capacity, outage, single_test, think, transactions, validity, waves
 from littlegrid.findings import headline as headline_words
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
 from littlegrid.findings.two_arms import two_arms
@@ -41,6 +41,7 @@ def findings(summary: Summary) -> list[Finding]:
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
     found += waves.waves(summary)
+    found += transactions.dominant(summary)
     found += validity.validity(summary, grid=not single)
     found += capacity.knees(summary, plateaus)
     found += think.timer(summary)
