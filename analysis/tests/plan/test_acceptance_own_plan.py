@@ -99,3 +99,7 @@ def test_the_example_shop_runs_unedited_as_a_grid_and_the_closed_law_holds_per_r
     assert [c.status for c in summary.cells] == ["complete"] * 4
     for cell in summary.cells:
         check_cell(run, cell)
+    assert summary.expectations and all(e.passed for e in summary.expectations), \
+        [(e.expectation, e.explanation) for e in summary.expectations]
+    (named,) = [f for f in summary.findings if f.kind == "transactions"]
+    assert dict(named.figures)["transaction"] == "01 Home"
