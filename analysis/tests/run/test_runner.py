@@ -296,3 +296,48 @@ def test_what_the_grid_leaves_unset_is_recorded_as_the_plans_own_default(tmp_pat
     assert (cm["users"], cm["think_dist"], cm["think_ms"], cm["rate_per_s"]) == (1, "constant", 50, None)
     assert cm["workload"] == "closed"  # tiny.jmx reads neither rate_per_s nor requests_per_user
     assert "users" not in cm["properties"]  # JMeter ran with the plan's default; nothing was sent
+
+
+class _StandInJMeter:
+    """A JMeter whose command is a Python loop writing a console line a tenth of a second for `seconds`."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def command(self, plan, **kw):
+        import sys
+        return [sys.executable, "-c", "import time\nend = time.time() + %f\nwhile time.time() < end:\n"
+                "    print('summary +  1 in 00:00:01 = 1.0/s', flush=True); time.sleep(0.1)" % self.seconds]
+
+
+def test_a_sample_server_that_dies_mid_cell_fails_the_cell_saying_when_and_stops_jmeter(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from littlegrid.run.cell_run import run_cell
+
+    # the "server" kills itself with SIGKILL after 1 s, as a killed sample server does
+    server = subprocess.Popen([sys.executable, "-c", "import os, signal, time; time.sleep(1); "
+                              "os.kill(os.getpid(), signal.SIGKILL)"])
+    t0 = time.monotonic()
+    try:
+        outcome = run_cell(_StandInJMeter(60), tmp_path / "plan.jmx", tmp_path, {}, duration_s=60, server=server)
+    finally:
+        server.kill()
+        server.wait()
+    took = time.monotonic() - t0
+    assert outcome.status == "failed" and took < 30  # JMeter was stopped, not waited for
+    assert outcome.reason.startswith("sample server died ") and "s into the cell (exit -9); JMeter stopped" in \
+        outcome.reason
+    died_after = float(outcome.reason.split("died ")[1].split(" s")[0])
+    assert 1 <= died_after <= took
+    # a server that lives through the cell leaves it to JMeter's own outcome (negative control)
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    (tmp_path / "b").mkdir()
+    try:
+        ok = run_cell(_StandInJMeter(0.5), tmp_path / "plan.jmx", tmp_path / "b", {}, duration_s=5, server=alive)
+    finally:
+        alive.kill()
+        alive.wait()
+    assert "sample server" not in (ok.reason or "")

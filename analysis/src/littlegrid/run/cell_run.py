@@ -53,12 +53,15 @@ def run_cell(
     metrics_url: str | None = None,
     connector_port: int | None = None,
     on_progress: Callable[[Live, float], None] | None = None,
+    server: subprocess.Popen | None = None,
 ) -> CellOutcome:
     """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, the two metrics CSVs).
 
     On Ctrl-C/SIGTERM JMeter's process group is stopped and `Interrupted` propagates after the metrics files
     are closed; the caller records the cell as incomplete. `connector_port` is the port under test: the Tomcat
-    series of other connectors in the scrape are left out.
+    series of other connectors in the scrape are left out. `server`: the sample server's process, watched through
+    the cell: when it exits, JMeter is stopped (every request from then on would fail at once and read as
+    throughput) and the cell fails, saying when the server died and how.
     """
     started, t0 = rf.utc_now(), time.monotonic()
     # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
@@ -79,6 +82,7 @@ def run_cell(
         reader.start()
         deadline = t0 + duration_s + HANG_GRACE_S
         hung = False
+        died = None  # (seconds into the cell, exit code) of the sample server
         try:
             while True:
                 try:
@@ -98,14 +102,19 @@ def run_cell(
                 if time.monotonic() > deadline:
                     hung = True
                     break
-            code = stop_group(process) if hung else process.wait()
+                if server is not None and died is None and server.poll() is not None:
+                    died = (time.monotonic() - t0, server.returncode)
+                    break
+            code = stop_group(process) if hung or died else process.wait()
         except BaseException:
             stop_group(process)
             raise
         finally:
             reader.join(timeout=5)
     samples = rf.count_samples(jtl)
-    if hung:
+    if died is not None:
+        status, reason = "failed", f"sample server died {died[0]:.0f} s into the cell (exit {died[1]}); JMeter stopped"
+    elif hung:
         status, reason = "failed", f"JMeter still running {HANG_GRACE_S:.0f} s after the cell's duration; stopped"
     elif code != 0:
         status, reason = "failed", f"JMeter exited with code {code}: {_last_error(tail)}"

@@ -257,7 +257,7 @@ class _Run:
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
                                metrics_url=self.server.metrics_url if self.server else None,
                                connector_port=self.server.port if self.server else None,
-                               on_progress=show)
+                               on_progress=show, server=getattr(self.server, "process", None))
         except Interrupted as e:
             self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
                                                       "status": "incomplete", "reason": f"interrupted by {e.signal_name}",
