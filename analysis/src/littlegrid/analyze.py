@@ -8,6 +8,7 @@ from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import curves, laws, models
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.stats import percentile_of
+from littlegrid.comparison import deltas
 from littlegrid.criteria.evaluate import evaluate
 from littlegrid.criteria.grammar import parse
 from littlegrid.findings import expect
@@ -98,7 +99,10 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     result = result.model_copy(update={"criteria": [model.CriterionResult.model_validate(summary.plain(c))
                                                     for c in criteria]})
     # the last stage: a pure function of everything above (littlegrid.findings, docs/analysis.md "Findings")
-    ranked = findings.findings(result)
+    # a grid's two arms compared in words: the comparison stage's deltas and intervals, which the findings stage
+    # (before the comparison in the pipeline) cannot compute itself
+    arm_rows = deltas.arms_of(result, result.run.arms) if result.run.arms else None
+    ranked = findings.findings(result, arm_rows)
     found_now = findings.as_json(ranked)
     expectations = expect.evaluate(found.run.get("expect") or [], result, found_now)
     head = findings.headline(result, ranked)

@@ -6,9 +6,10 @@ command, joins the two."""
 
 from __future__ import annotations
 
-from littlegrid.comparison import bootstrap, cell_samples
+from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import two_arms
+from littlegrid.findings.two_arms import Arms
 from littlegrid.summary import plain
 from littlegrid.summary.comparison import Comparison
 from littlegrid.summary.model import Cell, Summary
@@ -98,6 +99,20 @@ def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
     if not 0 <= min_effect < 1:
         raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
+    rows, only_a, only_b = paired_rows(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect)
+    found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
+    paired = [r | {"a": r["a"].id, "b": r["b"].id, "error_rate": list(r["error_rate"])} for r in rows]
+    return Comparison.model_validate(plain({
+        "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
+        "only_a": [c.id for c in only_a], "only_b": [c.id for c in only_b], "findings": found,
+        "seed": seed, "reps": reps, "min_effect": min_effect,
+        "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}))
+
+
+def paired_rows(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
+                min_effect: float = 0.02) -> tuple[list[dict], list[Cell], list[Cell]]:
+    """(rows, cells only in A, cells only in B): each paired cell's compare_pair result with its "id" and "note"
+    (why it has no intervals, when it has none)."""
     pairs, only_a, only_b = pair_cells(sa.cells, sb.cells)
     rows = []
     for a, b in pairs:
@@ -112,10 +127,14 @@ def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 
             notes.append("--no-samples: no intervals")
         row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
         rows.append(row | {"id": a.id, "note": "; ".join(notes)})
-    found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
-    paired = [r | {"a": r["a"].id, "b": r["b"].id, "error_rate": list(r["error_rate"])} for r in rows]
-    return Comparison.model_validate(plain({
-        "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
-        "only_a": [c.id for c in only_a], "only_b": [c.id for c in only_b], "findings": found,
-        "seed": seed, "reps": reps, "min_effect": min_effect,
-        "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}))
+    return rows, only_a, only_b
+
+
+def arms_of(summary: Summary, text: str) -> Arms | None:
+    """A grid's two arms (AXIS=A,B) paired cell by cell with their deltas, for the run's own findings; None when an
+    arm has no finished cell (an interrupted run: the report says why)."""
+    if arms.arm_without_cells(summary, text) is not None:
+        return None
+    axis, value_a, value_b = arms.parse_arms(text)
+    rows, _, _ = paired_rows(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b))
+    return Arms(axis, value_a, value_b, rows)

@@ -3,24 +3,28 @@
 A pure function of the typed summary (littlegrid.summary.model.Summary, read by attribute; no I/O):
 `findings(summary)` -> [Finding], ranked; `as_json(found)` for summary.json. The families live in one module each:
 outage (a server that stopped answering), capacity (saturation, bottleneck, waiting, knee), waves (a spike served
-c at a time), validity, think (think time), advice (recommendations), two_arms (the comparison's significant
-differences).
+c at a time), where_time (R split where the server measures it; time in service flat or stretched), validity,
+think (think time), advice (recommendations), two_arms (the comparison's significant differences, and a grid's two
+arms in words).
 """
 
 from __future__ import annotations
 
-from littlegrid.findings import advice, capacity, outage, single_test, think, transactions, validity, waves
+from littlegrid.findings import (advice, capacity, outage, single_test, think, transactions, validity, waves,
+                                 where_time)
 from littlegrid.findings import headline as headline_words
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
-from littlegrid.findings.two_arms import two_arms
+from littlegrid.findings.two_arms import Arms, two_arms
 from littlegrid.summary.model import Summary
 
-__all__ = ["Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "headline", "as_json", "two_arms", "text"]
+__all__ = ["Arms", "Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "headline", "as_json", "two_arms", "text"]
 
 
-def findings(summary: Summary) -> list[Finding]:
+def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
     """Every finding the summary supports, ranked by group (the answer, trust, what to do), then kind. A single JTL
-    (no grid) gets what a test shows, and no advice about cells or closed-law tolerances it never asked for."""
+    (no grid) gets what a test shows, and no advice about cells or closed-law tolerances it never asked for.
+    arms: the grid's two arms paired cell by cell with their deltas (the comparison stage's, handed in by analyze:
+    findings come before comparison), said in words."""
     single = single_test.is_single_test(summary)
     found: list[Finding] = outage.outages(summary)
     if single:
@@ -40,6 +44,8 @@ def findings(summary: Summary) -> list[Finding]:
     found += capacity.overload(summary)
     found += capacity.connection_findings(summary, covered)
     found += capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
+    found += where_time.throttle_queue(summary)
+    found += where_time.service_time(summary)
     found += waves.waves(summary)
     found += transactions.dominant(summary)
     found += validity.validity(summary, grid=not single)
@@ -47,6 +53,8 @@ def findings(summary: Summary) -> list[Finding]:
     found += think.timer(summary)
     found += think.capacity_per_think(summary)
     found += capacity.scaling(summary, [p.curve.key for p in plateaus])
+    if arms is not None:
+        found += arms.in_words()
     if not single:
         found += advice.pool_size(summary)
         found += advice.next_cells(summary, plateaus)

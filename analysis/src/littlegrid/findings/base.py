@@ -13,8 +13,8 @@ STANDINGS = ("holds", "suggests", "cannot tell")
 # the requests wait, which cells not to trust; then the shape of the curves, the arms, the think time and what to
 # do next.
 KIND_ORDER = ("outage", "throughput", "slowest", "errors", "latency_shift", "error_burst", "saturation", "overload",
-              "bottleneck", "waiting", "transactions", "validity", "knee", "overhead", "arms", "think_time", "scaling",
-              "recommendation")
+              "bottleneck", "waiting", "service", "transactions", "validity", "knee", "overhead", "arms", "think_time",
+              "scaling", "recommendation")
 # How a performance engineer reads them: the answer (what limits the system, where requests wait, the shape of the
 # curves), then whether the test can be trusted, then what to do.
 GROUPS = ("answer", "trust", "action")

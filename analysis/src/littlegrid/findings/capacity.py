@@ -496,7 +496,7 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
                                   if hungry else ""),
                                tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
                                                         "users": users(heaviest[0])}),
-                               where_of(cells) or tuple(group.items()), tuple(c.id for c in cells)))
+                               where_of(cells) or tuple(group.items()), tuple(c.id for c in cells), "in_front"))
         if blind:
             out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, curve)}: no "
                                f"server metrics ({_no_metrics(blind[0])}).", "cannot tell",

@@ -1,9 +1,11 @@
 """Expected findings of a grid (`expect = ["bottleneck thread_pool where server.tomcat.threads.max = 10"]`):
 the grammar, and whether a run's findings meet them.
 
-    expectation := ["no"] kind [resource] [where condition ("and" condition)*]
+    expectation := ["no"] kind [word] [where condition ("and" condition)*]
 
-kind is a finding kind (saturation, bottleneck, waiting, ...); resource only follows "bottleneck"; the where
+kind is a finding kind (saturation, bottleneck, waiting, service, arms, ...); the word after it is the finding's
+`resource` where the kind has one (QUALIFIERS: a bottleneck's resource, where requests wait, flat or stretched
+time in service, the timer's realised shape, arms with the same or a different throughput); the where
 scope is the criteria grammar's (littlegrid.criteria.grammar.parse_where). A positive expectation is met by a finding
 of that kind about a cell in scope that holds; a finding that only suggests it leaves it undecided. "no X" is
 met when no finding of that kind holds or suggests anything about a cell in scope ("cannot tell" claims nothing).
@@ -20,8 +22,12 @@ from littlegrid.findings.base import KIND_ORDER
 from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
-KINDS = tuple(k for k in KIND_ORDER if k != "arms")  # arms findings exist on the comparison only
+KINDS = KIND_ORDER
 RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "unknown")
+# The word a kind may take after it (the finding's `resource`): a bottleneck's resource, where requests wait, the
+# shape of time in service, the timer's realised shape or the capacity it buys, whether two arms' throughput is equal.
+QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves"), "service": ("flat", "stretched"),
+              "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": ("same", "different")}
 CLAIMS = ("holds", "suggests")
 
 
@@ -54,12 +60,14 @@ def parse(text: str) -> Expectation:
         raise fail(f"unknown finding kind {words[0]!r}; kinds: {', '.join(KINDS)}")
     resource = None
     if len(words) > 1:
-        if kind != "bottleneck":
-            raise fail(f"unexpected {words[1]!r} after {kind}: only a bottleneck names a resource, and a scope "
+        if kind not in QUALIFIERS:
+            named = ", ".join(QUALIFIERS)
+            raise fail(f"unexpected {words[1]!r} after {kind}: only {named} take a word after them, and a scope "
                        f"starts with where")
         resource = words[1].lower()
-        if resource not in RESOURCES:
-            raise fail(f"unknown resource {words[1]!r}; resources: {', '.join(RESOURCES)}")
+        if resource not in QUALIFIERS[kind]:
+            noun = "resource" if kind == "bottleneck" else f"word after {kind}"
+            raise fail(f"unknown {noun} {words[1]!r}; {noun}s: {', '.join(QUALIFIERS[kind])}")
     if len(words) > 2:
         raise fail(f"unexpected {words[2]!r}; the scope starts with where")
     return Expectation(negated, kind, resource, Scope(where=parse_where(sep + rest, fail)), shown)

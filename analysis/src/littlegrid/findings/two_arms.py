@@ -1,8 +1,12 @@
-"""Two arms (or two runs): one sentence per metric whose bootstrap interval says it changed, per paired cell."""
+"""Two arms (or two runs): one sentence per metric whose bootstrap interval says it changed, per paired cell; and a
+grid's two arms in words (Arms): throughput equal or not within its interval, what differs, which arm to choose."""
 
 from __future__ import annotations
 
-from littlegrid.findings.base import Figure, Finding, fields, ms, rate
+from dataclasses import dataclass
+
+from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
+from littlegrid.findings.where_time import in_service_ms
 
 UNIT = {"throughput_per_s": "/s"}
 
@@ -34,3 +38,152 @@ def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Fin
                                        "rel_lo": m["rel_lo"], "rel_hi": m["rel_hi"]}),
                                tuple(axes.items()), (cell_a.id, cell_b.id)))
     return out
+
+
+# ---------------------------------------------------------------- a grid's two arms in words
+
+LOAD_AXES = ("users", "rate_per_s")  # the x of a curve: arms are compared along it, grouped by the other axes
+DIFFERS = 0.2  # a server or host figure (no interval) differs when one arm's is more than 20% off the other's
+
+
+@dataclass(frozen=True)
+class Arms:
+    """A grid's two arms (axis = a vs b) paired cell by cell: `rows` as the comparison stage gives them
+    (littlegrid.comparison.deltas.paired_rows: each {"a": Cell, "b": Cell, "metrics": [...]}, the cells without
+    the arm axis). The findings stage comes before the comparison, so analyze hands the rows in."""
+
+    axis: str
+    a: str
+    b: str
+    rows: list[dict]
+
+    def name(self, value: str) -> str:
+        return f"{self.axis} = {value}"
+
+    def in_words(self) -> list[Finding]:
+        """One finding per group of the other axes: whether throughput is equal within its interval, the figures
+        that differ and by how much, and which arm to choose and why."""
+        groups: dict = {}
+        for row in self.rows:
+            key = tuple((k, v) for k, v in row["a"].axes.items() if k not in LOAD_AXES)
+            groups.setdefault(key, []).append(row)
+        return [self._group(dict(key), sorted(rows, key=lambda r: users(r["a"]) or 0))
+                for key, rows in groups.items()]
+
+    def _group(self, fixed: dict, rows: list[dict]) -> Finding:
+        last = rows[-1]
+        at = _at(last["a"])
+        x = _metric(last, "throughput_per_s")
+        rest = [r for r in rows[:-1] if _metric(r, "throughput_per_s").get("rel") is not None]
+        with_ = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+        head = f"{self.name(self.a)} against {self.b}" + (f" (with {with_})" if with_ else "")
+        same = x.get("verdict") == "same"
+        known = x.get("rel_lo") is not None
+        if not known:
+            x_words = (f"throughput at {at} is {rate(x.get('a'))} against {rate(x.get('b'))}, without an interval "
+                       f"(no histogram to resample), so whether it differs cannot be told")
+        else:
+            x_words = (f"throughput is {'equal within its interval' if same else 'different'} at {at}: "
+                       f"{rate(x['a'])} against {rate(x['b'])} ({_rel(x)})")
+        if rest:
+            x_words += "; at " + ", ".join(f"{_at(r['a'])} {_metric(r, 'throughput_per_s')['rel']:+.1%}"
+                                           f" ({'same' if _metric(r, 'throughput_per_s')['verdict'] == 'same' else 'differs'})"
+                                           for r in rest)
+        differ = self._differences(last)
+        statement = f"Arms {head}: {x_words}."
+        if differ:
+            statement += f" At {at} they differ in " + "; ".join(words for words, _ in differ) + "."
+        choice, why = self._choice(last, x, differ, known)
+        statement += f" {choice}"
+        ids = tuple(i for r in rows for i in (r["a"].id, r["b"].id))
+        figures = {"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
+                   "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi")}
+        figures |= {name: value for _, (name, value) in differ}
+        return Finding("arms", statement, "holds" if known else "cannot tell",
+                       "throughput's 95% bootstrap interval at the heaviest paired load, equal when it does not lie "
+                       "wholly beyond the minimum effect (sampling noise within the run only); " + why,
+                       (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
+                       fields(figures), tuple(fixed.items()), ids,
+                       ("same" if same else "different") if known else None)
+
+    def _differences(self, row: dict) -> list[tuple[str, tuple[str, float | None]]]:
+        """The figures of the heaviest pair that differ: p99 and mean R by their intervals; time in service, the
+        throttle's wait, the load average and the error rate (no interval) by more than DIFFERS."""
+        a, b = row["a"], row["b"]
+        out = []
+        for key in ("p99_ms", "mean_ms"):
+            m = _metric(row, key)
+            if m.get("verdict") in ("better", "worse"):
+                out.append((f"{m['name']}, {ms(m['a'])} against {ms(m['b'])} ({_rel(m)})", (key + "_rel", m["rel"])))
+        for name, unit, get in (("time in service", "ms", _in_service), ("the throttle's queue wait W_q", "ms",
+                                                                         _throttle_wait),
+                                ("load average", "", _load1), ("error rate", "%", _errors)):
+            va, vb = get(a), get(b)
+            if va is None or vb is None or max(va, vb) <= 0 or abs(va - vb) <= DIFFERS * max(va, vb):
+                continue
+            shown = (lambda v: ms(v)) if unit == "ms" else (lambda v: f"{100 * v:.2g}%") if unit == "%" else \
+                (lambda v: f"{v:.3g}")
+            ratio = f" (×{vb / va:.2g})" if va > 0 else ""
+            out.append((f"{name}, {shown(va)} against {shown(vb)}{ratio}", (name.replace(" ", "_") + "_b_over_a",
+                                                                            vb / va if va > 0 else None)))
+        return out
+
+    def _choice(self, row: dict, x: dict, differ: list, known: bool) -> tuple[str, str]:
+        """Which arm to choose, and why: more throughput first; at equal throughput the lower p99, then the
+        lower load average and time in service (less contention for the same work)."""
+        name_a, name_b = self.name(self.a), self.name(self.b)
+        if not known:
+            return "Which arm to choose cannot be told without intervals.", "no interval"
+        if x.get("verdict") in ("better", "worse"):
+            pick = name_b if x["verdict"] == "better" else name_a
+            low, high = sorted((x["a"], x["b"]))
+            more = f"{high / low - 1:.0%} more" if low > 0 else "where the other serves nothing"
+            return (f"Choose {pick}: it serves {more} at {_at(row['a'])}.",
+                    "the choice goes to the higher throughput")
+        p99 = _metric(row, "p99_ms")
+        if p99.get("verdict") in ("better", "worse"):
+            pick = name_b if p99["verdict"] == "better" else name_a
+            return (f"Choose {pick}: the same throughput with a lower p99 ({ms(min(p99['a'], p99['b']))} against "
+                    f"{ms(max(p99['a'], p99['b']))}).", "at equal throughput the lower p99 is chosen")
+        for get, words in ((_load1, "load average"), (_in_service, "time in service")):
+            va, vb = get(row["a"]), get(row["b"])
+            if va is not None and vb is not None and max(va, vb) > 0 and abs(va - vb) > DIFFERS * max(va, vb):
+                pick = name_a if va < vb else name_b
+                return (f"Choose {pick}: the same throughput and p99 with a lower {words} ({min(va, vb):.3g} against "
+                        f"{max(va, vb):.3g}{' ms' if words == 'time in service' else ''}): less contention for the "
+                        f"same work.", f"at equal throughput and p99 the lower {words} is chosen")
+        return ("Either arm: nothing measured separates them at " + _at(row["a"]) + ".",
+                "no figure differs beyond its interval or by 20%")
+
+
+def _metric(row: dict, key: str) -> dict:
+    return next((m for m in row.get("metrics") or [] if m.get("key") == key), {})
+
+
+def _rel(m: dict) -> str:
+    if m.get("rel_lo") is None:
+        return f"{m['rel']:+.1%}, no interval"
+    return f"{m['rel']:+.1%}, 95% interval {m['rel_lo']:+.1%} to {m['rel_hi']:+.1%}"
+
+
+def _at(cell) -> str:
+    n = users(cell)
+    if cell.intended is not None and cell.intended.workload == "open" and num(cell.intended.rate_per_s):
+        return f"λ = {cell.intended.rate_per_s:g}/s"
+    return f"N = {n:g}" if n is not None else str(cell.id)
+
+
+def _in_service(cell) -> float | None:
+    return in_service_ms(cell)
+
+
+def _throttle_wait(cell) -> float | None:
+    return num(cell.server.throttle_wait_ms) if cell.server is not None else None
+
+
+def _load1(cell) -> float | None:
+    return num(cell.host.load1_mean) if cell.host is not None else None
+
+
+def _errors(cell) -> float | None:
+    return overall(cell, "error_rate")

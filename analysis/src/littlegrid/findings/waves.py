@@ -73,5 +73,5 @@ def waves(summary: Summary) -> list[Finding]:
             + ("" if matches else "; the wave size is not the thread pool's"),
             tuple(Figure(f"wave {w}", sizes[w], "responses", c.id) for w in sizes),
             fields({"waves": len(sizes), "wave_size": size, "service_ms": s, "users": users(c)}),
-            where_of([c]), (c.id,)))
+            where_of([c]), (c.id,), "waves"))
     return out

@@ -1,0 +1,141 @@
+"""Where the time goes: each request's R split where the server measures it, R = (R − R_server) in front of the
+server + W_q in the throttle's queue + time in service, and how time in service changes with the load.
+
+The split is the analysis's (analysis/server_metrics.py: wait_in_front_ms = R − R_server, throttle_wait_ms =
+L_q / X by Little's law, in_service_ms = R_server − W_q); these findings only read it per curve. Time in service
+"stays flat" when it takes a small share of what R gained over the curve (the queueing happens outside the service:
+in a throttle's queue, in Tomcat's accept queue), and "stretches" when it takes most of it (the requests in service
+share something: N requests on c cores each take about N/c × S).
+"""
+
+from __future__ import annotations
+
+from littlegrid.analysis import curves as curve_rules
+from littlegrid.findings.base import (THROTTLE, Figure, Finding, curves, fields, group_words, knob, load, load_words,
+                                      ms, num, overall, rate)
+from littlegrid.summary.model import Cell, Curve, Summary
+
+LOAD_STEP = 1.5      # the curve's load grew at least this much...
+R_GROWTH = 1.5       # ...and R at least this much: something queued, so where it queued can be said
+FLAT_SHARE = 0.25    # time in service took at most this share of R's growth: it stays flat
+STRETCH_SHARE = 0.6  # at least this share: the service itself stretches
+WAIT_SHARE = 0.10    # W_q above this share of R: requests wait in the throttle's queue
+QUEUE_MIN = 0.5      # and at least this many wait there on average (L_q)
+
+
+def in_service_ms(cell: Cell) -> float | None:
+    """Time in service per request: R_server less the throttle's queue when there is one (the analysis's split)."""
+    s = cell.server
+    if s is None:
+        return None
+    split = num(s.in_service_ms)
+    return split if split is not None else num(s.service_mean_ms)
+
+
+def split_words(cell: Cell) -> str:
+    """"7.2 ms in service, 19.6 ms in the throttle's queue and 1.5 ms in front of the server of R = 28.3 ms": R in
+    the places the server measures, those it has figures for."""
+    s, r = cell.server, overall(cell, "mean_ms")
+    parts = [f"{ms(in_service_ms(cell))} in service"]
+    if s is not None and num(s.throttle_wait_ms) is not None:
+        parts.append(f"{ms(s.throttle_wait_ms)} in the throttle's queue")
+    if s is not None and num(s.wait_in_front_ms) is not None:
+        parts.append(f"{ms(max(0.0, s.wait_in_front_ms))} in front of the server")
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{listed} of R = {ms(r)}"
+
+
+def _measured(members: list[Cell]) -> list[tuple[Cell, float, float]]:
+    """(cell, R, time in service) for the curve's cells that have both."""
+    out = []
+    for c in members:
+        r, svc = overall(c, "mean_ms"), in_service_ms(c)
+        if r is not None and svc is not None and r > 0:
+            out.append((c, r, svc))
+    return out
+
+
+def service_time(summary: Summary) -> list[Finding]:
+    """Per closed curve whose R grew with the load: does time in service stay flat or stretch?"""
+    out = []
+    cores = num(summary.run.host.cpus)
+    for curve, members in curves(summary):
+        if curve.workload == curve_rules.OPEN:
+            continue
+        points = _measured(members)
+        if len(points) < 2:
+            continue
+        (c0, r0, s0), (c1, r1, s1) = points[0], points[-1]
+        n0, n1 = load(curve, c0), load(curve, c1)
+        if not n0 or not n1 or n1 < LOAD_STEP * n0 or r1 < R_GROWTH * r0:
+            continue
+        share = (s1 - s0) / (r1 - r0)
+        head = group_words(curve)
+        at = f" {head}" if head else ""
+        trend = (f"{ms(s0)} at {load_words(curve, n0)}, {ms(s1)} at {load_words(curve, n1)} (×{s1 / s0:.2g}), "
+                 f"while R went from {ms(r0)} to {ms(r1)}")
+        if share <= FLAT_SHARE:
+            shape = "flat"
+            statement = (f"Time in service stays flat{at}: {trend}; the service took {max(share, 0):.0%} of what R "
+                         f"gained, so the requests queue outside it: at {load_words(curve, n1)}, {split_words(c1)}.")
+        elif share >= STRETCH_SHARE:
+            shape = "stretched"
+            statement = (f"Time in service stretches with the load{at}: {trend}; the service itself took "
+                         f"{min(share, 1):.0%} of what R gained.")
+            cpu = num(c1.host.cpu_util_mean) if c1.host is not None else None
+            if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and n1 > cores:
+                shared = n1 / cores * s0
+                statement += (f" The {n1:g} requests in service share the {cores:g} cores ({cpu:.0%} busy): each "
+                              f"takes about N/cores × S = {n1:g}/{cores:g} × {ms(s0)} = {ms(shared)}, measured "
+                              f"{ms(s1)}.")
+            else:
+                statement += " The requests in service share something inside the server (cores, a lock, a pool)."
+        else:
+            shape = None
+            statement = (f"Time in service grows part of the way{at}: {trend}; the service took {share:.0%} of what "
+                         f"R gained, the rest was spent waiting: at {load_words(curve, n1)}, {split_words(c1)}.")
+        evidence = tuple(Figure("time in service", svc, "ms", c.id) for c, _, svc in points) + \
+            tuple(Figure("R", r, "ms", c.id) for c, r, _ in points)
+        out.append(Finding("service", statement, "holds",
+                           f"the share of R's growth spent in service, (S_last − S_first)/(R_last − R_first) = "
+                           f"{share:.2f}: flat at most {FLAT_SHARE:g}, stretched at least {STRETCH_SHARE:g}; time in "
+                           f"service is R_server less the throttle's W_q = L_q/X",
+                           evidence, fields({"users": n1, "service_first_ms": s0, "service_last_ms": s1,
+                                             "r_first_ms": r0, "r_last_ms": r1, "service_share": share}),
+                           tuple(curve.fixed.items()), tuple(c.id for c, _, _ in points), shape))
+    return out
+
+
+def throttle_queue(summary: Summary) -> list[Finding]:
+    """Per curve with a throttle: the cells where a share of R is spent in its queue, W_q = L_q / X."""
+    out = []
+    for curve, members in curves(summary):
+        queued = []
+        for c in members:
+            k, s, r = knob(summary, c, THROTTLE), c.server, overall(c, "mean_ms")
+            if not k or k <= 0 or s is None or r is None:
+                continue
+            w, lq = num(s.throttle_wait_ms), num(s.throttle_queue_mean)
+            if w is not None and lq is not None and w > WAIT_SHARE * r and lq >= QUEUE_MIN:
+                queued.append((c, k, w, lq, r))
+        if queued:
+            out.append(_throttle_finding(curve, queued))
+    return out
+
+
+def _throttle_finding(curve: Curve, queued: list) -> Finding:
+    head = group_words(curve)
+    parts = [f"at {load_words(curve, load(curve, c))}, {ms(w)} of R = {ms(r)} ({w / r:.0%}; W_q = L_q/X = "
+             f"{lq:.3g}/{rate(num(c.server.throughput_per_s) or overall(c, 'throughput_per_s'))}); "
+             f"{split_words(c)}" for c, _, w, lq, r in queued]
+    c, k, w, lq, r = queued[-1]
+    statement = (f"Requests wait in the throttle's queue{(' ' + head) if head else ''} (K = {k:g} admitted at "
+                 f"once): " + "; ".join(parts) + ".")
+    evidence = tuple(Figure("throttle queue wait W_q", w_, "ms", c_.id) for c_, _, w_, _, _ in queued) + \
+        tuple(Figure("throttle queue L_q", lq_, "requests", c_.id) for c_, _, _, lq_, _ in queued)
+    return Finding("waiting", statement, "holds",
+                   f"W_q = L_q/X (Little's law on the throttle's queue) above {WAIT_SHARE:.0%} of R, with at least "
+                   f"{QUEUE_MIN:g} requests in the queue on average", evidence,
+                   fields({"users": load(curve, c), "throttle_wait_ms": w, "throttle_queue": lq, "r_ms": r,
+                           "in_service_ms": in_service_ms(c), "throttle_k": k}),
+                   tuple(curve.fixed.items()), tuple(c_.id for c_, *_ in queued), "throttle")
