@@ -61,26 +61,51 @@ def timer(summary: Summary) -> list[Finding]:
         why = f"{gaps} realised gaps over {len(cells)} cells"
         if off:
             statement += f" The realised CV is off the timer's by more than {CV_SLACK:g}."
+        shape = _shape(dist) if expected is not None and cv_lo is not None and not off else None
+        statement += _effect(summary, ids, cv_hi) if dist != "constant" else ""
         out.append(Finding("think_time", statement, standing, why,
                            tuple(Figure("realised think time", c.think_time.mean_ms, "ms", c.id)
                                  for c in cells),
                            fields({"think_ms": asked, "realised_think_ms": mean, "cv_min": cv_lo, "cv_max": cv_hi,
                                    "expected_cv": expected}),
                            (("think_ms", z),) if all(c.axes.get("think_ms") == z for c in cells) else (),
-                           ids))
+                           ids, shape))
     return out
+
+
+def _shape(dist: str | None) -> str:
+    """The realised shape's name (the expect word): the timer's own, when its CV is the one the timer promises."""
+    return "exponential" if dist in EXPONENTIAL else "constant" if dist in ("constant", "const", None) else dist
+
+
+def _effect(summary: Summary, ids: tuple, cv: float | None) -> str:
+    """What the timer's shape does to response times: the M/M/c//N model assumes exponential think times (CV 1);
+    pauses that vary less bring requests more evenly, so past the knee fewer arrive together and R is below the
+    model's (a constant Z is the best case). Said at the cell with the timer that queued most, from the curve's
+    M/M/c//N prediction."""
+    rows = [m for k in summary.curves for m in k.models.mmcn if m.cell in ids and num(m.predicted_r_ms)]
+    if not rows or cv is None:
+        return ""
+    m = max(rows, key=lambda m: m.measured_r_ms / max(num(m.service_ms) or 1.0, 1e-9))
+    diff = m.measured_r_ms / m.predicted_r_ms - 1
+    return (f" Against M/M/c//N with exponential think time, at N = {m.users} R is {ms(m.measured_r_ms)} where the "
+            f"model predicts {ms(m.predicted_r_ms)} ({diff:+.0%})"
+            + (": pauses this regular bring requests more evenly than the model's, so less queueing, and lower "
+               "percentiles past the knee." if diff < 0 and cv < 1 - CV_SLACK else "."))
 
 
 def capacity_per_think(summary: Summary) -> list[Finding]:
     """For each latency criterion with a capacity at two or more think times (closed curves that differ in Z and
     nothing else): how many users each ms of Z buys."""
     by_criterion: dict = {}
+    cells_of: dict = {}
     for curve in summary.curves:
         if curve.workload != "closed" or num(curve.think_ms) is None:
             continue
         rest = tuple((k, v) for k, v in curve.fixed.items() if k != "think_ms")
         for r in curve.models.slo_capacity:
             by_criterion.setdefault((r.criterion, rest), []).append((curve.think_ms, r))
+            cells_of[(r.criterion, rest)] = cells_of.get((r.criterion, rest), ()) + tuple(curve.cells)
     out = []
     for (criterion, group), entries in by_criterion.items():
         entries = sorted(entries, key=lambda e: e[0])
@@ -106,5 +131,5 @@ def capacity_per_think(summary: Summary) -> list[Finding]:
         out.append(Finding("think_time", statement, standing, why,
                            tuple(Figure(f"capacity under {criterion}", num(r.max_load), "users",
                                         f"think_ms={z:g}") for z, r in entries),
-                           fields(figures), group, ()))
+                           fields(figures), group, cells_of[(criterion, group)], "capacity"))
     return out

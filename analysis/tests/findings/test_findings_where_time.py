@@ -1,0 +1,142 @@
+"""Where the time goes, and two arms in words, on the throttling experiment built on paper for several service
+times and core counts: N closed users without think time on c cores of S ms each. Without a throttle the N
+requests share the cores (time in service max(S, N·S/c)); with a throttle admitting K = c, time in service stays S
+and the rest waits in its queue, W_q = L_q/X. Both arms reach X = c/S: the same throughput."""
+
+import numpy as np
+import pytest
+
+from littlegrid.analysis import curves
+from littlegrid.analysis.blocks import BlockHistograms
+from littlegrid.analysis.cells import Service
+from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
+from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.server_metrics import throttle_split
+from littlegrid.analysis.stats import nearest_rank
+from littlegrid.comparison.deltas import arms_of
+from littlegrid.findings import findings
+from littlegrid.findings.expect import evaluate
+from typed_cells import cell as typed_cell
+from typed_cells import summary as typed_summary
+
+THROTTLE = "littlegrid.throttle.max-concurrent"
+FRONT_MS = 0.5  # client R − server R: the network and Tomcat's accept, the same at every N
+WINDOW_S = 30
+
+
+def samples(mean_ms: float, x: float, rng) -> dict:
+    """A steady window of X per second whose elapsed times average mean_ms (±10%): overall figures and the
+    exact histogram with blocks of seconds, as analyze keeps them, so the comparison can resample them."""
+    n = int(x * WINDOW_S)
+    elapsed = np.maximum(1, np.round(rng.uniform(0.9, 1.1, n) * mean_ms)).astype(np.int64)
+    end = np.sort(rng.uniform(0, WINDOW_S * 1000, n)).astype(np.int64)
+    ordered = np.sort(elapsed)
+    overall = {"count": n, "mean_ms": float(elapsed.mean()), "throughput_per_s": n / WINDOW_S,
+               "successes_per_s": n / WINDOW_S, "error_rate": 0.0}
+    overall |= {f"p{p}_ms": float(nearest_rank(ordered, p)) for p in (50, 90, 99)}
+    histogram = cell_histogram(ExactHistogram.of(elapsed), completions_per_second(end, 0, WINDOW_S * 1000)) | {
+        "blocks": BlockHistograms.from_samples(elapsed, end, 0, WINDOW_S * 1000).as_summary()}
+    return {"overall": overall, "histogram": histogram, "window": {"start_ms": 0, "end_ms": WINDOW_S * 1000,
+                                                                    "length_s": float(WINDOW_S)}}
+
+
+def throttling_cell(n: int, k: int, s_ms: float, cores: int, rng):
+    """One cell on paper: X = min(N, c)/S; unthrottled, time in service N·S/c once N > c; throttled, S in service
+    and the rest in the throttle's queue. The server figures are the analysis's own split (throttle_split)."""
+    x = 1000.0 * min(n, cores) / s_ms
+    r = 1000.0 * n / x + FRONT_MS
+    r_server = r - FRONT_MS
+    queue = max(0.0, n - k) if k else None  # closed, no think time: the N − K requests not admitted wait
+    cpu = min(1.0, n / cores)
+    measured = samples(r, x, rng)
+    x, r = measured["overall"]["throughput_per_s"], measured["overall"]["mean_ms"]
+    server = {"service_mean_ms": r_server, "throughput_per_s": x, "throttle_queue_mean": queue,
+              "in_flight_mean": x * r_server / 1000.0, "busy_threads_mean": float(n),
+              "wait_in_front_ms": r - r_server, "waiting_in_front": x * (r - r_server) / 1000.0}
+    server |= throttle_split(queue, x, r_server)
+    axes = {THROTTLE: k, "users": n}
+    return typed_cell({"id": ",".join(f"{a}={v}" for a, v in axes.items()), "axes": axes, "users": {"n": n},
+                       "intended": {"think_ms": 0.0, "think_dist": "constant", "workload": "closed"},
+                       "server": server, "host": {"cpu_util_mean": cpu, "load1_mean": n + 1.0 if not k else k + 1.0},
+                       **measured})
+
+
+def throttling(s_ms: float, cores: int, loads=(1, 2, 4, 8), seed=1):
+    rng = np.random.default_rng(seed)
+    cells = [throttling_cell(n, k, s_ms, cores, rng) for k in (0, cores) for n in loads]
+    services = {c.id: Service(cores, s_ms, "const") for c in cells}
+    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, cores)
+    return typed_summary(cells, run={"host": {"cpus": cores}, "arms": f"{THROTTLE}=0,{cores}"},
+                         axes={THROTTLE: [0, cores], "users": list(loads)}, curves=built,
+                         tolerances=dict(DEFAULT_TOLERANCES))
+
+
+def of(found, kind, k=None):
+    return [f for f in found if f.kind == kind and (k is None or dict(f.where).get(THROTTLE) == k)]
+
+
+@pytest.mark.parametrize("s_ms, cores", [(5.0, 2), (20.0, 4), (2.0, 8)])
+def test_with_the_throttle_time_in_service_stays_flat_and_the_queue_takes_the_rest(s_ms, cores):
+    loads = (1, cores, 2 * cores, 4 * cores)
+    s = throttling(s_ms, cores, loads)
+    found = findings(s, arms_of(s, s.run.arms))
+    flat, stretched = of(found, "service", cores), of(found, "service", 0)
+    assert [f.resource for f in flat] == ["flat"] and [f.resource for f in stretched] == ["stretched"]
+    # unthrottled: at N = 4c each request is in service N/c × S = 4S
+    heaviest = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 4 * cores})
+    assert dict(stretched[0].figures)["service_last_ms"] == pytest.approx(4 * s_ms, rel=0.01)
+    assert f"N/cores × S = {4 * cores:g}/{cores:g} × " in stretched[0].statement
+    assert heaviest.id in stretched[0].cells
+    # throttled: W_q = L_q/X with L_q = N − K, so at N = 4c three quarters of R wait in the queue
+    queue = of(found, "waiting", cores)
+    queue = [f for f in queue if f.resource == "throttle"]
+    assert len(queue) == 1
+    figures = dict(queue[0].figures)
+    throttled = next(c for c in s.cells if c.axes == {THROTTLE: cores, "users": 4 * cores})
+    x = throttled.overall.throughput_per_s
+    assert figures["throttle_wait_ms"] == pytest.approx(1000.0 * 3 * cores / x)
+    assert figures["in_service_ms"] == pytest.approx(throttled.server.service_mean_ms - figures["throttle_wait_ms"])
+    assert figures["in_service_ms"] == pytest.approx(s_ms, rel=0.1)
+    assert "in the throttle's queue" in queue[0].statement and "in service" in queue[0].statement
+    # no throttle, no throttle queue
+    assert not [f for f in of(found, "waiting", 0) if f.resource == "throttle"]
+
+
+def test_the_arms_reach_the_same_throughput_within_its_interval_and_the_throttle_is_chosen_for_its_load():
+    s = throttling(5.0, 2)
+    found = findings(s, arms_of(s, s.run.arms))
+    arms = of(found, "arms")
+    assert len(arms) == 1 and arms[0].resource == "same" and arms[0].standing == "holds"
+    text = arms[0].statement
+    assert "throughput is equal within its interval at N = 8" in text and "95% interval" in text
+    figures = dict(arms[0].figures)
+    assert figures["rel_lo"] < 0.02 and figures["rel_hi"] > -0.02
+    # the figures that differ at N = 8: time in service 20 ms against 5 ms, load average 9 against 3
+    assert "time in service, 20 ms against" in text and "load average, 9 against 3" in text
+    assert f"Choose {THROTTLE} = 2" in text and "lower load average" in text
+    got = evaluate(["arms same", f"service flat where {THROTTLE} == 2", f"service stretched where {THROTTLE} == 0",
+                    f"waiting throttle where {THROTTLE} == 2", f"no waiting throttle where {THROTTLE} == 0"],
+                   s, [f.as_dict() for f in found])
+    assert [e["passed"] for e in got] == [True] * 5, got
+
+
+def test_arms_whose_throughput_differs_say_so_and_choose_the_one_that_serves_more():
+    """A throttle of K = 1 on 2 cores halves X: different, and the unthrottled arm is chosen."""
+    rng = np.random.default_rng(3)
+    cells = [throttling_cell(n, 0, 5.0, 2, rng) for n in (1, 2, 4, 8)]
+    cells += [throttling_cell(n, 1, 5.0, 1, rng) for n in (1, 2, 4, 8)]  # one admitted at a time: X = 1/S
+    services = {c.id: Service(2, 5.0, "const") for c in cells}
+    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
+    s = typed_summary(cells, run={"host": {"cpus": 2}, "arms": f"{THROTTLE}=0,1"}, curves=built,
+                      axes={THROTTLE: [0, 1], "users": [1, 2, 4, 8]}, tolerances=dict(DEFAULT_TOLERANCES))
+    arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
+    assert len(arms) == 1 and arms[0].resource == "different"
+    assert "throughput is different at N = 8" in arms[0].statement
+    assert f"Choose {THROTTLE} = 0: it serves 100% more at N = 8" in arms[0].statement
+
+
+def test_a_curve_whose_response_time_does_not_grow_says_nothing_about_time_in_service():
+    s = throttling(5.0, 8, loads=(1, 2, 4, 8))  # 8 cores: nothing queues up to N = 8
+    found = findings(s)
+    assert not of(found, "service") and not [f for f in of(found, "waiting") if f.resource == "throttle"]
+    assert not of(found, "arms")  # no comparison handed in, no arms finding
