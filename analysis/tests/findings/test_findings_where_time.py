@@ -140,3 +140,12 @@ def test_a_curve_whose_response_time_does_not_grow_says_nothing_about_time_in_se
     found = findings(s)
     assert not of(found, "service") and not [f for f in of(found, "waiting") if f.resource == "throttle"]
     assert not of(found, "arms")  # no comparison handed in, no arms finding
+
+
+def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interval_and_choice():
+    s = throttling(5.0, 2)
+    found = findings(s, arms_of(s, s.run.arms))
+    from littlegrid.findings import headline
+    text = " ".join(headline(s, found)["sentences"])
+    assert f"Arms {THROTTLE} = 0 against 2: throughput equal within its interval at N = 8 (" in text
+    assert f"; choose {THROTTLE} = 2: the same throughput and p99 with a lower load average" in text

@@ -65,6 +65,17 @@ def _other(curve: Curve, found: list[Finding]) -> str | None:
     return f"{where[0].upper() + where[1:]}, throughput keeps growing {lifted}{share}"
 
 
+def _arms(f: Finding) -> str:
+    """"Arms K = 0 against 2: throughput equal within its interval at N = 8 (+1.1%, 95% interval …); choose …"."""
+    rel, lo, hi = (num(_figure(f, k)) for k in ("rel", "rel_lo", "rel_hi"))
+    n = num(_figure(f, "users"))
+    verdict = "equal within its interval" if f.resource == "same" else "different"
+    interval = f" ({rel:+.1%}, 95% interval {lo:+.1%} to {hi:+.1%})" if None not in (rel, lo, hi) else ""
+    choice = str(_figure(f, "choice") or "")
+    return (f"Arms {_figure(f, 'arms')}: throughput {verdict}{f' at N = {n:g}' if n is not None else ''}{interval}"
+            + (f"; {choice[0].lower()}{choice[1:]}" if choice else "."))
+
+
 def _trust(found: list[Finding], summary: Summary) -> tuple[str, list[int]]:
     worst = [i for i, f in enumerate(found) if f.kind == "outage"
              or (f.kind == "validity" and _figure(f, "grade") == "Do not trust")]
@@ -108,7 +119,11 @@ def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
         used += [i for i in (sat, bottleneck) if i is not None]
     rest = [_capped(c, found[s], found[b] if b is not None else None) for c, s, b in saturated[1:2]]
     rest += [t for t in (_other(c, found) for c in others[:2]) if t]
-    if rest:
+    arms = _first(found, "arms")
+    if arms is not None:  # a grid with two arms exists to compare them: that is the second sentence
+        sentences.append(_arms(found[arms]))
+        used.append(arms)
+    elif rest:
         sentences.append("; ".join(rest) + ".")
         used += [i for c in others[:2] if (i := _first(found, "scaling", c.key)) is not None]
     if not sentences:

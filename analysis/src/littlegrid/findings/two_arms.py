@@ -97,7 +97,8 @@ class Arms:
         statement += f" {choice}"
         ids = tuple(i for r in rows for i in (r["a"].id, r["b"].id))
         figures = {"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
-                   "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi")}
+                   "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
+                   "arms": head, "choice": choice}
         figures |= {name: value for _, (name, value) in differ}
         return Finding("arms", statement, "holds" if known else "cannot tell",
                        "throughput's 95% bootstrap interval at the heaviest paired load, equal when it does not lie "
