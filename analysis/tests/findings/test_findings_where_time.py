@@ -149,3 +149,19 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
     text = " ".join(headline(s, found)["sentences"])
     assert f"Arms {THROTTLE} = 0 against 2: throughput equal within its interval at N = 8 (" in text
     assert f"; choose {THROTTLE} = 2: the same throughput and p99 with a lower load average" in text
+
+
+def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sharing_figure():
+    """The unthrottled N = 1 cell served in 10 ms what takes 5 (the host busy with something else): still
+    stretched by R's growth, but N/cores × S from it (40 ms at N = 8) is said not to be the service time alone."""
+    from typed_cells import update
+    s = throttling(5.0, 2)
+    slow = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 1})
+    s = update(s, cells=[update(c, server=update(c.server, service_mean_ms=10.0),
+                                overall=update(c.overall, mean_ms=10.0 + FRONT_MS)) if c.id == slow.id else c
+                         for c in s.cells])
+    stretched = of(findings(s), "service", 0)
+    assert [f.resource for f in stretched] == ["stretched"]
+    assert "8/2 × 10 ms = 40 ms, but 20 ms was measured: S from the lightest cell" in stretched[0].statement
+    plain = of(findings(throttling(5.0, 2)), "service", 0)[0].statement
+    assert "8/2 × 5 ms = 20 ms, measured 20 ms." in plain

@@ -44,6 +44,7 @@ def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Fin
 
 LOAD_AXES = ("users", "rate_per_s")  # the x of a curve: arms are compared along it, grouped by the other axes
 DIFFERS = 0.2  # a server or host figure (no interval) differs when one arm's is more than 20% off the other's
+WIDE = 0.2  # an interval of X wider than this (relative) is said to be wide: "equal" then hides a smaller difference
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,9 @@ class Arms:
                        f"(no histogram to resample), so whether it differs cannot be told")
         else:
             x_words = (f"throughput is {'equal within its interval' if same else 'different'} at {at}: "
-                       f"{rate(x['a'])} against {rate(x['b'])} ({_rel(x)})")
+                       f"{rate(x['a'])} against {rate(x['b'])} ({_rel(x)}"
+                       + ("; a wide interval: X varied from second to second, so a smaller difference cannot be "
+                          "told apart" if x["rel_hi"] - x["rel_lo"] > WIDE else "") + ")")
         if rest:
             x_words += "; at " + ", ".join(f"{_at(r['a'])} {_metric(r, 'throughput_per_s')['rel']:+.1%}"
                                            f" ({'same' if _metric(r, 'throughput_per_s')['verdict'] == 'same' else 'differs'})"

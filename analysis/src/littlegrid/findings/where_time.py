@@ -19,6 +19,7 @@ LOAD_STEP = 1.5      # the curve's load grew at least this much...
 R_GROWTH = 1.5       # ...and R at least this much: something queued, so where it queued can be said
 FLAT_SHARE = 0.25    # time in service took at most this share of R's growth: it stays flat
 STRETCH_SHARE = 0.6  # at least this share: the service itself stretches
+PS_SLACK = 0.25      # measured time in service within this of N/cores × S: the cores shared evenly, as said
 WAIT_SHARE = 0.10    # W_q above this share of R: requests wait in the throttle's queue
 QUEUE_MIN = 0.5      # and at least this many wait there on average (L_q)
 
@@ -84,10 +85,14 @@ def service_time(summary: Summary) -> list[Finding]:
                          f"{min(share, 1):.0%} of what R gained.")
             cpu = num(c1.host.cpu_util_mean) if c1.host is not None else None
             if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and n1 > cores:
-                shared = n1 / cores * s0
+                s = s0 / max(1.0, n0 / cores)  # the lightest cell's time in service, itself shared if N > cores
+                shared = n1 / cores * s
                 statement += (f" The {n1:g} requests in service share the {cores:g} cores ({cpu:.0%} busy): each "
-                              f"takes about N/cores × S = {n1:g}/{cores:g} × {ms(s0)} = {ms(shared)}, measured "
-                              f"{ms(s1)}.")
+                              f"takes about N/cores × S = {n1:g}/{cores:g} × {ms(s)} = {ms(shared)}")
+                statement += (f", measured {ms(s1)}." if abs(s1 / shared - 1) <= PS_SLACK else
+                              f", but {ms(s1)} was measured: S from the lightest cell ({ms(s0)} at "
+                              f"{load_words(curve, n0)}) is not the service time alone (other load on the host, "
+                              f"or a start-up cost), so the stretch is read from R's growth, not from this figure.")
             else:
                 statement += " The requests in service share something inside the server (cores, a lock, a pool)."
         else:
