@@ -53,14 +53,39 @@ def test_resume_needs_a_run_folder(tmp_path):
         rf.RunFolder.open(tmp_path)
 
 
-def test_a_retried_cell_starts_from_an_empty_folder(tmp_path):
+def test_a_retried_cell_starts_from_an_empty_folder_and_every_earlier_attempt_is_kept_whole(tmp_path):
     folder = rf.RunFolder(tmp_path)
-    cell = folder.fresh_cell_dir("users=1")
+    cell, kept = folder.fresh_cell_dir("users=1")
+    assert kept == [] and list(cell.iterdir()) == []
     (cell / "results.jtl").write_text(HEADER + "partial\n")
-    folder.write_cell_manifest("users=1", {"status": "incomplete"})
+    folder.write_cell_manifest("users=1", {"status": "incomplete", "reason": "interrupted by SIGINT"})
     assert folder.cell_status("users=1") == "incomplete"
-    assert list(folder.fresh_cell_dir("users=1").iterdir()) == []
-    assert folder.cell_status("users=1") is None
+    cell, kept = folder.fresh_cell_dir("users=1")
+    assert [p.name for p in cell.iterdir()] == ["attempts"] and folder.cell_status("users=1") is None
+    assert kept == [{"attempt": 1, "status": "incomplete", "reason": "interrupted by SIGINT", "folder": "attempts/1"}]
+    assert (cell / "attempts" / "1" / "results.jtl").read_text() == HEADER + "partial\n"  # nothing lost
+    folder.write_cell_manifest("users=1", {"status": "failed", "reason": "JMeter exited with code 1"})
+    _, kept = folder.fresh_cell_dir("users=1")
+    assert [(a["attempt"], a["status"]) for a in kept] == [(1, "incomplete"), (2, "failed")]
+    assert folder.attempts("users=1") == kept
+
+
+def test_a_second_writer_of_one_run_folder_is_refused_in_one_line_and_the_lock_goes_with_its_holder(tmp_path):
+    import subprocess
+    import sys
+
+    folder = rf.RunFolder(tmp_path)
+    with folder.locked():
+        # another process (a second `littlegrid run --resume` of this folder) cannot take it
+        code = ("import sys; from pathlib import Path; from littlegrid.run import run_folder as rf\n"
+                "from littlegrid.usererror import UserError\n"
+                "try:\n    rf.RunFolder(Path(sys.argv[1])).locked().__enter__()\n"
+                "except UserError as e:\n    print(e); sys.exit(2)\n")
+        got = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+        assert got.returncode == 2 and got.stdout.count("\n") == 1
+        assert "another littlegrid run is writing this folder (pid " in got.stdout
+    with folder.locked():  # released with its holder: the next run takes it
+        pass
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "a b"])

@@ -144,6 +144,20 @@ class FakeServer:
         FakeServer.events.append(("stop", dict(self.knobs)))
 
 
+def _jtl(rows) -> str:
+    """A JTL of (start ms, elapsed ms, success) rows from one thread, as JMeter writes them."""
+    return "timeStamp,elapsed,label,responseCode,success,threadName,allThreads\n" + "".join(
+        f"{t},{e},GET /,{200 if ok else 'Non HTTP response code: java.net.ConnectException'},{str(ok).lower()},"
+        f"Thread Group 1-1,1\n" for t, e, ok in rows)
+
+
+T0 = 1_700_000_000_000
+GOOD_JTL = _jtl([(T0 + 100 * i, 20, True) for i in range(100)])  # 10 s answered throughout
+# answered for 5 s, then nothing but refusals at 80/s for 10 s: the server died (the data's own outage)
+OUTAGE_JTL = _jtl([(T0 + 100 * i, 20, True) for i in range(50)]
+                  + [(T0 + 5000 + 12 * i, 0, False) for i in range(800)])
+
+
 @pytest.fixture
 def fakes(monkeypatch, tmp_path):
     from littlegrid.run import cell_run
@@ -171,7 +185,9 @@ def fakes(monkeypatch, tmp_path):
         if what == "interrupt":
             (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n")
             raise cell_run.Interrupted("SIGTERM")
-        (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n" if what == "complete" else "")
+        jtl = GOOD_JTL if what == "complete" else OUTAGE_JTL if what == "outage" else ""
+        (folder / "results.jtl").write_text(jtl)
+        what = "complete" if what == "outage" else what  # JMeter ran to its end: only the analysis sees the outage
         return cell_run.CellOutcome(status=what, reason=None if what == "complete" else "JMeter exited with code 1: x",
                                     exit_code=0 if what == "complete" else 1, samples=1 if what == "complete" else 0,
                                     started="2026-01-01T00:00:00.000Z", ended="2026-01-01T00:00:05.000Z", took_s=5.0,
@@ -341,3 +357,50 @@ def test_a_sample_server_that_dies_mid_cell_fails_the_cell_saying_when_and_stops
         alive.kill()
         alive.wait()
     assert "sample server" not in (ok.reason or "")
+
+
+def test_resume_runs_again_a_complete_cell_whose_analysis_found_an_outage_keeping_the_first_attempt(tmp_path, fakes,
+                                                                                                    grid_path, monkeypatch,
+                                                                                                    capsys):
+    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    fakes["users=5,think_ms=50"] = "outage"
+    run = run_grid(grid_path, out=tmp_path / "reports", run_id="o")
+    cell = run / "cells" / "users=5,think_ms=50"
+    assert json.loads((cell / "manifest.json").read_text())["status"] == "complete"  # JMeter ran to its end
+    FakeServer.events = []
+    fakes.clear()
+    run_grid(None, resume=run)
+    assert [e[1] for e in FakeServer.events if e[0] == "cell"] == ["users=5,think_ms=50"]
+    out = capsys.readouterr().out
+    # the last answer ended 4.9 s in (49 × 100 ms + 20 ms); refusals from then on, to the end
+    assert "users=5,think_ms=50: complete, but its analysis found an outage (outage 4.9 s into the cell" in out
+    manifest = json.loads((cell / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["attempts"] == [
+        {"attempt": 1, "status": "complete", "reason": None, "folder": "attempts/1"}]
+    assert (cell / "attempts" / "1" / "results.jtl").read_text() == OUTAGE_JTL  # the first attempt kept whole
+
+
+def test_retry_runs_a_failed_cell_again_up_to_n_times_and_lists_every_attempt(tmp_path, fakes, grid_path,
+                                                                              monkeypatch):
+    from littlegrid.run import runner
+
+    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    tries = {"n": 0}
+    real = runner.run_cell
+
+    def flaky(jmeter, plan, folder, properties, **kw):  # fails twice, then succeeds
+        if folder.name == "users=10,think_ms=0":
+            tries["n"] += 1
+            fakes[folder.name] = "failed" if tries["n"] <= 2 else "complete"
+        return real(jmeter, plan, folder, properties, **kw)
+
+    monkeypatch.setattr(runner, "run_cell", flaky)
+    run = run_grid(grid_path, out=tmp_path / "reports", run_id="r", retry=3)
+    manifest = json.loads((run / "cells" / "users=10,think_ms=0" / "manifest.json").read_text())
+    assert tries["n"] == 3 and manifest["status"] == "complete"
+    assert [(a["attempt"], a["status"]) for a in manifest["attempts"]] == [(1, "failed"), (2, "failed")]
+    assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
+    # without --retry the failure stands (negative control)
+    tries["n"] = 0
+    run = run_grid(grid_path, out=tmp_path / "reports", run_id="r0")
+    assert tries["n"] == 1 and json.loads((run / "manifest.json").read_text())["status"] == "failed"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import fcntl
 import json
 import os
 import platform
 import re
 import shutil
 import socket
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from littlegrid.usererror import UserError
 RUN_SCHEMA = "littlegrid.run/1"
 CELL_SCHEMA = "littlegrid.cell/1"
 GRID_COPY = "grid.toml"
+ATTEMPTS = "attempts"  # cells/<id>/attempts/<k>/: earlier attempts of a re-run cell, kept whole
+LOCK = ".lock"  # held by the run writing the folder
 SERVER_LOG = "server.log"
 SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=,+-]{0,120}$")
 
@@ -163,13 +167,57 @@ class RunFolder:
         manifest = read_json(self.cell_dir(cell_id) / MANIFEST)
         return manifest.get("status") if manifest else None
 
-    def fresh_cell_dir(self, cell_id: str) -> Path:
-        """An empty folder for a cell; whatever an interrupted or failed attempt left is removed, never appended to."""
+    def fresh_cell_dir(self, cell_id: str) -> tuple[Path, list[dict]]:
+        """An empty folder for a cell, never appended to: what an earlier attempt left moves aside, whole, into
+        attempts/<k>/ beside the earlier ones. Returns the folder and the attempts kept so far ({attempt, status,
+        reason, folder}), oldest first, for the new attempt's manifest."""
         folder = self.cell_dir(cell_id)
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        return folder
+        attempts = folder / ATTEMPTS
+        kept = self.attempts(cell_id)
+        leftover = [p for p in folder.iterdir() if p.name != ATTEMPTS] if folder.exists() else []
+        if leftover:
+            previous = read_json(folder / MANIFEST) or {}
+            k = len(kept) + 1
+            target = attempts / str(k)
+            target.mkdir(parents=True)
+            for p in leftover:
+                shutil.move(str(p), target / p.name)
+            kept.append({"attempt": k, "status": previous.get("status"), "reason": previous.get("reason"),
+                         "folder": f"{ATTEMPTS}/{k}"})
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder, kept
+
+    def attempts(self, cell_id: str) -> list[dict]:
+        """The earlier attempts kept in cells/<id>/attempts/, as their manifests say, oldest first."""
+        root = self.cell_dir(cell_id) / ATTEMPTS
+        out = []
+        for d in sorted((p for p in root.iterdir() if p.name.isdigit()), key=lambda p: int(p.name)) \
+                if root.is_dir() else []:
+            m = read_json(d / MANIFEST) or {}
+            out.append({"attempt": int(d.name), "status": m.get("status"), "reason": m.get("reason"),
+                        "folder": f"{ATTEMPTS}/{d.name}"})
+        return out
+
+    @contextmanager
+    def locked(self):
+        """Hold the folder's lock while a run writes it: a second run or --resume of the same folder is refused in
+        one line, not interleaved. The lock is the kernel's (flock), so a killed runner leaves none behind."""
+        handle = open(self.root / LOCK, "a+")
+        try:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                raise UserError(f"{self.root}: another littlegrid run is writing this folder ({holder}); "
+                                f"wait for it, or stop it first") from None
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+            yield self
+        finally:
+            handle.close()
 
     def write_cell_manifest(self, cell_id: str, manifest: dict) -> None:
         write_json(self.cell_dir(cell_id) / MANIFEST, {"schema": CELL_SCHEMA, **manifest})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import signal
 import socket
@@ -13,6 +14,7 @@ import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 
+from littlegrid.run import engines as eng
 from littlegrid.run import own_plan
 from littlegrid.run import run_folder as rf
 from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
@@ -38,8 +40,13 @@ UNFINISHED = "not finished: running, or the runner stopped before the cell ended
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grid", nargs="?", type=Path, help="the grid file (TOML); optional with --resume")
-    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="re-run only the cells of RUN_DIR not complete")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="re-run only the cells of RUN_DIR not complete, "
+                        "and those whose analysis found an outage (the earlier attempt kept in cells/<id>/attempts/)")
+    parser.add_argument("--retry", type=int, default=0, metavar="N", help="re-run a failed cell up to N more times "
+                        "during the run, each attempt kept (default 0)")
     parser.add_argument("--dry-run", action="store_true", help="validate, print the cells and the expected time, run nothing")
+    parser.add_argument("--keystore", type=Path, metavar="FILE", help="the RMI keystore the remote engines were started "
+                        "with (default: the grid's [engines] keystore; `littlegrid engines keystore` makes one)")
     add_run_arguments(parser, shown="the run", watched="the run")
 
 
@@ -58,8 +65,11 @@ def add_run_arguments(parser: argparse.ArgumentParser, shown: str, watched: str)
 def main(args: argparse.Namespace) -> int:
     if args.grid is None and args.resume is None:
         raise UserError("give a grid file, or --resume RUN_DIR")
+    if args.retry < 0:
+        raise UserError(f"--retry {args.retry}: must be 0 or more")
     folder = run_grid(args.grid, out=args.out, resume=args.resume, dry_run=args.dry_run, run_id=args.run_id,
-                      jmeter_heap=args.jmeter_heap, live=args.live, live_bind_any=args.live_bind_any)
+                      jmeter_heap=args.jmeter_heap, live=args.live, live_bind_any=args.live_bind_any,
+                      retry=args.retry, keystore=args.keystore)
     if args.dry_run:
         return 0
     manifest = rf.read_json(folder / rf.MANIFEST) or {}
@@ -69,14 +79,14 @@ def main(args: argparse.Namespace) -> int:
 
 def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path | None = None, dry_run: bool = False,
              run_id: str | None = None, jmeter_heap: str = "1g", live: str | None = None,
-             live_bind_any: bool = False) -> Path:
+             live_bind_any: bool = False, retry: int = 0, keystore: Path | None = None) -> Path:
     """Run every cell of the grid (or, with `resume`, every cell of that run not complete); returns the run folder.
     live: "[HOST:]PORT" to serve the live view there while the grid runs (littlegrid.run.live)."""
     live_address = _live_address(live, live_bind_any)
     if resume is not None:
         folder = rf.RunFolder.open(resume)
         grid_path = _resume_grid_path(folder, grid_path)
-    grid = load_grid(grid_path)
+    grid = _engine_access(load_grid(grid_path), keystore)
     cells = grid.cells()
     if resume is not None:
         if _toml(folder.root / rf.GRID_COPY) != grid.raw:
@@ -99,8 +109,9 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
     try:
         if resume is None:
             folder = rf.RunFolder.create(Path(out), run_id, grid_path)
-        return _Run(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None,
-                    live=session.view if session else None).execute()
+        with folder.locked():  # a second run or --resume of this folder is refused while this one writes it
+            return _Run(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None,
+                        live=session.view if session else None, retry=retry).execute()
     finally:
         if session is not None:
             session.close()
@@ -128,9 +139,9 @@ class _Run:
     """One execution of a grid into a run folder: the server's lifecycle, the cells in order, the manifests."""
 
     def __init__(self, grid: Grid, cells: list[Cell], folder: rf.RunFolder, jmeter: JMeter, heap: str, resumed: bool,
-                 live=None):
+                 live=None, retry: int = 0):
         self.grid, self.cells, self.folder, self.jmeter, self.heap = grid, cells, folder, jmeter, heap
-        self.resumed = resumed
+        self.resumed, self.retry = resumed, retry
         self.live = live  # a littlegrid.run.live LiveView told which cell runs and which finished, or None
         self.server: SampleServer | None = None
         self.server_port = grid.server.port if grid.server else None
@@ -142,7 +153,11 @@ class _Run:
         self.folder.write_manifest(manifest)
         if self.live:
             self.live.run_started(self.folder.root, [c.id for c in self.cells], f"{self.grid.name} ({self.folder.root.name})")
-        todo = [c for c in self.cells if not (self.resumed and self.folder.cell_status(c.id) == "complete")]
+        outages = _outage_cells(self.folder) if self.resumed else {}
+        for cell_id, why in outages.items():
+            print(f"{cell_id}: complete, but its analysis found an outage ({why}): running it again")
+        todo = [c for c in self.cells
+                if not (self.resumed and self.folder.cell_status(c.id) == "complete" and c.id not in outages)]
         clock = Clock([self.grid.timing.duration_s] * len(todo), _server_starts(todo))
         t0 = time.monotonic()
         status, reason = "incomplete", None
@@ -152,8 +167,12 @@ class _Run:
                     if cell not in todo:
                         print(f"[{cell.index}/{len(self.cells)}] {cell.id}  complete already: kept")
                         continue
-                    self._ensure_server(cell.knobs, clock)
-                    self._run_cell(cell, clock, t0)
+                    for attempt in range(1 + self.retry):
+                        self._ensure_server(cell.knobs, clock)
+                        outcome = self._run_cell(cell, clock, t0)
+                        if outcome.status == "complete" or attempt == self.retry:
+                            break
+                        print(f"{cell.id}: {outcome.status} ({outcome.reason}); retry {attempt + 1} of {self.retry}")
             statuses = [self.folder.cell_status(c.id) for c in self.cells]
             failed = [c.id for c, s in zip(self.cells, statuses) if s != "complete"]
             status = "complete" if not failed else "failed"
@@ -194,8 +213,10 @@ class _Run:
             "reason": None,
             "versions": rf.versions(self.jmeter.version, java_version()),
             "host": rf.host_facts(),
-            "remote_hosts": list(grid.remote_hosts),
+"remote_hosts": list(grid.remote_hosts),
             "engines": grid.engines,
+            **({"rmi": {"ssl": grid.rmi.ssl, "keystore": str(grid.rmi.keystore) if grid.rmi.keystore else None,
+                        "controller_host": grid.rmi.controller_host}} if grid.remote_hosts else {}),
             "cells": [c.id for c in self.cells],
         }
 
@@ -230,14 +251,15 @@ class _Run:
     # -- one cell ---------------------------------------------------------------------------------
     def _run_cell(self, cell: Cell, clock: Clock, t0: float) -> CellOutcome:
         grid, n = self.grid, len(self.cells)
-        folder = self.folder.fresh_cell_dir(cell.id)
+        folder, attempts = self.folder.fresh_cell_dir(cell.id)
         target = self._target()
         properties = cell_properties(grid, cell, target)
         plan, derived_fields = grid.plan, {}
         if grid.own_plan is not None:  # the cell runs the plan derived from the user's, kept in its folder
             plan, derived = own_plan.derive_cell(grid, cell, target, folder, self.jmeter.home)
             derived_fields = own_plan.manifest_fields(grid, derived, plan)
-        base = {**self._cell_manifest(cell, properties), **derived_fields, "started": rf.utc_now()}
+        base = {**self._cell_manifest(cell, properties), **derived_fields, "started": rf.utc_now(),
+                **({"attempts": attempts} if attempts else {})}
         # Written before JMeter starts, so that a runner killed mid-cell leaves the cell marked as not finished.
         self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete", "reason": UNFINISHED})
         if self.live:
@@ -256,6 +278,7 @@ class _Run:
             outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=grid.timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
                                metrics_url=self.server.metrics_url if self.server else None,
+                               controller_options=_controller_options(grid),
                                connector_port=self.server.port if self.server else None,
                                on_progress=show, server=getattr(self.server, "process", None))
         except Interrupted as e:
@@ -299,6 +322,7 @@ class _Run:
             "id": cell.id, "index": cell.index, "axes": cell.axes, "properties": properties,
             "plan": str(grid.plan), "workload": workload_of(grid.plan_defaults),
             "users": intended("users"), "engines": grid.engines,
+            **({"threads_by_engine": split} if (split := threads_by_engine(grid, cell)) else {}),
             "remote_hosts": list(grid.remote_hosts),
             "think_ms": intended("think_ms"), "think_dist": intended("think_dist"),
             "rate_per_s": intended("rate_per_s"),
@@ -306,6 +330,18 @@ class _Run:
             "rampup_s": timing.rampup_s, "repetition": cell.repetition, "server": cell.knobs,
             "started": None, "ended": None,
         }
+
+
+def _outage_cells(folder: rf.RunFolder) -> dict[str, str]:
+    """The cells of a run folder that ran to their end but whose analysis found an outage (the server or target
+    stopped answering): {cell id: the analysis's reason}. Analysed now, from the cells' own files."""
+    from littlegrid.analyze import analyze  # the resume's one use of the analysis
+    try:
+        summary = analyze([folder.root])
+    except UserError as e:
+        print(f"note: the cells could not be analysed for outages ({e}); only cells not complete run again")
+        return {}
+    return {c.id: c.reason or "outage" for c in summary.cells if c.status == "outage"}
 
 
 def cell_properties(grid: Grid, cell: Cell, target: Target) -> dict:
@@ -316,7 +352,49 @@ def cell_properties(grid: Grid, cell: Cell, target: Target) -> dict:
     props.update(target.properties())
     props.update({"duration_s": grid.timing.duration_s, "rampup_s": grid.timing.rampup_s})
     props.update(cell.plan_properties)
+    props.update(eng.users_properties(threads_by_engine(grid, cell) or {}))  # each engine's share of N
     return {k: format_value(v) for k, v in props.items()}
+
+
+def threads_by_engine(grid: Grid, cell: Cell) -> dict[str, int] | None:
+    """users is the total N: each remote engine's threads (None on one host, or for a plan without users)."""
+    users = cell.plan_properties.get("users", _number_or_text(grid.plan_defaults.get("users")))
+    if not grid.remote_hosts or not isinstance(users, int) or isinstance(users, bool):
+        return None
+    return eng.split_users(users, list(grid.remote_hosts))
+
+
+def _engine_access(grid: Grid, keystore: Path | None) -> Grid:
+    """The grid with how its controller reaches the engines settled: --keystore over [engines] keystore; no
+    keystore and no explicit ssl = false is refused before anything runs; ssl = false is warned about every run."""
+    if not grid.remote_hosts:
+        if keystore is not None:
+            raise UserError(f"--keystore: {grid.path} names no remote_hosts")
+        return grid
+    rmi = grid.rmi
+    if not rmi.ssl:
+        if keystore is not None:
+            raise UserError(f"--keystore: {grid.path} sets [engines] ssl = false; remove one of the two")
+        print(eng.SSL_OFF_WARNING, file=sys.stderr, flush=True)
+        return grid
+    chosen = keystore if keystore is not None else rmi.keystore
+    if chosen is None:
+        raise UserError(f"{grid.path}: remote_hosts talk RMI over SSL and need the keystore the engines were started "
+                        "with: [engines] keystore = \"FILE\" or --keystore FILE (`littlegrid engines keystore --out "
+                        "FILE` makes one); [engines] ssl = false turns SSL off on a network you trust")
+    where = "--keystore" if keystore is not None else f"{grid.path}: [engines] keystore"
+    return dataclasses.replace(grid, rmi=dataclasses.replace(rmi, keystore=eng.check_keystore(chosen, where)))
+
+
+def _controller_options(grid: Grid) -> list[str]:
+    """The controller's RMI settings as JMeter options (-J, never sent to the engines with -G), and the address the
+    engines call it back on."""
+    if not grid.remote_hosts:
+        return []
+    options = [f"-J{k}={v}" for k, v in grid.rmi.properties().items()]
+    if grid.rmi.controller_host:
+        options.append(f"-Djava.rmi.server.hostname={grid.rmi.controller_host}")
+    return options
 
 
 # -- before anything runs ----------------------------------------------------------------------------
@@ -396,8 +474,12 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     print(f"grid {grid.name}: {len(cells)} cells of {timing.duration_s:g} s (warm-up {timing.warmup_s:g} s, "
           f"cool-down {timing.cooldown_s:g} s trimmed by the analysis), plan {grid.plan.name}, "
           f"target {where}{engines}")
+    if grid.remote_hosts:
+        print(f"users is the total N, split across the {grid.engines} engines (the first engines listed take "
+              "one more thread when N does not divide)")
     for c in cells:
-        print(f"  {c.index:>3}. {c.id}")
+        split = threads_by_engine(grid, c)
+        print(f"  {c.index:>3}. {c.id}" + (f"  ({eng.split_text(split)})" if split else ""))
     expected = Clock([timing.duration_s] * len(cells), _server_starts(cells)).expected_total()
     print(f"expected time: about {hms(expected)}; run folder: {folder}", flush=True)
 
