@@ -181,7 +181,8 @@ def test_report_with_columns_end_to_end(tmp_path, capsys):
     overall = summary["cells"][0]["overall"]
     assert summary["cells"][0]["reading"]["format"] == "csv '|' no header"
     assert overall["count"] == 48 and overall["errors"] == 24
-    assert sorted(p.name for p in out.iterdir()) == ["cells", "distributions.html", "index.html", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["cells", "distributions.html", "index.html", "summary.json",
+                                                     "summary.md", "summary.png"]
 
 
 def test_compare_of_a_copied_summary_needs_no_reader_options(tmp_path, capsys):
