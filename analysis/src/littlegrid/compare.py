@@ -40,10 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_comparison(sa: Summary, sb: Summary, out_dir: Path, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                     min_effect: float = 0.02, generated: str | None = None) -> Path:
+                     min_effect: float = 0.02, generated: str | None = None,
+                     arms_named: tuple[str, str, str] | None = None) -> Path:
     """Compare the summaries `sa` and `sb` (intervals from their cells' exact histograms) and draw the page into
-    out_dir/index.html; returns its path."""
-    result = deltas.compare_runs(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect)
+    out_dir/index.html; returns its path. arms_named: (axis, A, B) when they are two arms."""
+    result = deltas.compare_runs(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect,
+                                 arms_named=arms_named)
     return compare_page.draw(result, sa, sb, out_dir, generated=generated)
 
 
@@ -62,6 +64,7 @@ def main(args: argparse.Namespace) -> int:
             axis, value_a, value_b = arms.parse_arms(args.arms)
             sa, sb = arms.arm(sa, axis, value_a), arms.arm(sb, axis, value_b)
             out_dir = args.output or base_b / f"compare-{axis}"
+            options["arms_named"] = (axis, value_a, value_b)
         index = build_comparison(sa, sb, out_dir, **options)
     print(index)
     return 0
@@ -71,4 +74,4 @@ def compare_arms(summary: Summary, text: str, output: Path | None, base: Path, *
     """The two arms (AXIS=A,B) of one run compared, into `output` or base/compare-AXIS."""
     axis, value_a, value_b = arms.parse_arms(text)
     return build_comparison(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b),
-                            output or base / f"compare-{axis}", **options)
+                            output or base / f"compare-{axis}", arms_named=(axis, value_a, value_b), **options)

@@ -165,3 +165,14 @@ def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sh
     assert "8/2 × 10 ms = 40 ms, but 20 ms was measured: S from the lightest cell" in stretched[0].statement
     plain = of(findings(throttling(5.0, 2)), "service", 0)[0].statement
     assert "8/2 × 5 ms = 20 ms, measured 20 ms." in plain
+
+
+def test_the_comparison_of_two_arms_begins_with_the_arms_in_words_as_the_run_says_them():
+    from littlegrid.comparison.arms import arm
+    from littlegrid.comparison.deltas import compare_runs
+    s = throttling(5.0, 2)
+    run_says = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
+    page = compare_runs(arm(s, THROTTLE, "0"), arm(s, THROTTLE, "2"), arms_named=(THROTTLE, "0", "2"))
+    assert page.findings[0].statement == run_says
+    plain = compare_runs(arm(s, THROTTLE, "0"), arm(s, THROTTLE, "2"))
+    assert all(not f.statement.startswith("Arms ") for f in plain.findings)

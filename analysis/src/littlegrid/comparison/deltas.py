@@ -92,15 +92,18 @@ def sample_note(samples: CellSamples | None) -> str:
 
 
 def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                 min_effect: float = 0.02) -> Comparison:
+                 min_effect: float = 0.02, arms_named: tuple[str, str, str] | None = None) -> Comparison:
     """Every paired cell's deltas and verdicts, the cells only one run has, the arms' findings, the settings and
-    the words the page uses: all a renderer needs (littlegrid.summary.comparison)."""
+    the words the page uses: all a renderer needs (littlegrid.summary.comparison). arms_named: (axis, A, B) when
+    the two are an experiment's arms: the arms are then also said in words first (the run's own arms finding)."""
     if reps < 100:
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
     if not 0 <= min_effect < 1:
         raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
     rows, only_a, only_b = paired_rows(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect)
     found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
+    if arms_named is not None:
+        found = [f.as_dict() for f in Arms(*arms_named, rows).in_words()] + found
     paired = [r | {"a": r["a"].id, "b": r["b"].id, "error_rate": list(r["error_rate"])} for r in rows]
     return Comparison.model_validate(plain({
         "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
