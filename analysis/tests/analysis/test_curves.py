@@ -125,13 +125,20 @@ def test_a_constant_distance_above_the_lower_bound_is_overhead_and_a_growing_one
     assert k.models.overhead.grows is True
 
 
-def test_the_host_limit_takes_the_least_cpu_per_request_and_gives_the_n_that_reaches_it():
-    # 2 cores; at X = 400/s the host is 50% busy: D_cpu = 0.5·2/400 s = 2.5 ms, X_max = 800/s, N = 800·(10 ms)
+def test_the_host_limit_is_the_slope_of_busy_cores_against_x_after_what_runs_anyway():
+    # 2 cores: 0.6 busy cores at X = 100/s, 1.0 at 400/s: each request costs 0.4/300 s = 1.33 core-ms, and
+    # 0.467 cores are busy whatever the load (U_0). The 1.533 cores left allow X = 1150/s, reached at N = 1150·10 ms
     cells = [closed(1, 100.0, 10.0, threads=200, cpu=0.3), closed(4, 400.0, 10.0, threads=200, cpu=0.5)]
     _, (k,), _ = build(cells, {c.id: Service(200, 10.0, "const") for c in cells}, cores=2)
     h = k.models.host_limit
-    assert h.cell == cells[1].id and h.demand_core_ms == pytest.approx(2.5) and h.max_per_s == pytest.approx(800)
-    assert h.max_load == pytest.approx(8.0)
+    assert h.demand_core_ms == pytest.approx(4 / 3) and h.max_per_s == pytest.approx(1150)
+    assert h.max_load == pytest.approx(11.5) and h.cell == cells[1].id
+    # a CPU pinned by something else (100% at every load) says nothing of what a request costs: no limit claimed
+    pinned = [closed(1, 100.0, 10.0, threads=200, cpu=1.0), closed(4, 400.0, 10.0, threads=200, cpu=1.0)]
+    assert build(pinned, cores=2)[1][0].models.host_limit is None
+    # one cell: U·cores/X, an upper bound of the cost (what runs anyway counted in)
+    _, (k,), _ = build(cells[1:], cores=2)
+    assert k.models.host_limit.demand_core_ms == pytest.approx(2.5)
     _, (k,), _ = build(cells, cores=None)
     assert k.models.host_limit is None  # no core count, no claim
 

@@ -16,7 +16,7 @@ def test_the_littles_law_headline_names_the_ten_thread_pool_its_cap_and_the_othe
     first = head["sentences"][0]
     assert first.startswith(f"With {THREADS} = 10, 10 Tomcat threads cap throughput at c/S = 100/s")
     assert "measured); response time grows as N/" in first
-    assert head["sentences"][1].startswith(f"With {THREADS} = 100, throughput keeps growing to 983/s at N = 100")
+    assert head["sentences"][1].startswith(f"With {THREADS} = 100, throughput keeps growing with N, to 983/s at N = 100")
     # the sentences come from the findings the indexes point at
     assert {found[i].kind for i in head["findings"]} >= {"saturation", "bottleneck", "scaling"}
 

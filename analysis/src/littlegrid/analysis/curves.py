@@ -256,18 +256,32 @@ def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
 
 
 def host_limit(g: Members, cores: float | None, bound: Bounds | None) -> HostLimit | None:
-    """The load this host's CPU allows: per-request demand D_cpu = U·cores/X, X_max = cores/D_cpu, and for a
-    closed curve the N that reaches it on the contention-free line, X_max·(D+Z). U = U_0 + X·D_cpu, so U/X
-    overstates D_cpu by the background U_0/X in every cell: the least of them is the closest estimate."""
+    """The load this host's CPU allows, by the demand law over the host's cores: busy core-time per second
+    U·cores = U_0·cores + X·D_cpu, where U_0 is what runs whatever the load (other processes, the JVMs' idle work).
+    Over two cells or more with X apart, D_cpu is the slope of U·cores against X (least squares) and the cores left
+    after U_0 allow X_max = (cores − U_0·cores)/D_cpu, never less than the highest X measured; a slope not above 0
+    says the CPU does not grow with this load, so it sets no limit here (None). One cell: D_cpu = U·cores/X, an
+    upper bound (U_0 counted in). For a closed curve the N that reaches X_max on the contention-free line,
+    X_max·(D+Z)."""
     if not cores:
         return None
     rows = [(c, c.host.cpu_util_mean, c.overall.throughput_per_s) for c in g.cells
             if c.host is not None and c.host.cpu_util_mean and c.overall.throughput_per_s]
     if not rows:
         return None
-    c, util, x = min(rows, key=lambda r: r[1] / r[2])
-    demand = 1000.0 * util * cores / x
-    max_x = cores * 1000.0 / demand
+    xs = np.array([x for _, _, x in rows])
+    busy = np.array([u * cores for _, u, _ in rows])  # core-seconds per second
+    c, util, x_at = max(rows, key=lambda r: r[2])
+    if len(rows) >= 2 and xs.max() >= 1.5 * xs.min():
+        slope, intercept = np.polyfit(xs, busy, 1)
+        if slope <= 0:
+            return None
+        intercept = max(0.0, float(intercept))
+        demand = 1000.0 * float(slope)
+        max_x = max(float(xs.max()), (cores - intercept) * 1000.0 / demand)
+    else:
+        demand = 1000.0 * util * cores / x_at
+        max_x = cores * 1000.0 / demand
     if g.workload == OPEN:
         max_load = max_x
     else:

@@ -57,12 +57,12 @@ def _other(curve: Curve, found: list[Finding]) -> str | None:
     f = found[i]
     x, line = num(_figure(f, "throughput_per_s")), num(_figure(f, "line_per_s"))
     n = num(_figure(f, "users"))
-    where = f"with {curve.label}" if curve.fixed else "the curve"
+    lead = f"With {curve.label}, throughput" if curve.fixed else "Throughput"
     if curve.workload == "open":
-        return f"{where[0].upper() + where[1:]} throughput follows the offered rate up to {rate(line)}"
+        return f"{lead} follows the offered rate up to {rate(line)}"
     lifted = f"to {rate(x)} at N = {n:g}" if x is not None and n is not None else "with N"
     share = f" ({x / line:.0%} of N/(D+Z))" if x and line else ""
-    return f"{where[0].upper() + where[1:]}, throughput keeps growing {lifted}{share}"
+    return f"{lead} keeps growing with N, {lifted}{share}"
 
 
 def _arms(f: Finding) -> str:
