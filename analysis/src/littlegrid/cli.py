@@ -52,6 +52,11 @@ def _plan():
     return plan_command
 
 
+def _engines():
+    from littlegrid import engines_command
+    return engines_command
+
+
 COMMANDS = {
     "run": (_runner, "run a grid file cell by cell into a run folder"),
     "analyze": (_analyze, "steady-state statistics, queueing-law checks and models -> summary.json"),
@@ -61,6 +66,7 @@ COMMANDS = {
     "search": (_search, "capacity search: the largest load meeting an SLO, in a handful of cells"),
     "explain": (_explain, "print the findings: what the run shows, why, and what to change"),
     "plan": (_plan, "a plan of your own: what littlegrid controls in it, and the plan each cell runs"),
+    "engines": (_engines, "JMeter remote engines: the RMI keystore, start them here or print their commands, stop them"),
 }
 
 

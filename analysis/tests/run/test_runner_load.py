@@ -18,8 +18,9 @@ import psutil
 import pytest
 
 from littlegrid.analyze import analyze
+from littlegrid.run import engines
 from littlegrid.run.runner import run_grid
-from littlegrid.run.sample_server import free_port
+from littlegrid.usererror import UserError
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -276,53 +277,50 @@ def test_a_cell_that_writes_no_samples_is_failed(tmp_path, jmeter, http_target, 
 
 @pytest.fixture
 def two_engines(tmp_path, jmeter):
-    """Two jmeter-server processes on 127.0.0.1 with RMI SSL off; yields their host:port names."""
-    engines, names = [], []
-    for i in (1, 2):
-        port, rmi = free_port(), free_port()
-        cmd = ["java", "-Xmx256m", "-Djava.rmi.server.hostname=127.0.0.1", "-jar", str(jmeter.jar), "-s",
-               "-j", str(tmp_path / f"engine{i}.log"), f"-Jserver_port={port}", f"-Jserver.rmi.localport={rmi}",
-               "-Jserver.rmi.ssl.disable=true"]
-        engines.append(subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                                        start_new_session=True))
-        names.append(f"127.0.0.1:{port}")
-
-    def listening(name):
-        with socket.socket() as s:
-            s.settimeout(0.5)
-            return s.connect_ex(("127.0.0.1", int(name.split(":")[1]))) == 0
-
+    """Two engines on 127.0.0.1 started as `littlegrid engines up --local 2` does, over RMI SSL with a keystore of
+    their own; yields (their host:port names, the keystore) and stops them by their recorded PIDs."""
+    keystore = engines.create_keystore(tmp_path / "rmi.jks", days=1)
+    state = tmp_path / "engines.json"
+    records = engines.start_local(jmeter.jar, 2, engines.Rmi(keystore=keystore), state, tmp_path / "engines", "256m")
     try:
-        wait_for(lambda: all(listening(n) for n in names), 60, "the JMeter engines to listen")
-        yield names
+        yield [r["name"] for r in records], keystore
     finally:
-        for p in engines:
-            os.killpg(p.pid, signal.SIGTERM)
-        for p in engines:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+        stopped = engines.stop_local(state)
+        assert len(stopped) == 2 and not any(psutil.pid_exists(r["pid"]) and
+                                             psutil.Process(r["pid"]).status() != psutil.STATUS_ZOMBIE
+                                             for r in records)
 
 
-def test_remote_engines_each_run_the_plans_users_and_are_told_apart_by_thread_name(tmp_path, http_target, target_grid, two_engines):
-    extra = f'remote_hosts = {json.dumps(two_engines)}\n[jmeter]\n"server.rmi.ssl.disable" = true'
-    grid = target_grid(tmp_path / "dist.toml", http_target, users=(2,), think_ms=(20,), extra=extra)
+def test_remote_engines_share_the_total_users_over_ssl_and_are_told_apart_by_thread_name(tmp_path, http_target, target_grid, two_engines):
+    names, keystore = two_engines
+    extra = f'remote_hosts = {json.dumps(names)}\n[engines]\nkeystore = "{keystore}"'
+    grid = target_grid(tmp_path / "dist.toml", http_target, users=(3,), think_ms=(20,), extra=extra)
     run = run_grid(grid, out=tmp_path / "r", run_id="d", jmeter_heap=HEAP)
     m = manifest(run / "manifest.json")
-    assert m["status"] == "complete" and m["engines"] == 2 and m["remote_hosts"] == two_engines
-    cm = manifest(run / "cells" / "users=2,think_ms=20" / "manifest.json")
-    assert cm["status"] == "complete" and cm["users"] == 2 and cm["engines"] == 2  # N = users × engines = 4
-    results = rows(run / "cells" / "users=2,think_ms=20" / "results.jtl")
+    assert m["status"] == "complete" and m["engines"] == 2 and m["remote_hosts"] == names
+    assert m["rmi"] == {"ssl": True, "keystore": str(keystore), "controller_host": None}
+    cm = manifest(run / "cells" / "users=3,think_ms=20" / "manifest.json")
+    # users is the total N = 3: the first engine listed takes the remainder
+    assert cm["status"] == "complete" and cm["users"] == 3 and cm["engines"] == 2
+    assert cm["threads_by_engine"] == {names[0]: 2, names[1]: 1}
+    results = rows(run / "cells" / "users=3,think_ms=20" / "results.jtl")
     by_engine = {}
     for r in results:
         engine, _, thread = r["threadName"].partition("-")
         by_engine.setdefault(engine, set()).add(thread)
-    assert set(by_engine) == set(two_engines)
-    for engine, threads in by_engine.items():  # each engine ran the plan's 2 threads
-        assert len(threads) == 2, (engine, threads)
-    assert max(int(r["allThreads"]) for r in results) <= 2  # allThreads counts one engine's threads
+    assert {e: len(t) for e, t in by_engine.items()} == {names[0]: 2, names[1]: 1}
+    assert max(int(r["allThreads"]) for r in results) == 2  # allThreads counts one engine's threads
     assert cm["samples_by_engine"] == {e: sum(1 for r in results if r["threadName"].startswith(e + "-"))
-                                       for e in two_engines}
+                                       for e in names}
     assert all(n > 0 for n in cm["samples_by_engine"].values())
+    cell = analyze([run]).cells[0]
+    assert cell.users.n == 3 and cell.users.basis == "users split across engines"
+    assert next(c for c in cell.checks if c.name == "users").passed
+
+
+def test_engines_without_a_keystore_are_refused_before_any_load(tmp_path, http_target, target_grid):
+    extra = 'remote_hosts = ["127.0.0.1:1", "127.0.0.1:2"]'
+    grid = target_grid(tmp_path / "nokey.toml", http_target, users=(2,), extra=extra)
+    with pytest.raises(UserError, match=r"RMI over SSL.*--keystore FILE"):
+        run_grid(grid, out=tmp_path / "r", run_id="k", jmeter_heap=HEAP)
+    assert not (tmp_path / "r" / "k").exists()

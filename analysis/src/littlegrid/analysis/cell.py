@@ -58,7 +58,8 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
               if spike else _closed_law(cell.id, n, cell.plan_users is None, x, r, think, T, tol["closed_law"],
                                         f.reading.transaction_rows_excluded)]
     if cell.plan_users is not None:
-        checks.append(laws.users_count(cell.id, n, users.all_threads_max, cell.engines, users.threads_seen))
+        peak = max(cell.threads_by_engine.values()) if cell.threads_by_engine else n / (cell.engines or 1)
+        checks.append(laws.users_count(cell.id, n, users.all_threads_max, peak, users.threads_seen))
     if cell.rate_per_s and not spike:
         cv, arrivals = arrivals
         checks += [laws.open_rate(cell.id, x, cell.rate_per_s, T, tol["open_rate"]),
@@ -309,7 +310,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     analysed = model.Cell.model_validate(unanalysed | {
         "warnings": list(reader.reading.warnings), "reading": read,
         "window": model.Window.model_validate(window.as_dict()),
-        "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines))),
+        "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines, split=cell.threads_by_engine is not None))),
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,
         "think_time": model.ThinkTime.model_validate(plain(c.think.result())),
         "server": _in_front(cell, server_metrics.server_figures(server_frame, window), overall),

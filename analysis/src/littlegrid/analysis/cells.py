@@ -35,8 +35,10 @@ class Cell:
     jtl_paths: tuple
     status: str = "complete"
     reason: str | None = None
-    plan_users: int | None = None  # threads of the plan per engine
+    plan_users: int | None = None  # users: the total N when split across engines, else threads per engine
     engines: int | None = None
+    # users.<engine> threads when the runner split users (the total N) across remote engines; None otherwise
+    threads_by_engine: dict | None = None
     think_ms: float | None = None
     think_dist: str | None = None
     think_offset_ms: float = 0.0
@@ -145,6 +147,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             reason=reason,
             plan_users=int(cm["users"]) if number(cm.get("users")) is not None else None,
             engines=int(number(cm.get("engines")) or 1),
+            threads_by_engine=cm.get("threads_by_engine") or None,
             think_ms=number(cm.get("think_ms", props.get("think_ms"))),
             think_dist=cm.get("think_dist", props.get("think_dist")),
             think_offset_ms=number(props.get("think_offset_ms")) or 0.0,

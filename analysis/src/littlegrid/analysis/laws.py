@@ -129,18 +129,21 @@ def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None,
     return verdict("workload", cell, value, float(n), rel, tol, rel <= tol, why)
 
 
-def users_count(cell, n, all_threads_max, engines, threads_seen) -> Check:
-    """N = plan users × engines against JMeter's own allThreads (alive threads per engine) and the distinct
-    threads that completed samples in the window (more threads than N means engines were not counted)."""
+def users_count(cell, n, all_threads_max, peak_share, threads_seen) -> Check:
+    """N against JMeter's own allThreads and the distinct threads that completed samples in the window. allThreads
+    counts one engine's alive threads, so its peak is the largest engine's share (N itself on one host); more
+    threads seen than N means engines or thread groups were not counted."""
     if n is None or (all_threads_max is None and not threads_seen):
         return not_made("users", cell, "needs N from the run manifest and the allThreads column or thread names")
-    value = float(all_threads_max * (engines or 1)) if all_threads_max is not None else float(threads_seen)
+    scale = n / peak_share if peak_share else 1.0
+    value = float(all_threads_max * scale) if all_threads_max is not None else float(threads_seen)
     ok = value == n and (threads_seen or 0) <= n
     rel = abs(max(value, threads_seen or 0) - n) / n
+    engines = "" if scale == 1 else f" (the largest engine's share {peak_share:g} of N = {n:g})"
     if ok:
-        why = f"allThreads × engines = {value:g} and {threads_seen} threads seen agree with N = {n:g}."
+        why = f"allThreads peaks at {all_threads_max}{engines} and {threads_seen} threads seen agree with N = {n:g}."
     else:
-        why = (f"N = {n:g}, but allThreads × engines = {value:g} ({all_threads_max} per engine × {engines or 1}) and "
+        why = (f"N = {n:g}, but allThreads peaks at {all_threads_max} where {peak_share:g} was expected{engines}, and "
                f"{threads_seen} distinct threads completed samples: engines or thread groups are miscounted.")
     return verdict("users", cell, value, float(n), rel, 0.0, ok, why)
 

@@ -27,11 +27,16 @@ class UsersAccumulator:
             self._all_threads_max = int(peak) if self._all_threads_max is None else max(self._all_threads_max,
                                                                                         int(peak))
 
-    def result(self, plan_users: int | None, engines: int | None) -> dict:
-        """N = plan users × engines (allThreads is per engine, never summed); bare JTLs: the threads seen."""
+    def result(self, plan_users: int | None, engines: int | None, split: bool = False) -> dict:
+        """N from the manifest: users itself when the runner split it across the engines (split), else, in run
+        folders from before the split, plan users × engines (allThreads is per engine, never summed); bare JTLs:
+        the threads seen."""
         threads_seen = int(np.count_nonzero(self._seen))
         from_plan = plan_users is not None
-        return {"n": plan_users * (engines or 1) if from_plan else threads_seen,
-                "plan_users": plan_users, "engines": engines, "all_threads_max": self._all_threads_max,
-                "threads_seen": threads_seen,
-                "basis": "plan users × engines" if from_plan else "threads seen in the window"}
+        n = plan_users if split else plan_users * (engines or 1) if from_plan else threads_seen
+        basis = SPLIT_BASIS if split else "plan users × engines" if from_plan else "threads seen in the window"
+        return {"n": n, "plan_users": plan_users, "engines": engines, "all_threads_max": self._all_threads_max,
+                "threads_seen": threads_seen, "basis": basis}
+
+
+SPLIT_BASIS = "users split across engines"

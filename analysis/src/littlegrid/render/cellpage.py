@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from littlegrid.analysis.users import SPLIT_BASIS
 from littlegrid.render import charts, fmt
 from littlegrid.summary.model import Cell, Counts, ThinkTime, Users
 
@@ -68,7 +69,9 @@ def _users_text(u: Users | None) -> str:
     if u is None:
         return fmt.value(None)
     parts = []
-    if u.plan_users is not None:
+    if u.basis == SPLIT_BASIS:
+        parts.append(f"split across {u.engines} engines")
+    elif u.plan_users is not None:
         parts.append(f"{u.plan_users} per engine × {u.engines or 1} engine(s)")
     if u.all_threads_max is not None:
         parts.append(f"most threads alive at once {u.all_threads_max}")

@@ -52,6 +52,7 @@ def run_cell(
     heap: str = "1g",
     metrics_url: str | None = None,
     connector_port: int | None = None,
+    controller_options: list[str] | None = None,
     on_progress: Callable[[Live, float], None] | None = None,
     server: subprocess.Popen | None = None,
 ) -> CellOutcome:
@@ -68,7 +69,8 @@ def run_cell(
     folder = folder.resolve()
     jtl, out = folder / rf.RESULTS, folder / rf.JMETER_OUT
     cmd = jmeter.command(plan, jtl=jtl, log=folder / rf.JMETER_LOG, properties=properties,
-                         remote_hosts=remote_hosts or None, heap=heap, remote_exit=False)
+                         remote_hosts=remote_hosts or None, heap=heap, remote_exit=False,
+                         extra=controller_options)
     live = Live()
     tail: deque[str] = deque(maxlen=20)
     with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url,

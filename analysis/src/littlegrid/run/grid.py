@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from littlegrid.plan.derive import PlanOptions
+from littlegrid.run.engines import Rmi
 from littlegrid.usererror import UserError
 
 UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._=,+-]")
@@ -98,6 +99,8 @@ class Grid:
     plan_defaults: dict = field(repr=False, default_factory=dict)  # the plan's __P name -> default text
     # A plan of the user's own (not one of plans/*.jmx): each cell runs a plan derived from it with these options.
     own_plan: "PlanOptions | None" = None
+    # How the controller and remote_hosts talk ([engines]): over SSL with a keystore unless the grid says ssl = false.
+    rmi: Rmi = field(default_factory=lambda: Rmi(keystore=None))
     raw: dict = field(repr=False, default_factory=dict)
 
     @property

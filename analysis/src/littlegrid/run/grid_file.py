@@ -10,13 +10,15 @@ from littlegrid.comparison.arms import parse_arms
 from littlegrid.criteria.grammar import parse as parse_criterion
 from littlegrid.findings import expect
 from littlegrid.plan import derive as own
+from littlegrid.run import engines as eng
 from littlegrid.run.grid import Grid, SearchRange, ServerSpec, Target, Timing
 from littlegrid.run.jmeter import repo_root
-from littlegrid.run.plan_properties import declared_properties
+from littlegrid.run.plan_properties import declared_properties, plan_strings
 from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
-            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options"}
+            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines"}
+ENGINES_KEYS = {"keystore", "ssl", "controller_host"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
@@ -123,6 +125,9 @@ class _Validator:
                 raise self.fail(None, "criteria", str(e))
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
+        rmi = self.engines(remote_hosts, jmeter_properties)
+        if remote_hosts:
+            self.check_split(plan, own_plan is not None, remote_hosts, axes, properties, ranges, plan_defaults)
         arms = self.arms(axes)
         if own_plan is not None:
             self.check_own_plan(plan, own_plan, axes, properties, ranges)
@@ -130,7 +135,7 @@ class _Validator:
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
                     remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
-                    own_plan=own_plan, raw=raw)
+                    own_plan=own_plan, rmi=rmi, raw=raw)
 
     def expectations(self, axes: dict) -> None:
         """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
@@ -394,6 +399,54 @@ class _Validator:
         if len(set(hosts)) != len(hosts):
             raise self.fail(None, "remote_hosts", "an engine is listed twice")
         return list(hosts)
+
+    def engines(self, remote_hosts: list[str], jmeter_properties: dict) -> eng.Rmi:
+        """[engines]: the RMI keystore the controller and the engines share, or ssl = false said outright."""
+        for key in jmeter_properties:
+            if key.startswith("server.rmi.ssl"):
+                raise self.fail("jmeter", key, "RMI SSL is set in [engines]: keystore = \"FILE\" "
+                                "(littlegrid engines keystore), or ssl = false on a network you trust")
+        table = self.table("engines", ENGINES_KEYS)
+        if table is None:
+            return eng.Rmi(keystore=None)
+        if not remote_hosts:
+            raise self.fail("engines", None, "no remote_hosts: [engines] sets how the controller talks to them")
+        ssl = table.get("ssl", True)
+        if not isinstance(ssl, bool):
+            raise self.fail("engines", "ssl", f"must be true or false, got {ssl!r}")
+        keystore = table.get("keystore")
+        if keystore is not None:
+            if not ssl:
+                raise self.fail("engines", "keystore", "ssl = false and a keystore: choose one")
+            path = Path(self.string("engines", "keystore", keystore)).expanduser()
+            keystore = path if path.is_absolute() else self.path.resolve().parent / path
+        controller = table.get("controller_host")
+        if controller is not None:
+            controller = self.string("engines", "controller_host", controller)
+            if not eng.REMOTE_HOST_NAME.match(controller):
+                raise self.fail("engines", "controller_host", f"{controller!r} is not a host name or address")
+        return eng.Rmi(keystore=keystore, ssl=ssl, controller_host=controller)
+
+    def check_split(self, plan: Path, own_plan: bool, remote_hosts: list[str], axes: dict, properties: dict,
+                    ranges: dict, plan_defaults: dict) -> None:
+        """users is the total N, split across the engines: every engine needs a thread, and the plan must read its
+        engine's share."""
+        if own_plan:
+            raise self.fail(None, "remote_hosts", "a plan of your own is not split across engines yet: run it "
+                            "without remote_hosts, or read users as plans/closed.jmx does")
+        k = len(remote_hosts)
+        values = axes.get("users") or ([properties["users"]] if "users" in properties else [])
+        if "users" in ranges:
+            values = [ranges["users"].low]
+        for v in values:
+            if isinstance(v, (int, float)) and v < k:
+                raise self.fail("axes" if "users" in axes else "properties", "users",
+                                f"users = {v} on {k} engines: users is the total N, split across the engines, "
+                                "and each engine needs at least one thread")
+        if "users" in plan_defaults and not eng.plan_splits_users([text for _, text in plan_strings(plan)]):
+            raise self.fail(None, "plan", "its thread count does not read its engine's share, so each engine would "
+                            "run all of users: write ThreadGroup.num_threads as "
+                            "${__P(users.${__P(__jm.D_TG,)},${__P(users,10)})} (as plans/closed.jmx does)")
 
     # -- value helpers ---------------------------------------------------------------------------
     def table(self, name: str, allowed: set[str]) -> dict | None:

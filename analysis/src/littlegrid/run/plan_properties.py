@@ -168,6 +168,8 @@ def declared_properties(plan_path: Path) -> dict[str, str | None]:
         except ValueError as e:
             raise UserError(f"{plan_path}: {where}: {e}")
         for name, default in calls:
+            if "${" in name or name.startswith("__jm."):
+                continue  # a name computed at run time (an engine's own users.<engine>), or JMeter's own property
             if name in declared and declared[name] != default:
                 raise UserError(f"{plan_path}: property {name!r} has two defaults, "
                                 f"{declared[name]!r} and {default!r} ({where})")

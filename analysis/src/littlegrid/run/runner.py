@@ -213,7 +213,7 @@ class _Run:
             "reason": None,
             "versions": rf.versions(self.jmeter.version, java_version()),
             "host": rf.host_facts(),
-"remote_hosts": list(grid.remote_hosts),
+            "remote_hosts": list(grid.remote_hosts),
             "engines": grid.engines,
             **({"rmi": {"ssl": grid.rmi.ssl, "keystore": str(grid.rmi.keystore) if grid.rmi.keystore else None,
                         "controller_host": grid.rmi.controller_host}} if grid.remote_hosts else {}),
@@ -372,6 +372,10 @@ def _engine_access(grid: Grid, keystore: Path | None) -> Grid:
             raise UserError(f"--keystore: {grid.path} names no remote_hosts")
         return grid
     rmi = grid.rmi
+    away = [e for e in grid.remote_hosts if not eng.is_loopback(eng.host_and_port(e)[0])]
+    if away and rmi.controller_host and eng.is_loopback(rmi.controller_host):
+        raise UserError(f"{grid.path}: [engines] controller_host {rmi.controller_host} is a loopback address, which "
+                        f"engines on other hosts ({', '.join(away)}) cannot call back; give the controller's address")
     if not rmi.ssl:
         if keystore is not None:
             raise UserError(f"--keystore: {grid.path} sets [engines] ssl = false; remove one of the two")
@@ -392,8 +396,11 @@ def _controller_options(grid: Grid) -> list[str]:
     if not grid.remote_hosts:
         return []
     options = [f"-J{k}={v}" for k, v in grid.rmi.properties().items()]
-    if grid.rmi.controller_host:
-        options.append(f"-Djava.rmi.server.hostname={grid.rmi.controller_host}")
+    host = grid.rmi.controller_host
+    if host is None and all(eng.is_loopback(eng.host_and_port(e)[0]) for e in grid.remote_hosts):
+        host = "127.0.0.1"  # engines on this host only; JMeter refuses to export the controller under a loopback name
+    if host:
+        options.append(f"-Djava.rmi.server.hostname={host}")
     return options
 
 
