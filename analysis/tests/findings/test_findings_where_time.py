@@ -176,3 +176,14 @@ def test_the_comparison_of_two_arms_begins_with_the_arms_in_words_as_the_run_say
     assert page.findings[0].statement == run_says
     plain = compare_runs(arm(s, THROTTLE, "0"), arm(s, THROTTLE, "2"))
     assert all(not f.statement.startswith("Arms ") for f in plain.findings)
+
+
+def test_arms_that_nothing_separates_are_either_and_a_split_without_a_throttle_queue_does_not_name_one():
+    """On 8 cores nothing queues up to N = 8: the throttle K = 8 never holds anyone back, so the arms are alike."""
+    from littlegrid.findings.where_time import split_words
+    s = throttling(5.0, 8, loads=(1, 2, 4, 8))
+    arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
+    assert len(arms) == 1 and arms[0].resource == "same"
+    assert "Either arm: nothing measured separates them at N = 8." in arms[0].statement
+    assert all("throttle" not in split_words(c) for c in s.cells)
+    assert "in front of the server of R = " in split_words(s.cells[0])

@@ -44,6 +44,7 @@ def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Fin
 
 LOAD_AXES = ("users", "rate_per_s")  # the x of a curve: arms are compared along it, grouped by the other axes
 DIFFERS = 0.2  # a server or host figure (no interval) differs when one arm's is more than 20% off the other's
+CHOOSE_RATIO = 1.5  # at equal X and p99, a load average or time in service this many times the other's decides
 WIDE = 0.2  # an interval of X wider than this (relative) is said to be wide: "equal" then hides a smaller difference
 
 
@@ -87,7 +88,7 @@ class Arms:
             x_words = (f"throughput is {'equal within its interval' if same else 'different'} at {at}: "
                        f"{rate(x['a'])} against {rate(x['b'])} ({_rel(x)}"
                        + ("; a wide interval: X varied from second to second, so a smaller difference cannot be "
-                          "told apart" if x["rel_hi"] - x["rel_lo"] > WIDE else "") + ")")
+                          "told apart" if same and x["rel_hi"] - x["rel_lo"] > WIDE else "") + ")")
         if rest:
             x_words += "; at " + ", ".join(f"{_at(r['a'])} {_metric(r, 'throughput_per_s')['rel']:+.1%}"
                                            f" ({'same' if _metric(r, 'throughput_per_s')['verdict'] == 'same' else 'differs'})"
@@ -151,13 +152,14 @@ class Arms:
                     f"{ms(max(p99['a'], p99['b']))}).", "at equal throughput the lower p99 is chosen")
         for get, words in ((_load1, "load average"), (_in_service, "time in service")):
             va, vb = get(row["a"]), get(row["b"])
-            if va is not None and vb is not None and max(va, vb) > 0 and abs(va - vb) > DIFFERS * max(va, vb):
+            if va is not None and vb is not None and min(va, vb) > 0 and max(va, vb) >= CHOOSE_RATIO * min(va, vb):
                 pick = name_a if va < vb else name_b
                 return (f"Choose {pick}: the same throughput and p99 with a lower {words} ({min(va, vb):.3g} against "
                         f"{max(va, vb):.3g}{' ms' if words == 'time in service' else ''}): less contention for the "
                         f"same work.", f"at equal throughput and p99 the lower {words} is chosen")
         return ("Either arm: nothing measured separates them at " + _at(row["a"]) + ".",
-                "no figure differs beyond its interval or by 20%")
+                f"neither X nor p99 differs beyond its interval, nor load average or time in service "
+                f"{CHOOSE_RATIO:g}-fold")
 
 
 def _metric(row: dict, key: str) -> dict:

@@ -38,7 +38,7 @@ def split_words(cell: Cell) -> str:
     the places the server measures, those it has figures for."""
     s, r = cell.server, overall(cell, "mean_ms")
     parts = [f"{ms(in_service_ms(cell))} in service"]
-    if s is not None and num(s.throttle_wait_ms) is not None:
+    if s is not None and (num(s.throttle_wait_ms) or 0) > 0:  # no throttle, or nobody queued at it: not said
         parts.append(f"{ms(s.throttle_wait_ms)} in the throttle's queue")
     if s is not None and num(s.wait_in_front_ms) is not None:
         parts.append(f"{ms(max(0.0, s.wait_in_front_ms))} in front of the server")
