@@ -187,3 +187,33 @@ def test_arms_that_nothing_separates_are_either_and_a_split_without_a_throttle_q
     assert "Either arm: nothing measured separates them at N = 8." in arms[0].statement
     assert all("throttle" not in split_words(c) for c in s.cells)
     assert "in front of the server of R = " in split_words(s.cells[0])
+
+
+def test_a_non_blocking_pool_of_10_matching_a_blocking_100_is_said_and_the_reverse_is_not():
+    """/proxy: 100 ms on a backend; blocking holds a thread for it (10 threads: X = 100/s), non-blocking does not."""
+    mode, threads = "littlegrid.proxy.mode", "server.tomcat.threads.max"
+    rng = np.random.default_rng(5)
+    cells = []
+    for m in ("blocking", "non-blocking"):
+        for t in (10, 100):
+            for n in (20, 80):
+                x = 1000.0 * (min(n, t) if m == "blocking" else n) / 100.0
+                axes = {mode: m, threads: t, "users": n}
+                cells.append(typed_cell({"id": ",".join(f"{a}={v}" for a, v in axes.items()), "axes": axes,
+                                         "users": {"n": n}, "host": {"cpu_util_mean": 0.3, "load1_mean": 1.0},
+                                         "intended": {"think_ms": 0.0, "workload": "closed"},
+                                         **samples(1000.0 * n / x, x, rng)}))
+    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
+    s = typed_summary(cells, run={"host": {"cpus": 2}, "arms": f"{threads}=10,100"}, curves=built,
+                      axes={mode: ["blocking", "non-blocking"], threads: [10, 100], "users": [20, 80]},
+                      tolerances=dict(DEFAULT_TOLERANCES))
+    arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
+    matches = [f for f in arms if f.statement.startswith("With ")]
+    assert len(matches) == 1
+    assert matches[0].statement.startswith(f"With {mode} = non-blocking, {threads} = 10 reaches the throughput that "
+                                           f"{mode} = blocking needs {threads} = 100 for")
+    assert "N = 80, 800/s against 800/s" in matches[0].statement
+    got = evaluate([f'arms same where {mode} == "blocking" and {threads} == 100',
+                    f'arms different where {mode} == "blocking"'], s, [f.as_dict() for f in findings(
+                        s, arms_of(s, s.run.arms))])
+    assert [e["passed"] for e in got] == [True, True]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import two_arms
-from littlegrid.findings.two_arms import Arms
+from littlegrid.findings.two_arms import LOAD_AXES, Arms
 from littlegrid.summary import plain
 from littlegrid.summary.comparison import Comparison
 from littlegrid.summary.model import Cell, Summary
@@ -139,5 +139,28 @@ def arms_of(summary: Summary, text: str) -> Arms | None:
     if arms.arm_without_cells(summary, text) is not None:
         return None
     axis, value_a, value_b = arms.parse_arms(text)
-    rows, _, _ = paired_rows(arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b))
-    return Arms(axis, value_a, value_b, rows)
+    sa, sb = arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b)
+    rows, _, _ = paired_rows(sa, sb)
+    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb))
+
+
+CROSSED_GROUPS = 4  # at most this many groups of the other axes are crossed (k·(k−1) comparisons)
+
+
+def _crossed(sa: Summary, sb: Summary) -> list[tuple[dict, dict, list[dict]]]:
+    """(group 1, group 2, rows): arm A's cells of one group of the other axes (e.g. non-blocking) against arm B's of
+    another (blocking), paired on the load: whether A with one setting gives what B gives with another."""
+    def group(cell: Cell) -> tuple:
+        return tuple((k, v) for k, v in cell.axes.items() if k not in LOAD_AXES)
+
+    def only(s: Summary, g: tuple) -> Summary:
+        names = {k for k, _ in g}
+        return s.model_copy(update={"cells": [
+            c.model_copy(update={"axes": {k: v for k, v in c.axes.items() if k not in names}})
+            for c in s.cells if group(c) == g]})
+
+    groups = list(dict.fromkeys(group(c) for c in sa.cells))
+    if not 2 <= len(groups) <= CROSSED_GROUPS:
+        return []
+    return [(dict(g1), dict(g2), paired_rows(only(sa, g1), only(sb, g2))[0])
+            for g1 in groups for g2 in groups if g1 != g2]

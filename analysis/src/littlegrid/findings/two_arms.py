@@ -3,7 +3,7 @@ grid's two arms in words (Arms): throughput equal or not within its interval, wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.where_time import in_service_ms
@@ -58,6 +58,7 @@ class Arms:
     a: str
     b: str
     rows: list[dict]
+    crossed: list = field(default_factory=list)  # (group 1, group 2, rows): A in one group against B in another
 
     def name(self, value: str) -> str:
         return f"{self.axis} = {value}"
@@ -69,8 +70,41 @@ class Arms:
         for row in self.rows:
             key = tuple((k, v) for k, v in row["a"].axes.items() if k not in LOAD_AXES)
             groups.setdefault(key, []).append(row)
-        return [self._group(dict(key), sorted(rows, key=lambda r: users(r["a"]) or 0))
-                for key, rows in groups.items()]
+        found = [self._group(dict(key), sorted(rows, key=lambda r: users(r["a"]) or 0))
+                 for key, rows in groups.items()]
+        return found + self._matches(groups)
+
+    def _matches(self, groups: dict) -> list[Finding]:
+        """Arm A in one group giving the throughput arm B gives in another group whose own A falls short of its B:
+        what one setting of the other axes buys ("non-blocking with 10 threads matches blocking with 100")."""
+        out = []
+        for g1, g2, rows in self.crossed:
+            own = groups.get(tuple(g2.items()))
+            if not rows or not own:
+                continue
+            rows = sorted(rows, key=lambda r: users(r["a"]) or 0)
+            own_x = _metric(max(own, key=lambda r: users(r["a"]) or 0), "throughput_per_s")
+            xs = [_metric(r, "throughput_per_s") for r in rows]
+            if own_x.get("verdict") != "better" or any(x.get("verdict") != "same" for x in xs):
+                continue
+            last, x = rows[-1], xs[-1]
+            words1, words2 = (", ".join(f"{k} = {v}" for k, v in g.items()) for g in (g1, g2))
+            statement = (f"With {words1}, {self.name(self.a)} reaches the throughput that {words2} needs "
+                         f"{self.name(self.b)} for (its {self.a} fall short): equal within its interval at "
+                         + "; ".join(f"{_at(r['a'])}, {rate(m['a'])} against {rate(m['b'])} ({_rel(m)})"
+                                     for r, m in zip(rows, xs)) + ".")
+            differ = self._differences(last)
+            if differ:
+                statement += f" At {_at(last['a'])} they differ in " + "; ".join(w for w, _ in differ) + "."
+            out.append(Finding(
+                "arms", statement, "holds",
+                "throughput's 95% bootstrap interval at every paired load not wholly beyond the minimum effect, "
+                f"while {words2}'s own arms differ beyond theirs",
+                (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
+                fields({"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
+                        "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi")}),
+                (), tuple(i for r in rows for i in (r["a"].id, r["b"].id)), "same"))
+        return out
 
     def _group(self, fixed: dict, rows: list[dict]) -> Finding:
         last = rows[-1]
