@@ -1,0 +1,186 @@
+"""Distributed JMeter across a real (virtual) network: the sample server and two engines each in a network namespace
+of their own, joined by veth pairs to a bridge in the root namespace, where the controller (`littlegrid run`) stays.
+RMI over SSL; every RMI name is a namespace address, none a loopback one (a loopback name cannot work across
+namespaces: the run would fail). A closed grid over it must give the figures one host gives: the closed law, and
+X = min(N/(S+Z), c/S).
+
+Needs root and `ip netns` (CI runs as root); everything made here is removed at the end, also on failure. Traffic
+goes only to the addresses of the namespaces made here (10.231.0.0/24 on our own bridge). Under the load lock:
+    flock "$HOME/.littlegrid-load.lock" pytest tests/run/test_distributed_netns.py
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import pytest
+
+from littlegrid.analyze import analyze
+from littlegrid.run import engines
+from littlegrid.run.jmeter import repo_root
+from littlegrid.run.runner import run_grid
+from needs import missing
+
+pytestmark = pytest.mark.integration
+
+NET = "10.231.0"                  # a private range used only on the bridge made here
+CONTROLLER = f"{NET}.1"           # the bridge's address in the root namespace
+SERVER = f"{NET}.2"
+ENGINES = (f"{NET}.3", f"{NET}.4")
+THREADS, SERVICE_S, THINK_MS = 4, 0.1, 50  # c, S (the sample server holds GET / for 100 ms), Z
+USERS = (4, 16)                   # one cell under the knee (N/(S+Z) = 26.7/s), one past it (c/S = 40/s)
+DURATION_S, WARMUP_S, COOLDOWN_S = 20, 4, 2
+
+
+def ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=30)
+
+
+@contextmanager
+def namespaces(tag: str):
+    """A bridge in the root namespace and three namespaces hanging off it by veth pairs: yields {role: namespace}.
+    Removed on the way out whatever happened (deleting a namespace deletes its veth pair)."""
+    bridge, made = f"lgbr{tag}", []
+    roles = {"server": SERVER, "engine1": ENGINES[0], "engine2": ENGINES[1]}
+    try:
+        ip("link", "add", bridge, "type", "bridge")
+        ip("addr", "add", f"{CONTROLLER}/24", "dev", bridge)
+        ip("link", "set", bridge, "up")
+        names = {}
+        for i, (role, address) in enumerate(roles.items()):
+            ns, outside = f"lg{tag}{role}", f"lgv{tag}{i}"
+            ip("netns", "add", ns)
+            made.append(ns)
+            ip("link", "add", outside, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            ip("link", "set", outside, "master", bridge)
+            ip("link", "set", outside, "up")
+            ip("-n", ns, "addr", "add", f"{address}/24", "dev", "eth0")
+            ip("-n", ns, "link", "set", "eth0", "up")
+            ip("-n", ns, "link", "set", "lo", "up")
+            names[role] = ns
+        yield names
+    finally:
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+        subprocess.run(["ip", "link", "del", bridge], capture_output=True, timeout=30)
+
+
+def start_in(ns: str, cmd: list[str], log: Path, stack: ExitStack) -> subprocess.Popen:
+    """cmd inside namespace ns (ip netns exec execs it: the PID is the JVM's), stopped by that PID at the end."""
+    out = log.open("w")
+    process = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL, stdout=out,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+
+    def stop():
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        out.close()
+
+    stack.callback(stop)
+    return process
+
+
+def wait_listening(address: str, port: int, process: subprocess.Popen, log: Path, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"exited with {process.returncode}: {log.read_text()[-2000:]}"
+        with socket.socket() as s:
+            s.settimeout(0.5)
+            if s.connect_ex((address, port)) == 0:
+                return
+        time.sleep(0.3)
+    pytest.fail(f"{address}:{port} not listening after {timeout_s:.0f} s ({log})")
+
+
+@pytest.fixture
+def netns_available():
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        missing("root and iproute2", "the namespace test creates network namespaces and veth pairs")
+    probe = f"lgprobe{os.getpid() % 100000}"
+    done = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if done.returncode != 0:
+        missing("ip netns", done.stderr.strip())
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+
+
+def test_a_closed_grid_over_two_engines_in_their_own_namespaces_matches_the_laws_over_rmi_ssl(
+        tmp_path, jmeter, server_jar, runnable, netns_available):
+    tag = str(os.getpid() % 1000)
+    keystore = engines.create_keystore(tmp_path / "rmi.jks", days=1)
+    rmi = engines.Rmi(keystore=keystore, controller_host=CONTROLLER)
+    with namespaces(tag) as ns, ExitStack() as stack:
+        server_log = tmp_path / "server.log"
+        server = start_in(ns["server"], ["java", "-Xmx256m", "-jar", str(server_jar), "--server.port=8080",
+                                         f"--server.address={SERVER}", "--management.server.port=8081",
+                                         f"--management.server.address={SERVER}",
+                                         f"--server.tomcat.threads.max={THREADS}"], server_log, stack)
+        names = []
+        for i, address in enumerate(ENGINES, 1):
+            log = tmp_path / f"engine{i}.log"
+            cmd = engines.engine_command(jmeter.jar, rmi, address, 1099, 50000, log, heap="256m")
+            process = start_in(ns[f"engine{i}"], cmd, tmp_path / f"engine{i}.out", stack)
+            names.append((address, process, tmp_path / f"engine{i}.out"))
+        wait_listening(SERVER, 8080, server, server_log)
+        for address, process, out in names:
+            wait_listening(address, 1099, process, out)
+
+        grid = tmp_path / "netns.toml"
+        grid.write_text(f"""
+name = "netns"
+plan = "{repo_root(Path(__file__).parent) / 'plans' / 'closed.jmx'}"
+remote_hosts = {json.dumps([f"{a}:1099" for a in ENGINES])}
+[engines]
+keystore = "{keystore}"
+controller_host = "{CONTROLLER}"
+[target]
+host = "{SERVER}"
+port = 8080
+path = "/"
+[cell]
+duration_s = {DURATION_S}
+warmup_s = {WARMUP_S}
+cooldown_s = {COOLDOWN_S}
+rampup_s = 1
+[properties]
+think_dist = "constant"
+[axes]
+users = {list(USERS)}
+think_ms = [{THINK_MS}]
+""")
+        run = run_grid(grid, out=tmp_path / "reports", run_id="netns", jmeter_heap="256m")
+
+    # every RMI name was a namespace address: the engines' own and the controller's callback address
+    for i, address in enumerate(ENGINES, 1):
+        text = (tmp_path / f"engine{i}.log").read_text()
+        assert f"Local IP address={address}" in text and "Local IP address=127." not in text
+    for cell_dir in (run / "cells").iterdir():
+        log = (cell_dir / "jmeter.log").read_text()
+        assert f"Local IP address={CONTROLLER}" in log and "Local IP address=127." not in log
+        assert "SSLRMI" in log or "SSL" in log  # the controller's RMI sockets were SSL ones
+
+    summary = analyze([run])
+    assert [c.status for c in summary.cells] == ["complete"] * len(USERS)
+    for cell in summary.cells:
+        n = cell.axes["users"]
+        checks = {c.name: c for c in cell.checks}
+        assert cell.users.n == n, cell.id  # users is the total, split across the two engines
+        assert checks["users"].passed, checks["users"]
+        assert checks["closed_law"].passed, checks["closed_law"]
+        assert cell.overall.error_rate < 0.01, cell.id
+        bound = min(n / (SERVICE_S + THINK_MS / 1000), THREADS / SERVICE_S)
+        window = cell.window.length_s
+        # up to N requests straddle each edge of the window, plus 5% for sleeps and a shared 2-core host
+        tolerance = 0.05 + 2 * n / (bound * window)
+        x = cell.overall.throughput_per_s
+        assert abs(x - bound) / bound <= tolerance, (cell.id, x, bound, tolerance)
