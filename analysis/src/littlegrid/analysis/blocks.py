@@ -16,12 +16,25 @@ import numpy as np
 
 MAX_PHI = 0.95  # a lag-1 autocorrelation above this is a trend, not a queue's memory: the cap T/3 takes over
 DENSE_LIMIT = 1 << 24  # blocks × distinct values up to which the histograms are counted in one dense bincount
+# A window's histograms are kept per unit of seconds, at most UNITS_MAX units (one second each up to UNITS_MAX
+# seconds), and the blocks are whole units, at most MAX_BLOCKS of them: what a soak test of 60 hours keeps is
+# what one of 17 minutes keeps (issue 36), and the blocks hold every sample, their counts exact.
+UNITS_MAX = 1024
+MAX_BLOCKS = 256
+
+
+def second_unit(seconds: int) -> int:
+    """The seconds one unit of a window of `seconds` gathers: 1 up to UNITS_MAX seconds, then enough that the
+    window has at most UNITS_MAX units."""
+    return max(1, -(-int(seconds) // UNITS_MAX))
 
 
 def block_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int:
     """The block length in seconds from the per-second counts and sums of elapsed: T^(1/3) scaled by the lag-1
     autocorrelation φ of the per-second mean response time, as Politis and White's rule gives it for an AR(1)
-    series, (2φ/(1 − φ²))^(2/3)·T^(1/3), never below T^(1/3) and never above T/3 (three blocks at least). A queue
+    series, (2φ/(1 − φ²))^(2/3)·T^(1/3), never below T^(1/3) and never above T/3 (three blocks at least); then
+    long enough for at most MAX_BLOCKS blocks and rounded up to whole units (second_unit: a window longer than
+    UNITS_MAX seconds is counted per unit), three blocks still kept where whole units allow. A queue
     near saturation keeps its backlog for seconds: the blocks must be longer than that memory for the interval
     to cover it. `sum_ms_per_second` may be the sums of any per-sample figure (failures: the per-second mean
     is then the error fraction)."""
@@ -36,7 +49,10 @@ def block_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int
         denom = float(x @ x)
         phi = min(MAX_PHI, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
     scale = (2 * phi / (1 - phi * phi)) ** (2 / 3) if phi > 0 else 0.0
-    return int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1)))
+    length = max(int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1))), -(-t // MAX_BLOCKS))
+    unit = second_unit(t)
+    whole = -(-length // unit) * unit
+    return whole if whole <= t // 3 or whole == unit else whole - unit
 
 
 @dataclass(frozen=True)
