@@ -96,3 +96,19 @@ def test_prometheus_scrapes_the_server_actuator_every_second():
     # on the management port, whose threads a saturated application pool cannot starve
     assert job["static_configs"][0]["targets"] == ["server:8081"]
     assert config["global"]["scrape_interval"] == "1s"
+
+
+def test_distributed_compose_runs_rmi_over_ssl_with_one_keystore_at_the_path_the_grid_names():
+    from littlegrid.run.grid_file import load_grid
+    doc = yaml.safe_load((DOCKER / "compose-distributed.yml").read_text())
+    grid = load_grid(DOCKER / "distributed.toml")
+    assert grid.rmi.ssl and grid.rmi.keystore == Path("/run/secrets/rmi_keystore")
+    assert "rmi_keystore" in doc["secrets"]
+    for name in ("engine1", "engine2", "controller"):
+        assert "rmi_keystore" in doc["services"][name]["secrets"], name  # compose mounts it at /run/secrets/
+    entry = (DOCKER / "jmeter-entrypoint.sh").read_text()
+    assert "/run/secrets/rmi_keystore" in entry
+    # SSL off only when asked for: the one disabling line sits under RMI_SSL=false
+    assert entry.count("server.rmi.ssl.disable=true") == 1 and 'if [ "${RMI_SSL:-true}" = "false" ]' in entry
+    # users is the total N: 2 engines × 5..20 threads as before
+    assert grid.axes["users"] == [10, 20, 40]

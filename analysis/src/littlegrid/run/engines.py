@@ -56,8 +56,8 @@ def users_properties(split: dict[str, int]) -> dict[str, int]:
 
 
 def split_text(split: dict[str, int]) -> str:
-    """'7 + 6 threads (127.0.0.1:21001, 127.0.0.1:21002)' for the printed plan and the messages."""
-    return f"{' + '.join(str(n) for n in split.values())} threads ({', '.join(split)})"
+    """'7 on 127.0.0.1:21001 + 6 on 127.0.0.1:21002' for the printed plan and the messages."""
+    return " + ".join(f"{n} on {engine}" for engine, n in split.items())
 
 
 def plan_splits_users(plan_texts: list[str]) -> bool:

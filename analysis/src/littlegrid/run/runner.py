@@ -86,7 +86,7 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
     if resume is not None:
         folder = rf.RunFolder.open(resume)
         grid_path = _resume_grid_path(folder, grid_path)
-    grid = _engine_access(load_grid(grid_path), keystore)
+    grid = _engine_access(load_grid(grid_path), keystore, check=not dry_run)
     cells = grid.cells()
     if resume is not None:
         if _toml(folder.root / rf.GRID_COPY) != grid.raw:
@@ -364,9 +364,10 @@ def threads_by_engine(grid: Grid, cell: Cell) -> dict[str, int] | None:
     return eng.split_users(users, list(grid.remote_hosts))
 
 
-def _engine_access(grid: Grid, keystore: Path | None) -> Grid:
+def _engine_access(grid: Grid, keystore: Path | None, check: bool = True) -> Grid:
     """The grid with how its controller reaches the engines settled: --keystore over [engines] keystore; no
-    keystore and no explicit ssl = false is refused before anything runs; ssl = false is warned about every run."""
+    keystore and no explicit ssl = false is refused before anything runs; ssl = false is warned about every run.
+    check: whether the keystore must be here and valid now (a dry run may be planned on another machine)."""
     if not grid.remote_hosts:
         if keystore is not None:
             raise UserError(f"--keystore: {grid.path} names no remote_hosts")
@@ -387,7 +388,8 @@ def _engine_access(grid: Grid, keystore: Path | None) -> Grid:
                         "with: [engines] keystore = \"FILE\" or --keystore FILE (`littlegrid engines keystore --out "
                         "FILE` makes one); [engines] ssl = false turns SSL off on a network you trust")
     where = "--keystore" if keystore is not None else f"{grid.path}: [engines] keystore"
-    return dataclasses.replace(grid, rmi=dataclasses.replace(rmi, keystore=eng.check_keystore(chosen, where)))
+    chosen = eng.check_keystore(chosen, where) if check else Path(chosen).expanduser().absolute()
+    return dataclasses.replace(grid, rmi=dataclasses.replace(rmi, keystore=chosen))
 
 
 def _controller_options(grid: Grid) -> list[str]:
