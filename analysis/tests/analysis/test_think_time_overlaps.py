@@ -216,3 +216,32 @@ def test_a_multi_step_plans_per_request_think_time_is_not_judged_on_its_transact
         assert checks[name].passed is None and checks[name].explanation.startswith("does not apply: the think time "
                                                                                     "asked for (50 ms) is per request")
     assert checks["closed_law"].passed  # N = X·(R+Z) on the transactions: 4 = (1/140 ms)·4·(90 + 50) ms
+
+
+def test_a_plans_setup_and_teardown_groups_are_no_part_of_the_load_and_their_rows_are_left_out(tmp_path):
+    """A user's plan with a setUp group (one thread logging in 40 s before the load) and a tearDown group: its rows
+    would start the steady window 40 s early and count as samples; the cell manifest names those groups, and the
+    analysis leaves their rows out, saying how many."""
+    import json
+
+    import pandas as pd
+
+    from analysis_synthetic import T0, closed_loop, make_run, table
+    from littlegrid.analyze import analyze
+
+    load = closed_loop(4, 20, 80, 30, start_ms=T0 + 40_000)
+    setup = table([(T0 + 1000 * i, 500, "setUp Thread Group 1-1") for i in range(5)], 1, label="login")
+    teardown = table([(T0 + 75_000, 300, "tearDown Thread Group 3-1")], 1, label="logout")
+    samples = pd.concat([setup, load, teardown]).sort_values("start_ms", kind="stable").reset_index(drop=True)
+    run = make_run(tmp_path / "run", [{"id": "users=4", "axes": {"users": 4}, "samples": samples, "users": 4,
+                                       "think_ms": 80, "think_dist": "constant"}])
+    manifest = run / "cells" / "users=4" / "manifest.json"
+    unnamed = analyze([run]).cells[0]  # negative control: without the groups named, their rows count
+    assert unnamed.window.start_ms < T0 + 40_000 and "login" in unnamed.labels or unnamed.overall.count > len(load)
+    manifest.write_text(json.dumps(json.loads(manifest.read_text())
+                                   | {"setup_groups": ["setUp Thread Group", "tearDown Thread Group"]}))
+    cell = analyze([run]).cells[0]
+    assert cell.window.start_ms >= T0 + 40_000  # the window starts with the load, not with the setUp group
+    assert cell.overall.count <= len(load) and "login" not in cell.labels and "logout" not in cell.labels
+    assert any(w.startswith("6 rows of the thread groups setUp Thread Group, tearDown Thread Group") for w in cell.warnings)
+    assert {c.name: c for c in cell.checks}["closed_law"].passed  # N = X·(R+Z) of the load alone

@@ -247,7 +247,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
     counting = None
     try:
-        reader = BlockReader([str(p) for p in cell.jtl_paths], read_options)
+        reader = BlockReader([str(p) for p in cell.jtl_paths], read_options, left_out_groups=cell.left_out_groups)
         once = None if reader.one_piece else _single_pass(reader, fields, cell, warmup, cooldown, by_label)
         if once is not None:
             spans, counting = once
@@ -308,7 +308,9 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     host = server_metrics.host_figures(host_frame, window)
     analysed = model.Cell.model_validate(unanalysed | {
-        "warnings": list(reader.reading.warnings), "reading": read,
+        "warnings": list(reader.reading.warnings) + ([
+            f"{reader.rows_left_out} rows of the thread groups {', '.join(cell.left_out_groups)} (setUp and "
+            f"tearDown: no part of the load) left out"] if reader.rows_left_out else []), "reading": read,
         "window": model.Window.model_validate(window.as_dict()),
         "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines, split=cell.threads_by_engine is not None))),
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,

@@ -50,6 +50,7 @@ class Cell:
     service: Service | None = None
     server_metrics: Path | None = None
     host_metrics: Path | None = None
+    left_out_groups: tuple = ()  # a user's plan's setUp and tearDown thread groups: their rows are no load
     properties: dict = field(default_factory=dict)
 
     @property
@@ -148,6 +149,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             plan_users=int(cm["users"]) if number(cm.get("users")) is not None else None,
             engines=int(number(cm.get("engines")) or 1),
             threads_by_engine=cm.get("threads_by_engine") or None,
+            left_out_groups=tuple(cm.get("setup_groups") or ()),
             think_ms=number(cm.get("think_ms", props.get("think_ms"))),
             think_dist=cm.get("think_dist", props.get("think_dist")),
             think_offset_ms=number(props.get("think_offset_ms")) or 0.0,

@@ -49,7 +49,7 @@ class BlockReader:
     """
 
     def __init__(self, paths, read_options: dict | None = None, one_piece_bytes: int | None = None,
-                 block_rows: int | None = None, block_size: int | None = None):
+                 block_rows: int | None = None, block_size: int | None = None, left_out_groups: tuple = ()):
         self.paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
         if not self.paths:
             raise UserError("no JTL files given")
@@ -69,10 +69,34 @@ class BlockReader:
         self.reading: Reading | None = None
         self.blocks_read = 0
         self.transactions_seen: set[str] = set()  # Transaction Controller labels in the blocks handed out so far
+        # thread groups whose rows are no part of the load (a plan's setUp and tearDown groups): JMeter names a
+        # thread "<group> <group number>-<thread number>", after the engine's prefix in a distributed run
+        self._left_out = (re.compile(r"(?:^|-)(?:" + "|".join(re.escape(g) for g in left_out_groups) + r") \d+-\d+$")
+                          if left_out_groups else None)
+        self.rows_left_out = 0  # in the last complete pass
+
+    def _load_only(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The table without the rows of the left-out thread groups (decided once per distinct thread name)."""
+        if self._left_out is None or not len(table):
+            return table
+        threads = table["thread"].astype("category")
+        names = threads.cat.categories
+        drop_codes = [i for i, name in enumerate(names) if self._left_out.search(str(name))]
+        if not drop_codes:
+            return table
+        mask = threads.cat.codes.isin(drop_codes).to_numpy()
+        self.rows_left_out += int(mask.sum())
+        return table[~mask].reset_index(drop=True)
 
     def blocks(self, fields=None) -> Iterator[pd.DataFrame]:
         """The cell's rows, block by block in file order (files in the order given), with the table columns
-        `fields` filled (the others all-null). One block when the files fit one piece."""
+        `fields` filled (the others all-null); rows of the left-out thread groups are not handed out (counted in
+        rows_left_out). One block when the files fit one piece."""
+        self.rows_left_out = 0
+        for table in self._blocks(fields):
+            yield self._load_only(table)
+
+    def _blocks(self, fields=None) -> Iterator[pd.DataFrame]:
         if self.one_piece:
             if self._whole is None or (fields is not None and not set(fields) <= self._fields):
                 self._whole = read_jtl(self.paths, fields=fields, **self.options)
@@ -200,7 +224,7 @@ class BlockReader:
                     return None
                 if not len(done.samples):
                     return None
-                tables.append(done.samples)
+                tables.append(self._load_only(done.samples))
                 transactions |= done.transaction_labels
                 rows += len(done.samples)
                 nbytes_read += taken
