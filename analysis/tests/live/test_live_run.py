@@ -19,6 +19,7 @@ from littlegrid.run.jmeter import find_jmeter, repo_root
 from littlegrid.run.sample_server import find_server_jar, free_port
 from littlegrid.usererror import UserError
 from needs import missing
+from waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 CELL_FILES = ["host-metrics.csv", "jmeter.log", "jmeter.out", "manifest.json", "results.jtl", "server-metrics.csv"]
@@ -30,16 +31,6 @@ def status(url: str) -> dict | None:
             return json.loads(r.read())
     except OSError:
         return None
-
-
-def wait_for(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
 
 
 def test_a_live_two_cell_grid_agrees_with_the_final_summary_and_draws_in_chromium(tmp_path, browser):

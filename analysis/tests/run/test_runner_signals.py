@@ -6,26 +6,16 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
 import pytest
 
 from littlegrid.run.jmeter import repo_root
+from waiting import wait_for
 
 pytestmark = pytest.mark.integration
 GRID = repo_root(Path(__file__).parent) / "grids" / "ci.toml"
-
-
-def _wait_for(predicate, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"not within {seconds:g} s: {what}")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -36,7 +26,7 @@ def test_a_signalled_run_keeps_its_cells_stops_its_processes_and_leaves_none_beh
     try:
         first = run / "cells" / "users=5,think_ms=0"
         # the first cell is running: its JTL has rows, and JMeter and the server are the runner's children
-        _wait_for(lambda: (first / "results.jtl").is_file() and (first / "results.jtl").stat().st_size > 500, 120,
+        wait_for(lambda: (first / "results.jtl").is_file() and (first / "results.jtl").stat().st_size > 500, 120,
                   "the first cell's JTL to fill")
         children = psutil.Process(runner.pid).children(recursive=True)
         names = " ".join(" ".join(c.cmdline()) for c in children)
