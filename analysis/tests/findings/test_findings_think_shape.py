@@ -42,12 +42,17 @@ def test_a_poisson_timer_whose_cv_is_one_over_root_lambda_is_named_poisson_and_o
 def test_regular_pauses_queue_less_than_the_exponential_model_predicts_and_the_finding_says_by_how_much():
     s = with_mmcn(poisson(littles_law(), 25.0, 0.2), 2, predicted_r=1100.0, measured_r=880.0)
     t = of_kind(findings(s), "think_time")[0]
-    assert "at N = 100 R is 880 ms where the model predicts 1100 ms (-20%)" in t.statement
-    assert "less queueing, and lower percentiles past the knee" in t.statement
+    assert "M/M/c//N (exponential think and service times), at N = 100 R is 880 ms where the model predicts 1100 ms " \
+        "(-20%)" in t.statement
+    assert "less queueing near the knee, and lower percentiles there" in t.statement
     # R above the model's: said with its figure, and no claim about regular pauses
-    s = with_mmcn(poisson(littles_law(), 25.0, 0.2), 2, predicted_r=800.0, measured_r=880.0)
+    s = with_mmcn(poisson(littles_law(), 25.0, 0.2), 2, predicted_r=700.0, measured_r=880.0)
     t = of_kind(findings(s), "think_time")[0]
-    assert "(+10%)." in t.statement and "less queueing" not in t.statement
+    assert "(+26%)." in t.statement and "less queueing" not in t.statement
+    # within 10% of the model: the shape changes R little, and no more is claimed
+    s = with_mmcn(poisson(littles_law(), 25.0, 0.2), 2, predicted_r=900.0, measured_r=880.0)
+    t = of_kind(findings(s), "think_time")[0]
+    assert "(-2%): within 10% of it, the timer's shape changes R little" in t.statement
 
 
 def test_slo_capacity_per_think_time_is_about_the_curves_cells_and_named_capacity():
@@ -60,3 +65,14 @@ def test_slo_capacity_per_think_time_is_about_the_curves_cells_and_named_capacit
     assert len(cap) == 1 and set(cap[0].cells) == {c.id for c in s.cells}
     found = [f.as_dict() for f in findings(s)]
     assert [e["passed"] for e in evaluate(["think_time capacity where think_ms == 25"], s, found)] == [True]
+
+
+def test_without_the_analysis_s_prediction_the_model_is_asked_at_the_cell_nearest_the_knee():
+    """The analysis predicts M/M/c//N only for exponential timers; for a Poisson timer on grid bounds (c = 10, S =
+    100 ms, Z = 25 ms: N* = 12.5) the finding asks the model at N = 10, the cell nearest N*."""
+    from littlegrid.analysis import mmcn
+    s = poisson(littles_law(), 25.0, 0.2)
+    assert not [m for k in s.curves for m in k.models.mmcn]
+    t = of_kind(findings(s), "think_time")[0]
+    predicted = mmcn.response_ms(10, 10, 100.0, 25.0)
+    assert f"at N = 10 R is 102 ms where the model predicts {predicted:.0f} ms" in t.statement
