@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
+from littlegrid.findings.capacity import starved
 from littlegrid.findings.where_time import in_service_ms
 
 UNIT = {"throughput_per_s": "/s"}
@@ -138,9 +139,17 @@ class Arms:
                    "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
                    "arms": head, "choice": choice}
         figures |= {name: value for _, (name, value) in differ}
-        return Finding("arms", statement, "holds" if known else "cannot tell",
+        hungry = [c for c in (last["a"], last["b"]) if starved(c)]
+        if hungry and known:
+            statement += (f" But the generator did not deliver the load asked for at {at} in "
+                          f"{' and '.join(self.name(v) for c, v in ((last['a'], self.a), (last['b'], self.b)) if c in hungry)}"
+                          f": part of the difference may be JMeter's, not the server's.")
+        standing = "cannot tell" if not known else "suggests" if hungry else "holds"
+        return Finding("arms", statement, standing,
                        "throughput's 95% bootstrap interval at the heaviest paired load, equal when it does not lie "
-                       "wholly beyond the minimum effect (sampling noise within the run only); " + why,
+                       "wholly beyond the minimum effect (sampling noise within the run only); " + why
+                       + ("; the generator fell short of the load in a cell compared, beyond its per-cycle work"
+                          if hungry else ""),
                        (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
                        fields(figures), tuple(fixed.items()), ids,
                        ("same" if same else "different") if known else None)
