@@ -119,11 +119,11 @@ class AnsweredSeconds:
         for i, (b, e) in enumerate(zip(began.tolist(), ended.tolist())):
             if i == 0 and self.first_failure_ms >= e:
                 continue  # nothing unanswered before the first answer: a slow start, not an outage
-            if 0 < i < len(with_answers) and not self._failed_or_held(per_second, b, e):
-                continue  # nothing failed, nothing in flight: the generator paused (two sessions), not the server
             lasted = e - b
             if lasted < 1000 * MIN_OUTAGE_S or lasted < SLOWEST_MULTIPLE * mean_ms:
-                continue
+                continue  # first: a busy cell has a stretch per second, and this costs no look-up
+            if 0 < i < len(with_answers) and not self._failed_or_held(per_second, b, e):
+                continue  # nothing failed, nothing in flight: the generator paused (two sessions), not the server
             rest = span - lasted
             if rest <= 0 or answers * lasted / rest >= DUE:
                 return Stretch(int(b), int(e), recovered=i < len(with_answers))
