@@ -8,6 +8,7 @@ import numpy as np
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import histogram, laws, outage, server_metrics
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
+from littlegrid.analysis.engines import START_SKEW_S, EngineSharesAccumulator, clock_offsets_s, clock_tolerance_s
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
@@ -82,7 +83,35 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
     if srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
         checks.append(laws.server_little(cell.id, srv.in_flight_mean, srv.in_flight_se, srv.throughput_per_s,
                                          srv.service_mean_ms, srv.in_flight_source, tol["server_little"]))
+    if f.engine_shares:
+        checks.append(_engine_clocks(cell.id, f.engine_shares, T))
     return checks
+
+
+def _engine_clocks(cell_id: str, shares: list, window_s: float) -> model.Check:
+    """The engines' clocks agree when each one's samples start and end with the others' (engine_clocks): the spread
+    of their offsets against the allowance. Two engines cannot say which clock is off; three or more name the one
+    farthest from the median."""
+    offsets = clock_offsets_s(shares)
+    if not offsets:
+        return laws.not_made("engine_clocks", cell_id, "needs samples from at least two engines")
+    tolerance = clock_tolerance_s(window_s)
+    spread = max(offsets.values()) - min(offsets.values())
+    ok = spread <= tolerance
+    allowed = (f"allowed {tolerance:.2f} s: 1% of the {window_s:.0f} s window, at least the {START_SKEW_S:g} s the "
+               "engines take to start one after the other")
+    if ok:
+        why = f"the engines' first and last samples agree within {spread:.2f} s ({allowed})."
+    else:
+        if len(offsets) > 2:
+            engine, off = max(offsets.items(), key=lambda kv: abs(kv[1]))
+            who = f"{engine}'s samples run {off:+.2f} s against the other engines'"
+        else:
+            who = f"{' and '.join(offsets)} disagree by {spread:.2f} s"
+        why = (f"{who} ({allowed}): a clock disagrees, so those samples sit elsewhere in the window than they "
+               "happened; synchronise the engines' clocks (NTP/chrony) and run the cell again")
+    return laws.verdict("engine_clocks", cell_id, spread, 0.0, spread / window_s if window_s else None,
+                        tolerance / window_s if window_s else None, ok, why)
 
 
 def _closed_law(cell_id, n, n_seen: bool, x, r, think: model.ThinkTime, window_s, floor, transaction_rows: int):
@@ -142,6 +171,9 @@ class _Counting:
         self.outage = outage.OutageCount(frame.outage, frame.window.first_start_ms) if frame.outage is not None else None
         if self.outage is not None:
             self.accumulators.append(self.outage)
+        self.engines = EngineSharesAccumulator(list(cell.remote_hosts)) if cell.remote_hosts else None
+        if self.engines is not None:
+            self.accumulators.append(self.engines)
 
     def add(self, table) -> None:
         block = make_block(table, self.frame, self.threads, self.by_label)
@@ -318,7 +350,9 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "server": _in_front(cell, server_metrics.server_figures(server_frame, window), overall),
         "host": None if host is None else model.Host.model_validate(plain(host)),
         "series": model.Series.model_validate(plain(c.series.result(server_frame, host_frame))),
-        "histogram": model.Histogram.model_validate(plain(kept))})
+        "histogram": model.Histogram.model_validate(plain(kept)),
+        "engine_shares": None if c.engines is None else [
+            model.EngineShare.model_validate(plain(s)) for s in c.engines.result(T, cell.threads_by_engine)]})
     arrivals = c.arrivals.result() if c.arrivals is not None else None
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
     return analysed, elapsed, c.seconds

@@ -13,6 +13,7 @@ from __future__ import annotations
 from littlegrid.findings import (advice, capacity, outage, single_test, think, transactions, validity, waves,
                                  where_time)
 from littlegrid.findings import headline as headline_words
+from littlegrid.findings.engines import engine_shares
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
 from littlegrid.findings.two_arms import Arms, two_arms
 from littlegrid.summary.model import Summary
@@ -49,6 +50,7 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
     found += waves.waves(summary)
     found += transactions.dominant(summary)
     found += validity.validity(summary, grid=not single)
+    found += engine_shares(summary)
     found += capacity.knees(summary, plateaus)
     found += think.timer(summary)
     found += think.capacity_per_think(summary)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from littlegrid.analysis.engines import clock_offsets_s
 from littlegrid.analysis.users import SPLIT_BASIS
 from littlegrid.render import charts, fmt
 from littlegrid.summary.model import Cell, Counts, ThinkTime, Users
@@ -63,6 +64,18 @@ def error_rows(cell: Cell) -> list[dict]:
         for cls, n in sorted(st.errors_by_class.items() if st is not None else [], key=lambda kv: -kv[1]):
             out.append({"scope": scope, "error_class": cls, "count": n, "share": None if not st.errors else n / st.errors})
     return out
+
+
+def engine_rows(cell: Cell) -> list[dict]:
+    """Each remote engine's share of a distributed cell, as the page shows it (empty on one host): its threads,
+    throughput, mean response time, error rate in the window, and how far its clock sits from the other engines'."""
+    shares = cell.engine_shares or []
+    offsets = clock_offsets_s(shares)
+    return [{"engine": s.engine,
+             "threads": fmt.num(s.threads) + ("" if s.threads in (None, s.threads_seen) else f" ({s.threads_seen} seen)"),
+             "samples": fmt.num(s.count), "throughput": fmt.rate(s.throughput_per_s), "mean": fmt.ms(s.mean_ms),
+             "error_rate": fmt.pct(s.error_rate),
+             "clock": "" if s.engine not in offsets else f"{offsets[s.engine]:+.2f} s"} for s in shares]
 
 
 def _users_text(u: Users | None) -> str:

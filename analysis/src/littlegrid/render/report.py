@@ -54,7 +54,7 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
             server_view=cellpage.server_view(c),
             checks=[overview.normalise(k, overview.CHECK_KEYS) for k in c.checks],
             stats_header=[h for _, h, _ in cellpage.PERCENTILE_COLUMNS], stats=cellpage.stats_rows(c),
-            errors=cellpage.error_rows(c),
+            errors=cellpage.error_rows(c), engines=cellpage.engine_rows(c),
             prev_href=pages[cells[i - 1].id] if i > 0 else None,
             next_href=pages[cells[i + 1].id] if i + 1 < len(cells) else None, **common))
     return out_dir / "index.html"

@@ -330,6 +330,22 @@ class Outage(Record):
     rule: str
 
 
+class EngineShare(Record):
+    """One remote engine's part of a distributed cell (its rows by thread-name prefix): the threads the runner gave
+    it and those seen, its samples, throughput, response time and error rate in the window, and its first sample
+    start and last sample end over the whole cell (epoch ms), which show whether the engines' clocks agree."""
+    engine: str
+    threads: int | None
+    threads_seen: int
+    count: int
+    throughput_per_s: float | None
+    mean_ms: float | None
+    sd_ms: float | None
+    error_rate: float | None
+    first_start_ms: int | None
+    last_end_ms: int | None
+
+
 class Cell(Record):
     """One cell: what it is, how it was read and trimmed, and everything measured in its window."""
     id: str
@@ -352,6 +368,7 @@ class Cell(Record):
     histogram: Histogram | None
     checks: list[Check]
     outage: Outage | None = None
+    engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
 
 
 class BoundPoint(Record):

@@ -1,0 +1,93 @@
+"""Each remote engine's share of a distributed cell, from the rows it wrote: in remote mode JMeter prefixes every
+thread name with the engine's name as the controller listed it ("10.231.0.3:1099-users 1-2"), so the merged JTL
+still tells the engines apart. Per engine: its threads, throughput, mean response time and error rate in the
+window, and its first and last sample times, which show whether the engines' clocks agree."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from littlegrid.analysis.rowblock import Block
+
+# Engines start a test one after the other (the controller calls each in turn) and stop together: their first and
+# last samples may differ by this much on agreeing clocks.
+START_SKEW_S = 1.0
+# An engine's clock may be off by this share of the window: its samples then move that far across the window's
+# edges, and its throughput is off by about as much.
+CLOCK_SHARE_OF_WINDOW = 0.01
+
+
+class EngineSharesAccumulator:
+    """Per engine (by thread-name prefix): samples and errors in the window, Σ elapsed and Σ elapsed², the threads
+    that completed a sample there, and the first start and last end of its samples over the whole cell."""
+
+    def __init__(self, engines: list[str]) -> None:
+        self.engines = list(engines)
+        k = len(self.engines)
+        self._count, self._errors = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+        self._sum, self._sum2 = np.zeros(k), np.zeros(k)
+        self._threads: list[set[int]] = [set() for _ in range(k)]
+        self._first, self._last = [None] * k, [None] * k
+
+    def add(self, block: Block) -> None:
+        samples = block.samples
+        if not len(samples) or "thread" not in samples:
+            return
+        threads = samples["thread"].astype(str)
+        in_window = block.samples_in_window
+        keys = block.sample_keys
+        failed = block.sample_classes.notna().to_numpy()
+        elapsed = samples["elapsed_ms"].to_numpy(dtype=np.float64)
+        starts, ends = samples["start_ms"].to_numpy(), samples["end_ms"].to_numpy()
+        for i, engine in enumerate(self.engines):
+            mine = threads.str.startswith(engine + "-").to_numpy()
+            if not mine.any():
+                continue
+            first, last = int(starts[mine].min()), int(ends[mine].max())
+            self._first[i] = first if self._first[i] is None else min(self._first[i], first)
+            self._last[i] = last if self._last[i] is None else max(self._last[i], last)
+            counted = mine & in_window
+            self._count[i] += int(counted.sum())
+            self._errors[i] += int((counted & failed).sum())
+            self._sum[i] += float(elapsed[counted].sum())
+            self._sum2[i] += float((elapsed[counted] ** 2).sum())
+            self._threads[i].update(np.unique(keys[counted]).tolist())
+
+    def result(self, window_length_s: float, threads_by_engine: dict | None) -> list[dict]:
+        out = []
+        for i, engine in enumerate(self.engines):
+            n = int(self._count[i])
+            mean = self._sum[i] / n if n else None
+            sd = math.sqrt(max(0.0, self._sum2[i] / n - mean ** 2)) * math.sqrt(n / (n - 1)) if n > 1 else None
+            out.append({
+                "engine": engine,
+                "threads": (threads_by_engine or {}).get(engine),
+                "threads_seen": len(self._threads[i]),
+                "count": n,
+                "throughput_per_s": n / window_length_s if window_length_s > 0 else None,
+                "mean_ms": mean,
+                "sd_ms": sd,
+                "error_rate": int(self._errors[i]) / n if n else None,
+                "first_start_ms": self._first[i],
+                "last_end_ms": self._last[i],
+            })
+        return out
+
+
+def clock_offsets_s(shares: list) -> dict[str, float]:
+    """Each engine's clock against the engines' median, in seconds: the mean of how far its first sample start and
+    its last sample end sit from the median engine's (engines start within START_SKEW_S of each other and stop
+    together, so on agreeing clocks both are near zero)."""
+    timed = [s for s in shares if s.first_start_ms is not None and s.last_end_ms is not None]
+    if len(timed) < 2:
+        return {}
+    first = float(np.median([s.first_start_ms for s in timed]))
+    last = float(np.median([s.last_end_ms for s in timed]))
+    return {s.engine: ((s.first_start_ms - first) + (s.last_end_ms - last)) / 2000.0 for s in timed}
+
+
+def clock_tolerance_s(window_length_s: float) -> float:
+    """How far an engine's clock may be off before the window's figures move by more than 1 %."""
+    return max(START_SKEW_S, CLOCK_SHARE_OF_WINDOW * window_length_s)

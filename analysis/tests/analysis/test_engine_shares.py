@@ -1,0 +1,98 @@
+"""Each remote engine's share of a distributed cell (littlegrid.analysis.engines), from rows whose thread names carry
+the engine as prefix: the figures per engine, the users check against the largest share, the engines' clocks, and
+the finding for an engine short of its share (littlegrid.findings.engines), on run folders with known answers."""
+
+import json
+
+import pytest
+
+from analysis_synthetic import T0, make_run, table
+from littlegrid.analysis.engines import clock_offsets_s, clock_tolerance_s
+from littlegrid.analyze import analyze
+from littlegrid.findings.engines import engine_shares
+
+A, B = "10.0.0.1:1099", "10.0.0.2:1099"
+
+
+def engine_rows(engine, threads, service_ms, gap_ms, shift_ms=0, seconds=30):
+    """`threads` closed-loop threads of one engine, named as JMeter's remote mode names them."""
+    rows, cycle = [], service_ms + gap_ms
+    for i in range(threads):
+        t = T0 + shift_ms + (i * cycle) // threads
+        while t + service_ms <= T0 + shift_ms + 1000 * seconds:
+            rows.append((t, service_ms, f"{engine}-Thread Group 1-{i + 1}"))
+            t += cycle
+    return rows
+
+
+def run_of(tmp_path, b_gap_ms=80, b_shift_ms=0, b_threads=4):
+    rows = engine_rows(A, 4, 20, 80) + engine_rows(B, b_threads, 20, b_gap_ms, b_shift_ms)
+    n = 4 + b_threads
+    run = make_run(tmp_path / "run", [{"id": f"users={n}", "axes": {"users": n}, "samples": table(rows, 4),
+                                        "users": n, "engines": 2, "think_ms": 80, "think_dist": "constant"}])
+    cm_path = run / "cells" / f"users={n}" / "manifest.json"
+    cm = json.loads(cm_path.read_text())
+    cm.update({"remote_hosts": [A, B], "threads_by_engine": {A: 4, B: b_threads}})
+    cm_path.write_text(json.dumps(cm))
+    return analyze([run])
+
+
+def test_two_engines_on_their_share_are_shown_each_with_agreeing_clocks_and_no_finding(tmp_path):
+    summary = run_of(tmp_path)
+    cell = summary.cells[0]
+    a, b = cell.engine_shares
+    assert (a.engine, a.threads, a.threads_seen, b.engine, b.threads) == (A, 4, 4, B, 4)
+    # 4 threads on a 100 ms cycle: 40/s each, 20 ms each request, no errors
+    assert a.throughput_per_s == pytest.approx(40, rel=0.03) and b.throughput_per_s == pytest.approx(40, rel=0.03)
+    assert a.mean_ms == b.mean_ms == 20 and a.error_rate == 0 and a.count + b.count == cell.overall.count
+    checks = {c.name: c for c in cell.checks}
+    assert cell.users.n == 8 and checks["users"].passed  # allThreads 4 = the largest share of N = 8
+    assert checks["engine_clocks"].passed and checks["engine_clocks"].value < 0.05
+    assert engine_shares(summary) == []
+
+
+def test_an_engine_short_of_its_share_is_a_generator_finding(tmp_path):
+    summary = run_of(tmp_path, b_gap_ms=180)  # engine B's threads loop every 200 ms: 20/s where its share is 30/s
+    found = engine_shares(summary)
+    assert len(found) == 1
+    f = found[0]
+    assert f.kind == "validity" and f.resource == "generator" and f.cells == ("users=8",)
+    assert B in f.statement and A not in f.statement.split("; ")[0].split(" but ")[0]
+    assert "not the server" in f.statement
+    assert dict(f.figures)["engine_throughput_per_s"] == pytest.approx(20, rel=0.03)
+
+
+def test_an_engine_whose_clock_is_off_fails_the_clock_check(tmp_path):
+    summary = run_of(tmp_path, b_shift_ms=5000)  # B's clock 5 s ahead: its samples sit 5 s later than they ran
+    cell = summary.cells[0]
+    offsets = clock_offsets_s(cell.engine_shares)
+    assert offsets[B] - offsets[A] == pytest.approx(5.0, abs=0.1)
+    check = next(c for c in cell.checks if c.name == "engine_clocks")
+    assert check.passed is False and B in check.explanation and "synchronise" in check.explanation
+    assert clock_tolerance_s(cell.window.length_s) == 1.0  # 1% of a 27 s window is less than the start skew
+
+
+def test_a_cell_on_one_host_has_no_engine_shares(tmp_path):
+    rows = engine_rows("x", 2, 20, 80)
+    run = make_run(tmp_path / "one", [{"id": "users=2", "axes": {"users": 2}, "samples": table(
+        [(t, e, name.removeprefix("x-")) for t, e, name in rows], 2), "users": 2, "think_ms": 80}])
+    cell = analyze([run]).cells[0]
+    assert cell.engine_shares is None and not any(c.name == "engine_clocks" for c in cell.checks)
+
+
+def test_the_cell_page_shows_each_engine_with_its_threads_throughput_response_time_and_error_rate(tmp_path):
+    import html as html_lib
+    import re
+
+    from littlegrid.render.report import build_report
+
+    summary = run_of(tmp_path, b_gap_ms=180)
+    index = build_report(summary, tmp_path / "report", generated="now")
+    page = next((index.parent / "cells").glob("*.html")).read_text()
+    section = html_lib.unescape(page[page.index('<section id="engines">'):page.index("</section>", page.index(
+        '<section id="engines">'))])
+    cells = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", section)[1:]]
+    assert [c[:3] for c in cells] == [[A, "4", cells[0][2]], [B, "4", cells[1][2]]]
+    (a_rate, a_mean, a_err), (b_rate, b_mean, b_err) = [(c[3], c[4], c[5]) for c in cells]
+    assert a_rate.startswith("40") and b_rate.startswith("20") and a_mean == b_mean == "20 ms"
+    assert a_err == b_err == "0 %"
