@@ -87,10 +87,10 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
     """Run the search; returns the run folder and search.json's content. Everything is refused before load.
     live: "[HOST:]PORT" to serve the live view there (the grid runner's, with the search's progress)."""
     from littlegrid.run.jmeter import find_jmeter
-    from littlegrid.run.runner import _live_address, _open_live, _preflight, _Run
+    from littlegrid.run.runner import _engine_access, _live_address, _open_live, _preflight, _Run
 
     live_address = _live_address(live, live_bind_any)
-    grid = load_grid(grid_path)
+    grid = _engine_access(load_grid(grid_path), None)  # remote engines: the grid's keystore, or ssl = false warned
     slo = parse_slo(slo_texts)
     axis, searches = spaces(grid)
     if resume and run_id is None:
