@@ -232,3 +232,18 @@ def test_arms_compared_where_the_generator_fell_short_only_suggest_their_differe
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")[0]
     assert arms.standing == "suggests"
     assert f"the generator did not deliver the load asked for at N = 8 in {THROTTLE} = 0:" in arms.statement
+
+
+def test_the_cpu_each_request_cost_is_said_when_it_differs_between_the_arms():
+    """The second throttling acceptance run: the unthrottled arm's requests cost 17.8 core-ms against 7.8 (the host's
+    CPU went to other work while that arm ran): the figure that explains a throughput gap is said with its ratio."""
+    from typed_cells import update
+    s = throttling(5.0, 2)
+    assert "CPU per request" not in of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement  # 5 against 5
+    light = next(c for c in s.cells if c.axes == {THROTTLE: 2, "users": 8})
+    s = update(s, cells=[update(c, host=update(c.host, cpu_util_mean=0.4)) if c.id == light.id else c
+                         for c in s.cells])
+    x_a = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 8}).overall.throughput_per_s
+    x_b = light.overall.throughput_per_s
+    text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
+    assert f"CPU per request U·cores/X, {2000 / x_a:.3g} core-ms against {800 / x_b:.3g} core-ms" in text

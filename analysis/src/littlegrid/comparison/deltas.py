@@ -141,7 +141,7 @@ def arms_of(summary: Summary, text: str) -> Arms | None:
     axis, value_a, value_b = arms.parse_arms(text)
     sa, sb = arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b)
     rows, _, _ = paired_rows(sa, sb)
-    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb))
+    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb), summary.run.host.cpus)
 
 
 CROSSED_GROUPS = 4  # at most this many groups of the other axes are crossed (k·(k−1) comparisons)

@@ -60,6 +60,7 @@ class Arms:
     b: str
     rows: list[dict]
     crossed: list = field(default_factory=list)  # (group 1, group 2, rows): A in one group against B in another
+    cores: float | None = None  # the host's, for the CPU each request cost (demand law D = U·cores/X)
 
     def name(self, value: str) -> str:
         return f"{self.axis} = {value}"
@@ -163,14 +164,19 @@ class Arms:
             m = _metric(row, key)
             if m.get("verdict") in ("better", "worse"):
                 out.append((f"{m['name']}, {ms(m['a'])} against {ms(m['b'])} ({_rel(m)})", (key + "_rel", m["rel"])))
+        def demand(cell) -> float | None:  # core-ms per request: the same work costing more says where X went
+            u, x = (num(cell.host.cpu_util_mean) if cell.host is not None else None), overall(cell, "throughput_per_s")
+            return 1000.0 * u * self.cores / x if u is not None and x and self.cores else None
+
         for name, unit, get in (("time in service", "ms", _in_service), ("the throttle's queue wait W_q", "ms",
                                                                          _throttle_wait),
+                                ("CPU per request U·cores/X", "core-ms", demand),
                                 ("load average", "", _load1), ("error rate", "%", _errors)):
             va, vb = get(a), get(b)
             if va is None or vb is None or max(va, vb) <= 0 or abs(va - vb) <= DIFFERS * max(va, vb):
                 continue
             shown = (lambda v: ms(v)) if unit == "ms" else (lambda v: f"{100 * v:.2g}%") if unit == "%" else \
-                (lambda v: f"{v:.3g}")
+                (lambda v: f"{v:.3g} core-ms") if unit == "core-ms" else (lambda v: f"{v:.3g}")
             ratio = f" (×{vb / va:.2g})" if va > 0 else ""
             out.append((f"{name}, {shown(va)} against {shown(vb)}{ratio}", (name.replace(" ", "_") + "_b_over_a",
                                                                             vb / va if va > 0 else None)))
