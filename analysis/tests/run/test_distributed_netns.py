@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analyze import analyze
+from littlegrid.findings.engines import engine_shares
 from littlegrid.run import engines
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.runner import run_grid
@@ -170,6 +171,7 @@ think_ms = [{THINK_MS}]
         assert "SSLRMI" in log or "SSL" in log  # the controller's RMI sockets were SSL ones
 
     summary = analyze([run])
+    assert engine_shares(summary) == []  # both engines on their share: no generator finding
     assert [c.status for c in summary.cells] == ["complete"] * len(USERS)
     for cell in summary.cells:
         n = cell.axes["users"]
@@ -177,6 +179,9 @@ think_ms = [{THINK_MS}]
         assert cell.users.n == n, cell.id  # users is the total, split across the two engines
         assert checks["users"].passed, checks["users"]
         assert checks["closed_law"].passed, checks["closed_law"]
+        assert checks["engine_clocks"].passed, checks["engine_clocks"]  # one host's clock: the engines agree
+        shares = {s.engine: s.threads for s in cell.engine_shares}
+        assert shares == dict(zip([f"{a}:1099" for a in ENGINES], [n // 2, n // 2])), shares
         assert cell.overall.error_rate < 0.01, cell.id
         bound = min(n / (SERVICE_S + THINK_MS / 1000), THREADS / SERVICE_S)
         window = cell.window.length_s
