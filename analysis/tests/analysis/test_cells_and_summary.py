@@ -92,3 +92,18 @@ def test_a_runs_summary_is_found_by_one_rule_a_json_file_as_named_or_the_run_fol
     (tmp_path / "empty").mkdir()
     with pytest.raises(UserError, match=r"empty/summary.json: not found; run `littlegrid analyze"):
         summary.locate(tmp_path / "empty")
+
+
+def test_a_distributed_open_cells_offered_rate_is_the_plans_rate_times_its_engines(tmp_path):
+    """Each engine offers rate_per_s (the rate is not split as users are): the curve's x and the open-rate check
+    take λ = engines × rate_per_s, so two engines at 30/s that together serve 60/s are no shortfall."""
+    from analysis_synthetic import T0, make_run, table
+    from littlegrid.analyze import analyze
+
+    rows = [(T0 + i * 1000 // 60, 10, f"engine-{1 + i % 2}-arrivals 1-{i % 20 + 1}") for i in range(60 * 30)]
+    run = make_run(tmp_path / "run", [{"id": "rate_per_s=30", "axes": {"rate_per_s": 30}, "samples": table(rows, 20),
+                                       "users": 20, "engines": 2, "properties": {"rate_per_s": 30}}])
+    s = analyze([run])
+    (cell,) = s.cells
+    assert cell.intended.rate_per_s == 60 and s.curves[0].x == [60]
+    assert {c.name: c for c in cell.checks}["open_rate"].passed

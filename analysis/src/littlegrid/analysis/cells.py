@@ -155,7 +155,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             think_ms=number(cm.get("think_ms", props.get("think_ms"))),
             think_dist=cm.get("think_dist", props.get("think_dist")),
             think_offset_ms=number(props.get("think_offset_ms")) or 0.0,
-            rate_per_s=number(cm.get("rate_per_s", props.get("rate_per_s"))),
+            rate_per_s=_offered_rate(cm, props),
             workload=_workload(cm, props),
             warmup_s=number(cm.get("warmup_s", cell_defaults.get("warmup_s"))),
             cooldown_s=number(cm.get("cooldown_s", cell_defaults.get("cooldown_s"))),
@@ -193,6 +193,13 @@ def from_run_folder(run_dir: Path) -> Inputs:
                     axes[k].append(v)
     return Inputs(run=run, axes=axes, cells=tuple(cells), tolerances=dict(grid.get("tolerances") or {}),
                   criteria=tuple(grid.get("criteria") or ()))
+
+
+def _offered_rate(cm: dict, props: dict) -> float | None:
+    """The cell's offered rate λ: each engine of a distributed run offers the plan's rate_per_s (it is not split
+    across engines as users are), so the cell's is that times the engines."""
+    rate = number(cm.get("rate_per_s", props.get("rate_per_s")))
+    return None if rate is None else rate * int(number(cm.get("engines")) or 1)
 
 
 def _workload(cm: dict, props: dict) -> str:
