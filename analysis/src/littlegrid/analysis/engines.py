@@ -73,19 +73,22 @@ class EngineSharesAccumulator:
                 "first_start_ms": self._first[i],
                 "last_end_ms": self._last[i],
             })
-        return out
+        offsets = clock_offsets_s(out)
+        return [s | {"clock_offset_s": offsets.get(s["engine"])} for s in out]
 
 
 def clock_offsets_s(shares: list) -> dict[str, float]:
     """Each engine's clock against the engines' median, in seconds: the mean of how far its first sample start and
     its last sample end sit from the median engine's (engines start within START_SKEW_S of each other and stop
     together, so on agreeing clocks both are near zero)."""
-    timed = [s for s in shares if s.first_start_ms is not None and s.last_end_ms is not None]
+    rows = [(s["engine"], s["first_start_ms"], s["last_end_ms"]) if isinstance(s, dict)
+            else (s.engine, s.first_start_ms, s.last_end_ms) for s in shares]  # as accumulated, or as stored
+    timed = [r for r in rows if r[1] is not None and r[2] is not None]
     if len(timed) < 2:
         return {}
-    first = float(np.median([s.first_start_ms for s in timed]))
-    last = float(np.median([s.last_end_ms for s in timed]))
-    return {s.engine: ((s.first_start_ms - first) + (s.last_end_ms - last)) / 2000.0 for s in timed}
+    first = float(np.median([r[1] for r in timed]))
+    last = float(np.median([r[2] for r in timed]))
+    return {engine: ((start - first) + (end - last)) / 2000.0 for engine, start, end in timed}
 
 
 def clock_tolerance_s(window_length_s: float) -> float:

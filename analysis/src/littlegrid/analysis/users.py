@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.rowblock import Block
+from littlegrid.summary.model import USERS_SPLIT_BASIS
 
 
 class UsersAccumulator:
@@ -39,4 +40,4 @@ class UsersAccumulator:
                 "threads_seen": threads_seen, "basis": basis}
 
 
-SPLIT_BASIS = "users split across engines"
+SPLIT_BASIS = USERS_SPLIT_BASIS

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from littlegrid.analysis.engines import clock_offsets_s
-from littlegrid.analysis.users import SPLIT_BASIS
 from littlegrid.render import charts, fmt
-from littlegrid.summary.model import Cell, Counts, ThinkTime, Users
+from littlegrid.summary.model import USERS_SPLIT_BASIS, Cell, Counts, ThinkTime, Users
 
 PERCENTILE_COLUMNS = [("count", "samples", fmt.num), ("errors", "errors", fmt.num), ("error_rate", "error rate", fmt.pct),
                       ("throughput_per_s", "X", fmt.rate), ("mean_ms", "mean", fmt.ms), ("min_ms", "min", fmt.ms),
@@ -70,19 +68,18 @@ def engine_rows(cell: Cell) -> list[dict]:
     """Each remote engine's share of a distributed cell, as the page shows it (empty on one host): its threads,
     throughput, mean response time, error rate in the window, and how far its clock sits from the other engines'."""
     shares = cell.engine_shares or []
-    offsets = clock_offsets_s(shares)
     return [{"engine": s.engine,
              "threads": fmt.num(s.threads) + ("" if s.threads in (None, s.threads_seen) else f" ({s.threads_seen} seen)"),
              "samples": fmt.num(s.count), "throughput": fmt.rate(s.throughput_per_s), "mean": fmt.ms(s.mean_ms),
              "error_rate": fmt.pct(s.error_rate),
-             "clock": "" if s.engine not in offsets else f"{offsets[s.engine]:+.2f} s"} for s in shares]
+             "clock": "" if s.clock_offset_s is None else f"{s.clock_offset_s:+.2f} s"} for s in shares]
 
 
 def _users_text(u: Users | None) -> str:
     if u is None:
         return fmt.value(None)
     parts = []
-    if u.basis == SPLIT_BASIS:
+    if u.basis == USERS_SPLIT_BASIS:
         parts.append(f"split across {u.engines} engines")
     elif u.plan_users is not None:
         parts.append(f"{u.plan_users} per engine × {u.engines or 1} engine(s)")

@@ -122,6 +122,9 @@ class Window(Record):
     samples_trimmed_after: int
 
 
+USERS_SPLIT_BASIS = "users split across engines"  # Users.basis of a run whose N the runner split across engines
+
+
 class Users(Record):
     n: int
     plan_users: int | None
@@ -344,6 +347,7 @@ class EngineShare(Record):
     error_rate: float | None
     first_start_ms: int | None
     last_end_ms: int | None
+    clock_offset_s: float | None = None  # its clock against the engines' median (analysis.engines.clock_offsets_s)
 
 
 class Cell(Record):
