@@ -39,17 +39,8 @@ def golden_summary(golden_summary_dict) -> dict:
 @pytest.fixture(scope="session")
 def hostile_summary() -> dict:
     """Hostile labels, messages, knobs and an axis value, so hostile text also reaches chart legends and cell ids."""
-    summary = synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=3, hostile=True)
-    summary["axes"]["variant"] = [HOSTILE[1]]
-    for c in summary["cells"]:
-        c["axes"]["variant"] = HOSTILE[1]
-        c["id"] += ",variant=" + HOSTILE[1]
-        for chk in c["checks"]:
-            chk["cell"] = c["id"]
-    for crit in summary["criteria"]:
-        if crit["cell"]:
-            crit["cell"] += ",variant=" + HOSTILE[1]
-    return summary
+    return synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=3, hostile=True,
+                             extra_axes={"variant": HOSTILE[1]})
 
 
 @pytest.fixture(scope="session")

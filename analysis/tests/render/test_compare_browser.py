@@ -12,9 +12,8 @@ pytestmark = pytest.mark.browser
 
 
 def test_comparison_draws_curves_and_one_pdf_per_pair_with_hostile_ids_as_text(browser, hostile_summary, tmp_path):
-    other = synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=4, service_ms=12, hostile=True)
-    for c, h in zip(other["cells"], hostile_summary["cells"]):
-        c["axes"], c["id"] = dict(h["axes"]), h["id"]  # same grid, hostile axis value included
+    other = synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000, seed=4, service_ms=12, hostile=True,
+                              extra_axes={"variant": HOSTILE[1]})  # the same grid, hostile axis value included
     index = build_comparison(*(Summary.model_validate(plain(s)) for s in (hostile_summary, other)), tmp_path / "cmp",
                              samples=False)
     visit, page = open_page(browser, index, screenshot=tmp_path / "compare.png")

@@ -191,13 +191,14 @@ def _mmcn(n: int, z: float, cell: dict, servers: int, service_ms: float) -> dict
 
 def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_total=24_000, seed=1,
                       service_ms=10.0, servers=4, think_dist="exponential", labels=("GET /", "POST /order"),
-                      hostile=False, series_seconds=None, run_id="synthetic-1") -> dict:
+                      hostile=False, series_seconds=None, run_id="synthetic-1", extra_axes=None) -> dict:
     """A whole summary for a users × think_ms grid served by `servers` parallel servers of mean `service_ms`.
 
     Throughput follows the closed-system asymptotes (X = min(N/(S+Z), c/S), smoothed), response times
     R = N/X − Z, so the laws the report shows hold on the numbers.
     """
     rng = np.random.default_rng(seed)
+    extra = dict(extra_axes or {})  # further axes, one value each, in every cell's axes and id and every curve
     labels = list(labels) + (HOSTILE if hostile else [])
     grid = [(n, z) for z in think_ms for n in users]
     per_cell = max(200, samples_total // len(grid))
@@ -213,12 +214,12 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                              + ([HOSTILE[0]] if hostile else []), per_cell)
         window_s = per_cell / x
         label_of = rng.integers(0, len(labels), per_cell)
-        cell_id = f"users={n},think_ms={z}"
+        cell_id = f"users={n},think_ms={z}" + "".join(f",{k}={v}" for k, v in extra.items())
         overall = _stats(elapsed, ok, classes, window_s)
         r_mean, x_meas = overall["mean_ms"], overall["throughput_per_s"]
         seconds = int(series_seconds or max(10, math.ceil(window_s) + 7))
         cells.append({
-            "id": cell_id, "axes": {"users": n, "think_ms": z}, "status": "complete", "reason": None, "warnings": [],
+            "id": cell_id, "axes": {"users": n, "think_ms": z, **extra}, "status": "complete", "reason": None, "warnings": [],
             "reading": {"rows_read": per_cell + int(7 * x), "rows_skipped": 0, "transaction_rows_excluded": 0,
                         "absent_columns": [], "format": "csv ',' header"},
             "window": {"start_ms": 1_700_000_000_000 + index * 60_000, "end_ms": 1_700_000_000_000 + index * 60_000
@@ -256,8 +257,10 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
         members = [c for c in cells if c["axes"]["think_ms"] == z]
         ok_users = [c["users"]["n"] for c in members if c["overall"]["p90_ms"] < 100]
         curves.append({
-            "key": f"think_ms={z}", "label": f"think_ms = {z}", "workload": "closed", "x_axis": "users",
-            "x_name": "N", "think_ms": z, "fixed": {"think_ms": z}, "cells": [c["id"] for c in members],
+            "key": f"think_ms={z}" + "".join(f",{k}={v}" for k, v in extra.items()),
+            # named by every fixed axis, as a lone curve is: hostile axis values reach the legends this way too
+            "label": f"think_ms = {z}" + "".join(f", {k} = {v}" for k, v in extra.items()),
+            "workload": "closed", "x_axis": "users", "x_name": "N", "think_ms": z, "fixed": {"think_ms": z, **extra}, "cells": [c["id"] for c in members],
             "x": [float(c["users"]["n"]) for c in members], "left_out": [], "overload": [],
             "models": {
                 "bounds": {"d_ms": service_ms, "d_max_ms": d_max, "n_star": n_star, "capacity_per_s": 1000.0 / d_max,
@@ -290,7 +293,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                 "server_knobs": {"server.tomcat.threads.max": servers} | ({HOSTILE[1]: HOSTILE[2]} if hostile else {}),
                 "source": "run", "inputs": []},
         "trim": {"warmup_s": 5.0, "cooldown_s": 2.0, "basis": "first sample"},
-        "axes": {"users": list(users), "think_ms": list(think_ms)},
+        "axes": {"users": list(users), "think_ms": list(think_ms), **{k: [v] for k, v in extra.items()}},
         "tolerances": TOLERANCES,
         "cells": cells,
         "curves": curves,
