@@ -3,7 +3,7 @@
 Usage (from analysis/, under the load lock; about 30 s per JMeter run):
     flock "$LOAD_LOCK" target/venv/bin/python bench/bench_generator.py              # closed, open, spike; 3 rounds
     flock "$LOAD_LOCK" target/venv/bin/python bench/bench_generator.py --plans closed --rounds 5
-    flock "$LOAD_LOCK" target/venv/bin/python bench/bench_generator.py --plans closed,/tmp/variant.jmx
+    flock "$LOAD_LOCK" target/venv/bin/python bench/bench_generator.py --plans closed,my-variant.jmx
 
 One sample server (200 Tomcat threads) serves `/io?ms=0` to one JMeter run at a time; each round runs the bare
 plan (bench/bare.jmx: one Thread Group, one HttpClient4 keep-alive sampler, nothing else) and then each plan, and a
