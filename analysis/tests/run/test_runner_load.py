@@ -21,6 +21,7 @@ from littlegrid.analyze import analyze
 from littlegrid.run import engines
 from littlegrid.run.runner import run_grid
 from littlegrid.usererror import UserError
+from waiting import wait_for
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -45,16 +46,6 @@ HEAP = "256m"  # small JMeter heaps: these cells are short and the machine is sh
 def runner_process(*args: str, cwd: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "littlegrid.cli", "run", *args, "--jmeter-heap", HEAP], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def wait_for(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
 
 
 def jmeters_writing_to(run: Path) -> list[psutil.Process]:
