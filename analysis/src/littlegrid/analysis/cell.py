@@ -8,7 +8,8 @@ import numpy as np
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import histogram, laws, outage, server_metrics
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
-from littlegrid.analysis.engines import START_SKEW_S, EngineSharesAccumulator, clock_offsets_s, clock_tolerance_s
+from littlegrid.analysis import controller_log
+from littlegrid.analysis.engines import AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator, clock_tolerance_s
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
@@ -89,27 +90,30 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
 
 
 def _engine_clocks(cell_id: str, shares: list, window_s: float) -> model.Check:
-    """The engines' clocks agree when each one's samples start and end with the others' (engine_clocks): the spread
-    of their offsets against the allowance. Two engines cannot say which clock is off; three or more name the one
-    farthest from the median."""
-    offsets = clock_offsets_s(shares)
-    if not offsets:
+    """The engines' clocks agree when their offsets (EngineShare.clock_offset_s, measured against the controller's
+    times or against each other) spread no more than the allowance. Two engines cannot say which clock is off;
+    three or more name the one farthest from the median."""
+    offsets = {s.engine: s.clock_offset_s for s in shares if s.clock_offset_s is not None}
+    if len(offsets) < 2:
         return laws.not_made("engine_clocks", cell_id, "needs samples from at least two engines")
+    against = next(s.clock_against for s in shares if s.clock_offset_s is not None)
+    basis = ("measured against when the controller saw each engine start and finish" if against == AGAINST_CONTROLLER
+             else "measured against each other's first and last samples")
     tolerance = clock_tolerance_s(window_s)
     spread = max(offsets.values()) - min(offsets.values())
     ok = spread <= tolerance
-    allowed = (f"allowed {tolerance:.2f} s: 1% of the {window_s:.0f} s window, at least the {START_SKEW_S:g} s the "
-               "engines take to start one after the other")
+    allowed = (f"allowed {tolerance:.2f} s: 1% of the {window_s:.0f} s window, at least {START_SKEW_S:g} s for the "
+               "engines' start")
     if ok:
-        why = f"the engines' first and last samples agree within {spread:.2f} s ({allowed})."
+        why = f"the engines' clocks agree within {spread:.2f} s, {basis} ({allowed})."
     else:
         if len(offsets) > 2:
             engine, off = max(offsets.items(), key=lambda kv: abs(kv[1]))
             who = f"{engine}'s samples run {off:+.2f} s against the other engines'"
         else:
             who = f"{' and '.join(offsets)} disagree by {spread:.2f} s"
-        why = (f"{who} ({allowed}): a clock disagrees, so those samples sit elsewhere in the window than they "
-               "happened; synchronise the engines' clocks (NTP/chrony) and run the cell again")
+        why = (f"{who}, {basis} ({allowed}): a clock disagrees, so those samples sit elsewhere in the window than "
+               "they happened; synchronise the engines' clocks (NTP/chrony) and run the cell again")
     return laws.verdict("engine_clocks", cell_id, spread, 0.0, spread / window_s if window_s else None,
                         tolerance / window_s if window_s else None, ok, why)
 
@@ -352,7 +356,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "series": model.Series.model_validate(plain(c.series.result(server_frame, host_frame))),
         "histogram": model.Histogram.model_validate(plain(kept)),
         "engine_shares": None if c.engines is None else [
-            model.EngineShare.model_validate(plain(s)) for s in c.engines.result(T, cell.threads_by_engine)]})
+            model.EngineShare.model_validate(plain(s)) for s in c.engines.result(
+                T, cell.threads_by_engine, controller_log.engine_times(cell.controller_log))]})
     arrivals = c.arrivals.result() if c.arrivals is not None else None
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
     return analysed, elapsed, c.seconds

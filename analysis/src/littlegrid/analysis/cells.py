@@ -40,6 +40,7 @@ class Cell:
     # users.<engine> threads when the runner split users (the total N) across remote engines; None otherwise
     threads_by_engine: dict | None = None
     remote_hosts: tuple = ()  # the engines as the controller named them: each one's rows carry that name as prefix
+    controller_log: Path | None = None  # the controller's jmeter.log: when it saw each remote engine start and end
     think_ms: float | None = None
     think_dist: str | None = None
     think_offset_ms: float = 0.0
@@ -151,6 +152,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             engines=int(number(cm.get("engines")) or 1),
             threads_by_engine=cm.get("threads_by_engine") or None,
             remote_hosts=tuple(cm.get("remote_hosts") or ()),
+            controller_log=_existing(folder / "jmeter.log") if cm.get("remote_hosts") else None,
             left_out_groups=tuple(cm.get("setup_groups") or ()),
             think_ms=number(cm.get("think_ms", props.get("think_ms"))),
             think_dist=cm.get("think_dist", props.get("think_dist")),

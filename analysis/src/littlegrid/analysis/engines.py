@@ -1,7 +1,8 @@
 """Each remote engine's share of a distributed cell, from the rows it wrote: in remote mode JMeter prefixes every
 thread name with the engine's name as the controller listed it ("10.231.0.3:1099-users 1-2"), so the merged JTL
 still tells the engines apart. Per engine: its threads, throughput, mean response time and error rate in the
-window, and its first and last sample times, which show whether the engines' clocks agree."""
+window, and its first and last sample times, which show whether the engines' clocks agree: against when the
+controller saw each engine start and finish (analysis.controller_log) when its log says, else against each other."""
 
 from __future__ import annotations
 
@@ -9,11 +10,16 @@ import math
 
 import numpy as np
 
+from littlegrid.analysis.controller_log import EngineTimes
 from littlegrid.analysis.rowblock import Block
 
-# Engines start a test one after the other (the controller calls each in turn) and stop together: their first and
-# last samples may differ by this much on agreeing clocks.
+# Engines start a test one after the other (the controller calls each in turn) and each runs its own duration:
+# measured against each other, their first and last samples may differ by this much on agreeing clocks (on a loaded
+# host more, which is why the controller's own times are preferred). Measured against the controller's times, what
+# remains is the spread of each engine's delay from "test started" to its first sample.
 START_SKEW_S = 1.0
+# What an engine's clock is measured against: the controller's log of its start and end, or the other engines.
+AGAINST_CONTROLLER, AGAINST_ENGINES = "controller", "engines"
 # An engine's clock may be off by this share of the window: its samples then move that far across the window's
 # edges, and its throughput is off by about as much.
 CLOCK_SHARE_OF_WINDOW = 0.01
@@ -55,7 +61,8 @@ class EngineSharesAccumulator:
             self._sum2[i] += float((elapsed[counted] ** 2).sum())
             self._threads[i].update(np.unique(keys[counted]).tolist())
 
-    def result(self, window_length_s: float, threads_by_engine: dict | None) -> list[dict]:
+    def result(self, window_length_s: float, threads_by_engine: dict | None,
+               controller: dict[str, EngineTimes] | None = None) -> list[dict]:
         out = []
         for i, engine in enumerate(self.engines):
             n = int(self._count[i])
@@ -73,22 +80,32 @@ class EngineSharesAccumulator:
                 "first_start_ms": self._first[i],
                 "last_end_ms": self._last[i],
             })
-        offsets = clock_offsets_s(out)
-        return [s | {"clock_offset_s": offsets.get(s["engine"])} for s in out]
+        offsets, against = clock_offsets_s(out, controller)
+        return [s | {"clock_offset_s": offsets.get(s["engine"]),
+                     "clock_against": against if s["engine"] in offsets else None} for s in out]
 
 
-def clock_offsets_s(shares: list) -> dict[str, float]:
-    """Each engine's clock against the engines' median, in seconds: the mean of how far its first sample start and
-    its last sample end sit from the median engine's (engines start within START_SKEW_S of each other and stop
-    together, so on agreeing clocks both are near zero)."""
-    rows = [(s["engine"], s["first_start_ms"], s["last_end_ms"]) if isinstance(s, dict)
-            else (s.engine, s.first_start_ms, s.last_end_ms) for s in shares]  # as accumulated, or as stored
-    timed = [r for r in rows if r[1] is not None and r[2] is not None]
+def clock_offsets_s(shares: list[dict], controller: dict[str, EngineTimes] | None = None
+                    ) -> tuple[dict[str, float], str | None]:
+    """Each engine's clock against the engines' median, in seconds, and what it was measured against.
+
+    With the controller's times for every engine (AGAINST_CONTROLLER): the mean of how far its first sample start
+    sits after the controller saw it start and its last sample end after the controller saw it finish, less the
+    median engine's; a start that came late moves both the engine's samples and the controller's time of it, so
+    it cancels. Otherwise (AGAINST_ENGINES): the mean of how far its first start and last end sit from the median
+    engine's, which holds while the engines start within START_SKEW_S of each other."""
+    timed = [(s["engine"], s["first_start_ms"], s["last_end_ms"]) for s in shares
+             if s["first_start_ms"] is not None and s["last_end_ms"] is not None]
     if len(timed) < 2:
-        return {}
+        return {}, None
+    times = controller or {}
+    if all(e in times and times[e].started_ms is not None and times[e].finished_ms is not None for e, _, _ in timed):
+        lead = {e: ((start - times[e].started_ms) + (end - times[e].finished_ms)) / 2 for e, start, end in timed}
+        middle = float(np.median(list(lead.values())))
+        return {e: (v - middle) / 1000.0 for e, v in lead.items()}, AGAINST_CONTROLLER
     first = float(np.median([r[1] for r in timed]))
     last = float(np.median([r[2] for r in timed]))
-    return {engine: ((start - first) + (end - last)) / 2000.0 for engine, start, end in timed}
+    return {e: ((start - first) + (end - last)) / 2000.0 for e, start, end in timed}, AGAINST_ENGINES
 
 
 def clock_tolerance_s(window_length_s: float) -> float:

@@ -348,6 +348,9 @@ class EngineShare(Record):
     first_start_ms: int | None
     last_end_ms: int | None
     clock_offset_s: float | None = None  # its clock against the engines' median (analysis.engines.clock_offsets_s)
+    # what that offset was measured against: "controller" (when the controller's log saw it start and finish) or
+    # "engines" (the other engines' first and last samples)
+    clock_against: str | None = None
 
 
 class Cell(Record):
