@@ -16,7 +16,7 @@ import pandas as pd
 
 from littlegrid.analysis.histogram import CHUNK, ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.server_metrics import per_bucket_mean
-from littlegrid.analysis.window import POINT_BUDGET, SteadyWindow, bucketing  # noqa: F401 (re-exported)
+from littlegrid.analysis.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # rowblock imports bucketing from here: imported where a Frame is built (_one_block)
     from littlegrid.analysis.rowblock import Block, Frame
@@ -73,6 +73,19 @@ class _ElapsedByGroup:
         v += low + self._half
         g |= v
         self._pairs.add_histogram(ExactHistogram(g, local.counts))
+
+    def regroup(self, to: np.ndarray, groups: int) -> None:
+        """Groups merged: old group g becomes group to[g] of `groups`; pairs that meet add their counts (exact)."""
+        h = self._pairs.result()
+        group, value = h.values >> self._shift, (h.values & ((1 << self._shift) - 1)) - self._half
+        self.__init__(groups)
+        if len(value) and (int(value.min()) < -self._half or int(value.max()) >= self._half):
+            raise ValueError(f"elapsed beyond ±2^{self._shift - 1} ms for {groups} groups")
+        keys = (to[group] << self._shift) | (value + self._half)
+        keys, where = np.unique(keys, return_inverse=True)
+        counts = np.zeros(len(keys), np.int64)
+        np.add.at(counts, where, h.counts)
+        self._pairs.add_histogram(ExactHistogram(keys, counts))
 
     def read(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """(samples per group, {p50_ms, p90_ms, p99_ms: each group's exact nearest-rank percentile}); the
@@ -135,16 +148,24 @@ class _CodeCounts:
         key += bucket
         self._counts += np.bincount(key, minlength=self._counts.size).reshape(self._counts.shape)
 
-    def result(self, bucket_s: int) -> dict:
+    def regroup(self, to: np.ndarray, buckets: int) -> None:
+        """Buckets merged: old bucket b becomes bucket to[b] of `buckets`."""
+        merged = np.zeros((len(self._counts), buckets), np.int64)
+        np.add.at(merged.T, to, self._counts.T)
+        self._counts, self.buckets = merged, buckets
+
+    def result(self, bucket_s: int, buckets: int | None = None) -> dict:
         """{response code: samples per second}, the CODES_MAX most frequent codes (ties by code), then "other"
-        for the rest and "none" for samples without a code (JMeter's "Codes per second")."""
-        total = self._counts.sum(axis=1)
+        for the rest and "none" for samples without a code (JMeter's "Codes per second"). `buckets`: the first
+        so many buckets only."""
+        counts = self._counts[:, :buckets]
+        total = counts.sum(axis=1)
         ranked = sorted((c for c, r in self._row.items() if total[r]), key=lambda c: (-total[self._row[c]], c))
-        out = {c: (self._counts[self._row[c]] / bucket_s).tolist() for c in ranked[:CODES_MAX]}
-        other = self._counts[[self._row[c] for c in ranked[CODES_MAX:]]].sum(axis=0)
-        for name, counts in (("other", other), ("none", self._counts[0])):
-            if counts.any():
-                out[name] = (counts / bucket_s).tolist()
+        out = {c: (counts[self._row[c]] / bucket_s).tolist() for c in ranked[:CODES_MAX]}
+        other = counts[[self._row[c] for c in ranked[CODES_MAX:]]].sum(axis=0)
+        for name, row in (("other", other), ("none", counts[0])):
+            if row.any():
+                out[name] = (row / bucket_s).tolist()
         return out
 
 
@@ -176,6 +197,12 @@ class _ThreadsSeen:
         key += bucket
         self._pairs.add(key)
 
+    def regroup(self, to: np.ndarray, buckets: int) -> None:
+        """Buckets merged: old bucket b becomes bucket to[b] of `buckets` (a name seen in both is seen once)."""
+        thread, bucket = np.divmod(self._pairs.result().values, self.buckets)
+        self.buckets, self._pairs = buckets, HistogramAccumulator()  # the names keep their ids
+        self._pairs.add(thread * buckets + to[bucket])
+
     def per_bucket(self) -> np.ndarray:
         return np.bincount(self._pairs.result().values % self.buckets, minlength=self.buckets)
 
@@ -202,10 +229,37 @@ class TimeSeriesAccumulator:
         # The thread names seen count only when no row of the cell has allThreads: kept until one does
         self._threads: _ThreadsSeen | None = _ThreadsSeen(self._buckets)
 
-    def add(self, block: Block) -> None:
-        self._add(block.samples, block.sample_classes.notna().to_numpy())
+    @classmethod
+    def growing(cls, t0_ms: int, engines: int | None, budget: int = POINT_BUDGET) -> TimeSeriesAccumulator:
+        """For rows whose last end is not known yet (the live view's running cell): `budget` buckets of 1 s from
+        t0_ms, widened by cover() as the rows go on. The result's window_start_s and window_end_s are the
+        caller's to say."""
+        return cls(_one_block(window_of(t0_ms, t0_ms + budget * 1000 - 1, 0.0, 0.0), (), 0), engines, budget)
 
-    def _add(self, samples: pd.DataFrame, failed: np.ndarray) -> None:
+    def cover(self, end_ms: int) -> None:
+        """Buckets twice as wide, as often as it takes for a sample ending at end_ms to fall inside the axis
+        (never into its last bucket by clipping). Every wider bucket is two narrower ones merged, so the counts,
+        exact percentiles and peaks are what counting the rows on the wider axis gives. Memory stays at the
+        budget's buckets however long the rows go on; a bucket is the smallest power of two seconds that keeps
+        the points within the budget (time_series' own width up to twice the budget in seconds)."""
+        while (end_ms - self._t0) // (1000 * self._bucket_s) >= self._buckets:
+            to = np.arange(self._buckets) // 2
+            self._bucket_s *= 2
+            self._elapsed.regroup(to, self._buckets)
+            errors = np.zeros(self._buckets, np.int64)
+            np.add.at(errors, to, self._errors)
+            peak = np.full(self._buckets, -1, dtype=np.int32)
+            np.maximum.at(peak, to, self._peak)
+            self._errors, self._peak = errors, peak
+            for counts in (self._codes, self._threads):
+                if counts is not None:
+                    counts.regroup(to, self._buckets)
+
+    def add(self, block: Block) -> None:
+        self.add_rows(block.samples, block.sample_classes.notna().to_numpy())
+
+    def add_rows(self, samples: pd.DataFrame, failed: np.ndarray) -> None:
+        """Samples (no Transaction Controller rows), with a flag per sample for the failed ones."""
         if self._codes is None and "response_code" in samples.columns:
             self._codes = _CodeCounts(self._buckets)
         if len(samples) == 0:
@@ -223,15 +277,19 @@ class TimeSeriesAccumulator:
         elif self._threads is not None:
             self._threads.add(samples["thread"], bucket)
 
-    def result(self, server: pd.DataFrame | None, host: pd.DataFrame | None) -> dict:
+    def result(self, server: pd.DataFrame | None, host: pd.DataFrame | None, last_end_ms: int | None = None) -> dict:
         """Series over the whole cell (warm-up and cool-down included, so the report can show what was trimmed).
 
         Time is seconds since the first sample's start; each point covers `bucket_s` seconds (1 unless the cell
         is longer than the budget), and rates are per second. Samples are placed by completion time, like X.
         active_threads: the peak allThreads × engines when any row of the cell has allThreads, else the thread
-        names that completed a sample in the bucket. server/host: the gauges, as per-bucket means."""
+        names that completed a sample in the bucket. server/host: the gauges, as per-bucket means.
+        last_end_ms: the axis up to the bucket holding it (a growing axis: the rows so far), else all of it."""
         t0, bucket_s, buckets, window = self._t0, self._bucket_s, self._buckets, self._window
+        if last_end_ms is not None:
+            buckets = min(buckets, max(0, (last_end_ms - t0) // (1000 * bucket_s)) + 1)
         n, at = self._elapsed.read()
+        n, at = n[:buckets], {key: v[:buckets] for key, v in at.items()}
         out = {
             "t0_ms": t0,
             "bucket_s": bucket_s,
@@ -239,15 +297,16 @@ class TimeSeriesAccumulator:
             "window_end_s": (window.end_ms - t0) / 1000.0,
             "t_s": [float(i * bucket_s) for i in range(buckets)],
             "throughput": (n / bucket_s).tolist(),
-            "errors": (self._errors / bucket_s).tolist(),
+            "errors": (self._errors[:buckets] / bucket_s).tolist(),
         }
         out |= {key: _points(v, n) for key, v in at.items()}
         if self._codes is not None:
-            out["codes"] = self._codes.result(bucket_s)
+            out["codes"] = self._codes.result(bucket_s, buckets)
         if self._threads is None:
-            out["active_threads"] = [None if v < 0 else float(v) * (self._engines or 1) for v in self._peak.tolist()]
+            out["active_threads"] = [None if v < 0 else float(v) * (self._engines or 1)
+                                     for v in self._peak[:buckets].tolist()]
         else:
-            out["active_threads"] = self._threads.per_bucket().astype(float).tolist()
+            out["active_threads"] = self._threads.per_bucket()[:buckets].astype(float).tolist()
         out["in_flight"] = per_bucket_mean(server, "in_flight", t0, bucket_s, buckets)
         out["busy_threads"] = per_bucket_mean(server, "busy_threads", t0, bucket_s, buckets)
         out["load1"] = per_bucket_mean(host, "load1", t0, bucket_s, buckets)
@@ -258,7 +317,7 @@ def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow,
                 server: pd.DataFrame | None, host: pd.DataFrame | None, budget: int = POINT_BUDGET) -> dict:
     """TimeSeriesAccumulator.result over `samples` as one block (`failed`: a flag per sample)."""
     series = TimeSeriesAccumulator(_one_block(window, (), len(samples)), engines, budget)
-    series._add(samples, np.asarray(failed, dtype=bool))
+    series.add_rows(samples, np.asarray(failed, dtype=bool))
     return series.result(server, host)
 
 
