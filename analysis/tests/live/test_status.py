@@ -8,30 +8,66 @@ from pathlib import Path
 import numpy as np
 
 from littlegrid.analysis.error_classes import classify
-from littlegrid.analysis.series import time_series
+from littlegrid.analysis.series import POINT_BUDGET, time_series
 from littlegrid.analysis.stats import sample_stats
 from littlegrid.analysis.window import in_window, steady_window
 from littlegrid.analyze import analyze
 from littlegrid.jtl import read_jtl
 from littlegrid.run.live import status as st
 from littlegrid.run.live.view import LiveView
+from live_known import series_by_hand, whole_rows
 from runs import write_jtl, write_run
 
 REAL = "perfaction-basic.jtl"  # JMeter 5 default columns, 3 threads, real response times (corpus SOURCES.md)
+ERRORS = "amisha-results-clean.csv"  # 5,000 rows over 90 s, half of them failures
+LONG = "shnyr-cyrillic.jtl"  # 159 rows over 19 hours, Cyrillic labels
+TRANSACTIONS = "perfplugin-filewithtransactions.csv"  # Transaction Controllers; rows not in start or end order
 
 
-def grow(source: bytes, target: Path, cuts: list[int], rows: st.CellRows) -> list[int]:
-    """Append `source` to `target` in pieces ending at `cuts` (mid-line on purpose), reading after each."""
+def grow(source: bytes, target: Path, cuts: list[int], rows: st.CellRows, check=None) -> list[int]:
+    """Append `source` to `target` in pieces ending at `cuts` (mid-line on purpose), reading after each;
+    check(complete_bytes) after each read, complete_bytes: the whole lines written so far."""
     new, done = [], 0
     for cut in cuts + [len(source)]:
         with target.open("ab") as f:
             f.write(source[done:cut])
         done = cut
         new.append(rows.update())
+        if check is not None:
+            check(source[: source.rfind(b"\n", 0, done) + 1])
     return new
 
 
-def test_rows_read_in_pieces_cut_mid_line_are_the_rows_of_the_whole_file(corpus, tmp_path):
+def cuts_of(source: bytes, pieces: int) -> list[int]:
+    return [len(source) * k // pieces + 7 for k in range(1, pieces)]
+
+
+def assert_live_is_whole_rows(rows: st.CellRows, complete: bytes, tmp_path: Path, warmup_s: float) -> None:
+    """The running cell's figures, window and series equal the whole-rows path over the complete lines so far."""
+    so_far = tmp_path / "so-far.jtl"
+    so_far.write_bytes(complete)
+    expected = whole_rows(so_far, warmup_s)
+    live = st.running_cell(rows, None, None)
+    assert live["samples"] == expected["samples"]
+    assert live["window"] == expected["window"]
+    if expected["figures"] is None:
+        assert live["figures"] is None
+    else:
+        assert live["figures"] == {k: expected["figures"][k] for k in st.FIGURES}
+    if expected["series"] is None:
+        assert live["series"] is None
+        return
+    points = len(expected["series"]["t_s"]) * expected["series"]["bucket_s"]  # seconds on the whole-rows axis
+    bucket_s = live["series"]["bucket_s"]  # the smallest power of two seconds within the point budget
+    assert bucket_s & (bucket_s - 1) == 0 and -(-points // bucket_s) <= POINT_BUDGET
+    assert bucket_s == 1 or -(-points // (bucket_s // 2)) > POINT_BUDGET
+    if bucket_s == expected["series"]["bucket_s"]:  # up to twice the budget in seconds: time_series' axis
+        assert {k: live["series"][k] for k in st.SERIES} == {k: expected["series"][k] for k in st.SERIES}
+    by_hand = series_by_hand(so_far, bucket_s)
+    assert {k: live["series"][k] for k in by_hand} == by_hand
+
+
+def test_rows_read_in_pieces_cut_mid_line_are_counted_as_the_rows_of_the_whole_file(corpus, tmp_path):
     source = (corpus / REAL).read_bytes()
     jtl = tmp_path / "results.jtl"
     rows = st.CellRows(jtl, tmp_path / "scratch.jtl")
@@ -39,12 +75,9 @@ def test_rows_read_in_pieces_cut_mid_line_are_the_rows_of_the_whole_file(corpus,
     new = grow(source, jtl, cuts, rows)
     whole = read_jtl(corpus / REAL).samples
     assert new[0] == 0  # 37 bytes: not even the header's newline
-    assert sum(new) == len(whole) == len(rows.samples()) and rows.rows_skipped == 0
-    got = rows.samples()
-    assert np.array_equal(got["start_ms"].to_numpy(), whole["start_ms"].to_numpy())
-    assert np.array_equal(got["elapsed_ms"].to_numpy(), whole["elapsed_ms"].to_numpy())
-    assert list(got["label"].astype(str)) == list(whole["label"].astype(str))
+    assert sum(new) == len(whole) == rows.counts.samples and rows.rows_skipped == 0
     assert not rows.warnings  # a truncated last line is never read, so never reported as damage
+    assert_live_is_whole_rows(rows, source, tmp_path, 0.0)
 
 
 def test_the_running_cells_figures_are_the_analysis_formulas_on_the_rows_so_far(corpus, tmp_path):
@@ -52,12 +85,12 @@ def test_the_running_cells_figures_are_the_analysis_formulas_on_the_rows_so_far(
     jtl = tmp_path / "results.jtl"
     cut = source.rfind(b"\n", 0, 2 * len(source) // 3) + 20  # two thirds, ending inside a row
     jtl.write_bytes(source[:cut])
-    rows = st.CellRows(jtl, tmp_path / "scratch.jtl")
+    rows = st.CellRows(jtl, tmp_path / "scratch.jtl", warmup_s=2.0)
     rows.update()
     complete = tmp_path / "complete.jtl"
     complete.write_bytes(source[: source.rfind(b"\n", 0, cut) + 1])
     expected_rows = read_jtl(complete).samples
-    live = st.running_cell(rows.samples(), None, None, warmup_s=2.0, engines=1)
+    live = st.running_cell(rows, None, None)
     window = steady_window(expected_rows, 2.0, 0.0)
     steady = in_window(expected_rows, window)
     expected = sample_stats(steady, classify(expected_rows)[steady.index], window.length_s)
@@ -71,12 +104,41 @@ def test_the_running_cells_figures_are_the_analysis_formulas_on_the_rows_so_far(
     assert live["series"]["window_start_s"] == 2.0
 
 
+def test_a_real_jtl_with_failures_fed_in_pieces_gives_after_each_the_figures_of_its_rows_read_whole(corpus, tmp_path):
+    # known answers: the whole-rows path (every row kept, then the analysis' functions), after every piece
+    source = (corpus / ERRORS).read_bytes()
+    rows = st.CellRows(tmp_path / "results.jtl", tmp_path / "scratch.jtl", warmup_s=20.0)
+    grow(source, tmp_path / "results.jtl", cuts_of(source, 7), rows,
+         lambda complete: assert_live_is_whole_rows(rows, complete, tmp_path, 20.0))
+    live = st.running_cell(rows, None, None)
+    assert live["figures"]["errors"] > 0 and live["window"]["samples_trimmed_before"] > 0
+
+
+def test_a_cell_longer_than_the_point_budget_has_power_of_two_buckets_with_the_rows_exact_figures(corpus, tmp_path):
+    # 19 hours: 1 s buckets would be 69,523 points; 128 s buckets are 544 (time_series' own would be 116 s)
+    source = (corpus / LONG).read_bytes()
+    rows = st.CellRows(tmp_path / "results.jtl", tmp_path / "scratch.jtl", warmup_s=3600.0)
+    grow(source, tmp_path / "results.jtl", cuts_of(source, 4), rows,
+         lambda complete: assert_live_is_whole_rows(rows, complete, tmp_path, 3600.0))
+    assert st.running_cell(rows, None, None)["series"]["bucket_s"] == 128
+
+
+def test_transaction_controller_rows_are_left_out_as_the_analysis_leaves_them_out(corpus, tmp_path):
+    source = (corpus / TRANSACTIONS).read_bytes()
+    rows = st.CellRows(tmp_path / "results.jtl", tmp_path / "scratch.jtl", warmup_s=10.0)
+    grow(source, tmp_path / "results.jtl", cuts_of(source, 5), rows,
+         lambda complete: assert_live_is_whole_rows(rows, complete, tmp_path, 10.0))
+    assert rows.transactions == {"HP", "Scenario", "Search"}
+    assert rows.counts.samples == 313 - sum(1 for line in source.decode().splitlines()
+                                            if "Number of samples in transaction" in line)
+
+
 def test_during_the_warm_up_there_are_series_but_no_steady_state_figures(tmp_path):
     jtl = tmp_path / "results.jtl"
     write_jtl(jtl, users=2, think_ms=5, service_ms=5, seconds=3, seed=1)
-    rows = st.CellRows(jtl, tmp_path / "scratch.jtl")
+    rows = st.CellRows(jtl, tmp_path / "scratch.jtl", warmup_s=10.0)
     rows.update()
-    live = st.running_cell(rows.samples(), None, None, warmup_s=10.0, engines=1)
+    live = st.running_cell(rows, None, None)
     assert live["figures"] is None and "warm-up" in live["note"]
     assert len(live["series"]["t_s"]) >= 3 and sum(live["series"]["throughput"]) > 0
 

@@ -1,9 +1,10 @@
 """The live figures of a grid: the running cell from the rows read so far, the finished cells from the analysis.
 
-Every figure comes from the functions the final summary uses (read_jtl, classify, steady_window, sample_stats,
-time_series, server_figures, analyze_cell), so that the page and the report agree: a finished cell's row *is*
-its summary entry's figures; the running cell's are the same formulas over the rows written so far, with the
-steady window starting after the warm-up and ending at the last sample read (its cool-down is not known yet).
+Every figure comes from the functions the final summary uses (read_jtl, classify, window_of, the sample statistics'
+and time series' accumulators, server_figures, analyze_cell), so that the page and the report agree: a finished
+cell's row *is* its summary entry's figures; the running cell's are the same formulas over the rows written so far,
+counted batch by batch (counts.py), with the steady window starting after the warm-up and ending at the last sample
+read (its cool-down is not known yet).
 """
 
 from __future__ import annotations
@@ -17,88 +18,89 @@ from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import curves, laws, server_metrics
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.error_classes import classify
-from littlegrid.analysis.series import time_series
-from littlegrid.analysis.stats import sample_stats
-from littlegrid.analysis.window import EmptyWindow, in_window, steady_window
+from littlegrid.analysis.window import EmptyWindow
+from littlegrid.run.live.counts import EarlierStart, RunningCounts
 from littlegrid.run.live.tailing import GrowingFile
 from littlegrid.summary.model import Cell, Intended
 
-# What the live view reads of each row; the messages only to classify errors, then dropped (rows are kept).
+# What the live view reads of each row; the messages only to classify errors (rows are counted, never kept).
 LIVE_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "success", "response_code",
                "response_message", "failure_message", "thread", "all_threads")
-KEPT_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "all_threads"]
 FIGURES = ("count", "errors", "error_rate", "errors_by_class", "throughput_per_s", "successes_per_s", "mean_ms",
            "min_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms")
 SERIES = ("t_s", "throughput", "errors", "p50_ms", "p90_ms", "p99_ms", "active_threads", "busy_threads", "in_flight",
           "load1")
 
 
+class _TransactionCounted(Exception):
+    """A Transaction Controller's label was counted as requests before a row showed what it is."""
+
+
 class CellRows:
-    """The rows of one cell's results.jtl read so far, batch by batch of complete lines, through read_jtl.
+    """The rows of one cell's results.jtl read so far, batch by batch of complete lines, through read_jtl, counted
+    into RunningCounts (counts.py): memory holds one batch, never the rows read before it.
 
     The reader takes files, so each batch (the header, then the new complete lines) is written to a scratch file
-    outside the run folder and read like any JTL. Only KEPT_COLUMNS are kept, with each row's error class.
+    outside the run folder and read like any JTL. Transaction Controller rows are left out, as the analysis counts
+    requests. Counts that cannot take a batch exactly are made again from the file's start (a re-read): a sample
+    that started before every row counted so far (EarlierStart), or a label counted as requests that a later row
+    shows to be a Transaction Controller's.
     """
 
-    def __init__(self, jtl: Path, scratch: Path):
+    def __init__(self, jtl: Path, scratch: Path, *, warmup_s: float = 0.0, engines: int | None = 1):
         self.tail = GrowingFile(jtl)
         self.scratch = scratch
+        self.warmup_s, self.engines = float(warmup_s), engines
+        self.transactions: set[str] = set()
+        self.rereads = 0  # counts made again from the file's start (EarlierStart, a late Transaction Controller)
         self.reset()
 
-    def reset(self) -> None:
-        self._parts: list[pd.DataFrame] = []
-        self._stacked: pd.DataFrame | None = None
+    def reset(self, first_start_ms: int | None = None) -> None:
+        """Counting starts over (from the file's start, when a re-read); `first_start_ms`: the anchor, if known."""
+        self.counts = RunningCounts(self.warmup_s, self.engines, first_start_ms)
         self.rows_read = 0
         self.rows_skipped = 0
-        self.transactions: set[str] = set()
         self.warnings: list[str] = []
+        self._labels: set[str] = set()  # the labels counted as requests
 
     def update(self) -> int:
         """Reads what was appended since the last call; returns the number of new rows."""
+        while True:
+            try:
+                return self._update()
+            except EarlierStart as e:
+                self._read_again(e.start_ms)
+            except _TransactionCounted:
+                self._read_again(None)
+
+    def _read_again(self, first_start_ms: int | None) -> None:
+        self.tail = GrowingFile(self.tail.path)
+        self.reset(first_start_ms)
+        self.rereads += 1
+
+    def _update(self) -> int:
         from littlegrid.jtl import read_jtl
 
         data = self.tail.new_lines()
-        if self.tail.restarted:
+        if self.tail.restarted:  # a fresh file (the cell re-run): nothing of the old one holds
+            self.transactions = set()
             self.reset()
         if not data.strip():
             return 0
         self.scratch.write_bytes((self.tail.header or b"") + data)
         reading = read_jtl(self.scratch, fields=LIVE_FIELDS)
         chunk = reading.samples
+        found = set(reading.transaction_labels) - self.transactions
+        self.transactions |= found
+        if found & self._labels:  # counted as requests before: count again without them
+            raise _TransactionCounted
+        samples = chunk[~chunk["label"].isin(self.transactions)] if self.transactions and len(chunk) else chunk
+        self.counts.add(samples, classify(samples))  # EarlierStart: nothing of this batch counted
+        self._labels |= {str(label) for label in pd.unique(samples["label"].dropna())}
         self.rows_read += reading.rows_read
         self.rows_skipped += reading.skipped_total
-        self.transactions |= set(reading.transaction_labels)
         self.warnings = (self.warnings + [w.replace(str(self.scratch), str(self.tail.path)) for w in reading.warnings])[-5:]
-        if len(chunk):
-            part = chunk[KEPT_COLUMNS].copy()
-            part["error_class"] = classify(chunk)
-            self._parts.append(part)
         return len(chunk)
-
-    def samples(self) -> pd.DataFrame | None:
-        """Every row read so far, Transaction Controller parents left out (as the analysis counts requests)."""
-        if self._parts:
-            base = [self._stacked] if self._stacked is not None else []
-            self._stacked = _stack(base + self._parts)
-            self._parts = []
-        rows = self._stacked
-        if rows is None or not self.transactions:
-            return rows
-        return rows[~rows["label"].isin(self.transactions)]
-
-
-def _stack(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """Rows of several batches, categorical columns kept categorical (plain concat would make them object)."""
-    if len(parts) == 1:
-        return parts[0].reset_index(drop=True)
-    out = {}
-    for name in parts[0].columns:
-        column = [p[name] for p in parts]
-        if isinstance(column[0].dtype, pd.CategoricalDtype):
-            out[name] = pd.Series(pd.api.types.union_categoricals(column, ignore_order=True))
-        else:
-            out[name] = pd.concat(column, ignore_index=True)
-    return pd.DataFrame(out)
 
 
 class MetricsRows:
@@ -118,38 +120,34 @@ class MetricsRows:
         return server_metrics.read_metrics(io.BytesIO(self.tail.header + self._text))
 
 
-def running_cell(samples: pd.DataFrame | None, server: pd.DataFrame | None, host: pd.DataFrame | None, *,
-                 warmup_s: float, engines: int | None) -> dict:
-    """Figures and per-second series of a running cell from its rows so far.
+def running_cell(rows: CellRows, server: pd.DataFrame | None, host: pd.DataFrame | None) -> dict:
+    """Figures and per-second series of a running cell from its rows so far (rows.counts).
 
     figures: the summary's STATS (without the distribution) over the window so far, [first start + warm-up,
     last end read]; None during the warm-up. series: time_series over the whole cell so far (1 s buckets up to
-    the point budget), window_start_s at the end of the warm-up. server/host: their window figures so far.
-    latest: the last reading of each gauge (what the server is doing now).
+    the point budget, then the smallest power of two seconds within it), window_start_s at the end of the warm-up.
+    server/host: their window figures so far. latest: the last reading of each gauge (what the server is doing now).
     """
+    counts = rows.counts
     out = {"samples": 0, "figures": None, "series": None, "server": None, "host": None, "window": None,
            "latest": _latest(server, host), "note": None}
-    if samples is None or len(samples) == 0:
+    if counts.samples == 0:
         out["note"] = "waiting for the first samples (JMeter writes them in 8 KiB blocks)"
         return out
-    out["samples"] = int(len(samples))
-    failed = samples["error_class"].notna().to_numpy()
+    out["samples"] = counts.samples
     try:
-        whole = steady_window(samples, 0.0, 0.0)
+        counts.whole()
     except EmptyWindow:
         out["note"] = "too few samples for a time axis yet"
         return out
-    series = time_series(samples, failed, whole, engines, server, host)
-    series["window_start_s"] = float(warmup_s)
-    series["window_end_s"] = None  # the cool-down is trimmed from an end not known yet
-    out["series"] = {k: series[k] for k in SERIES} | {"window_start_s": float(warmup_s), "bucket_s": series["bucket_s"]}
+    series = counts.series_result(server, host)
+    out["series"] = {k: series[k] for k in SERIES} | {"window_start_s": counts.warmup_s, "bucket_s": series["bucket_s"]}
     try:
-        window = steady_window(samples, warmup_s, 0.0)
+        window = counts.window()
     except EmptyWindow:
-        out["note"] = f"in the warm-up ({warmup_s:g} s from the first sample): no steady-state figures yet"
+        out["note"] = f"in the warm-up ({counts.warmup_s:g} s from the first sample): no steady-state figures yet"
         return out
-    steady = in_window(samples, window)
-    stats = sample_stats(steady, steady["error_class"], window.length_s)
+    stats = counts.stats_result(window.length_s)
     out["figures"] = {k: stats[k] for k in FIGURES}
     out["window"] = window.as_dict()
     out["server"] = server_metrics.server_figures(server, window) if server is not None else None

@@ -84,7 +84,8 @@ class LiveView:
                      engines: int | None = 1, axes: dict | None = None) -> None:
         folder = Path(folder)
         running = _Running(cell_id, folder, index, float(duration_s), float(warmup_s or 0.0), engines, dict(axes or {}),
-                           time.time(), st.CellRows(folder / rf.RESULTS, self._scratch / "batch.jtl"),
+                           time.time(), st.CellRows(folder / rf.RESULTS, self._scratch / "batch.jtl",
+                                                    warmup_s=float(warmup_s or 0.0), engines=engines),
                            st.MetricsRows(folder / rf.SERVER_METRICS), st.MetricsRows(folder / rf.HOST_METRICS))
         with self._lock:
             self._state.running = running
@@ -133,8 +134,7 @@ class LiveView:
         if running is not None:
             try:
                 running.rows.update()
-                cell = st.running_cell(running.rows.samples(), running.server.frame(), running.host.frame(),
-                                       warmup_s=running.warmup_s, engines=running.engines)
+                cell = st.running_cell(running.rows, running.server.frame(), running.host.frame())
             except Exception as e:
                 cell = {"note": f"live view could not read the cell's files: {e}"}
                 traceback.print_exc(limit=2)
