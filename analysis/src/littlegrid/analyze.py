@@ -5,7 +5,7 @@ from pathlib import Path
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, laws, models
+from littlegrid.analysis import curves, laws, models, server_cpu
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.stats import percentile_of
 from littlegrid.comparison import deltas
@@ -88,10 +88,11 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
             elapsed_of[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
     slos = models.latency_slos(found.criteria)
+    run = model.Run.model_validate(summary.plain(found.run))
     cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol,
-                                                   (found.run.get("host") or {}).get("cpus"))
+                                                   server_cpu.cores(run))
     result = model.Summary.model_validate({
-        "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": summary.plain(found.run),
+        "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": run,
         "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,
         "cells": cells, "curves": grid_curves, "checks": grid_checks, "criteria": [], "findings": [],
         "expectations": []})

@@ -117,6 +117,29 @@ def test_answered_seconds_count_across_tables_in_any_order_and_keep_only_seconds
     assert len(seconds) == 4  # 50 samples of 2 threads every 70 ms, 1.75 s: 2 seconds at each end, none between
 
 
+def test_a_tables_seconds_counted_by_bincount_are_its_seconds_grouped_row_by_row():
+    # a block's rows span a few seconds, counted over their range; a block spanning years, grouped: either way
+    # every second with completions, its answers' count, first and last end, failures and earliest start
+    import pandas as pd
+
+    from littlegrid.analysis.outage import NO_END, answered
+    rng = np.random.default_rng(5)
+    dense = _loop(20, 40, lambda t: (int(rng.integers(1, 900)), None if rng.random() > 0.2 else REFUSED))
+    sparse = dense.iloc[:200].copy()
+    sparse.loc[sparse.index[::7], ["start_ms", "end_ms"]] -= 3 * 10**11  # a damaged clock, years before
+    for rows in (dense, sparse):
+        s = AnsweredSeconds()
+        s.add(rows)
+        ok, end = answered(rows), rows["end_ms"].to_numpy()
+        expected = pd.DataFrame({"second": end // 1000, "count": ok.astype(np.int64),
+                                 "first": np.where(ok, end, NO_END), "last": np.where(ok, end, -NO_END),
+                                 "failed": (~ok).astype(np.int64), "earliest": rows["start_ms"].to_numpy()}
+                                ).groupby("second").agg({"count": "sum", "first": "min", "last": "max",
+                                                         "failed": "sum", "earliest": "min"})
+        pd.testing.assert_frame_equal(s.seconds(), expected)
+        assert s.seconds()["failed"].sum() > 0
+
+
 def test_the_killed_sample_server_jtl_of_a_real_run():
     """A real cell (the CI grid's users=5, think_ms=50, 20 s) whose sample server got SIGKILL 10 s after JMeter
     started: 241 requests answered, then 1,070 refused and 5 reset at ~95/s, counted as samples, to the end."""

@@ -130,6 +130,29 @@ def test_saturated_cores_are_named_by_the_demand_law_when_the_service_itself_str
     assert dict(b[0].figures)["demand_core_ms"] == pytest.approx(1000 * 0.955 * 2 / 381.0, rel=1e-3)
 
 
+def pinned_cpu_bound(pinned=True):
+    """5 ms of CPU per request on the one CPU the server was pinned to ([server] cpus = [1]), JMeter on CPU 0: the
+    host's two CPUs are 60% busy, the server's own 97-99% from N = 4 on. Unpinned, the same cells would say the
+    host's CPU was not saturated."""
+    rows = [(1, 150.0, 6.6, 0.80), (4, 190.0, 21.0, 0.97), (8, 192.0, 41.6, 0.99)]
+    cells = [cell(n, x, r, threads=200, cpu=0.6, busy=float(n)) for n, x, r, _ in rows]
+    if pinned:
+        cells = [update(c, host=update(c.host, server_cpu_util_mean=u)) for c, (*_, u) in zip(cells, rows)]
+    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, 1 if pinned else 2)
+    run = {"host": {"cpus": 2}, "server_knobs": None} | ({"server_cpus": [1], "generator_cpus": [0]} if pinned else {})
+    return typed_summary(cells, run=run, axes={}, curves=built, tolerances=dict(DEFAULT_TOLERANCES), checks=[],
+                         criteria=[])
+
+
+def test_a_server_pinned_to_its_own_cpu_is_cpu_bound_by_that_cpu_not_by_the_half_idle_host():
+    b = of_kind(findings(pinned_cpu_bound()), "bottleneck")[0]
+    assert b.resource == "cpu" and b.standing == "holds"
+    assert "its own CPU 1 (JMeter on CPU 0) is 98% busy" in b.statement and "JMeter shares" not in b.statement
+    assert dict(b.figures)["demand_core_ms"] == pytest.approx(1000 * 0.98 * 1 / 191.0, rel=1e-3)
+    # negative control: the same cells with the server sharing the host's cores read the host's 60%
+    assert of_kind(findings(pinned_cpu_bound(pinned=False)), "bottleneck")[0].resource != "cpu"
+
+
 def test_a_throttle_with_a_standing_queue_is_the_bottleneck():
     s = summary_of([cell(1, 190.0, 5.2, threads=200, cpu=0.5, busy=1.0, queue=0.0, extra_axes={"littlegrid.throttle.max-concurrent": 2}),
                     cell(4, 380.0, 10.5, threads=200, cpu=0.6, busy=4.0, queue=2.0, extra_axes={"littlegrid.throttle.max-concurrent": 2}),

@@ -71,6 +71,12 @@ def test_knob_axes_vary_slowest_so_the_server_restarts_only_when_a_knob_changes(
     assert "server.tomcat.threads.max" not in cells[0].plan_properties
 
 
+def test_the_server_may_be_pinned_to_cpus_of_its_own(tmp_path):
+    text = VALID.replace('[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = [1]\n[target]')
+    assert load_grid(write(tmp_path, text)).server.cpus == (1,)
+    assert load_grid(write(tmp_path, text.replace("cpus = [1]\n", ""))).server.cpus is None
+
+
 def test_cell_ids_are_filesystem_safe_and_integral_floats_print_as_integers():
     assert cell_id({"users": 20, "think_ms": 50.0}) == "users=20,think_ms=50"
     assert cell_id({"path": "/a b/c"}) == "path=_a_b_c"
@@ -121,6 +127,13 @@ REFUSALS = [
     ("a target port with a started server", lambda t: t.replace("[target]", "[server]\nstart = true\n[target]"),
      r"\[target\] host: not allowed with \[server\] start = true"),
     ("a bad port", lambda t: t.replace("port = 8080", "port = 0"), r"\[target\] port: must be a TCP port"),
+    ("server cpus not a list of CPU numbers", lambda t: t.replace(
+        '[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = [1, 1]\n[target]'),
+     r"grid\.toml:\d+: \[server\] cpus: must be a list of distinct CPU numbers counted from 0, e\.g\. \[1\], "
+     r"got \[1, 1\]"),
+    ("server cpus empty", lambda t: t.replace(
+        '[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = []\n[target]'),
+     r"\[server\] cpus: must be a list of distinct CPU numbers"),
     ("criteria not a list of strings", lambda t: "criteria = 'p90 < 1s'\n" + t, r"criteria: must be a list"),
     ("a malformed criterion", lambda t: "criteria = ['p90 <']\n" + t, r"grid\.toml:1: criteria: criterion 'p90 <'"),
     ("not TOML at all", lambda t: t + "[axes\n", r"grid\.toml:(\d+): not valid TOML: .*\(at line \1, column"),

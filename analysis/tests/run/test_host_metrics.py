@@ -1,9 +1,11 @@
 """Host metrics: /proc/stat and /proc/meminfo parsed, CPU shares between two readings."""
 
-from littlegrid.run.host_metrics import COLUMNS, CpuTimes, HostSampler, cpu_shares, parse_meminfo_used, parse_proc_stat
+from littlegrid.run.host_metrics import (COLUMNS, CpuTimes, HostSampler, cpu_shares, parse_cpus, parse_meminfo_used,
+                                         parse_proc_stat)
 
 STAT = """cpu  100 10 50 800 40 5 5 0 0 0
 cpu0 50 5 25 400 20 2 3 0 0 0
+cpu1 50 5 25 400 20 3 2 0 0 0
 intr 12345
 procs_running 3
 procs_blocked 0
@@ -49,3 +51,22 @@ def test_the_sampler_reads_a_proc_folder_and_fills_every_column(tmp_path):
 def test_a_missing_proc_file_leaves_its_columns_empty(tmp_path):
     row = HostSampler(proc=tmp_path).sample()
     assert row["load1"] is None and row["run_queue"] is None and row["mem_used_bytes"] is None
+
+
+def test_the_cpus_the_server_was_pinned_to_are_summed_from_their_own_lines():
+    assert parse_cpus(STAT, (1,)) == CpuTimes(user=55, system=30, iowait=20, idle=400, total=505)
+    assert parse_cpus(STAT, (0, 1)) == CpuTimes(user=110, system=60, iowait=40, idle=800, total=1010)
+    assert parse_cpus(STAT, (2,)) is None  # a CPU the file does not list: no figure rather than a wrong one
+
+
+def test_the_sampler_measures_the_server_cpus_apart_only_when_the_server_was_pinned(tmp_path):
+    (tmp_path / "stat").write_text(STAT)
+    pinned, free = HostSampler(proc=tmp_path, server_cpus=(1,)), HostSampler(proc=tmp_path)
+    assert pinned.sample()["server_cpu_util"] is None and free.sample()["server_cpu_util"] is None
+    # CPU 1 busy for 90 of 100 ticks, CPU 0 idle: the host half busy, the server's own CPU 90%
+    (tmp_path / "stat").write_text(STAT.replace("cpu  100 10 50 800", "cpu  190 10 50 910")
+                                   .replace("cpu0 50 5 25 400", "cpu0 50 5 25 500")
+                                   .replace("cpu1 50 5 25 400", "cpu1 140 5 25 410"))
+    row = pinned.sample()
+    assert row["cpu_util"] == 0.45 and row["server_cpu_util"] == 0.9
+    assert free.sample()["server_cpu_util"] is None

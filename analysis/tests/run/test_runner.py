@@ -129,15 +129,17 @@ class FakeServer:
 
     events: list = []
 
-    def __init__(self, knobs, *, port=None, management_port=None, log=None, heap="512m", ready_timeout_s=60.0):
+    def __init__(self, knobs, *, port=None, management_port=None, log=None, heap="512m", ready_timeout_s=60.0,
+                 cpus=None):
         self.asked_ports = (port, management_port)  # what the runner passed: None lets the server choose
+        self.cpus = cpus
         self.knobs, self.port = dict(knobs), port or 40000
         self.management_port = management_port or 40001
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.metrics_url = f"http://127.0.0.1:{self.management_port}/actuator/prometheus"
 
     def start(self):
-        FakeServer.events.append(("start", dict(self.knobs), self.asked_ports))
+        FakeServer.events.append(("start", dict(self.knobs), self.asked_ports) + ((self.cpus,) if self.cpus else ()))
         return self
 
     def stop(self):
@@ -175,7 +177,7 @@ def fakes(monkeypatch, tmp_path):
 
     def fake_run_cell(jmeter, plan, folder, properties, **kw):
         what = outcomes.get(folder.name, "complete")
-        FakeServer.events.append(("cell", folder.name))
+        FakeServer.events.append(("cell", folder.name) + ((kw["cpus"], kw["server_cpus"]) if kw.get("cpus") else ()))
         if kw.get("on_progress"):
             from littlegrid.run.progress import Live
 
@@ -218,6 +220,21 @@ def test_the_server_restarts_only_when_its_knobs_change_and_stops_at_the_end(tmp
     assert cm["server"] == {"littlegrid.throttle.max-concurrent": 0, "server.tomcat.threads.max": 8}
     assert cm["index"] == 8 and cm["status"] == "complete" and cm["properties"]["port"] == "40000"
     assert "server.tomcat.threads.max" not in cm["properties"]
+
+
+def test_a_pinned_server_runs_on_its_cpus_jmeter_on_the_others_and_the_manifest_says_so(tmp_path, fakes, monkeypatch):
+    monkeypatch.setattr("littlegrid.run.sample_server.os.sched_getaffinity", lambda pid: {0, 1, 2})
+    grid = knob_grid(tmp_path)
+    grid.write_text(grid.read_text().replace("[server]\nstart = true\n", "[server]\nstart = true\ncpus = [2]\n"))
+    run = run_grid(grid, out=tmp_path / "reports", run_id="pinned")
+    starts = [e for e in FakeServer.events if e[0] == "start"]
+    cells = [e for e in FakeServer.events if e[0] == "cell"]
+    assert {s[3] for s in starts} == {(2,)}
+    assert {c[2:] for c in cells} == {((0, 1), (2,))}  # JMeter's CPUs, and the server's for the host metrics
+    assert json.loads((run / "manifest.json").read_text())["cpus"] == {"server": [2], "generator": [0, 1]}
+    from littlegrid.analyze import analyze
+    summary = analyze([run])  # the analysis reads them back: the server's cores are its own CPU 2
+    assert (summary.run.server_cpus, summary.run.generator_cpus) == ([2], [0, 1])
 
 
 def test_a_failed_cell_is_recorded_and_the_run_goes_on_to_a_failed_run(tmp_path, fakes, grid_path, monkeypatch):

@@ -42,3 +42,31 @@ def test_health_is_read_on_the_management_port(jar):
         s = SampleServer({}, port=9, management_port=actuator_port, jar=jar)
         assert s.health() == "UP"
         assert SampleServer({}, port=actuator_port, management_port=9, jar=jar).health() is None
+
+
+def test_pinned_cpus_leave_the_rest_to_jmeter_and_impossible_sets_are_refused_in_one_line():
+    from littlegrid.run.sample_server import cpu_split
+    from littlegrid.usererror import UserError
+
+    assert cpu_split((1,), available={0, 1}) == ((1,), (0,))
+    assert cpu_split((2, 3), available={0, 1, 2, 3}) == ((2, 3), (0, 1))
+    with pytest.raises(UserError, match=r"^\[server\] cpus = \[4\]: CPU 4 is not one this process may use "
+                                        r"\(available: 0, 1\)$"):
+        cpu_split((4,), available={0, 1})
+    with pytest.raises(UserError, match=r"leaves no CPU for JMeter \(available: 0, 1\); pin the server to fewer"):
+        cpu_split((0, 1), available={0, 1})
+
+
+def test_a_child_spawned_with_cpus_runs_on_those_cpus_only():
+    import os
+    import subprocess
+    import sys
+
+    from littlegrid.run.processes import spawn
+
+    one = min(os.sched_getaffinity(0))
+    child = spawn([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"], cpus=(one,),
+                  stdout=subprocess.PIPE, text=True)
+    out, _ = child.communicate(timeout=30)
+    assert out.strip() == f"[{one}]"
+    assert os.sched_getaffinity(0) != {one} or os.cpu_count() == 1  # the runner itself is not pinned

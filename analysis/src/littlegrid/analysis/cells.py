@@ -180,6 +180,8 @@ def from_run_folder(run_dir: Path) -> Inputs:
         "versions": manifest.get("versions") or {},
         "host": manifest.get("host") or {},
         "server_knobs": (grid.get("server") or {}).get("knobs"),
+        "server_cpus": (manifest.get("cpus") or {}).get("server"),
+        "generator_cpus": (manifest.get("cpus") or {}).get("generator"),
         "source": "run",
         "inputs": [str(run_dir)],
     }

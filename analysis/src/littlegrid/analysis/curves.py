@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scipy import stats as scipy_stats
 
-from littlegrid.analysis import models
+from littlegrid.analysis import models, server_cpu
 from littlegrid.analysis.laws import not_made, throughput_bound
 import numpy as np
 
@@ -149,12 +149,12 @@ def _median(values) -> float:
 
 def saturated_resource(cell: Cell, capacity: float | None, from_grid: bool) -> tuple[str | None, float | None,
                                                                                      float | None, float | None]:
-    """(the server resource that was full, busy, servers, CPU utilisation): the thread pool busy c of c, the host's
-    CPU saturated, or (no server metrics) X at the grid's c/S; None when nothing shows the server at its limit."""
-    s, h = cell.server, cell.host
+    """(the server resource that was full, busy, servers, CPU utilisation): the thread pool busy c of c, the server's
+    cores saturated, or (no server metrics) X at the grid's c/S; None when nothing shows the server at its limit."""
+    s = cell.server
     busy = s.busy_threads_mean if s is not None else None
     servers = (s.threads_max if s is not None else None) or _number(cell.axes.get("server.tomcat.threads.max"))
-    cpu = h.cpu_util_mean if h is not None else None
+    cpu = server_cpu.util(cell.host)
     if busy is not None and servers and busy >= models.POOL_FULL * float(servers):
         return "thread_pool", busy, servers, cpu
     if cpu is not None and cpu >= CPU_BUSY:
@@ -256,17 +256,17 @@ def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
 
 
 def host_limit(g: Members, cores: float | None, bound: Bounds | None) -> HostLimit | None:
-    """The load this host's CPU allows, by the demand law over the host's cores: busy core-time per second
-    U·cores = U_0·cores + X·D_cpu, where U_0 is what runs whatever the load (other processes, the JVMs' idle work).
-    Over two cells or more with X apart, D_cpu is the slope of U·cores against X (least squares) and the cores left
-    after U_0 allow X_max = (cores − U_0·cores)/D_cpu, never less than the highest X measured; a slope not above 0
-    says the CPU does not grow with this load, so it sets no limit here (None). One cell: D_cpu = U·cores/X, an
-    upper bound (U_0 counted in). For a closed curve the N that reaches X_max on the contention-free line,
-    X_max·(D+Z)."""
+    """The load the server's cores allow (the host's, or those it was pinned to: analysis.server_cpu), by the demand
+    law over those cores: busy core-time per second U·cores = U_0·cores + X·D_cpu, where U_0 is what runs whatever
+    the load (other processes, the JVMs' idle work). Over two cells or more with X apart, D_cpu is the slope of
+    U·cores against X (least squares) and the cores left after U_0 allow X_max = (cores − U_0·cores)/D_cpu, never
+    less than the highest X measured; a slope not above 0 says the CPU does not grow with this load, so it sets no
+    limit here (None). One cell: D_cpu = U·cores/X, an upper bound (U_0 counted in). For a closed curve the N that
+    reaches X_max on the contention-free line, X_max·(D+Z)."""
     if not cores:
         return None
-    rows = [(c, c.host.cpu_util_mean, c.overall.throughput_per_s) for c in g.cells
-            if c.host is not None and c.host.cpu_util_mean and c.overall.throughput_per_s]
+    rows = [(c, u, c.overall.throughput_per_s) for c in g.cells
+            if (u := server_cpu.util(c.host)) and c.overall.throughput_per_s]
     if not rows:
         return None
     xs = np.array([x for _, _, x in rows])
@@ -314,7 +314,7 @@ def build(cells: list[Cell], services: dict, slos, percentile_of, tol: dict,
           cores: float | None = None) -> tuple[list[Cell], list[Curve], list[Check]]:
     """(the cells with each curve point's throughput-bound check added, the curves, the grid-level checks:
     M/M/c//N agreement). services: cell id -> the grid's c and S for it (analysis.cells.Service); cores: the
-    measuring host's, for what its CPU allows."""
+    server's (analysis.server_cpu.cores), for what its CPU allows."""
     groups = group(cells)
     added: dict[str, Check] = {}
     curves, checks = [], []

@@ -81,11 +81,7 @@ class AnsweredSeconds:
         if not ok.all():
             self.first_failure_ms = min(self.first_failure_ms, int(ends[~ok].min()))
         self.elapsed_sum += int(table["elapsed_ms"].to_numpy(dtype=np.int64)[ok].sum())
-        rows = pd.DataFrame({"second": ends // 1000, "count": ok.astype(np.int64),
-                             "first": np.where(ok, ends, NO_END), "last": np.where(ok, ends, -NO_END),
-                             "failed": (~ok).astype(np.int64),
-                             "earliest": table["start_ms"].to_numpy(dtype=np.int64)})
-        self._parts.append(self._merged(rows))
+        self._parts.append(_per_second(ends, table["start_ms"].to_numpy(dtype=np.int64), ok))
         if len(self._parts) >= self.MERGE_AT:
             self._parts = [self._merged(pd.concat(self._parts))]
 
@@ -136,6 +132,32 @@ class AnsweredSeconds:
         end)."""
         inside = per_second.loc[began_ms // 1000 + 1:ended_ms // 1000 - 1, "failed"]
         return bool(inside.any()) or int(per_second.at[ended_ms // 1000, "earliest"]) < (began_ms + ended_ms) / 2
+
+
+def _per_second(ends: np.ndarray, starts: np.ndarray, ok: np.ndarray) -> pd.DataFrame:
+    """One table's AnsweredSeconds.COLUMNS per second of completion with completions, indexed by the second: counted
+    over the table's range of seconds (bincounts; a block's rows span few seconds), or, when that range is far
+    wider than the rows (sessions apart, a damaged timestamp), grouped."""
+    second = ends // 1000
+    low = int(second.min())
+    width = int(second.max()) - low + 1
+    if width > max(4 * len(ends), 1 << 16):
+        rows = pd.DataFrame({"second": second, "count": ok.astype(np.int64), "first": np.where(ok, ends, NO_END),
+                             "last": np.where(ok, ends, -NO_END), "failed": (~ok).astype(np.int64),
+                             "earliest": starts})
+        return AnsweredSeconds._merged(rows)
+    local = second - low
+    answered_at, answered_end = local[ok], ends[ok]
+    count = np.bincount(answered_at, minlength=width)
+    failed = np.bincount(local, minlength=width) - count
+    first, last, earliest = np.full(width, NO_END), np.full(width, -NO_END), np.full(width, NO_END)
+    np.minimum.at(first, answered_at, answered_end)
+    np.maximum.at(last, answered_at, answered_end)
+    np.minimum.at(earliest, local, starts)
+    present = np.flatnonzero(count + failed)
+    return pd.DataFrame({"count": count[present], "first": first[present], "last": last[present],
+                         "failed": failed[present], "earliest": earliest[present]},
+                        index=pd.Index(present + low, name="second"))
 
 
 def window_outside(first_start_ms: int, last_end_ms: int, warmup_s: float, cooldown_s: float,

@@ -144,7 +144,8 @@ def throttle_split(queue_mean: float | None, x_per_s: float | None, r_server_ms:
 
 
 def host_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | None:
-    """Contract "host" block: window means of the host's load average, run queue and CPU utilisation."""
+    """Contract "host" block: window means of the host's load average, run queue and CPU utilisation (and of the
+    CPUs the sample server was pinned to, when it was)."""
     if frame is None:
         return None
     rows = _in_window(frame, window)
@@ -153,7 +154,7 @@ def host_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | Non
     return {"readings": int(len(rows)), "load1_mean": _mean(rows, "load1"),
             "run_queue_mean": _mean(rows, "run_queue"), "cpu_util_mean": _mean(rows, "cpu_util"),
             "cpu_user_mean": _mean(rows, "cpu_user"), "cpu_system_mean": _mean(rows, "cpu_system"),
-            "cpu_iowait_mean": _mean(rows, "cpu_iowait")}
+            "cpu_iowait_mean": _mean(rows, "cpu_iowait"), "server_cpu_util_mean": _mean(rows, "server_cpu_util")}
 
 
 def per_bucket_mean(frame: pd.DataFrame | None, column: str, t0_ms: int, bucket_s: int, buckets: int) -> list:

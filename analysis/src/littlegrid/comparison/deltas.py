@@ -6,6 +6,7 @@ command, joins the two."""
 
 from __future__ import annotations
 
+from littlegrid.analysis import server_cpu
 from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import two_arms
@@ -141,7 +142,7 @@ def arms_of(summary: Summary, text: str) -> Arms | None:
     axis, value_a, value_b = arms.parse_arms(text)
     sa, sb = arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b)
     rows, _, _ = paired_rows(sa, sb)
-    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb), summary.run.host.cpus)
+    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb), server_cpu.cores(summary.run))
 
 
 CROSSED_GROUPS = 4  # at most this many groups of the other axes are crossed (k·(k−1) comparisons)

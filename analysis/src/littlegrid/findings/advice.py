@@ -113,7 +113,8 @@ def _host_cap(proposal: list[float], limit: HostLimit | None, unit: str) -> tupl
     if len(kept) == len(proposal):
         return proposal, ""
     words = (f"; this host allows at most {unit} ≈ {limit.max_load:.3g}: each request costs {limit.demand_core_ms:.3g} "
-             f"core-ms of its {limit.cores:g} cores (JMeter sharing them; CPU {limit.cpu_util:.0%} busy at the "
+             f"core-ms of the server's {limit.cores:g} core{'s' if limit.cores != 1 else ''} (JMeter's own work "
+             f"included when it shares them; CPU {limit.cpu_util:.0%} busy at the "
              f"heaviest cell), so X ≤ {rate(limit.max_per_s)}")
     return kept, words
 

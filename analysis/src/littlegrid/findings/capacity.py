@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from littlegrid.analysis import curves as curve_rules
-from littlegrid.analysis import models
+from littlegrid.analysis import models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
@@ -206,7 +206,7 @@ def overload(summary: Summary) -> list[Finding]:
                     f"{ms(t.last_ms)} in its last; Kendall τ = {t.tau:.2f}, p = {t.p:.1g})"
                     if o.overloaded else "R did not rise through the window: the excess was refused or never sent")
             busy = (f"busy {o.busy:.3g} of {o.servers:g} threads" if o.busy is not None and o.servers
-                    else f"host CPU {pct(o.cpu_util)}" if o.resource == "cpu" else f"X at {basis}")
+                    else f"the server's CPU {pct(o.cpu_util)}" if o.resource == "cpu" else f"X at {basis}")
             parts.append(f"offered {rate(o.offered_per_s)} exceeds capacity ≈ {rate(cap)} ({basis}); "
                          f"{rate(o.served_per_s)} served, {busy}; {grew}")
         head = group_words(curve)
@@ -252,9 +252,11 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                        fields(figures | extra), where, ids, resource)
 
     servers = [c.server for c in cells]
-    cpus = [num(c.host.cpu_util_mean) if c.host is not None else None for c in cells]
+    cpus = [num(server_cpu.util(c.host)) for c in cells]
     cpu = _mean(cpus)
-    cores = num(summary.run.host.cpus)
+    cores = server_cpu.cores(summary.run)
+    shared = server_cpu.shared(summary.run)
+    cpu_name = "host CPU" if shared else "the server's CPU"  # pinned ([server] cpus): its own cores, measured apart
     # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
     # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
     # (laws.GENERATOR_OVERHEAD_MS). An open plan's thread pool fills as a consequence of a saturated server, and
@@ -278,25 +280,33 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         c, k = sizing[0]
         return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
                      f"exhausted in {cell_words(c)} ({k.explanation}) while the server was not at its limit "
-                     f"(busy threads below threads.max, host CPU {'unknown' if cpu is None else pct(cpu)}).", "holds",
+                     f"(busy threads below threads.max, {cpu_name} {'unknown' if cpu is None else pct(cpu)}).",
+                     "holds",
                      "an open plan without free threads cannot start requests on time, and no server resource was full",
                      [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
 
     if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched or short):
         x = _mean(xs)
         demand = 1000.0 * cpu * cores / x if cores and x else None
-        text = (f"The host's CPU caps X = {rate(x)} at {on}: it is {pct(cpu)} busy")
+        text = (f"The {'host' if shared else 'server'}'s CPU caps X = {rate(x)} at {on}: "
+                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(summary.run)} is {pct(cpu)} busy"))
         if demand:
-            text += (f"; by the demand law U = X·D each request costs D = {cpu:.2f} × {cores:g} cores / {rate(x)} = "
+            core_words = f"{cores:g} core{'s' if cores != 1 else ''}"
+            text += (f"; by the demand law U = X·D each request costs D = {cpu:.2f} × {core_words} / {rate(x)} = "
                      f"{demand:.3g} core-ms, so the cores allow at most {rate(cores * 1000.0 / demand)}")
-        text += ("." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
-                 + " JMeter shares these cores, so D includes the generator's own work per request"
-                 + (f", and the generator, starved of them, fell short of the load asked for ({starved_words})"
-                    if short else "") + ".")
+        text += "." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
+        if shared:
+            text += (" JMeter shares these cores, so D includes the generator's own work per request"
+                     + (f", and the generator, starved of them, fell short of the load asked for ({starved_words})"
+                        if short else "") + ".")
+        elif short:
+            text += f" The generator, on CPUs of its own, still fell short of the load asked for ({starved_words})."
         return found("cpu", text, "holds",
                      "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
-                     "own share is not separated", [Figure("host CPU utilisation", u, "", c.id)
-                                                    for c, u in zip(cells, cpus)],
+                     "own share is not separated" if shared else
+                     "the CPUs the server was pinned to near 1 while X stays level; JMeter ran on the others",
+                     [Figure("host CPU utilisation" if shared else "server CPUs' utilisation", u, "", c.id)
+                      for c, u in zip(cells, cpus)],
                      cpu_util=cpu, demand_core_ms=demand)
 
     queue = [num(s.throttle_queue_mean) if s is not None else None for s in servers]
@@ -320,8 +330,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      + (f" At {', '.join(load_words(p.curve, load(p.curve, c)) for c in blind)} the server metrics are missing "
                         f"({_no_metrics(blind[0])}); X there is the same level." if blind else ""), "holds",
                      f"busy threads at least {BUSY_SHARE:.0%} of threads.max while X stays level" +
-                     ("" if cpu is None else f"; host CPU {pct(cpu)}, not saturated" if cpu < CPU_BUSY
-                      else f"; host CPU {pct(cpu)} too, but R_server = {ms(r_server)} is the service time "
+                     ("" if cpu is None else f"; {cpu_name} {pct(cpu)}, not saturated" if cpu < CPU_BUSY
+                      else f"; {cpu_name} {pct(cpu)} too, but R_server = {ms(r_server)} is the service time "
                            f"S = {ms(s_grid)}, so the threads are not slowed by the cores"),
                      [Figure("busy threads", b, "threads", c.id) for b, c in zip(busy, cells)],
                      busy_threads=_mean(busy), threads_max=t)
@@ -345,7 +355,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     if short:
         c, k = short[0]
         return found("generator", f"The generator may set X = {rate(_mean(xs))} at {on}: {starved_words} "
-                     f"({cell_words(c)}: {k.explanation}), while the host CPU is "
+                     f"({cell_words(c)}: {k.explanation}), while the {cpu_name} is "
                      f"{'unknown' if cpu is None else pct(cpu)} and no server resource is seen full.", "suggests",
                      "the load asked for was not put on beyond per-cycle overhead, but the cores were not saturated",
                      [Figure(f"{k.name} relative error", num(k.rel_error), "", c.id) for c, k in short])
@@ -353,7 +363,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     if missing:
         absent.append("server metrics (busy threads, in-flight, throttle queue)")
     if cpu is None:
-        absent.append("host CPU")
+        absent.append(cpu_name)
     what = "; ".join(absent) if absent else "the figures present (busy threads, CPU, queues) name no resource"
     return found("unknown", f"X stays level at {rate(_mean(xs))} at {on}, and cannot tell what caps it: "
                  f"{what}. Measure next: busy threads vs threads.max, host CPU, the throttle queue, connection "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from littlegrid.analysis import server_cpu
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.capacity import starved
 from littlegrid.findings.where_time import in_service_ms
@@ -60,7 +61,7 @@ class Arms:
     b: str
     rows: list[dict]
     crossed: list = field(default_factory=list)  # (group 1, group 2, rows): A in one group against B in another
-    cores: float | None = None  # the host's, for the CPU each request cost (demand law D = U·cores/X)
+    cores: float | None = None  # the server's (analysis.server_cpu), for the CPU each request cost (D = U·cores/X)
 
     def name(self, value: str) -> str:
         return f"{self.axis} = {value}"
@@ -165,7 +166,7 @@ class Arms:
             if m.get("verdict") in ("better", "worse"):
                 out.append((f"{m['name']}, {ms(m['a'])} against {ms(m['b'])} ({_rel(m)})", (key + "_rel", m["rel"])))
         def demand(cell) -> float | None:  # core-ms per request: the same work costing more says where X went
-            u, x = (num(cell.host.cpu_util_mean) if cell.host is not None else None), overall(cell, "throughput_per_s")
+            u, x = server_cpu.util(cell.host), overall(cell, "throughput_per_s")
             return 1000.0 * u * self.cores / x if u is not None and x and self.cores else None
 
         for name, unit, get in (("time in service", "ms", _in_service), ("the throttle's queue wait W_q", "ms",

@@ -11,6 +11,7 @@ share something: N requests on c cores each take about N/c × S).
 from __future__ import annotations
 
 from littlegrid.analysis import curves as curve_rules
+from littlegrid.analysis import server_cpu
 from littlegrid.findings.base import (THROTTLE, Figure, Finding, curves, fields, group_words, knob, load, load_words,
                                       ms, num, overall, rate)
 from littlegrid.summary.model import Cell, Curve, Summary
@@ -59,7 +60,7 @@ def _measured(members: list[Cell]) -> list[tuple[Cell, float, float]]:
 def service_time(summary: Summary) -> list[Finding]:
     """Per closed curve whose R grew with the load: does time in service stay flat or stretch?"""
     out = []
-    cores = num(summary.run.host.cpus)
+    cores = server_cpu.cores(summary.run)
     for curve, members in curves(summary):
         if curve.workload == curve_rules.OPEN:
             continue
@@ -83,11 +84,13 @@ def service_time(summary: Summary) -> list[Finding]:
             shape = "stretched"
             statement = (f"Time in service stretches with the load{at}: {trend}; the service itself took "
                          f"{min(share, 1):.0%} of what R gained.")
-            cpu = num(c1.host.cpu_util_mean) if c1.host is not None else None
+            cpu = server_cpu.util(c1.host)
             if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and n1 > cores:
                 s = s0 / max(1.0, n0 / cores)  # the lightest cell's time in service, itself shared if N > cores
                 shared = n1 / cores * s
-                statement += (f" The {n1:g} requests in service share the {cores:g} cores ({cpu:.0%} busy): each "
+                statement += (f" The {n1:g} requests in service share the {cores:g} core{'s' if cores != 1 else ''}"
+                              f"{'' if server_cpu.shared(summary.run) else ' the server was pinned to'} "
+                              f"({cpu:.0%} busy): each "
                               f"takes about N/cores × S = {n1:g}/{cores:g} × {ms(s)} = {ms(shared)}")
                 statement += (f", measured {ms(s1)}." if abs(s1 / shared - 1) <= PS_SLACK else
                               f", but {ms(s1)} was measured: S from the lightest cell ({ms(s0)} at "

@@ -143,7 +143,9 @@ def facts(cell: Cell) -> list[tuple[str, str]]:
                                      f"{fmt.ms(srv.throttle_wait_ms)}, time in service {fmt.ms(srv.in_service_ms)}"))
     if host is not None:
         rows.append(("host", f"load1 {fmt.num(host.load1_mean)}, run queue {fmt.num(host.run_queue_mean)}, "
-                             f"CPU {fmt.pct(host.cpu_util_mean)}"))
+                             f"CPU {fmt.pct(host.cpu_util_mean)}"
+                             + (f", the server's own CPUs {fmt.pct(host.server_cpu_util_mean)}"
+                                if host.server_cpu_util_mean is not None else "")))
     rows = [(k, v) for k, v in rows if v]
     for warning in cell.warnings:  # reader and analysis warnings (e.g. rows skipped)
         rows.append(("warning", warning))

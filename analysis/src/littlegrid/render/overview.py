@@ -32,10 +32,16 @@ def run_facts(summary: Summary) -> list[tuple[str, str]]:
             ("trimmed", f"warm-up {fmt.seconds(trim.warmup_s)} and cool-down {fmt.seconds(trim.cooldown_s)} "
                         f"of every cell, counted from the {trim.basis or 'first sample'}"),
             ("server knobs", ", ".join(f"{k} = {v}" for k, v in (run.server_knobs or {}).items()) or "none"),
+            ("server CPUs", run.server_cpus and f"pinned to {_cpus(run.server_cpus)} ([server] cpus), JMeter on "
+                                                f"{_cpus(run.generator_cpus or [])}: they never shared a core"),
             ("versions", ", ".join(f"{k} {v}" for k, v in run.versions.items())),
             ("host", ", ".join(f"{k} {_host_value(k, v)}" for k, v in host.items())),
             ("source", run.source), ("inputs", ", ".join(run.inputs))]
     return [(k, "" if v is None else str(v)) for k, v in rows if v not in (None, "", [])]
+
+
+def _cpus(cpus) -> str:
+    return f"CPU{'s' if len(cpus) > 1 else ''} {', '.join(str(c) for c in cpus)}" if cpus else "the other CPUs"
 
 
 def _host_value(key, v):

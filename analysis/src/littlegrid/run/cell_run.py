@@ -55,6 +55,8 @@ def run_cell(
     controller_options: list[str] | None = None,
     on_progress: Callable[[Live, float], None] | None = None,
     server: subprocess.Popen | None = None,
+    cpus: tuple[int, ...] | None = None,
+    server_cpus: tuple[int, ...] | None = None,
 ) -> CellOutcome:
     """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, the two metrics CSVs).
 
@@ -62,7 +64,9 @@ def run_cell(
     are closed; the caller records the cell as incomplete. `connector_port` is the port under test: the Tomcat
     series of other connectors in the scrape are left out. `server`: the sample server's process, watched through
     the cell: when it exits, JMeter is stopped (every request from then on would fail at once and read as
-    throughput) and the cell fails, saying when the server died and how.
+    throughput) and the cell fails, saying when the server died and how. `cpus`: the CPUs JMeter runs on, and
+    `server_cpus` those the sample server was pinned to (grid `[server] cpus`), whose busy share the host metrics
+    add (None: both run anywhere).
     """
     started, t0 = rf.utc_now(), time.monotonic()
     # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
@@ -74,11 +78,11 @@ def run_cell(
     live = Live()
     tail: deque[str] = deque(maxlen=20)
     with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url,
-                        connector_port=connector_port), \
+                        connector_port=connector_port, server_cpus=server_cpus), \
             out.open("w", encoding="utf-8") as console:
         # cwd = the cell's folder: anything JMeter writes relative to its working directory stays in the run folder.
-        process = spawn(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                        text=True, errors="replace", bufsize=1)
+        process = spawn(cmd, cpus=cpus, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
         lines: queue.Queue = queue.Queue()
         reader = threading.Thread(target=_pump, args=(process, lines), name="littlegrid-jmeter-out", daemon=True)
         reader.start()

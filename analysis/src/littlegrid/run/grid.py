@@ -42,6 +42,8 @@ class ServerSpec:
     port: int | None = None
     heap: str = "512m"
     ready_timeout_s: float = 60.0
+    # [server] cpus: the CPUs the server is pinned to; JMeter then runs on the others (None: both anywhere)
+    cpus: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

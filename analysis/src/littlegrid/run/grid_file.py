@@ -20,7 +20,7 @@ TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "
             "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines"}
 ENGINES_KEYS = {"keystore", "ssl", "controller_host"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
-SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s"}
+SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s", "cpus"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
 # Timing lives in [cell] only: as an axis or a fixed property it would contradict the cell's own timing.
 TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions"}
@@ -254,7 +254,13 @@ class _Validator:
         if not re.fullmatch(r"\d+[kKmMgG]?", heap):
             raise self.fail("server", "heap", f"must look like 512m or 2g, got {heap!r}")
         ready = self.number("server", "ready_timeout_s", table.get("ready_timeout_s", 60.0), positive=True)
-        return ServerSpec(knobs=dict(knobs), port=port, heap=heap, ready_timeout_s=ready)
+        cpus = table.get("cpus")
+        if cpus is not None and (not isinstance(cpus, list) or not cpus or len(set(cpus)) != len(cpus) or any(
+                isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus)):
+            raise self.fail("server", "cpus", f"must be a list of distinct CPU numbers counted from 0, e.g. [1], "
+                            f"got {cpus!r}")
+        return ServerSpec(knobs=dict(knobs), port=port, heap=heap, ready_timeout_s=ready,
+                          cpus=tuple(cpus) if cpus is not None else None)
 
     def target(self, server_started: bool, own_plan: bool = False) -> Target | None:
         table = self.table("target", TARGET_KEYS)

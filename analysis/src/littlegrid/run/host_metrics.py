@@ -1,4 +1,5 @@
-"""Host metrics from /proc: load average, run-queue length, CPU utilisation between readings, memory in use."""
+"""Host metrics from /proc: load average, run-queue length, CPU utilisation between readings (all CPUs, and those
+the sample server is pinned to), memory in use."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-COLUMNS = ["time_ms", "load1", "run_queue", "cpu_util", "cpu_user", "cpu_system", "cpu_iowait", "mem_used_bytes"]
+COLUMNS = ["time_ms", "load1", "run_queue", "cpu_util", "cpu_user", "cpu_system", "cpu_iowait", "mem_used_bytes",
+           "server_cpu_util"]
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,10 @@ class CpuTimes:
     iowait: int
     idle: int
     total: int
+
+    def __add__(self, other: "CpuTimes") -> "CpuTimes":
+        return CpuTimes(self.user + other.user, self.system + other.system, self.iowait + other.iowait,
+                        self.idle + other.idle, self.total + other.total)
 
     @classmethod
     def parse(cls, line: str) -> "CpuTimes":
@@ -40,6 +46,21 @@ def parse_proc_stat(text: str) -> tuple[CpuTimes | None, int | None]:
     return cpu, running
 
 
+def parse_cpus(text: str, cpus: tuple[int, ...]) -> CpuTimes | None:
+    """The summed times of these CPUs (the `cpuN` lines of /proc/stat); None when one of them is not listed."""
+    lines = {}
+    for line in text.splitlines():
+        name = line.split(maxsplit=1)[0] if line.strip() else ""
+        if name.startswith("cpu") and name[3:].isdigit():
+            lines[int(name[3:])] = line
+    if not cpus or any(c not in lines for c in cpus):
+        return None
+    total = CpuTimes.parse(lines[cpus[0]])
+    for c in cpus[1:]:
+        total = total + CpuTimes.parse(lines[c])
+    return total
+
+
 def parse_meminfo_used(text: str) -> int | None:
     """MemTotal − MemAvailable, in bytes: memory the system could not hand out without reclaiming."""
     fields = {}
@@ -56,12 +77,15 @@ def parse_meminfo_used(text: str) -> int | None:
 class HostSampler:
     """One row of host metrics per call; CPU shares are over the interval since the previous call (0..1 of all CPUs).
 
-    run_queue is /proc/stat's procs_running, which includes the reading thread itself.
+    run_queue is /proc/stat's procs_running, which includes the reading thread itself. server_cpu_util: the busy share
+    of `server_cpus` alone (the CPUs the sample server was pinned to), empty when it was not pinned.
     """
 
-    def __init__(self, proc: Path = Path("/proc")):
+    def __init__(self, proc: Path = Path("/proc"), server_cpus: tuple[int, ...] | None = None):
         self.proc = proc
+        self.server_cpus = tuple(server_cpus) if server_cpus else None
         self._last: CpuTimes | None = None  # the first row has no interval behind it: its CPU shares stay empty
+        self._last_server: CpuTimes | None = None
 
     def _read(self, name: str) -> str | None:
         try:
@@ -69,20 +93,22 @@ class HostSampler:
         except OSError:
             return None
 
-    def _read_stat(self) -> tuple[CpuTimes | None, int | None]:
-        text = self._read("stat")
-        return parse_proc_stat(text) if text else (None, None)
-
     def sample(self) -> dict:
         row = {"time_ms": int(time.time() * 1000)}
         loadavg = self._read("loadavg")
         row["load1"] = float(loadavg.split()[0]) if loadavg else None
-        cpu, running = self._read_stat()
+        stat = self._read("stat")
+        cpu, running = parse_proc_stat(stat) if stat else (None, None)
         row["run_queue"] = running
         row.update(cpu_shares(self._last, cpu))
         self._last = cpu or self._last
         meminfo = self._read("meminfo")
         row["mem_used_bytes"] = parse_meminfo_used(meminfo) if meminfo else None
+        row["server_cpu_util"] = None
+        if self.server_cpus:
+            pinned = parse_cpus(stat, self.server_cpus) if stat else None
+            row["server_cpu_util"] = cpu_shares(self._last_server, pinned)["cpu_util"]
+            self._last_server = pinned or self._last_server
         return row
 
 

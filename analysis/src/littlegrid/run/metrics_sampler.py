@@ -92,10 +92,11 @@ class MetricsSampler:
     `metrics_url` None (no server of ours) writes a server-metrics.csv with its header only.
     A failed scrape writes a row with the time and empty values, so gaps stay visible.
     `connector_port`: the port under test, whose Tomcat connector the busy-thread and connection columns describe.
+    `server_cpus`: the CPUs the sample server was pinned to, whose busy share the host rows add (server_cpu_util).
     """
 
     def __init__(self, server_csv: Path, host_csv: Path, metrics_url: str | None, interval_s: float = 1.0,
-                 connector_port: int | None = None):
+                 connector_port: int | None = None, server_cpus: tuple[int, ...] | None = None):
         self.server_csv, self.host_csv = server_csv, host_csv
         self.metrics_url = metrics_url
         self.connector_port = connector_port
@@ -103,7 +104,7 @@ class MetricsSampler:
         self.failed_scrapes = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="littlegrid-metrics", daemon=True)
-        self._host = HostSampler()
+        self._host = HostSampler(server_cpus=server_cpus)
 
     def __enter__(self) -> "MetricsSampler":
         self._server_file = self.server_csv.open("w", newline="", encoding="utf-8")

@@ -22,9 +22,14 @@ def die_with_parent() -> None:
         pass
 
 
-def spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
-    """Start `cmd` in its own process group (a Ctrl-C at the terminal reaches only the runner, which stops it)."""
-    return subprocess.Popen(cmd, start_new_session=True, preexec_fn=die_with_parent, **kwargs)
+def spawn(cmd: list[str], cpus: tuple[int, ...] | None = None, **kwargs) -> subprocess.Popen:
+    """Start `cmd` in its own process group (a Ctrl-C at the terminal reaches only the runner, which stops it).
+    cpus: the CPUs it may run on (set before exec, so every thread it starts inherits them); None: the runner's."""
+    def prepare() -> None:
+        die_with_parent()
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+    return subprocess.Popen(cmd, start_new_session=True, preexec_fn=prepare, **kwargs)
 
 
 def stop_group(process: subprocess.Popen, grace_s: float = 10.0) -> int | None:

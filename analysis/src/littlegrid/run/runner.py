@@ -23,7 +23,7 @@ from littlegrid.run.grid_file import load_grid
 from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
 from littlegrid.run.plan_properties import save_service_properties, workload_of
 from littlegrid.run.progress import Clock, Live, hms
-from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, find_server_jar, port_is_busy
+from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
 
 HELP = "run a grid file: JMeter once per cell, server and host metrics beside each, into reports/<run-id>/"
@@ -146,6 +146,8 @@ class _Run:
         self.server: SampleServer | None = None
         self.server_port = grid.server.port if grid.server else None
         self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
+        # ([server] cpus, the CPUs left for JMeter) when the grid pins the server; None: both run anywhere
+        self.cpus = cpu_split(grid.server.cpus) if grid.server is not None and grid.server.cpus else None
         self.tty = sys.stdout.isatty()
 
     def execute(self) -> Path:
@@ -215,6 +217,7 @@ class _Run:
             "host": rf.host_facts(),
             "remote_hosts": list(grid.remote_hosts),
             "engines": grid.engines,
+            **({"cpus": {"server": list(self.cpus[0]), "generator": list(self.cpus[1])}} if self.cpus else {}),
             **({"rmi": {"ssl": grid.rmi.ssl, "keystore": str(grid.rmi.keystore) if grid.rmi.keystore else None,
                         "controller_host": grid.rmi.controller_host}} if grid.remote_hosts else {}),
             "cells": [c.id for c in self.cells],
@@ -237,7 +240,8 @@ class _Run:
         t = time.monotonic()
         print(f"sample server: starting with {_knob_text(knobs)}", flush=True)
         server = SampleServer(knobs, port=self.server_port, management_port=self.management_port,
-                              log=self.folder.server_log, heap=spec.heap, ready_timeout_s=spec.ready_timeout_s)
+                              log=self.folder.server_log, heap=spec.heap, ready_timeout_s=spec.ready_timeout_s,
+                              cpus=self.cpus[0] if self.cpus else None)
         self.server_port, self.management_port = server.port, server.management_port  # kept for the whole run
         self.server = server  # before start(): a Ctrl-C while it boots must still stop it
         server.start()
@@ -280,7 +284,9 @@ class _Run:
                                metrics_url=self.server.metrics_url if self.server else None,
                                controller_options=_controller_options(grid),
                                connector_port=self.server.port if self.server else None,
-                               on_progress=show, server=getattr(self.server, "process", None))
+                               on_progress=show, server=getattr(self.server, "process", None),
+                               cpus=self.cpus[1] if self.cpus else None,
+                               server_cpus=self.cpus[0] if self.cpus else None)
         except Interrupted as e:
             self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
                                                       "status": "incomplete", "reason": f"interrupted by {e.signal_name}",
@@ -411,6 +417,8 @@ def _preflight(grid: Grid) -> None:
     """Refuse, in one line, what would make every cell fail: no server jar, a busy port, an unreachable target."""
     if grid.server is not None:
         find_server_jar()
+        if grid.server.cpus:
+            cpu_split(grid.server.cpus)
         if grid.server.port is not None and port_is_busy(grid.server.port):
             raise UserError(f"{grid.path}: [server] port {grid.server.port} on 127.0.0.1 is already in use")
     else:
@@ -483,6 +491,8 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     print(f"grid {grid.name}: {len(cells)} cells of {timing.duration_s:g} s (warm-up {timing.warmup_s:g} s, "
           f"cool-down {timing.cooldown_s:g} s trimmed by the analysis), plan {grid.plan.name}, "
           f"target {where}{engines}")
+    if grid.server is not None and grid.server.cpus:
+        print(f"the sample server runs on CPU {_cpu_words(grid.server.cpus)} ([server] cpus), JMeter on the others")
     if grid.remote_hosts:
         print(f"users is the total N, split across the {grid.engines} engines (the first engines listed take "
               "one more thread when N does not divide)")
@@ -491,6 +501,10 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
         print(f"  {c.index:>3}. {c.id}" + (f"  ({eng.split_text(split)})" if split else ""))
     expected = Clock([timing.duration_s] * len(cells), _server_starts(cells)).expected_total()
     print(f"expected time: about {hms(expected)}; run folder: {folder}", flush=True)
+
+
+def _cpu_words(cpus) -> str:
+    return ", ".join(str(c) for c in cpus)
 
 
 @contextmanager

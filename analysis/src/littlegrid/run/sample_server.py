@@ -41,6 +41,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def cpu_split(cpus: tuple[int, ...], available: set[int] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """([server] cpus, the CPUs left for JMeter): the server pinned to its own CPUs and the generator to the rest,
+    so that the two never share a core. Refused in one line when a CPU is not available to this process, or when
+    none is left for JMeter."""
+    available = set(os.sched_getaffinity(0)) if available is None else set(available)
+    shown = ", ".join(str(c) for c in sorted(available))
+    missing = [c for c in cpus if c not in available]
+    if missing:
+        raise UserError(f"[server] cpus = {list(cpus)}: CPU {missing[0]} is not one this process may use "
+                        f"(available: {shown})")
+    rest = tuple(sorted(available - set(cpus)))
+    if not rest:
+        raise UserError(f"[server] cpus = {list(cpus)}: leaves no CPU for JMeter (available: {shown}); "
+                        f"pin the server to fewer")
+    return tuple(cpus), rest
+
+
 def port_is_busy(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
@@ -52,6 +69,7 @@ class SampleServer:
 
     Knobs are Spring properties (`server.tomcat.threads.max`, `littlegrid.throttle.max-concurrent`, ...),
     passed as `--name=value`. The server is stopped (SIGTERM, then SIGKILL) when the block exits.
+    `cpus`: the CPUs it runs on (grid `[server] cpus`); None: wherever the OS puts it.
 
     The actuator (health, metrics) answers on its own port, `management_port`: Spring Boot then serves it from
     a second Tomcat with its own connector and threads, so a health check or a 1 Hz scrape never queues
@@ -68,6 +86,7 @@ class SampleServer:
         log: Path | None = None,
         heap: str = "512m",
         ready_timeout_s: float = 60.0,
+        cpus: tuple[int, ...] | None = None,
     ):
         knobs = knobs or {}
         self.knobs = {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
@@ -77,6 +96,7 @@ class SampleServer:
         self.log = log
         self.heap = heap
         self.ready_timeout_s = ready_timeout_s
+        self.cpus = cpus
         self.process: subprocess.Popen | None = None
         self._log_file = None
 
@@ -107,7 +127,7 @@ class SampleServer:
             self._log_file = open(self.log, "ab")
             out = self._log_file
         # Own process group, so that stopping it never signals the caller's group; it dies with its starter.
-        self.process = spawn(self.command(), stdout=out, stderr=subprocess.STDOUT)
+        self.process = spawn(self.command(), cpus=self.cpus, stdout=out, stderr=subprocess.STDOUT)
         self.wait_ready()
         return self
 

@@ -270,6 +270,8 @@ class Host(Record):
     cpu_user_mean: float | None
     cpu_system_mean: float | None
     cpu_iowait_mean: float | None
+    # busy share of the CPUs the sample server was pinned to ([server] cpus); null: not pinned (it shared them all)
+    server_cpu_util_mean: float | None = None
 
 
 # ----- exact histograms (what comparisons resample)
@@ -449,8 +451,9 @@ class Overhead(Record):
 
 
 class HostLimit(Record):
-    """What the measuring host's CPU allows (demand law U = X·D over the host's cores, generator included): the
-    per-request CPU demand at `cell`, the throughput the cores allow, and the load that would reach it."""
+    """What the server's cores allow (demand law U = X·D over the host's cores, generator included, or over the CPUs
+    the server was pinned to): the per-request CPU demand at `cell`, the throughput the cores allow, and the load
+    that would reach it."""
     cell: str
     cores: float
     cpu_util: float
@@ -613,6 +616,9 @@ class Run(Record):
     source: str
     inputs: list[str]
     unfinished: Unfinished | None = None  # null: every cell ran to its end (or no grid: JTL files)
+    # the CPUs the sample server was pinned to ([server] cpus) and those JMeter ran on; null: both ran anywhere
+    server_cpus: list[int] | None = None
+    generator_cpus: list[int] | None = None
 
 
 class Trim(Record):
