@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import stats as scipy_stats
 
 from littlegrid.analysis import models, server_cpu
 from littlegrid.analysis.laws import not_made, throughput_bound
@@ -122,19 +121,36 @@ def _key(g: Members) -> str:
 
 # ---------------------------------------------------------------- overload (open curves)
 
-def trend(cell: Cell) -> Trend | None:
-    """Kendall's τ of the per-bucket median response time against time, over the steady window's buckets."""
+def _steady_medians(cell: Cell) -> list[tuple[float, float]] | None:
+    """(t, per-bucket median R) of the steady window's buckets that had samples; None without series."""
     s = cell.series
     if s is None:
         return None
-    points = [(t, p) for t, p in zip(s.t_s, s.p50_ms)
-              if p is not None and s.window_start_s <= t < s.window_end_s]
+    return [(t, p) for t, p in zip(s.t_s, s.p50_ms) if p is not None and s.window_start_s <= t < s.window_end_s]
+
+
+def thirds(cell: Cell) -> tuple[float, float] | None:
+    """The median of the per-bucket median R over the steady window's first and last thirds of buckets (the
+    first_ms and last_ms of trend); None when trend tests nothing (no series, fewer than TREND_MIN_BUCKETS)."""
+    points = _steady_medians(cell)
+    if points is None or len(points) < TREND_MIN_BUCKETS:
+        return None
+    third = max(1, len(points) // 3)
+    return _median([p for _, p in points[:third]]), _median([p for _, p in points[-third:]])
+
+
+def trend(cell: Cell) -> Trend | None:
+    """Kendall's τ of the per-bucket median response time against time, over the steady window's buckets."""
+    points = _steady_medians(cell)
+    if points is None:
+        return None
     if len(points) < TREND_MIN_BUCKETS:
         return Trend(buckets=len(points), tau=None, p=None, first_ms=None, last_ms=None, rising=False)
+    from scipy import stats as scipy_stats  # noqa: PLC0415 (lazy: 1-2 s to import here, for this test only)
+
     ts, ps = zip(*points)
     tau, p = scipy_stats.kendalltau(ts, ps)
-    third = max(1, len(ps) // 3)
-    first, last = _median(ps[:third]), _median(ps[-third:])
+    first, last = thirds(cell)
     tau = None if tau is None or math.isnan(tau) else float(tau)
     p = None if p is None or math.isnan(p) else float(p)
     rising = tau is not None and p is not None and tau > 0 and p < TREND_P and last > first

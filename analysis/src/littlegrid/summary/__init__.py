@@ -15,12 +15,16 @@ NAME = "summary.json"
 SCHEMA = "littlegrid.summary/4"  # 4: curves (Summary.curves, models per curve); 3: the typed model (summary/model.py), every field written; 2: findings
 
 
+_AS_IS = frozenset((int, str, bool, type(None)))  # what plain returns unchanged: no call for each of them
+
+
 def plain(value):
     """Plain JSON data: numpy scalars to Python, NaN/±inf to null (JSON has neither), tuples to lists."""
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): v if type(v) in _AS_IS else plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        # a summary's histograms are long lists of ints: a call for each would cost most of the writing
+        return [v if type(v) in _AS_IS else plain(v) for v in value]
     if isinstance(value, np.ndarray):
         return [plain(v) for v in value.tolist()]
     if isinstance(value, (np.bool_, bool)):
