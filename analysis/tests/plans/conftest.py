@@ -81,8 +81,9 @@ def run_plan(jmeter, sample_server, tmp_path_factory):
     """run_plan(plan name, **properties) -> PlanRun: JMeter non-GUI against the sample server, save-service
     properties as the runner passes them, killed if it outlives its duration by a minute."""
 
-    def run(name: str, **properties) -> PlanRun:
-        folder = tmp_path_factory.mktemp(name.replace(".jmx", ""))
+    def run(name: str | Path, **properties) -> PlanRun:
+        """name: a plan of plans/, or the path of a plan of the test's own."""
+        folder = tmp_path_factory.mktemp(Path(name).stem)
         jtl, log = folder / "results.jtl", folder / "jmeter.log"
         props = save_service_properties() | {"host": "127.0.0.1", "port": sample_server.port} | properties
         command = jmeter.command(PLANS / name, jtl=jtl, log=log, properties=props)

@@ -28,6 +28,7 @@ from littlegrid.analysis import laws
 from littlegrid.analysis.think_time import ks_exponential, poisson_fit
 from littlegrid.analysis.window import steady_window
 from littlegrid.run.plan_properties import JTL_COLUMNS, THINK_DRAWN_VARIABLE
+from plan_files import PLANS
 
 pytestmark = pytest.mark.integration
 
@@ -207,6 +208,24 @@ def test_unknown_think_dist_stops_the_test_with_a_message(run_plan):
     run = run_plan("closed.jmx", think_dist="gaussian", users=2, duration_s=60, path="/io?ms=0")
     assert "think_dist = 'gaussian': expected poisson, exponential or constant" in run.log.read_text(encoding="utf-8")
     assert run.wall_s < 45, run.wall_s
+
+
+def test_a_field_holding_a_per_request_function_is_read_before_every_request(run_plan, tmp_path):
+    """The timer reads ${__P()} fields once per thread (fixed for the test), anything else before each request: a
+    mean of ${__Random(0,40)} with the constant distribution gives each draw its own value, within one thread too."""
+    plan = tmp_path / "closed-random-mean.jmx"
+    text = (PLANS / "closed.jmx").read_text(encoding="utf-8")
+    fixed = '<stringProp name="meanMs">${__P(think_ms,1000)}</stringProp>'
+    assert fixed in text
+    plan.write_text(text.replace(fixed, '<stringProp name="meanMs">${__Random(0,40)}</stringProp>'), encoding="utf-8")
+    run = run_plan(plan, think_dist="constant", users=2, duration_s=4, rampup_s=0, path="/io?ms=0")
+    assert run.exit_code == 0, run.log.read_text(encoding="utf-8")[-2000:]
+    drawn = pd.read_csv(run.jtl, usecols=["threadName", THINK_DRAWN_VARIABLE])
+    assert len(drawn) >= 40 and drawn[THINK_DRAWN_VARIABLE].notna().all(), (len(drawn), run.context())
+    assert drawn[THINK_DRAWN_VARIABLE].between(0, 40).all()
+    # 41 equally likely values: a thread's n draws all alike has probability 41^-(n-1), nil for n >= 10
+    per_thread = drawn.groupby("threadName")[THINK_DRAWN_VARIABLE]
+    assert (per_thread.size() >= 10).all() and (per_thread.nunique() > 1).all(), per_thread.unique()
 
 
 @pytest.mark.parametrize("which", ["closed", "open", "spike"])

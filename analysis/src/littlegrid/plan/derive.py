@@ -300,7 +300,7 @@ THINK_TIMER_CLASS = "io.littlegrid.jmeter.ThinkTimeTimer"
 
 
 def think_timer(source: Path, think_ms: float, dist: str) -> ET.Element:
-    """littlegrid's think-time timer as plans/closed.jmx holds it (a compiled TestBean in JMeter's lib/ext), with the
+    """littlegrid's think-time timer as plans/closed.jmx holds it (a compiled timer in JMeter's lib/ext), with the
     cell's mean and distribution written literally."""
     if not Path(source).is_file():
         raise PlanError(f"{source}: not found (it holds littlegrid's think-time timer)")
