@@ -247,3 +247,45 @@ def test_the_cpu_each_request_cost_is_said_when_it_differs_between_the_arms():
     x_b = light.overall.throughput_per_s
     text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
     assert f"CPU per request U·cores/X, {2000 / x_a:.3g} core-ms against {800 / x_b:.3g} core-ms" in text
+
+
+def _with_cpu(s, util_by_cell: dict):
+    from typed_cells import update
+    return update(s, cells=[update(c, host=update(c.host, cpu_util_mean=util_by_cell[c.id]))
+                            if c.id in util_by_cell else c for c in s.cells])
+
+
+def test_arms_that_both_fill_the_cpu_are_bound_by_it_and_a_gap_in_x_is_the_cpu_each_request_cost():
+    """The utilisation law at the heaviest pair: both arms at U ≥ 90% of the server's cores means neither left
+    capacity unused; X then differs only as D = U·cores/X does."""
+    s = throttling(5.0, 2)  # at N = 8 both arms keep the 2 cores full: equal X
+    text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
+    assert "Both arms kept the CPU full (100% and 100% of the server's 2 cores busy): the cores bound" in text
+    # the throttled arm's requests cost 30% more CPU, its X 1/1.3 of the other's: both still full
+    rng = np.random.default_rng(5)
+    cells = [throttling_cell(n, 0, 5.0, 2, rng) for n in (1, 2, 4, 8)]
+    cells += [throttling_cell(n, 2, 6.5, 2, rng) for n in (1, 2, 4, 8)]
+    services = {c.id: Service(2, 5.0, "const") for c in cells}
+    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
+    s = typed_summary(cells, run={"host": {"cpus": 2}, "arms": f"{THROTTLE}=0,2"}, curves=built,
+                      axes={THROTTLE: [0, 2], "users": [1, 2, 4, 8]}, tolerances=dict(DEFAULT_TOLERANCES))
+    arm = of(findings(s, arms_of(s, s.run.arms)), "arms")[0]
+    figures = dict(arm.figures)
+    assert arm.resource == "different"
+    assert figures["cpu_ms_per_request_b"] / figures["cpu_ms_per_request_a"] == pytest.approx(
+        figures["throughput_a"] / figures["throughput_b"])
+    assert figures["cpu_ms_per_request_a"] == pytest.approx(5.0, rel=0.05)
+    assert figures["cpu_ms_per_request_b"] == pytest.approx(6.5, rel=0.05)
+    assert "so by the utilisation law X = U·cores/D the throughput differs only as the CPU each request cost does (" \
+        "above)" in arm.statement  # the +30% is already among the figures that differ
+
+
+def test_an_arm_that_leaves_the_cpu_idle_while_the_other_fills_it_is_named():
+    s = throttling(5.0, 2)
+    light = next(c for c in s.cells if c.axes == {THROTTLE: 2, "users": 8})
+    s = _with_cpu(s, {light.id: 0.55})
+    text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
+    assert f"Only one arm kept the CPU full (100% and 55% of the server's 2 cores busy): {THROTTLE} = 2 left the " \
+           "cores idle 45% of the time" in text
+    both_idle = _with_cpu(s, {c.id: 0.5 for c in s.cells})
+    assert "kept the CPU full" not in of(findings(both_idle, arms_of(both_idle, both_idle.run.arms)), "arms")[0].statement

@@ -104,7 +104,9 @@ def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 
     rows, only_a, only_b = paired_rows(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect)
     found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
     if arms_named is not None:
-        found = [f.as_dict() for f in Arms(*arms_named, rows).in_words()] + found
+        # the same Arms as the run's own finding (findings read arms_of): the page says what the run says
+        arms = Arms(*arms_named, rows, _crossed(sa, sb), server_cpu.cores(sa.run))
+        found = [f.as_dict() for f in arms.in_words()] + found
     paired = [r | {"a": r["a"].id, "b": r["b"].id, "error_rate": list(r["error_rate"])} for r in rows]
     return Comparison.model_validate(plain({
         "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from littlegrid.analysis import server_cpu
+from littlegrid.analysis.curves import CPU_BUSY
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.capacity import starved
 from littlegrid.findings.where_time import in_service_ms
@@ -134,13 +135,15 @@ class Arms:
         statement = f"Arms {head}: {x_words}."
         if differ:
             statement += f" At {at} they differ in " + "; ".join(words for words, _ in differ) + "."
+        cpu_words, cpu_figures = self._cpu_bound(last, x, differ)
+        statement += cpu_words
         choice, why = self._choice(last, x, differ, known)
         statement += f" {choice}"
         ids = tuple(i for r in rows for i in (r["a"].id, r["b"].id))
         figures = {"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
                    "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
                    "arms": head, "choice": choice}
-        figures |= {name: value for _, (name, value) in differ}
+        figures |= {name: value for _, (name, value) in differ} | cpu_figures
         hungry = [c for c in (last["a"], last["b"]) if starved(c)]
         if hungry and known:
             statement += (f" But the generator did not deliver the load asked for at {at} in "
@@ -155,6 +158,34 @@ class Arms:
                        (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
                        fields(figures), tuple(fixed.items()), ids,
                        ("same" if same else "different") if known else None)
+
+    def _cpu_bound(self, row: dict, x: dict, differ: list) -> tuple[str, dict]:
+        """The utilisation law X = U·cores/D at the heaviest pair, when the server's CPU was measured in both arms:
+        both arms keeping the cores busy means neither left capacity unused, and then the throughput can differ only
+        as the CPU each request cost (D) does; one arm leaving the cores idle while the other fills them says that
+        arm's setting (a throttle's K below the cores, a pool too small) cost the throughput."""
+        a, b = row["a"], row["b"]
+        ua, ub = server_cpu.util(a.host), server_cpu.util(b.host)
+        xa, xb = overall(a, "throughput_per_s"), overall(b, "throughput_per_s")
+        if ua is None or ub is None or not xa or not xb or not self.cores:
+            return "", {}
+        da, db = 1000.0 * ua * self.cores / xa, 1000.0 * ub * self.cores / xb
+        figures = {"cpu_util_a": ua, "cpu_util_b": ub, "cpu_ms_per_request_a": da, "cpu_ms_per_request_b": db}
+        busy = f"{ua:.0%} and {ub:.0%} of the server's {self.cores:g} core{'s' if self.cores != 1 else ''} busy"
+        if min(ua, ub) >= CPU_BUSY:
+            if x.get("verdict") == "same":
+                return (f" Both arms kept the CPU full ({busy}): the cores bound the throughput either way.",
+                        figures)
+            said = any(words.startswith("CPU per request") for words, _ in differ)
+            cost = "above" if said else f"{da:.3g} against {db:.3g} core-ms, {db / da - 1:+.0%}"
+            return (f" Both arms kept the CPU full ({busy}), so by the utilisation law X = U·cores/D the "
+                    f"throughput differs only as the CPU each request cost does ({cost}): neither arm left "
+                    f"capacity unused; the work per request differed.", figures)
+        if max(ua, ub) >= CPU_BUSY:
+            idle = self.name(self.a) if ua < ub else self.name(self.b)
+            return (f" Only one arm kept the CPU full ({busy}): {idle} left the cores idle "
+                    f"{1 - min(ua, ub):.0%} of the time, capacity its setting did not use.", figures)
+        return "", figures
 
     def _differences(self, row: dict) -> list[tuple[str, tuple[str, float | None]]]:
         """The figures of the heaviest pair that differ: p99 and mean R by their intervals; time in service, the
