@@ -86,7 +86,23 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
                                          srv.service_mean_ms, srv.in_flight_source, tol["server_little"]))
     if f.engine_shares:
         checks.append(_engine_clocks(cell.id, f.engine_shares, T))
+    if not spike:  # a spike's completions fall as its users finish: no steady state to hold
+        checks.append(laws.steady(cell.id, *_window_thirds(f.series), tol["steady"]))
     return checks
+
+
+def _window_thirds(series: model.Series | None) -> tuple[float | None, float | None, float | None]:
+    """(completions in the first third, in the last third, seconds each) over the series' buckets wholly inside the
+    steady window; Nones with fewer than three such buckets."""
+    if series is None:
+        return None, None, None
+    b = series.bucket_s
+    inside = [x * b for t, x in zip(series.t_s, series.throughput)
+              if t >= series.window_start_s and t + b <= series.window_end_s]
+    third = len(inside) // 3
+    if third < 1:
+        return None, None, None
+    return sum(inside[:third]), sum(inside[-third:]), float(third * b)
 
 
 def _engine_clocks(cell_id: str, shares: list, window_s: float) -> model.Check:

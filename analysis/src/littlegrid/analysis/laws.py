@@ -18,7 +18,9 @@ DEFAULT_TOLERANCES = {
     "generator_sizing": 0.80,  # λ·W / threads must stay below this
     "throughput_bound": 0.02,  # X may exceed min(N/(D+Z), c/S) by this much
     "mmcn": 0.05,              # |X − X_M/M/c//N| / X_M/M/c//N
+    "steady": 0.10,            # |C_last − C_first| / mean: completions in the window's last third against its first
 }
+STEADY_SIGMAS = 4.0  # the steady check's noise allowance in standard errors: every cell of a grid is checked
 
 
 def verdict(name: str, cell: str | None, value, expected, rel_error, tolerance, passed,
@@ -219,3 +221,26 @@ def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) 
            else f"X = {x:.2f}/s successful completions exceeds the bound {bound:.2f}/s ({basis}): the demand or "
                 f"server count assumed is wrong, or the samples are not what the grid says.")
     return verdict("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)
+
+
+def steady(cell, first: float | None, last: float | None, third_s: float | None, floor) -> Check:
+    """Completions in the steady window's first third against its last (whole buckets, equal lengths). A workload in
+    steady state completes as many in each, up to counting noise: the difference of two Poisson counts has standard
+    error √(C_first + C_last), which closed workloads undercut, so STEADY_SIGMAS of it plus the floor bound what
+    noise explains. Beyond it the window holds a warm-up the trim left in (a JIT still compiling after a server
+    start, caches filling, connections opening) or a drift, and the cell's averages mix two regimes."""
+    if first is None or last is None or not third_s:
+        return not_made("steady", cell, "the window has fewer than three whole buckets of the series")
+    if first + last < 20:
+        return not_made("steady", cell, f"{first + last:g} completions in the window's first and last thirds: too "
+                                        "few to tell a trend from noise")
+    mean = (first + last) / 2
+    rel = abs(last - first) / mean
+    tol = max(floor, STEADY_SIGMAS * math.sqrt(first + last) / mean)
+    rates = f"{first / third_s:.4g}/s in the window's first third and {last / third_s:.4g}/s in its last"
+    why = (f"{rates} ({third_s:g} s each): steady." if rel <= tol else
+           f"{rates} ({third_s:g} s each, {rel:.0%} apart against {tol:.0%} allowed): the throughput "
+           f"{'rose' if last > first else 'fell'} through the window, so its averages mix two regimes; a warm-up the "
+           "trim left in (a server just started, its JIT still compiling) or a drift of the host. A longer "
+           "[cell] warmup_s, or a server warmed before the cell, gives a steady window.")
+    return verdict("steady", cell, last / third_s, first / third_s, rel, tol, rel <= tol, why)
