@@ -71,6 +71,21 @@ def test_knob_axes_vary_slowest_so_the_server_restarts_only_when_a_knob_changes(
     assert "server.tomcat.threads.max" not in cells[0].plan_properties
 
 
+def test_interleaved_arms_run_each_load_in_every_arm_before_the_next_load(tmp_path):
+    """[cell] interleave: knob axes vary fastest, the other axes in their declared order, so the arms' paired cells
+    run one after the other (the runner starts the server anew whenever the knobs change)."""
+    text = VALID.replace('[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true')
+    text = text.replace("cooldown_s = 2\n", "cooldown_s = 2\ninterleave = true\n")
+    text += '"server.tomcat.threads.max" = [2, 8]\n'
+    cells = load_grid(write(tmp_path, text)).cells()
+    assert [(c.axes["users"], c.axes["think_ms"], c.knobs["server.tomcat.threads.max"]) for c in cells] == [
+        (5, 0, 2), (5, 0, 8), (5, 50, 2), (5, 50, 8), (10, 0, 2), (10, 0, 8), (10, 50, 2), (10, 50, 8)]
+    assert [c.index for c in cells] == list(range(1, 9))
+    assert cells[1].id == "users=5,think_ms=0,server.tomcat.threads.max=8"
+    with pytest.raises(UserError, match=r"\[cell\] interleave.*must be true or false, got 'yes'"):
+        load_grid(write(tmp_path, text.replace("interleave = true", 'interleave = "yes"')))
+
+
 def test_the_server_may_be_pinned_to_cpus_of_its_own(tmp_path):
     text = VALID.replace('[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = [1]\n[target]')
     assert load_grid(write(tmp_path, text)).server.cpus == (1,)

@@ -55,6 +55,9 @@ class Timing:
     cooldown_s: float
     rampup_s: float
     repetitions: int
+    # Knob axes vary fastest: cells that differ only in the server's settings (an experiment's arms) run back to
+    # back, each with its own server start, so the host's drift over minutes falls alike on every arm.
+    interleave: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,13 +113,16 @@ class Grid:
         return max(1, len(self.remote_hosts))
 
     def cells(self) -> list[Cell]:
-        """Cartesian product of the axes. Knob axes vary slowest, so the server restarts only when a knob changes."""
+        """Cartesian product of the axes. Knob axes vary slowest, so the server restarts only when a knob changes;
+        with [cell] interleave they vary fastest instead, so paired cells of the arms run one after the other."""
         if self.ranges:  # a range has no cells of its own: the search picks its points one by one
             name = next(iter(self.ranges))
             raise UserError(f"{self.path}: [axes] {name} is a range (min, max): run it with `littlegrid search`, "
                             f"or give {name} as a list of values")
         names = list(self.axes)
-        order = [n for n in names if n in self.knob_axes] + [n for n in names if n not in self.knob_axes]
+        knobs = [n for n in names if n in self.knob_axes]
+        rest = [n for n in names if n not in self.knob_axes]
+        order = rest + knobs if self.timing.interleave else knobs + rest  # the last axis varies fastest
         reps = self.timing.repetitions
         cells, seen = [], {}
         for values in itertools.product(*(self.axes[n] for n in order)):

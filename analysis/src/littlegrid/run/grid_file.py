@@ -298,7 +298,7 @@ class _Validator:
         return Target(host=host, port=port, path=path, method=method, body=body, protocol=protocol)
 
     def timing(self) -> Timing:
-        table = self.table("cell", set(CELL_DEFAULTS)) or {}
+        table = self.table("cell", set(CELL_DEFAULTS) | {"interleave"}) or {}
         values = {}
         for key, default in CELL_DEFAULTS.items():
             if key == "repetitions":
@@ -312,7 +312,10 @@ class _Validator:
             raise self.fail("cell", "warmup_s", f"warmup_s + cooldown_s ({values['warmup_s']:g} + "
                             f"{values['cooldown_s']:g} s) must be less than duration_s ({values['duration_s']:g} s): "
                             "nothing would be left of the steady window")
-        return Timing(**values)
+        interleave = table.get("interleave", False)
+        if not isinstance(interleave, bool):
+            raise self.fail("cell", "interleave", f"must be true or false, got {interleave!r}")
+        return Timing(**values, interleave=interleave)
 
     def axes(self, declared: set[str], server_started: bool, properties: dict) -> tuple[dict, list]:
         table = self.raw.get("axes", {})
