@@ -26,20 +26,13 @@ from __future__ import annotations
 import argparse
 import copy
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
-from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_generator import BARE, PLANS, ROOT, ThreadCpu, _cpu_s, _warm_up, jit_or_gc  # noqa: E402
-from littlegrid.analysis.window import steady_window  # noqa: E402
-from littlegrid.jtl import read_jtl  # noqa: E402
+from bench_generator import BARE, PLANS, ROOT, ThreadCpu, _cpu_s, _warm_up, jit_or_gc, measured_run  # noqa: E402
 from littlegrid.plan.jmx import load, remove, set_prop  # noqa: E402
 from littlegrid.run.jmeter import JMeter, find_jmeter  # noqa: E402
 from littlegrid.run.plan_properties import save_service_properties  # noqa: E402
@@ -84,30 +77,16 @@ def _kind(names: dict[str, str]):
 def run_once(jmeter: JMeter, label: str, plan: Path, names: dict[str, str], properties: dict, folder: Path,
              args) -> dict:
     """One side-by-side run: {group: (CPU s, requests)} over the steady window, plus the run's totals."""
-    jtl, log = folder / f"{label}.jtl", folder / f"{label}.log"
-    command = jmeter.command(plan, jtl=jtl, log=log, properties=properties)
     kinds = list(names.values()) + ["jit", "gc"]
-    readings = []  # (epoch ms, process CPU s, then each kind's CPU s)
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
-        threads = ThreadCpu(process.pid, _kind(names))
-        while (cpu := _cpu_s(process.pid)) is not None and process.poll() is None:
-            by_kind = threads.read()
-            readings.append((time.time() * 1000, cpu, *(by_kind.get(k, 0.0) for k in kinds)))
-            time.sleep(0.1)
-        stderr = process.communicate()[1]
-    if process.returncode != 0:
-        raise SystemExit(f"{label}: JMeter exited with {process.returncode}: {stderr.decode()[-500:]} (log: {log})")
-    samples = read_jtl(jtl).samples
-    window = steady_window(samples, args.warmup, args.cooldown)
-    at_ms, *series = np.array(readings).T
-    if not (at_ms[0] <= window.start_ms and window.end_ms <= at_ms[-1]):
-        raise SystemExit(f"{label}: the CPU readings do not cover the steady window (log: {log})")
-    spent = [float(np.interp(window.end_ms, at_ms, s) - np.interp(window.start_ms, at_ms, s)) for s in series]
-    done = samples[samples["end_ms"].between(window.start_ms, window.end_ms)]
-    if not done["success"].all():
-        raise SystemExit(f"{label}: failed requests in the window ({jtl})")
-    jtl.unlink()
+    threads = {}
+
+    def read(pid: int):  # (process CPU s, then each kind's CPU s)
+        if (cpu := _cpu_s(pid)) is None:
+            return None
+        by_kind = threads.setdefault(pid, ThreadCpu(pid, _kind(names))).read()
+        return (cpu, *(by_kind.get(k, 0.0) for k in kinds))
+
+    started, _, window, spent, done = measured_run(jmeter, label, plan, properties, folder, read, args)
     group_of = done["thread"].astype(str).str.split(" ", n=1).str[0].map(names)
     requests = group_of.value_counts().to_dict()
     with open("/proc/loadavg", encoding="ascii") as f:

@@ -141,21 +141,17 @@ def _host_s() -> tuple[float, float]:
     return (user + nice + system + irq + softirq) * CLOCK_TICK_S, steal * CLOCK_TICK_S
 
 
-def run_plan(jmeter: JMeter, label: str, plan: Path, properties: dict, folder: Path, server_pid: int, args) -> Run:
-    """Run the plan non-GUI, reading JMeter's, the server's and the host's CPU every 0.1 s, and measure its steady
-    window."""
+def measured_run(jmeter: JMeter, label: str, plan: Path, properties: dict, folder: Path, read, args):
+    """Run the plan non-GUI, calling read(pid) (a tuple of CPU seconds) every 0.1 s while JMeter runs, and take the
+    steady window of its JTL: (start time, samples, window, each reading's CPU s spent in the window, the samples
+    completed in it). The one measurement both benchmarks make (this one's plans, bench_elements.py's groups)."""
     jtl, log = folder / f"{label}.jtl", folder / f"{label}.log"
     command = jmeter.command(plan, jtl=jtl, log=log, properties=properties)
-    # (epoch ms, JMeter CPU s, its JIT's, its GC's, server CPU s, host busy s, host steal s, this script's CPU s)
-    readings = []
+    readings = []  # (epoch ms, *read(pid))
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
-        threads = ThreadCpu(process.pid)
-        while (cpu := _cpu_s(process.pid)) is not None and process.poll() is None:
-            kinds = threads.read()
-            own = os.times()
-            readings.append((time.time() * 1000, cpu, kinds.get("jit", 0.0), kinds.get("gc", 0.0),
-                             _cpu_s(server_pid) or 0.0, *_host_s(), own.user + own.system))
+        while (row := read(process.pid)) is not None and process.poll() is None:
+            readings.append((time.time() * 1000, *row))
             time.sleep(0.1)
         stderr = process.communicate()[1]
     if process.returncode != 0:
@@ -165,15 +161,33 @@ def run_plan(jmeter: JMeter, label: str, plan: Path, properties: dict, folder: P
     at_ms, *series = np.array(readings).T
     if not (at_ms[0] <= window.start_ms and window.end_ms <= at_ms[-1]):
         raise SystemExit(f"{label}: the CPU readings do not cover the steady window (log: {log})")
-    jmeter_s, jit_s, gc_s, server_s, busy_s, steal_s, own_s = (
-        float(np.interp(window.end_ms, at_ms, s) - np.interp(window.start_ms, at_ms, s)) for s in series)
-    done = samples["end_ms"].between(window.start_ms, window.end_ms)
-    if not samples.loc[done, "success"].all():
+    spent = [float(np.interp(window.end_ms, at_ms, s) - np.interp(window.start_ms, at_ms, s)) for s in series]
+    done = samples[samples["end_ms"].between(window.start_ms, window.end_ms)]
+    if not done["success"].all():
         raise SystemExit(f"{label}: failed requests in the window ({jtl})")
     jtl.unlink()
+    return started, samples, window, spent, done
+
+
+def run_plan(jmeter: JMeter, label: str, plan: Path, properties: dict, folder: Path, server_pid: int, args) -> Run:
+    """Run the plan non-GUI, reading JMeter's, the server's and the host's CPU every 0.1 s, and measure its steady
+    window."""
+    threads = {}
+
+    def read(pid: int):
+        # (JMeter CPU s, its JIT's, its GC's, server CPU s, host busy s, host steal s, this script's CPU s)
+        if (cpu := _cpu_s(pid)) is None:
+            return None
+        kinds = threads.setdefault(pid, ThreadCpu(pid)).read()
+        own = os.times()
+        return (cpu, kinds.get("jit", 0.0), kinds.get("gc", 0.0), _cpu_s(server_pid) or 0.0, *_host_s(),
+                own.user + own.system)
+
+    started, samples, window, spent, done = measured_run(jmeter, label, plan, properties, folder, read, args)
+    jmeter_s, jit_s, gc_s, server_s, busy_s, steal_s, own_s = spent
     with open("/proc/loadavg", encoding="ascii") as f:
         load_1m = float(f.read().split()[0])
-    return Run(label, jmeter_s, int(done.sum()), window.length_s, started, jit_s, gc_s,
+    return Run(label, jmeter_s, len(done), window.length_s, started, jit_s, gc_s,
                others_cores=max(0.0, busy_s - jmeter_s - server_s - own_s) / window.length_s,
                steal_cores=steal_s / window.length_s, load_1m=load_1m)
 

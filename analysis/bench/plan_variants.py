@@ -99,7 +99,7 @@ def _without_sample_variables(properties: dict) -> dict:
 
 ONE_AT_A_TIME = (
     Variant("no-header", "the HTTP Header Manager (Content-Type: ${__P(content_type,...)})", _drop_elements(HEADERS)),
-    Variant("no-timer", "the think-time timer (ThinkTimeTimer at think 0, its TestBean preparation)",
+    Variant("no-timer", "the think-time timer (ThinkTimeTimer at think 0)",
             _drop_elements(TIMER)),
     Variant("no-functions", "every per-request ${__P()} (sampler, header, timer fields written as literals)",
             _literal_properties()),
