@@ -86,6 +86,14 @@ def test_interleaved_arms_run_each_load_in_every_arm_before_the_next_load(tmp_pa
         load_grid(write(tmp_path, text.replace("interleave = true", 'interleave = "yes"')))
 
 
+def test_the_server_may_be_warmed_after_each_start(tmp_path):
+    text = VALID.replace('[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\nwarmup_s = 30\n[target]')
+    assert load_grid(write(tmp_path, text)).server.warmup_s == 30.0
+    assert load_grid(write(tmp_path, text.replace("warmup_s = 30\n", ""))).server.warmup_s == 0.0
+    with pytest.raises(UserError, match=r"\[server\] warmup_s.*must be ≥ 0, got -1"):
+        load_grid(write(tmp_path, text.replace("warmup_s = 30", "warmup_s = -1")))
+
+
 def test_the_server_may_be_pinned_to_cpus_of_its_own(tmp_path):
     text = VALID.replace('[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = [1]\n[target]')
     assert load_grid(write(tmp_path, text)).server.cpus == (1,)

@@ -44,6 +44,8 @@ class ServerSpec:
     ready_timeout_s: float = 60.0
     # [server] cpus: the CPUs the server is pinned to; JMeter then runs on the others (None: both anywhere)
     cpus: tuple[int, ...] | None = None
+    # [server] warmup_s: requests to the target after each start, before the first cell (run/server_warmup.py)
+    warmup_s: float = 0.0
 
 
 @dataclass(frozen=True)

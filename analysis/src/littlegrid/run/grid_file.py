@@ -20,7 +20,7 @@ TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "
             "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines"}
 ENGINES_KEYS = {"keystore", "ssl", "controller_host"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
-SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s", "cpus"}
+SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s", "cpus", "warmup_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
 # Timing lives in [cell] only: as an axis or a fixed property it would contradict the cell's own timing.
 TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions"}
@@ -259,8 +259,9 @@ class _Validator:
                 isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus)):
             raise self.fail("server", "cpus", f"must be a list of distinct CPU numbers counted from 0, e.g. [1], "
                             f"got {cpus!r}")
+        warmup = self.number("server", "warmup_s", table.get("warmup_s", 0.0))
         return ServerSpec(knobs=dict(knobs), port=port, heap=heap, ready_timeout_s=ready,
-                          cpus=tuple(cpus) if cpus is not None else None)
+                          cpus=tuple(cpus) if cpus is not None else None, warmup_s=warmup)
 
     def target(self, server_started: bool, own_plan: bool = False) -> Target | None:
         table = self.table("target", TARGET_KEYS)

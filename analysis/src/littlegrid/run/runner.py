@@ -17,6 +17,7 @@ from pathlib import Path
 from littlegrid.run import engines as eng
 from littlegrid.run import own_plan
 from littlegrid.run import run_folder as rf
+from littlegrid.run import server_warmup
 from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
 from littlegrid.run.grid import Cell, Grid, Target, format_value
 from littlegrid.run.grid_file import load_grid
@@ -245,6 +246,11 @@ class _Run:
         self.server_port, self.management_port = server.port, server.management_port  # kept for the whole run
         self.server = server  # before start(): a Ctrl-C while it boots must still stop it
         server.start()
+        if spec.warmup_s > 0:
+            target = self._target()
+            done = server_warmup.warm(target.host, target.port, target.path, spec.warmup_s, target.method, target.body)
+            print(f"sample server: warmed for {done.seconds:.0f} s ({done.requests:,} requests to {target.path}"
+                  + (f", {done.failures:,} failed" if done.failures else "") + "; not recorded)", flush=True)
         clock.server_started(time.monotonic() - t)
 
     def _stop_server(self) -> None:
