@@ -1,6 +1,6 @@
 """Progress: JMeter's summariser lines parsed, live totals, and the expected time learnt from finished cells."""
 
-from littlegrid.run.progress import JMETER_START_S, Clock, Live, hms, parse_summary
+from littlegrid.run.progress import JMETER_START_S, SERVER_START_S, Clock, Live, hms, parse_summary
 
 INTERVAL = "summary +    187 in 00:00:05 =   35.7/s Avg:     3 Min:     1 Max:    10 Err:     2 (1.07%) Active: 2 Started: 2 Finished: 0"
 TOTAL = "summary =   1234 in 00:01:12 =   17.1/s Avg:     3 Min:     1 Max:    42 Err:     5 (0.41%)"
@@ -38,6 +38,13 @@ def test_expected_time_is_durations_plus_an_overhead_learnt_from_the_cells_done(
     assert clock.expected_total() == 60 + 2 * 6.0
     clock.cell_skipped(30.0)
     assert clock.expected_total() == 30 + 6.0
+
+
+def test_a_server_start_is_first_guessed_with_its_warm_up_then_measured():
+    clock = Clock([30.0], server_starts=2, server_warmup_s=30.0)
+    assert clock.expected_total() == 30 + JMETER_START_S + 2 * (SERVER_START_S + 30.0)
+    clock.server_started(took_s=50.0)  # the measured time holds the warm-up
+    assert clock.expected_total() == 30 + JMETER_START_S + 50.0
 
 
 def test_hms_reads_like_a_clock():

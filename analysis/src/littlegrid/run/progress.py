@@ -82,15 +82,16 @@ def hms(seconds: float) -> str:
 class Clock:
     """Expected time of the remaining cells: their durations plus a per-cell overhead learnt from the cells done."""
 
-    def __init__(self, durations: list[float], server_starts: int):
+    def __init__(self, durations: list[float], server_starts: int, server_warmup_s: float = 0.0):
         self.remaining = list(durations)
         self.server_starts = server_starts
+        self.server_guess_s = SERVER_START_S + server_warmup_s  # a start and its warm-up ([server] warmup_s)
         self.overheads: list[float] = []
         self.server_start_s: list[float] = []
 
     def expected_total(self) -> float:
         overhead = sum(self.overheads) / len(self.overheads) if self.overheads else JMETER_START_S
-        server = sum(self.server_start_s) / len(self.server_start_s) if self.server_start_s else SERVER_START_S
+        server = sum(self.server_start_s) / len(self.server_start_s) if self.server_start_s else self.server_guess_s
         return sum(self.remaining) + overhead * len(self.remaining) + server * self.server_starts
 
     def cell_done(self, duration_s: float, took_s: float) -> None:

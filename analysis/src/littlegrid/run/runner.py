@@ -161,7 +161,7 @@ class _Run:
             print(f"{cell_id}: complete, but its analysis found an outage ({why}): running it again")
         todo = [c for c in self.cells
                 if not (self.resumed and self.folder.cell_status(c.id) == "complete" and c.id not in outages)]
-        clock = Clock([self.grid.timing.duration_s] * len(todo), _server_starts(todo))
+        clock = Clock([self.grid.timing.duration_s] * len(todo), _server_starts(todo), _warmup_s(self.grid))
         t0 = time.monotonic()
         status, reason = "incomplete", None
         try:
@@ -462,6 +462,10 @@ def _check_jmeter_heap(heap: str) -> bool:
     return bool(re.fullmatch(r"\d+[kKmMgG]?", heap))
 
 
+def _warmup_s(grid: Grid) -> float:
+    return grid.server.warmup_s if grid.server is not None else 0.0
+
+
 def _server_starts(cells: list[Cell]) -> int:
     starts, last = 0, object()
     for c in cells:
@@ -499,13 +503,16 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
           f"target {where}{engines}")
     if grid.server is not None and grid.server.cpus:
         print(f"the sample server runs on CPU {_cpu_words(grid.server.cpus)} ([server] cpus), JMeter on the others")
+    if grid.server is not None and grid.server.warmup_s:
+        print(f"each start of the sample server is warmed for {grid.server.warmup_s:g} s before its cell "
+              "([server] warmup_s; those requests are not recorded)")
     if grid.remote_hosts:
         print(f"users is the total N, split across the {grid.engines} engines (the first engines listed take "
               "one more thread when N does not divide)")
     for c in cells:
         split = threads_by_engine(grid, c)
         print(f"  {c.index:>3}. {c.id}" + (f"  ({eng.split_text(split)})" if split else ""))
-    expected = Clock([timing.duration_s] * len(cells), _server_starts(cells)).expected_total()
+    expected = Clock([timing.duration_s] * len(cells), _server_starts(cells), _warmup_s(grid)).expected_total()
     print(f"expected time: about {hms(expected)}; run folder: {folder}", flush=True)
 
 
