@@ -159,6 +159,11 @@ class Arms:
                        fields(figures), tuple(fixed.items()), ids,
                        ("same" if same else "different") if known else None)
 
+    def _demand(self, cell) -> float | None:
+        """Core-ms per request on the server's cores, D = U·cores/X (the same work costing more says where X went)."""
+        u, x = server_cpu.util(cell.host), overall(cell, "throughput_per_s")
+        return 1000.0 * u * self.cores / x if u is not None and x and self.cores else None
+
     def _cpu_bound(self, row: dict, x: dict, differ: list) -> tuple[str, dict]:
         """The utilisation law X = U·cores/D at the heaviest pair, when the server's CPU was measured in both arms:
         both arms keeping the cores busy means neither left capacity unused, and then the throughput can differ only
@@ -166,10 +171,9 @@ class Arms:
         arm's setting (a throttle's K below the cores, a pool too small) cost the throughput."""
         a, b = row["a"], row["b"]
         ua, ub = server_cpu.util(a.host), server_cpu.util(b.host)
-        xa, xb = overall(a, "throughput_per_s"), overall(b, "throughput_per_s")
-        if ua is None or ub is None or not xa or not xb or not self.cores:
+        da, db = self._demand(a), self._demand(b)
+        if da is None or db is None:
             return "", {}
-        da, db = 1000.0 * ua * self.cores / xa, 1000.0 * ub * self.cores / xb
         figures = {"cpu_util_a": ua, "cpu_util_b": ub, "cpu_ms_per_request_a": da, "cpu_ms_per_request_b": db}
         busy = f"{ua:.0%} and {ub:.0%} of the server's {self.cores:g} core{'s' if self.cores != 1 else ''} busy"
         if min(ua, ub) >= CPU_BUSY:
@@ -196,13 +200,9 @@ class Arms:
             m = _metric(row, key)
             if m.get("verdict") in ("better", "worse"):
                 out.append((f"{m['name']}, {ms(m['a'])} against {ms(m['b'])} ({_rel(m)})", (key + "_rel", m["rel"])))
-        def demand(cell) -> float | None:  # core-ms per request: the same work costing more says where X went
-            u, x = server_cpu.util(cell.host), overall(cell, "throughput_per_s")
-            return 1000.0 * u * self.cores / x if u is not None and x and self.cores else None
-
         for name, unit, get in (("time in service", "ms", _in_service), ("the throttle's queue wait W_q", "ms",
                                                                          _throttle_wait),
-                                ("CPU per request U·cores/X", "core-ms", demand),
+                                ("CPU per request U·cores/X", "core-ms", self._demand),
                                 ("load average", "", _load1), ("error rate", "%", _errors)):
             va, vb = get(a), get(b)
             if va is None or vb is None or max(va, vb) <= 0 or abs(va - vb) <= DIFFERS * max(va, vb):
