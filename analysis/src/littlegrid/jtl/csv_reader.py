@@ -28,24 +28,11 @@ PARALLEL_MIN_BYTES = 64 << 20  # smaller files: a second stream's start-up outwe
 MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
 
 
-def _fixed_mmap_threshold() -> None:
-    """glibc raises its mmap threshold (up to 32 MiB) whenever a large block is freed; afterwards the
-    NumPy/pandas arrays of a few MiB that the reader and the analysis make come from the heap, whose freed
-    memory stays in the process: ~130 MiB more peak RSS for a 5 M-row report. A fixed 1 MiB threshold
-    keeps them mapped, so a freed array goes back to the OS. No-op where libc has no mallopt."""
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD (disables the dynamic rise)
-    except (OSError, AttributeError):
-        pass
-
-
 def _memory_pool():
     """jemalloc that keeps freed pages for a tenth of a second: the next blocks' parse buffers reuse them (with
     immediate decay every block faulted in fresh pages: 0.7 s more kernel time per 5 M rows), and pages
     idle longer go back to the OS (the default mimalloc pool kept them, and its fragmentation kept peak
     RSS ~40% higher on 5 M rows). The reader purges what is left once it is done (_release)."""
-    _fixed_mmap_threshold()
     try:
         pa.jemalloc_set_decay_ms(DECAY_MS)  # before the pool's first use, so that its arenas take it
         return pa.jemalloc_memory_pool()
