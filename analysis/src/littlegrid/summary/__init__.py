@@ -41,8 +41,10 @@ def plain(value):
 
 def dumps(summary) -> str:
     """The summary as summary.json holds it: a Summary (or its plain dict) as indented JSON, ending in a newline."""
-    data = summary.model_dump(by_alias=True) if hasattr(summary, "model_dump") else summary
-    return json.dumps(plain(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    if hasattr(summary, "model_dump_json"):  # pydantic writes it in a fifth of the time plain() and json take (4 MB
+        # at 5 M rows: 0.06 s, not 0.27); the same values (NaN and ±inf as null), floats spelt 6e-7 instead of 6e-07
+        return summary.model_dump_json(by_alias=True, indent=1) + "\n"
+    return json.dumps(plain(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write(summary, path: Path) -> Path:
