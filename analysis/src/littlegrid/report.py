@@ -13,8 +13,10 @@ from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid import atomic
 from littlegrid.render import markdown, overview, searchpage, summary_png
 from littlegrid.render import report as pages
-from littlegrid.summary_source import load_or_analyze
+from littlegrid.summary_source import bytes_to_analyze, load_or_analyze
 from littlegrid.usererror import UserError
+
+BACKGROUND_IMAGE_BYTES = 64 << 20  # ~500,000 rows, seconds of analysis: a second process's start costs far less
 
 HELP = "render the HTML report of a run folder (or of JTL files) from its summary.json"
 EXAMPLES = [
@@ -37,11 +39,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     if args.output is not None and args.output.exists() and not args.output.is_dir():
         raise UserError(f"{args.output}: exists and is not a folder")
-    summary, base, fresh = load_or_analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown,
-                                           by_label=args.by_label, read_options=reader_options(args))
+    source = dict(warmup_s=args.warmup, cooldown_s=args.cooldown, by_label=args.by_label,
+                  read_options=reader_options(args))
+    # an analysis of seconds leaves a core idle while this process imports and writes pages: the image is drawn there
+    image = summary_png.Background() if bytes_to_analyze(args.inputs, **source) >= BACKGROUND_IMAGE_BYTES else None
+    try:
+        return _report(args, source, image)
+    finally:
+        if image is not None:
+            image.close()
+
+
+def _report(args: argparse.Namespace, source: dict, image: "summary_png.Background | None") -> int:
+    summary, base, fresh = load_or_analyze(args.inputs, **source)
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")
+    title = overview.run_title(summary)
+    if image is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        image.draw(summary, out_dir / "summary.png", title)
     arms_text = summary.run.arms
     arms_note = arms.arm_without_cells(summary, arms_text) if arms_text else None
     if arms_note:  # an interrupted run: its finished cells are drawn, the comparison waits for the missing arm
@@ -50,12 +67,15 @@ def main(args: argparse.Namespace) -> int:
     # the answer for places that show no HTML: Markdown for a CI job summary or a pull-request comment, and the key
     # chart as an image
     atomic.write_atomic(out_dir / "summary.md", markdown.summary_markdown(summary, "index.html").encode("utf-8"))
-    summary_png.write(summary, out_dir / "summary.png", overview.run_title(summary))
+    if image is None:
+        summary_png.write(summary, out_dir / "summary.png", title)
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
     if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
         print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))
     if fresh and run_dir is None:
         summary_file.write(summary, out_dir / summary_file.NAME)  # so `check` and `compare` can use this analysis
+    if image is not None:
+        image.result()
     print(index)
     if arms_text and not arms_note:  # the grid names its two arms: their comparison sits inside the report
         from littlegrid.compare import compare_arms  # only a two-arm grid needs the comparison stage

@@ -35,8 +35,7 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
     run_dir, jtls = resolve_inputs(inputs)
     base = run_dir if run_dir is not None else jtls[0].parent
     existing = base / summary_file.NAME
-    asked = reanalyze or by_label or warmup_s is not None or cooldown_s is not None or bool(read_options)
-    if run_dir is not None and existing.is_file() and not asked:
+    if not _to_analyze(run_dir, reanalyze, by_label, warmup_s, cooldown_s, read_options):
         return summary_file.read(existing), base, False
     from littlegrid.analyze import analyze  # imported only when needed: it pulls in the JTL reader
 
@@ -45,6 +44,23 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
     if run_dir is not None:
         summary_file.write(summary, existing)
     return summary, base, True
+
+
+def _to_analyze(run_dir: Path | None, reanalyze, by_label, warmup_s, cooldown_s, read_options) -> bool:
+    """Whether load_or_analyze runs the analysis (else it reads the run folder's summary.json as it is)."""
+    asked = reanalyze or by_label or warmup_s is not None or cooldown_s is not None or bool(read_options)
+    return run_dir is None or asked or not (run_dir / summary_file.NAME).is_file()
+
+
+def bytes_to_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_label=False, reanalyze=False,
+                     read_options=None) -> int:
+    """The JTL bytes load_or_analyze (given the same arguments) will read: 0 when it reads a summary.json as it is.
+    A command that can use the time the analysis takes (report draws its image meanwhile) asks first."""
+    run_dir, jtls = resolve_inputs(inputs)
+    if not _to_analyze(run_dir, reanalyze, by_label, warmup_s, cooldown_s, read_options):
+        return 0
+    files = jtls if run_dir is None else [p for p in run_dir.rglob("*") if p.suffix in (".jtl", ".csv", ".xml")]
+    return sum(p.stat().st_size for p in files if p.is_file())
 
 
 def open_run(arg: str, read_options=None) -> tuple[Summary, Path]:

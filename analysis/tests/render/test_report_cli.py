@@ -51,3 +51,38 @@ def test_hostile_labels_and_messages_in_a_real_jtl_reach_the_pages_as_text(tmp_p
         assert "<script>alert(1)" not in raw and "<img src=x" not in raw and 'href="javascript' not in raw
     cell = next((tmp_path / "out" / "cells").glob("*.html")).read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in cell and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in cell
+
+
+def test_a_large_analysis_has_its_image_drawn_by_a_child_process_as_it_would_be_here(tmp_path, monkeypatch):
+    from littlegrid import report
+    from littlegrid.render import summary_png
+    from littlegrid.summary_source import bytes_to_analyze
+
+    jtl = tmp_path / "results.jtl"
+    write_jtl(jtl, users=3, think_ms=5, service_ms=8, seconds=5, seed=1)
+    assert bytes_to_analyze([str(jtl)]) == jtl.stat().st_size
+    children = []
+
+    class Counted(summary_png.Background):
+        def __init__(self):
+            super().__init__()
+            children.append(self._child)
+
+    monkeypatch.setattr(summary_png, "Background", Counted)
+    assert cli.main(["report", str(jtl), "-o", str(tmp_path / "here")]) == 0
+    assert children == []  # a small file: drawn in this process
+    monkeypatch.setattr(report, "BACKGROUND_IMAGE_BYTES", 0)
+    assert cli.main(["report", str(jtl), "-o", str(tmp_path / "there")]) == 0
+    assert len(children) == 1 and children[0].returncode == 0
+    assert (tmp_path / "there" / "summary.png").read_bytes() == (tmp_path / "here" / "summary.png").read_bytes()
+
+
+def test_a_run_folder_whose_summary_is_read_as_it_is_has_nothing_to_analyse(tmp_path):
+    from littlegrid.summary_source import bytes_to_analyze
+
+    run = write_run(tmp_path / "run", users=(2,), think_ms=(0,), seconds=4)
+    jtl_bytes = sum(p.stat().st_size for p in run.rglob("*.jtl"))
+    assert jtl_bytes > 0 and bytes_to_analyze([str(run)]) == jtl_bytes  # no summary.json yet: analysed
+    assert cli.main(["report", str(run)]) == 0
+    assert bytes_to_analyze([str(run)]) == 0  # its summary.json now is read as it is
+    assert bytes_to_analyze([str(run)], warmup_s=1.0) == jtl_bytes  # another trim analyses again

@@ -87,6 +87,36 @@ def test_summary_png_is_a_real_chart(answered, tmp_path):
     assert summary_png.write(empty, tmp_path / "none.png", "x") is None and not (tmp_path / "none.png").exists()
 
 
+def test_a_child_process_draws_the_same_png_byte_for_byte(answered, tmp_path):
+    s, _ = answered
+    here = summary_png.write(s, tmp_path / "here.png", "golden").read_bytes()
+    image = summary_png.Background()
+    try:
+        image.draw(s, tmp_path / "there.png", "golden")
+        assert image.result() == tmp_path / "there.png"
+    finally:
+        image.close()
+    assert (tmp_path / "there.png").read_bytes() == here
+
+
+def test_a_child_that_cannot_draw_leaves_the_drawing_here_which_raises_the_real_error(answered, tmp_path):
+    s, _ = answered
+    image = summary_png.Background()
+    try:
+        image.draw(s, tmp_path / "no-such-folder" / "summary.png", "golden")  # the child fails to save it
+        with pytest.raises(FileNotFoundError):
+            image.result()
+    finally:
+        image.close()
+
+
+def test_a_child_never_handed_a_summary_is_stopped(tmp_path):
+    image = summary_png.Background()
+    child = image._child
+    image.close()
+    assert child.poll() is not None  # gone: a report whose analysis failed leaves no process behind
+
+
 @pytest.mark.browser
 def test_chromium_shows_the_headline_in_the_first_screen_and_evidence_links_land_on_their_curve(browser, answered):
     from browser import assert_clean, open_page

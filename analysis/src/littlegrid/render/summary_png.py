@@ -1,18 +1,21 @@
 """report/summary.png: the key chart as an image, for places that show images but not HTML (e-mail, chat, a CI
 page). Throughput and mean response time against the load, one colour per curve as in the HTML report; a single
-test draws its throughput and p90 over time instead. Drawn with matplotlib's Agg backend (no display needed)."""
+test draws its throughput and p90 over time instead. Drawn with matplotlib's Agg backend (no display needed).
+
+matplotlib takes about a second to import and a third of one to draw, on one core. A report that analyses a large JTL
+leaves a core idle while it imports its own modules and while it writes its pages, so `Background` draws there: a
+child process started with the report imports matplotlib at once, is handed the summary when the analysis is done,
+and draws while the report writes its HTML (bench/bench_scale.py measures the whole)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend is chosen before pyplot loads)
-
-from littlegrid.render.charts import PALETTE  # noqa: E402
-from littlegrid.summary.model import Summary  # noqa: E402
+from littlegrid.render.charts import PALETTE
+from littlegrid.summary.model import Summary
 
 X_NAMES = {"closed": "users N", "open": "offered rate λ (req/s)"}
 
@@ -65,6 +68,7 @@ def _over_time(summary: Summary, ax_x, ax_r) -> bool:
 
 def write(summary: Summary, path: Path, title: str) -> Path | None:
     """Draw the key chart into `path`; None (nothing written) when the summary has nothing to draw."""
+    plt = _pyplot()
     fig, (ax_x, ax_r) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=100)
     try:
         if not (_by_load(summary, ax_x, ax_r) or _over_time(summary, ax_x, ax_r)):
@@ -75,3 +79,71 @@ def write(summary: Summary, path: Path, title: str) -> Path | None:
         return path
     finally:
         plt.close(fig)
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # before pyplot loads: no display needed
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+class Background:
+    """summary.png drawn by a child process started now, which imports matplotlib while this one analyses.
+
+    draw() hands it the summary (as summary.json holds it) and returns at once; result() waits for the image. When
+    the child cannot do it (it could not start, or failed), result() draws here, so a real error is raised here, as
+    write() would raise it. close() stops a child that was never handed a summary (the analysis failed)."""
+
+    def __init__(self) -> None:
+        try:
+            self._child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:
+            self._child = None
+        self._job: tuple[Summary, Path, str] | None = None
+
+    def draw(self, summary: Summary, path: Path, title: str) -> None:
+        self._job = (summary, Path(path), title)
+        if self._child is None:
+            return
+        head = json.dumps({"path": str(path), "title": title}, ensure_ascii=False)
+        try:
+            self._child.stdin.write(head.encode() + b"\n" + summary.model_dump_json(by_alias=True).encode())
+            self._child.stdin.close()
+        except OSError:  # the child is gone: result() draws here
+            self.close()
+
+    def result(self) -> Path | None:
+        """The image's path, or None when the summary has nothing to draw (as write())."""
+        summary, path, title = self._job
+        if self._child is not None:
+            said = self._child.stdout.read().decode().strip()
+            if self._child.wait() == 0 and said in ("drawn", "nothing"):
+                return path if said == "drawn" else None
+        return write(summary, path, title)
+
+    def close(self) -> None:
+        child, self._child = self._child, None
+        if child is not None and child.poll() is None:
+            child.kill()  # our own child, by its handle
+            child.wait()
+
+
+def _serve() -> int:
+    """The child's side of Background: imports first, then one summary from stdin drawn; says drawn or nothing."""
+    _pyplot()
+    head = sys.stdin.buffer.readline()
+    if not head:  # the report stopped before it had a summary
+        return 0
+    job = json.loads(head)
+    summary = Summary.model_validate(json.loads(sys.stdin.buffer.read()))
+    drawn = write(summary, Path(job["path"]), job["title"])
+    print("drawn" if drawn is not None else "nothing")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve())
