@@ -53,6 +53,30 @@ def test_every_corpus_file_in_small_blocks_is_read_jtl_row_for_row(corpus):
     assert checked >= 20
 
 
+def test_a_smaller_first_block_still_adds_up_to_read_jtl_row_for_row(corpus, monkeypatch):
+    from littlegrid.jtl import blocks as blocks_module
+    from littlegrid.jtl.sniff import sniff
+
+    monkeypatch.setattr(blocks_module, "FIRST_BLOCK_ROWS", 10)  # the analysis starts on it; the rest are larger
+    checked = 0
+    for path in sorted(p for p in corpus.iterdir() if p.suffix != ".md"):
+        try:
+            if sniff(path, None, None, None).kind != "csv":  # an XML file's blocks are counted in samples
+                continue
+            whole = read_jtl(path)
+        except UserError:
+            continue
+        reader = BlockReader([path], one_piece_bytes=0, block_rows=400, block_size=1 << 12)
+        blocks = _all_blocks(reader)
+        if reader.blocks_read < 3 or reader._in_one_piece:
+            continue
+        assert len(blocks[0]) < len(blocks[1]), path  # ~a 4 KB batch, then 400 rows and more
+        _same_rows(blocks, whole.samples)
+        _same_reading(reader.reading, whole, path)
+        checked += 1
+    assert checked >= 5
+
+
 def test_a_subresult_whose_parent_closed_the_previous_block_is_still_dropped(corpus):
     # ssun86-report-tab: 100 parents, each followed by its two redirect sub-results; blocks of ~40 rows cut
     # between a parent and its sub-results

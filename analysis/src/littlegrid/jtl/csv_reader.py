@@ -151,22 +151,24 @@ def _collect_all(stream, sniffed, wanted, block_size, invalid, header, size, typ
         return next(_collect(stream, sniffed, wanted, block_size, invalid, None, header, size, types, memory))
 
 
-def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | None):
-    """Raw columns every `chunk_rows` rows (None: once, at the end). Memory stays near the size of one
+def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | None, first_rows: int | None = None):
+    """Raw columns every `chunk_rows` rows (None: once, at the end; the first chunk after `first_rows`, when
+    given). Memory stays near the size of one
     chunk's table plus one block."""
     types = _arrow_types(sniffed, wanted)
     memory = _memory_pool()
     plain = None if sniffed.gzip else ByteRange(path, 0, path.stat().st_size, memory)
     with plain or open_binary(path, sniffed.gzip) as stream:
         for buffers, texts in _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, sniffed.header,
-                                       _size(path, sniffed), types, memory):
+                                       _size(path, sniffed), types, memory, first_rows):
             yield _columns(buffers, texts, types)
     _release(memory)
 
 
-def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, size, types, memory):
+def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, size, types, memory, first_rows=None):
     """Stream blocks of `block_size` bytes, moving each block's numbers into NumPy pieces as it arrives;
-    yield (integer buffers, text blocks) every `chunk_rows` rows (None: once, at the end). `size`: the
+    yield (integer buffers, text blocks) every `chunk_rows` rows (None: once, at the end; the first time after
+    `first_rows`, when given). `size`: the
     bytes the buffers should expect room for."""
     def on_invalid(row):
         invalid.append((row.text, row.actual_columns, row.expected_columns))
@@ -183,21 +185,22 @@ def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, s
     times = sniffed.timestamp_format is None
     text_names = [n for n in wanted if n not in ints]  # the consumer empties `texts`: the next chunk's come from here
     buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in text_names}, 0
+    limit = first_rows or chunk_rows
     reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
                             memory_pool=memory)
     for batch in reader:
         if buffers.capacity == 0:  # size the buffers from the first block's rows per byte
             estimate = int(size / block_size * batch.num_rows * SLACK) + batch.num_rows
-            buffers.reserve(min(estimate, chunk_rows + 2 * batch.num_rows) if chunk_rows else estimate)
+            buffers.reserve(min(estimate, limit + 2 * batch.num_rows) if chunk_rows else estimate)
         named = dict(zip(batch.schema.names, batch.columns))
         buffers.append({n: named[n] for n in ints}, batch.num_rows)
         for name in texts:
             texts[name].append(named[name])
         rows += batch.num_rows
         del batch, named
-        if chunk_rows is not None and rows >= chunk_rows:
+        if chunk_rows is not None and rows >= limit:
             yield buffers, texts
-            buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in text_names}, 0
+            buffers, texts, rows, limit = IntBuffers(ints, times), {n: [] for n in text_names}, 0, chunk_rows
     if chunk_rows is None or rows:
         yield buffers, texts
 
@@ -237,15 +240,16 @@ def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd
     return columns
 
 
-def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int, fields=None):
+def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int, fields=None,
+                    first_rows: int | None = None):
     """(raw columns, first data line of the chunk, rows pyarrow could not split) per chunk of a clean
-    file (only the columns feeding `fields`, when given). A value pyarrow cannot convert is refused: the
-    exact row-by-row path needs the whole file."""
+    file (only the columns feeding `fields`, when given), the first one after `first_rows` rows when given. A
+    value pyarrow cannot convert is refused: the exact row-by-row path needs the whole file."""
     wanted = wanted_inputs(sniffed, fields)
     invalid: list[str] = []
     first_record = 0
     try:
-        for columns in _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows):
+        for columns in _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows, first_rows):
             bad, invalid[:] = list(invalid), []
             rows = len(columns["elapsed_ms"])  # the consumer empties `columns`
             yield columns, first_record + (2 if sniffed.header else 1), bad
