@@ -14,7 +14,8 @@ time per row, and a bare parse of the same file (both cores, no analysis: the fl
 (jmeter_closed.generate_closed: JMeter's default CSV written as a closed workload runs, 100 threads in sequence with
 exponential think time, rows in completion order; --transactions, --subresults add a Transaction Controller and
 redirect sub-results), measured under /usr/bin/time -v, and deleted before the next one, so the disk holds one
-file at a time.
+file at a time. littlegrid runs as an installed package does, its modules compiled beforehand
+(bench_jtl.installed_env).
 
 Targets (issues 17 and 36): peak RSS < 1 GiB up to 100 M rows (60 hours); the reference report <= 1.5x the bare
 parse and <= 1/40 of JMeter's exact dashboard; time per row at 100 M within 15% of the 5 M run's; a file that
@@ -34,7 +35,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_jtl import LITTLEGRID, PYARROW, find_jmeter, measure  # noqa: E402  (one timer)
+from bench_jtl import LITTLEGRID, PYARROW, find_jmeter, installed_env, measure  # noqa: E402  (one timer)
 from jmeter_closed import generate_closed  # noqa: E402
 
 PYARROW_STREAMING = """
@@ -71,6 +72,7 @@ def main(argv=None) -> int:
         print("JMeter not found (JMETER_HOME, --jmeter-home or target/config.json): its line is skipped")
     rows_out, jmeter = [], None
     try:
+        installed = installed_env(workdir / "pycache")
         for i, n in enumerate(sizes):
             need = n * DISK_BYTES_PER_ROW
             if need > 0.9 * _free_bytes(workdir):
@@ -82,7 +84,7 @@ def main(argv=None) -> int:
             generate_closed(path, n, transactions=args.transactions, subresults=args.subresults)
             size = path.stat().st_size
             print(f"generated {n:,} rows ({size / 2**20:,.0f} MiB) in {time.perf_counter() - t0:.0f} s", flush=True)
-            got = measure([LITTLEGRID, "report", str(path), "-o", str(workdir / "report")])
+            got = measure([LITTLEGRID, "report", str(path), "-o", str(workdir / "report")], env=installed)
             print(f"  littlegrid report: {got['wall_s']:.1f} s, {got['rss_mib']:,.0f} MiB", flush=True)
             # what no analysis can beat: pyarrow parsing the file, both cores, nothing else
             whole = size * READ_CSV_BYTES_PER_FILE_BYTE < _memory_bytes() / 4

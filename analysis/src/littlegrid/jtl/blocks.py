@@ -39,7 +39,7 @@ BLOCK_BYTES = DEFAULT_BLOCK_SIZE  # bytes pyarrow parses at a time (tests shrink
 TAIL_BYTES = 4 << 20  # each end of each file ends() reads: ~30 k rows of a default CSV
 # the first block is smaller: the analysis waits for it with nothing to do (0.44 s for 500,000 rows, 0.1 for these)
 FIRST_BLOCK_ROWS = 100_000
-BLOCK_ROWS = 500_000  # measured at 5 M rows: 8.3 s at 499 MiB, against 10.0 s at 627 MiB for 1 M and 8.7 s at 429 MiB for 250 k
+BLOCK_ROWS = 250_000  # 2026-11-27, median of 4: at 5 M rows as fast as 500 k (7.96 s, 8.19 s) at 509 MiB, not 622; 100 M rows at 731 MiB, not 1,004
 
 
 class BlockReader:
