@@ -227,17 +227,39 @@ def latest_parents(table: pd.DataFrame, keep: np.ndarray, carried: pd.DataFrame)
     parent a later chunk's sub-result can still match (matching takes the latest parent starting at or before
     it). Bounded by labels × threads, whatever the file's length."""
     rows = np.flatnonzero(keep)
-    label, thread = table["label"].cat.codes.to_numpy()[rows], table["thread"].cat.codes.to_numpy()[rows]
-    pair = label.astype(np.int64) * (int(thread.max(initial=0)) + 2) + thread
-    # a hash group-by on integer pairs (~30 ms a million rows), not a sort; idxmax: the first of equal starts,
-    # and ties are a parent and its own zero-length child at worst, whose order the drop below settles
-    chosen = rows[pd.Series(table["start_ms"].to_numpy()[rows]).groupby(pair, sort=False).idxmax().to_numpy()]
+    chosen = rows[_latest_of_each_pair(table["label"].cat.codes.to_numpy()[rows],
+                                       table["thread"].cat.codes.to_numpy()[rows], table["start_ms"].to_numpy()[rows])]
     mine = pd.DataFrame({"parent": _names(table["label"], chosen), "thread": _names(table["thread"], chosen),
                          "start": table["start_ms"].to_numpy()[chosen], "parent_end": table["end_ms"].to_numpy()[chosen]})
     both = pd.concat([carried[PARENT_COLUMNS], mine], ignore_index=True)
     # the last of equal starts wins, as merge_asof's backward match takes the last one
     latest = both.groupby(["parent", "thread"], sort=False)["start"].transform("max").to_numpy() == both["start"]
     return both[latest].drop_duplicates(["parent", "thread"], keep="last").reset_index(drop=True)
+
+
+DENSE_PAIRS = 1 << 20  # (label, thread) pairs counted in arrays indexed by the pair (8 MB each); more are hashed
+
+
+def _latest_of_each_pair(label: np.ndarray, thread: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Per distinct (label, thread), in order of first appearance, the position of its latest start (the first of
+    equal starts: ties are a parent and its own zero-length child at worst, whose order latest_parents' drop
+    settles). Labels × threads is small in a load test, so arrays indexed by the pair do it in a few linear passes
+    (a pandas group-by took ~30 ms a block); a larger product is hashed, as before."""
+    width = int(thread.max(initial=0)) + 2
+    pair = (label.astype(np.int64) + 1) * width + (thread.astype(np.int64) + 1)  # a null code (-1) is 0
+    size = int(pair.max(initial=0)) + 1
+    if size > DENSE_PAIRS:
+        return pd.Series(start).groupby(pair, sort=False).idxmax().to_numpy()
+    n = len(pair)
+    latest = np.full(size, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(latest, pair, start)
+    at_latest = np.flatnonzero(start == latest[pair])
+    first_latest = np.full(size, n, dtype=np.int64)
+    np.minimum.at(first_latest, pair[at_latest], at_latest)
+    first_seen = np.full(size, n, dtype=np.int64)
+    np.minimum.at(first_seen, pair, np.arange(n, dtype=np.int64))
+    present = np.flatnonzero(first_seen < n)
+    return first_latest[present[np.argsort(first_seen[present], kind="stable")]]
 
 
 def _names(column: pd.Series, rows: np.ndarray) -> np.ndarray:
