@@ -1,11 +1,11 @@
 """The C allocator told to keep the memory it frees, for the next block of rows to reuse.
 
-A report of a large JTL allocates and frees the same few dozen arrays block after block (a few MB each at 500,000
+A report of a large JTL allocates and frees the same few dozen arrays block after block (a few MB each at 250,000
 rows a block). By default glibc returns a large freed array to the kernel (above its mmap threshold) and trims the
 heap's top, so every block faults its pages in again: at 5 M rows about 0.9 M page faults, 4 s of system time on
-the 2-core machine of docs/report.md, for a pass that takes 5 s. Memory kept is reused without a fault. The peak
-stays what the largest moment of the analysis needs (the heap is not trimmed below it, which it already reached),
-measured by bench/bench_scale.py.
+the 2-core machine of docs/report.md, for a pass that takes 5 s. Memory kept is reused without a fault. The price is
+the slack kept: the peak RSS rose by 60 MiB at 5 M rows and 130 MiB at 100 M with 500,000-row blocks (measured by
+bench/bench_scale.py; the blocks are now half that, and the peaks lower than before, docs/report.md).
 
 Only the console script calls keep_freed_memory: a process of its own (in-process callers, such as the tests, keep
 their allocator as it was). On a C library other than glibc it does nothing.
