@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.analysis.error_classes import classify, classify_one, count_by_class, failed_mask
+from littlegrid.analysis.error_classes import (classes_and_types, classify, classify_one, count_by_class,
+                                               count_names, error_types, failed_mask)
 from littlegrid.jtl import read_jtl
 
 
@@ -79,3 +80,14 @@ def test_read_timeouts_network_failures_and_unknown_hosts_of_a_real_run_are_told
 
 def test_the_multiline_500_stack_traces_of_the_taurus_fixture_are_server_errors(corpus_samples):
     assert count_by_class(classify(corpus_samples("taurus-distributed-multiline-crlf.jtl"))) == {"http_5xx": 8}
+
+
+def test_classes_and_types_found_together_are_each_what_it_finds_alone(corpus_samples):
+    samples = corpus_samples("insta-rzd-errors-large.jtl")
+    classes, types = classes_and_types(samples)
+    pd.testing.assert_series_equal(classes, classify(samples))
+    pd.testing.assert_series_equal(types, error_types(samples))
+    assert len(count_names(types)) > 3 and count_names(types) != count_names(classes)  # two different namings
+    only, none = classes_and_types(samples, types=False)
+    pd.testing.assert_series_equal(only, classes)
+    assert none is None

@@ -90,24 +90,39 @@ def error_types(samples: pd.DataFrame) -> pd.Series:
     return _per_failure(samples, lambda triple: error_type_one(*triple))
 
 
-def _per_failure(samples: pd.DataFrame, name_of) -> pd.Series:
-    """name_of((code, message, failure)) for each failed sample, evaluated once per distinct triple."""
+def classes_and_types(samples: pd.DataFrame, types: bool = True) -> tuple[pd.Series, pd.Series | None]:
+    """classify(samples) and (when `types`) error_types(samples), the failed rows' distinct triples found once
+    for both: the analysis names every block's failures both ways."""
+    if not types:
+        return classify(samples), None
+    return _per_failure(samples, lambda triple: classify_one(*triple), lambda triple: error_type_one(*triple))
+
+
+def _per_failure(samples: pd.DataFrame, *names_of) -> pd.Series | tuple[pd.Series, ...]:
+    """For each of `names_of`, name_of((code, message, failure)) for each failed sample, evaluated once per
+    distinct triple; one Series for one function, else a tuple of them."""
     cols = ["response_code", "response_message", "failure_message"]
     mask = failed_mask(samples)
-    codes = np.full(len(samples), -1, dtype=np.int32)  # -1: success (null in the categorical)
-    names: list[str] = []
+    keys = distinct = None
     if mask.any():
         rows = np.flatnonzero(mask)  # a take per column: .loc[mask, cols] scanned all columns' blocks
         failed = pd.DataFrame({c: samples[c].array.take(rows) for c in cols})
         keys = pd.MultiIndex.from_frame(failed.astype("string").fillna(""))
         distinct = keys.unique()
-        per_triple = [name_of(triple) for triple in distinct]
-        names = sorted(set(per_triple))
-        index = {n: i for i, n in enumerate(names)}
-        lookup = np.array([index[n] for n in per_triple], dtype=np.int32)
-        codes[mask] = lookup[distinct.get_indexer(keys)]
-    # categorical: a small code a row, where an object column of names would take eight bytes
-    return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=samples.index)
+        position = distinct.get_indexer(keys)
+    out = []
+    for name_of in names_of:
+        codes = np.full(len(samples), -1, dtype=np.int32)  # -1: success (null in the categorical)
+        names: list[str] = []
+        if distinct is not None:
+            per_triple = [name_of(triple) for triple in distinct]
+            names = sorted(set(per_triple))
+            index = {n: i for i, n in enumerate(names)}
+            lookup = np.array([index[n] for n in per_triple], dtype=np.int32)
+            codes[mask] = lookup[position]
+        # categorical: a small code a row, where an object column of names would take eight bytes
+        out.append(pd.Series(pd.Categorical.from_codes(codes, categories=names), index=samples.index))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def count_by_class(classes: pd.Series) -> dict:

@@ -117,7 +117,7 @@ def _names(column: pd.Series) -> list:
 
 def make_block(everything: pd.DataFrame, frame: Frame, threads: ThreadIds, by_label: bool) -> Block:
     """The Block the accumulators read, from one block of a cell's rows."""
-    from littlegrid.analysis.error_classes import classify, error_types
+    from littlegrid.analysis.error_classes import classes_and_types
     from littlegrid.analysis.window import window_mask
 
     if frame.transactions:
@@ -125,6 +125,6 @@ def make_block(everything: pd.DataFrame, frame: Frame, threads: ThreadIds, by_la
         samples = everything[~is_transaction] if is_transaction.any() else everything
     else:
         is_transaction, samples = np.zeros(len(everything), dtype=bool), everything
-    return Block(everything=everything, is_transaction=is_transaction, samples=samples,
-                 classes=classify(everything), types=error_types(everything) if by_label else None,
+    classes, types = classes_and_types(everything, types=by_label)
+    return Block(everything=everything, is_transaction=is_transaction, samples=samples, classes=classes, types=types,
                  keys=threads.keys(everything), in_window=window_mask(everything, frame.window))
