@@ -488,6 +488,32 @@ def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
     assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
 
 
+def test_an_arm_behind_a_throttle_is_told_what_its_throttle_does_not_to_limit_itself():
+    """The throttling experiment's throttled arm already admits K at a time: below the limit N* it is said to be
+    limited already; above it, to lower the throttle; with no throttle (K = 0), to limit concurrency."""
+    throttle = "littlegrid.throttle.max-concurrent"
+
+    def limit(k):
+        s = summary_of([cell(10, 98.0, 102.0, extra_axes={throttle: k}), cell(20, 99.0, 202.0, busy=9.95,
+                        extra_axes={throttle: k}), cell(100, 99.2, 1007.0, busy=10.0, extra_axes={throttle: k})],
+                       axes={THREADS: [10], throttle: [k], "users": [10, 20, 100]})
+        return [f for f in of_kind(findings(s), "recommendation")
+                if (f.recommendation or "").startswith("concurrency limit")][0]
+
+    none = limit(0)
+    assert none.statement.startswith("Limit concurrency") and dict(none.figures)["throttle"] is None
+    assert none.recommendation == "concurrency limit ≈ 10"
+    held = limit(4)
+    assert "already limited: its throttle admits 4 requests in service" in held.statement, held.statement
+    assert "Limit concurrency" not in held.statement
+    assert dict(held.figures)["throttle"] == 4 and dict(held.figures)["limit"] == 10
+    assert held.recommendation == "concurrency limit ≈ 10 (the throttle's 4 is within it)"
+    assert "admits 1 request in service" in limit(1).statement
+    loose = limit(50)
+    assert loose.statement.startswith("Lower the throttle") and "from 50 to about 10" in loose.statement
+    assert loose.recommendation == "concurrency limit ≈ 10 (the throttle admits 50)"
+
+
 def test_without_bounds_a_usl_peak_gives_the_limit_only_inside_the_measured_range():
     def limits(peak):
         found = findings(with_models(s, lambda m: update(m, bounds=None, knee=None, usl=update(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from littlegrid.analysis.curves import OPEN
-from littlegrid.findings.base import (TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, ms, num,
-                                      overall, rate, users)
+from littlegrid.findings.base import (THROTTLE, TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, knob,
+                                      ms, num, overall, rate, users)
 from littlegrid.summary.model import Curve, HostLimit
 from littlegrid.findings.capacity import Plateau, n_star_reach
 from littlegrid.summary.model import Cell, Summary
@@ -37,18 +37,38 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     if not use_peak and n_star_reach(b, p.curve, p.members, [p]) == "ceiling":
         rounding += (f"; X is already level at the lightest cell, N = {users(p.members[0]):g}, so this is an upper "
                      f"bound: run lighter cells to place the limit")
-    statement = (f"Limit concurrency{(' ' + head) if head else ''} to about {math.ceil(limit):g} requests in "
-                 f"service: that is {source}{rounding}; past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} "
-                 f"and every further request only adds to R (N = {users(p.cells[-1]):g} gave R = "
-                 f"{ms(overall(p.cells[-1], 'mean_ms'))}).")
+    past = (f"past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} and every further request only "
+            f"adds to R (N = {users(p.cells[-1]):g} gave R = {ms(overall(p.cells[-1], 'mean_ms'))})")
+    throttle = _throttle(summary, p)
+    if throttle is None:
+        statement = (f"Limit concurrency{(' ' + head) if head else ''} to about {math.ceil(limit):g} requests in "
+                     f"service: that is {source}{rounding}; {past}.")
+        recommendation = f"concurrency limit ≈ {math.ceil(limit):g}"
+    elif throttle <= math.ceil(limit):  # the arm has the limit already: saying "limit it" would be advice it took
+        statement = (f"Concurrency{(' ' + head) if head else ''} is already limited: its throttle admits "
+                     f"{throttle:g} request{'s' if throttle != 1 else ''} in service ({THROTTLE} = {throttle:g}), "
+                     f"at or below the about {math.ceil(limit):g} given by {source}{rounding}; beyond it X stays near "
+                     f"{rate(overall(p.cells[-1], 'throughput_per_s'))} and further requests wait in the throttle's "
+                     f"queue (N = {users(p.cells[-1]):g} gave R = {ms(overall(p.cells[-1], 'mean_ms'))}).")
+        recommendation = f"concurrency limit ≈ {math.ceil(limit):g} (the throttle's {throttle:g} is within it)"
+    else:
+        statement = (f"Lower the throttle{(' ' + head) if head else ''} from {throttle:g} to about "
+                     f"{math.ceil(limit):g} requests in service: that is {source}{rounding}; {past}.")
+        recommendation = f"concurrency limit ≈ {math.ceil(limit):g} (the throttle admits {throttle:g})"
     basis = b.basis if b is not None else ""
     standing = "holds" if use_peak or basis.startswith("grid") else "suggests"
     return Finding("recommendation", statement, standing,
                    "from the saturated curve's bounds" + ("" if standing == "holds" else f" ({basis})"),
                    (Figure("N*", n_star, "users"), Figure("USL peak", peak, "users")),
-                   fields({"limit": math.ceil(limit), "n_star": n_star, "usl_peak": peak}),
-                   tuple(p.group.items()), tuple(c.id for c in p.cells),
-                   recommendation=f"concurrency limit ≈ {math.ceil(limit):g}")
+                   fields({"limit": math.ceil(limit), "n_star": n_star, "usl_peak": peak, "throttle": throttle}),
+                   tuple(p.group.items()), tuple(c.id for c in p.cells), recommendation=recommendation)
+
+
+def _throttle(summary: Summary, p: Plateau) -> float | None:
+    """K when every cell of the plateau ran behind a throttle admitting K at a time (> 0: 0 means none)."""
+    ks = {knob(summary, c, THROTTLE) for c in p.cells}
+    k = ks.pop() if len(ks) == 1 else None
+    return k if k is not None and k > 0 else None
 
 
 def _threads(c: Cell):
