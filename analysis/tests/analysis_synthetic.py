@@ -59,6 +59,30 @@ def table(rows, all_threads, label="GET /", success=None, codes=None) -> pd.Data
     }).sort_values("start_ms", kind="stable").reset_index(drop=True)
 
 
+REFUSED = ("Non HTTP response code: java.net.ConnectException", "Non HTTP response message: Connection refused")
+TIMED_OUT = ("Non HTTP response code: java.net.SocketTimeoutException", "Non HTTP response message: Read timed out")
+
+
+def outcome_loop(users, seconds, elapsed_at, think_ms=50):
+    """Closed-loop threads: each sample's (elapsed, outcome) from elapsed_at(start offset ms) -> (ms, None | error),
+    None for a success (200) and (code, message) for a failure."""
+    rows, outcome = [], []
+    for i in range(users):
+        t = T0 + i * 13
+        while t < T0 + 1000 * seconds:
+            elapsed, error = elapsed_at(t - T0)
+            rows.append((t, elapsed, f"Thread Group 1-{i + 1}"))
+            outcome.append(error)
+            t += elapsed + think_ms
+    samples = table(rows, users, success=[e is None for e in outcome],
+                    codes=["200" if e is None else e[0] for e in outcome])
+    order = np.argsort([r[0] for r in rows], kind="stable")
+    messages = ["OK" if e is None else e[1] for e in outcome]
+    samples["response_message"] = samples["response_message"].astype(object)
+    samples.loc[:, "response_message"] = [messages[i] for i in order]
+    return samples
+
+
 def write_jtl(samples: pd.DataFrame, path: Path) -> Path:
     """The table as a CSV JTL with JMeter 5.x's default columns (what the plans write)."""
     with open(path, "w", newline="", encoding="utf-8") as f:

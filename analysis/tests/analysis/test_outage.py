@@ -10,33 +10,11 @@ import pytest
 
 import littlegrid.analyze
 import littlegrid.jtl
-from analysis_synthetic import T0, table, write_jtl
+from analysis_synthetic import REFUSED, T0, TIMED_OUT, outcome_loop, table, write_jtl
 from littlegrid.analysis.outage import AnsweredSeconds
 from littlegrid.usererror import UserError
 
 FIXTURES = Path(__file__).parent / "fixtures"
-REFUSED = ("Non HTTP response code: java.net.ConnectException", "Non HTTP response message: Connection refused")
-TIMED_OUT = ("Non HTTP response code: java.net.SocketTimeoutException", "Non HTTP response message: Read timed out")
-
-
-def _loop(users, seconds, elapsed_at, think_ms=50):
-    """Closed-loop threads: each sample's (elapsed, outcome) from elapsed_at(start offset ms) -> (ms, None | error),
-    None for a success (200) and (code, message) for a failure."""
-    rows, outcome = [], []
-    for i in range(users):
-        t = T0 + i * 13
-        while t < T0 + 1000 * seconds:
-            elapsed, error = elapsed_at(t - T0)
-            rows.append((t, elapsed, f"Thread Group 1-{i + 1}"))
-            outcome.append(error)
-            t += elapsed + think_ms
-    samples = table(rows, users, success=[e is None for e in outcome],
-                    codes=["200" if e is None else e[0] for e in outcome])
-    order = np.argsort([r[0] for r in rows], kind="stable")
-    messages = ["OK" if e is None else e[1] for e in outcome]
-    samples["response_message"] = samples["response_message"].astype(object)
-    samples.loc[:, "response_message"] = [messages[i] for i in order]
-    return samples
 
 
 def _cell(tmp_path, samples, name="cell.jtl", warmup_s=2):
@@ -46,7 +24,7 @@ def _cell(tmp_path, samples, name="cell.jtl", warmup_s=2):
 
 def test_a_server_killed_mid_cell_is_an_outage_and_the_figures_are_those_before_it(tmp_path):
     # 20 ms requests, then from 12 s on refused at once: 5 threads with 50 ms think time fail at ~100/s
-    samples = _loop(5, 30, lambda t: (20, None) if t < 12_000 else (0, REFUSED))
+    samples = outcome_loop(5, 30, lambda t: (20, None) if t < 12_000 else (0, REFUSED))
     cell = _cell(tmp_path, samples)
     o = cell.outage
     assert o is not None and o.error_class == "connection_refused" and not o.recovered and o.figures == "before"
@@ -63,7 +41,7 @@ def test_a_server_killed_mid_cell_is_an_outage_and_the_figures_are_those_before_
 
 
 def test_a_hung_target_whose_requests_time_out_from_t_on_is_an_outage(tmp_path):
-    cell = _cell(tmp_path, _loop(5, 40, lambda t: (20, None) if t < 15_000 else (5_000, TIMED_OUT)))
+    cell = _cell(tmp_path, outcome_loop(5, 40, lambda t: (20, None) if t < 15_000 else (5_000, TIMED_OUT)))
     o = cell.outage
     assert o.error_class == "read_timeout" and 14.9 <= o.began_s <= 15.05 and not o.recovered
     assert o.failed == o.failed_by_class["read_timeout"] > 0
@@ -72,7 +50,7 @@ def test_a_hung_target_whose_requests_time_out_from_t_on_is_an_outage(tmp_path):
 
 def test_no_completion_for_a_stretch_then_recovery_is_an_outage_with_its_length(tmp_path):
     # requests started in [12 s, 20 s) hang and all complete, successfully, at 20 s; then the loop resumes
-    cell = _cell(tmp_path, _loop(5, 30, lambda t: (20, None) if not 12_000 <= t < 20_000 else (20_000 - t, None)))
+    cell = _cell(tmp_path, outcome_loop(5, 30, lambda t: (20, None) if not 12_000 <= t < 20_000 else (20_000 - t, None)))
     o = cell.outage
     assert o.recovered and o.failed == 0 and o.error_class is None and o.failed_per_s is None or o.failed == 0
     assert 11.9 <= o.began_s <= 12.05 and 7.9 <= o.lasted_s <= 8.1
@@ -82,13 +60,13 @@ def test_no_completion_for_a_stretch_then_recovery_is_an_outage_with_its_length(
 def test_a_spike_past_the_connection_limits_with_failures_among_successes_is_not_an_outage(tmp_path):
     # 60 users, most connections refused at once, the rest served in 100 ms: failures interleave with successes
     rng = np.random.default_rng(3)
-    cell = _cell(tmp_path, _loop(60, 20, lambda t: (100, None) if rng.random() < 0.2 else (1, REFUSED), think_ms=0))
+    cell = _cell(tmp_path, outcome_loop(60, 20, lambda t: (100, None) if rng.random() < 0.2 else (1, REFUSED), think_ms=0))
     assert cell.outage is None and cell.status == "complete"
     assert cell.overall.error_rate > 0.7
 
 
 def test_every_request_failing_from_the_start_is_an_outage_with_no_figures(tmp_path):
-    cell = _cell(tmp_path, _loop(3, 10, lambda t: (0, REFUSED)))
+    cell = _cell(tmp_path, outcome_loop(3, 10, lambda t: (0, REFUSED)))
     o = cell.outage
     assert o.began_s == 0 and o.figures == "none" and o.error_class == "connection_refused"
     assert o.failed == cell.reading.rows_read
@@ -96,14 +74,14 @@ def test_every_request_failing_from_the_start_is_an_outage_with_no_figures(tmp_p
 
 
 def test_a_healthy_cell_has_no_outage(tmp_path):
-    cell = _cell(tmp_path, _loop(5, 20, lambda t: (20, None)))
+    cell = _cell(tmp_path, outcome_loop(5, 20, lambda t: (20, None)))
     assert cell.outage is None and cell.status == "complete" and cell.reason is None
 
 
 def test_answered_seconds_count_across_tables_in_any_order_and_keep_only_seconds_with_completions():
     # blocks arrive in file order, which need not be time order (several engines' files)
-    late = _loop(2, 30, lambda t: (20, None)).iloc[-50:]
-    early = _loop(2, 30, lambda t: (20, None)).iloc[:50]
+    late = outcome_loop(2, 30, lambda t: (20, None)).iloc[-50:]
+    early = outcome_loop(2, 30, lambda t: (20, None)).iloc[:50]
     s = AnsweredSeconds()
     s.add(late)
     s.add(early)
@@ -124,7 +102,7 @@ def test_a_tables_seconds_counted_by_bincount_are_its_seconds_grouped_row_by_row
 
     from littlegrid.analysis.outage import NO_END, answered
     rng = np.random.default_rng(5)
-    dense = _loop(20, 40, lambda t: (int(rng.integers(1, 900)), None if rng.random() > 0.2 else REFUSED))
+    dense = outcome_loop(20, 40, lambda t: (int(rng.integers(1, 900)), None if rng.random() > 0.2 else REFUSED))
     sparse = dense.iloc[:200].copy()
     sparse.loc[sparse.index[::7], ["start_ms", "end_ms"]] -= 3 * 10**11  # a damaged clock, years before
     for rows in (dense, sparse):

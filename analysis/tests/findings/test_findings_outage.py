@@ -3,8 +3,10 @@ real JTL of a cell whose sample server was SIGKILLed, and from a constructed han
 
 from pathlib import Path
 
+import numpy as np
+
 import littlegrid.analyze
-from analysis_synthetic import T0, table, write_jtl
+from analysis_synthetic import REFUSED, T0, outcome_loop, table, write_jtl
 from littlegrid.findings import findings
 
 KILLED = Path(__file__).parents[1] / "analysis" / "fixtures" / "killed-server.jtl"
@@ -44,3 +46,39 @@ def test_the_outage_is_not_said_again_as_a_cell_without_figures():
     # its figures are the part before the outage: validity has no "no figures" finding to add about it
     found = findings(littlegrid.analyze.analyze([KILLED]))
     assert not [f for f in found if f.kind == "validity" and "outage" in f.statement]
+
+
+def _found(tmp_path, samples, name):
+    return findings(littlegrid.analyze.analyze([write_jtl(samples, tmp_path / name)], warmup_s=2, cooldown_s=0))
+
+
+def test_a_dying_server_is_an_outage_not_a_connection_limit_nor_an_error_burst(tmp_path):
+    # 5 threads of 20 ms requests; from 12 s on every connection is refused at once. The window ends at the last
+    # answer, so it holds the one refusal that came while that answer was in service, and the series bucket the
+    # window's end cuts holds the outage's first second (98 refusals)
+    found = _found(tmp_path, outcome_loop(5, 30, lambda t: (20, None) if t < 12_000 else (0, REFUSED)), "killed.jtl")
+    kinds = [f.kind for f in found]
+    assert kinds.count("outage") == 1 and "error_burst" not in kinds, [(f.kind, f.statement) for f in found]
+    assert not [f for f in found if f.kind == "bottleneck" and "Connections" in f.statement]
+    errors = next(f for f in found if f.kind == "errors")  # the window's own refusal is still counted, as it is
+    assert errors.statement.startswith("1 of 717 requests failed")
+
+
+def test_without_an_outage_refusals_among_answers_are_a_connection_limit_and_a_burst_inside_is_found(tmp_path):
+    # the negative controls: 60 users, most connections refused at once, the rest served (no outage), and a 1 s
+    # burst of refusals well inside the window of an otherwise healthy cell
+    rng = np.random.default_rng(3)
+    spike = _found(tmp_path, outcome_loop(60, 20, lambda t: (100, None) if rng.random() < 0.2 else (1, REFUSED),
+                                          think_ms=0), "spike.jtl")
+    assert "outage" not in [f.kind for f in spike]
+    assert [f for f in spike if f.kind == "bottleneck" and f.statement.startswith("Connections are the limit")]
+    burst = _found(tmp_path, outcome_loop(5, 30, lambda t: (0, REFUSED) if 15_000 <= t < 16_000 else (20, None)),
+                   "burst.jtl")
+    assert "outage" not in [f.kind for f in burst]
+    said = next(f for f in burst if f.kind == "error_burst")
+    assert dict(said.figures)["burst_errors"] == dict(said.figures)["errors"] > 50, said.statement
+
+
+def test_an_outage_that_left_no_figures_is_not_said_again_by_validity(tmp_path):
+    found = _found(tmp_path, outcome_loop(3, 10, lambda t: (0, REFUSED)), "dead.jtl")
+    assert [f.kind for f in found] == ["outage"], [(f.kind, f.statement) for f in found]

@@ -423,9 +423,10 @@ def connections_finding(summary: Summary, cells: list[Cell], curve: Curve | None
 def connection_findings(summary: Summary, covered: set) -> list[Finding]:
     """Connection failures in cells no plateau covers: one finding per curve, and per facet of the cells that are
     no point of a curve (a spike), grouped by the analysis's own rule. `covered`: cell ids already explained by
-    a plateau's bottleneck."""
-    hit = [c for c in summary.cells
-           if c.id not in covered and any(_errors_by_class(c).get(k) for k in CONNECTION_CLASSES)]
+    a plateau's bottleneck. A cell with an outage is none of them: the refusals in its window are the outage's
+    first ones (a dying server refuses while it finishes its last request), which findings/outage.py says."""
+    hit = [c for c in summary.cells if c.id not in covered and c.outage is None
+           and any(_errors_by_class(c).get(k) for k in CONNECTION_CLASSES)]
     groups: dict = {}
     for curve, members in curves(summary):
         ids = set(curve.cells)

@@ -109,11 +109,13 @@ def latency_shift(cell: Cell) -> Finding | None:
 
 
 def error_bursts(cell: Cell) -> Finding | None:
-    """Buckets with far more errors than the test's mean rate: runs of them, the largest first."""
+    """Buckets with far more errors than the test's mean rate: runs of them, the largest first. Only the buckets
+    wholly inside the window count: one the window's end cuts holds errors after it (the first second of an
+    outage, when the window ends where the server stopped answering)."""
     s = cell.series
     if s is None or not s.errors:
         return None
-    inside = [(t, e) for t, e in zip(s.t_s, s.errors) if s.window_start_s <= t < s.window_end_s]
+    inside = [(t, e) for t, e in zip(s.t_s, s.errors) if s.window_start_s <= t and t + s.bucket_s <= s.window_end_s]
     total = sum(e for _, e in inside)
     if total < BURST_MIN or len(inside) < 4:
         return None

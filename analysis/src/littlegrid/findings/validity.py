@@ -61,7 +61,8 @@ def _server_limited(summary: Summary) -> set[str]:
 def _reasons(c: Cell, tol: float, server_limited: bool = False) -> list[tuple[str, str, dict]]:
     """(reason key, grade, figures) for each reason not to take cell c at face value."""
     out = []
-    if c.status not in ("complete", "outage") or c.overall is None:  # an outage's figures: findings/outage.py
+    # an outage's figures, or that it left none: findings/outage.py says it
+    if c.status not in ("complete", "outage") or (c.overall is None and c.outage is None):
         out.append(("no_figures", DO_NOT_TRUST, {"text": f"{c.status}: {c.reason or 'no samples'}"}))
     overhead = [name for name in ("workload", "think_time")
                 if (k := failed(c, name)) is not None and overhead_explains(c, k)]
