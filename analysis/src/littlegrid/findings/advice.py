@@ -46,7 +46,8 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
         recommendation = f"concurrency limit ≈ {math.ceil(limit):g}"
     elif throttle <= math.ceil(limit):  # the arm has the limit already: saying "limit it" would be advice it took
         statement = (f"Concurrency{(' ' + head) if head else ''} is already limited: its throttle admits "
-                     f"{throttle:g} request{'s' if throttle != 1 else ''} in service ({THROTTLE} = {throttle:g}), "
+                     f"{throttle:g} request{'s' if throttle != 1 else ''} in service"
+                     f"{'' if THROTTLE in head else f' ({THROTTLE} = {throttle:g})'}, "
                      f"at or below the about {math.ceil(limit):g} given by {source}{rounding}; beyond it X stays near "
                      f"{rate(overall(p.cells[-1], 'throughput_per_s'))} and further requests wait in the throttle's "
                      f"queue (N = {users(p.cells[-1]):g} gave R = {ms(overall(p.cells[-1], 'mean_ms'))}).")
