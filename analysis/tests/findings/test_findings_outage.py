@@ -79,6 +79,18 @@ def test_without_an_outage_refusals_among_answers_are_a_connection_limit_and_a_b
     assert dict(said.figures)["burst_errors"] == dict(said.figures)["errors"] > 50, said.statement
 
 
+def test_refusals_among_answers_before_an_outage_are_still_a_connection_limit(tmp_path):
+    # 20 threads: a fifth of the connections refused while the server answers the rest, then from 12 s on every
+    # one refused. The refusals before the outage (hundreds) are far more than its start explains (about
+    # 100/s x 20 ms): the server had a connection limit before it died.
+    rng = np.random.default_rng(7)
+    found = _found(tmp_path, outcome_loop(20, 30, lambda t: ((20, None) if rng.random() < 0.8 else (0, REFUSED))
+                                          if t < 12_000 else (0, REFUSED)), "limited-then-killed.jtl")
+    assert [f.kind for f in found].count("outage") == 1
+    limit = [f for f in found if f.kind == "bottleneck" and f.statement.startswith("Connections are the limit")]
+    assert len(limit) == 1, [(f.kind, f.statement) for f in found]
+
+
 def test_an_outage_that_left_no_figures_is_not_said_again_by_validity(tmp_path):
     found = _found(tmp_path, outcome_loop(3, 10, lambda t: (0, REFUSED)), "dead.jtl")
     assert [f.kind for f in found] == ["outage"], [(f.kind, f.statement) for f in found]

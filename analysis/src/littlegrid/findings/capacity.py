@@ -388,6 +388,18 @@ def _errors_by_class(cell: Cell) -> dict:
     return cell.overall.errors_by_class if cell.overall is not None else {}
 
 
+def outage_edge_failures(cell: Cell) -> float:
+    """How many failures the start of the cell's outage can leave in its window (0 without one). The window ends
+    with the last answer; while that answer was in service the dying server already failed the others, at the
+    outage's own rate: about failed_per_s × R of them, a Poisson count, allowed up to its mean + 4 standard errors
+    + 1. More than that came before the outage began, while the server still answered: a limit of its own."""
+    o = cell.outage
+    if o is None:
+        return 0.0
+    mean = (num(o.failed_per_s) or 0.0) * (overall(cell, "mean_ms") or 0.0) / 1000.0
+    return mean + 4.0 * math.sqrt(mean) + 1.0
+
+
 def _connection_errors(cell: Cell, classes=CONNECTION_CLASSES) -> int:
     """The cell's requests that failed to connect or were dropped (of the given error classes)."""
     by_class = _errors_by_class(cell)
@@ -423,10 +435,9 @@ def connections_finding(summary: Summary, cells: list[Cell], curve: Curve | None
 def connection_findings(summary: Summary, covered: set) -> list[Finding]:
     """Connection failures in cells no plateau covers: one finding per curve, and per facet of the cells that are
     no point of a curve (a spike), grouped by the analysis's own rule. `covered`: cell ids already explained by
-    a plateau's bottleneck. A cell with an outage is none of them: the refusals in its window are the outage's
-    first ones (a dying server refuses while it finishes its last request), which findings/outage.py says."""
-    hit = [c for c in summary.cells if c.id not in covered and c.outage is None
-           and any(_errors_by_class(c).get(k) for k in CONNECTION_CLASSES)]
+    a plateau's bottleneck. A cell with an outage counts only the connection failures its outage's start cannot
+    explain (outage_edge_failures)."""
+    hit = [c for c in summary.cells if c.id not in covered and _connection_errors(c) > outage_edge_failures(c)]
     groups: dict = {}
     for curve, members in curves(summary):
         ids = set(curve.cells)
