@@ -4,7 +4,7 @@ import argparse
 import os
 import sys
 
-from littlegrid import __version__, allocator
+from littlegrid import __version__, allocator, report_read_ahead
 from littlegrid.usererror import UserError
 
 # The subcommand table: name -> (the module exposing HELP, EXAMPLES, add_arguments(parser) and main(args) -> int,
@@ -124,9 +124,14 @@ def entry() -> None:
     """The console script. It ends with os._exit once the command has returned (its files closed, its
     processes stopped): the orderly release of a 5 M-row report's ~1 GB of arrays took a quarter of a
     second that nobody waits for with interest. It begins by telling the C allocator to keep what it frees
-    (allocator.py): a large JTL's blocks then reuse their memory instead of faulting it in again."""
+    (allocator.py): a large JTL's blocks then reuse their memory instead of faulting it in again; and, for a report
+    of one large JTL, by starting its parse while the modules import (report_read_ahead.py)."""
     allocator.keep_freed_memory()
-    code = main()
+    report_read_ahead.start(sys.argv[1:])  # a large JTL's parse begins while the modules import
+    try:
+        code = main()
+    finally:
+        report_read_ahead.stop()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from littlegrid import summary as summary_file
 from littlegrid.comparison import arms
+from littlegrid.jtl import read_ahead
 from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid import atomic
 from littlegrid.render import markdown, overview, searchpage, summary_png
@@ -52,6 +53,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace, source: dict, image: "summary_png.Background | None") -> int:
     summary, base, fresh = load_or_analyze(args.inputs, **source)
+    read_ahead.discard()  # one the analysis did not claim (a summary read as it is) parses no further
     out_dir = args.output or base / "report"
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"{out_dir}: exists and is not a folder")

@@ -9,6 +9,7 @@ from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import histogram, laws, outage, server_metrics
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
+from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
 from littlegrid.analysis.engines import AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator, clock_tolerance_s
 from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
@@ -22,15 +23,6 @@ from littlegrid.jtl.blocks import BlockReader, ReadAgain
 from littlegrid.summary import model, plain
 from littlegrid.usererror import UserError
 
-# The table columns the analysis reads: URL, bytes… are never parsed (a third of a default JTL). IdleTime
-# gives a transaction's whole span (its timers), which tells the samplers it wraps.
-ANALYZED_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "idle_ms", "label", "success",
-                   "response_code", "response_message", "failure_message", "thread", "all_threads", "host")
-# Read only for the statistics per label (bytes received and sent per sample).
-LABEL_FIELDS = ("bytes", "sent_bytes")
-# The first pass of a cell read in blocks: the window, the transaction labels, rows per label, answers (outage.py).
-SURVEY_FIELDS = ("start_ms", "end_ms", "elapsed_ms", "label", "thread", "response_message", "success",
-                 "response_code")
 
 
 def _threads_of_open_plan(cell, n):

@@ -27,6 +27,8 @@ from littlegrid.jtl import ALWAYS_READ, read_jtl
 from littlegrid.jtl.assemble import assemble, parents_warning, transaction_warning
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_end
 from littlegrid.jtl.raw_csv import truncation_warning
+# ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB; the read-ahead starts only above it
+from littlegrid.jtl.read_ahead import ONE_PIECE_BYTES
 from littlegrid.jtl.reading import Reading, SkipLog
 from littlegrid.jtl.schema import COLUMNS, CSV_TO_COLUMN
 from littlegrid.jtl.sniff import is_gzip, sniff
@@ -34,7 +36,6 @@ from littlegrid.jtl import xml_reader
 from littlegrid.jtl.xml_reader import iter_xml
 from littlegrid.usererror import UserError, at
 
-ONE_PIECE_BYTES = 256 << 20  # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB
 BLOCK_BYTES = DEFAULT_BLOCK_SIZE  # bytes pyarrow parses at a time (tests shrink it, with BLOCK_ROWS, for many blocks)
 TAIL_BYTES = 4 << 20  # each end of each file ends() reads: ~30 k rows of a default CSV
 # the first block is smaller: the analysis waits for it with nothing to do (0.44 s for 500,000 rows, 0.1 for these)

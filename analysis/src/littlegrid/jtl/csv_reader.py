@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -10,47 +11,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.csv as pacsv
 
+from littlegrid.jtl import read_ahead
+from littlegrid.jtl.arrow_csv import DEFAULT_BLOCK_SIZE, USE_THREADS, batches, wanted_inputs
+from littlegrid.jtl.arrow_csv import arrow_types as _arrow_types, memory_pool as _memory_pool, release as _release
 from littlegrid.jtl.csv_rows import read_rows  # the slow exact path, for damaged files only
 from littlegrid.jtl.int_buffers import SLACK, IntBuffers
-from littlegrid.jtl.raw_csv import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, RAW_NAMES, RawCsv, truncation_warning
+from littlegrid.jtl.raw_csv import RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import CSV_TO_COLUMN, EXTRA_CSV_INPUTS
 from littlegrid.jtl.sniff import Sniffed, open_binary
 from littlegrid.jtl.split import ByteRange, record_boundary, record_start_after
 from littlegrid.usererror import at
 
-DEFAULT_BLOCK_SIZE = 4 << 20  # bytes pyarrow parses at a time: bounds the reader's working memory
-USE_THREADS = True
-DECAY_MS = 100  # how long the Arrow pool keeps a freed page for reuse (500: +40 MiB peak RSS, no faster)
 PARALLEL_MIN_BYTES = 64 << 20  # smaller files: a second stream's start-up outweighs the gain
 MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
-
-
-def _memory_pool():
-    """jemalloc that keeps freed pages for a tenth of a second: the next blocks' parse buffers reuse them (with
-    immediate decay every block faulted in fresh pages: 0.7 s more kernel time per 5 M rows), and pages
-    idle longer go back to the OS (the default mimalloc pool kept them, and its fragmentation kept peak
-    RSS ~40% higher on 5 M rows). The reader purges what is left once it is done (_release)."""
-    try:
-        pa.jemalloc_set_decay_ms(DECAY_MS)  # before the pool's first use, so that its arenas take it
-        return pa.jemalloc_memory_pool()
-    except (NotImplementedError, pa.ArrowNotImplementedError):
-        return None
-
-
-def _release(pool) -> None:
-    """Give the pool's idle pages back now: the analysis after the read needs the room."""
-    if pool is not None:
-        pool.release_unused()
-
-
-def wanted_inputs(sniffed: Sniffed, fields=None) -> list[str]:
-    """The file's CSV columns that feed the table (only those feeding `fields`, when given: an unread text
-    column such as URL is never converted, which is most of the parse's cost beside tokenising)."""
-    return [n for n in sniffed.names if (n in CSV_TO_COLUMN and (fields is None or CSV_TO_COLUMN[n] in fields))
-            or n in EXTRA_CSV_INPUTS]
 
 
 def read_csv(path: Path, sniffed: Sniffed, skips: SkipLog, block_size: int = DEFAULT_BLOCK_SIZE,
@@ -156,39 +130,34 @@ def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | 
     given). Memory stays near the size of one
     chunk's table plus one block."""
     types = _arrow_types(sniffed, wanted)
-    memory = _memory_pool()
-    plain = None if sniffed.gzip else ByteRange(path, 0, path.stat().st_size, memory)
-    with plain or open_binary(path, sniffed.gzip) as stream:
+    ahead = None if sniffed.gzip else read_ahead.claim(path, sniffed, wanted, types, block_size)
+    memory = _memory_pool() if ahead is None else ahead.memory
+    plain = None if sniffed.gzip or ahead is not None else ByteRange(path, 0, path.stat().st_size, memory)
+    with plain or (contextlib.nullcontext() if ahead is not None else open_binary(path, sniffed.gzip)) as stream:
         for buffers, texts in _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, sniffed.header,
-                                       _size(path, sniffed), types, memory, first_rows):
+                                       _size(path, sniffed), types, memory, first_rows, ahead):
             yield _columns(buffers, texts, types)
     _release(memory)
 
 
-def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, size, types, memory, first_rows=None):
+def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, size, types, memory, first_rows=None,
+             ahead=None):
     """Stream blocks of `block_size` bytes, moving each block's numbers into NumPy pieces as it arrives;
     yield (integer buffers, text blocks) every `chunk_rows` rows (None: once, at the end; the first time after
-    `first_rows`, when given). `size`: the
-    bytes the buffers should expect room for."""
+    `first_rows`, when given). `size`: the bytes the buffers should expect room for. `ahead`: a read-ahead of
+    this stream (read_ahead.claim), whose batches are taken instead of parsing `stream`."""
     def on_invalid(row):
         invalid.append((row.text, row.actual_columns, row.expected_columns))
         return "skip"
 
-    read = pacsv.ReadOptions(column_names=list(sniffed.names), skip_rows=1 if header else 0,
-                             block_size=block_size, use_threads=USE_THREADS)
-    parse = pacsv.ParseOptions(delimiter=sniffed.delimiter, newlines_in_values=True,
-                               invalid_row_handler=on_invalid)
-    convert = pacsv.ConvertOptions(column_types=types, include_columns=wanted, strings_can_be_null=False,
-                                   quoted_strings_can_be_null=False, true_values=["true", "True", "TRUE"],
-                                   false_values=["false", "False", "FALSE"])
     ints = {n: ("int32" if t == pa.int32() else "int64") for n, t in types.items() if pa.types.is_integer(t)}
     times = sniffed.timestamp_format is None
     text_names = [n for n in wanted if n not in ints]  # the consumer empties `texts`: the next chunk's come from here
     buffers, texts, rows = IntBuffers(ints, times), {n: [] for n in text_names}, 0
     limit = first_rows or chunk_rows
-    reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
-                            memory_pool=memory)
-    for batch in reader:
+    parsed = (ahead.batches(invalid) if ahead is not None
+              else batches(stream, sniffed, wanted, types, block_size, header, on_invalid, memory))
+    for batch in parsed:
         if buffers.capacity == 0:  # size the buffers from the first block's rows per byte
             estimate = int(size / block_size * batch.num_rows * SLACK) + batch.num_rows
             buffers.reserve(min(estimate, limit + 2 * batch.num_rows) if chunk_rows else estimate)
@@ -208,22 +177,6 @@ def _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, header, s
 def _size(path: Path, sniffed: Sniffed) -> int:
     """Bytes to parse: the file size (gzip: four times the compressed size, a JTL's usual ratio)."""
     return path.stat().st_size * (4 if sniffed.gzip else 1)
-
-
-def _arrow_types(sniffed, wanted) -> dict[str, pa.DataType]:
-    types = {}
-    for name in wanted:
-        if name in INT64_INPUTS or (name == "timeStamp" and sniffed.timestamp_format is None):
-            types[name] = pa.int64()
-        elif name in INT32_INPUTS:
-            types[name] = pa.int32()
-        elif name == "success":  # JMeter writes true/false; other spellings take the row-by-row path
-            types[name] = pa.bool_()
-        elif name in DICTIONARY_INPUTS:
-            types[name] = pa.dictionary(pa.int32(), pa.string())
-        else:
-            types[name] = pa.large_string()  # what pandas stores: no cast (and copy) later
-    return types
 
 
 def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd.Series]:

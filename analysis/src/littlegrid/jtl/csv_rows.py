@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from littlegrid.jtl.raw_csv import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, RAW_NAMES, RawCsv, truncation_warning
+from littlegrid.jtl.raw_csv import RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import NS_TWINS, STRING_DTYPE, parse_int
+from littlegrid.jtl.schema import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, NS_TWINS, parse_int, string_dtype
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
 
 
@@ -107,6 +107,6 @@ def _columns_to_frame(wanted, values, ints) -> dict[str, pd.Series]:
         elif name == "timeStamp":
             series = pd.Series(column, dtype=object)
         else:
-            series = pd.Series(column, dtype=STRING_DTYPE)
+            series = pd.Series(column, dtype=string_dtype())
         columns[RAW_NAMES[name]] = series
     return columns

@@ -12,9 +12,6 @@ import pandas as pd
 from littlegrid.jtl.reading import SkipLog
 from littlegrid.jtl.schema import CSV_TO_COLUMN, NS_TWINS
 
-INT64_INPUTS = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount", *NS_TWINS)
-INT32_INPUTS = ("grpThreads", "allThreads")
-DICTIONARY_INPUTS = ("label", "threadName", "responseCode", "Hostname", "success")  # few distinct values
 RAW_NAMES = {**CSV_TO_COLUMN, "ErrorCount": "error_count", **NS_TWINS}
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-import pandas as pd
 
 # The samples table (docs/contracts.md §2): name -> (pandas dtype, unit / meaning). Order is the contract.
 SAMPLES_SCHEMA: dict[str, tuple[str, str]] = {
@@ -69,6 +70,10 @@ CSV_TO_COLUMN: dict[str, str] = {
 NS_TWINS: dict[str, str] = {"timeStamp_ns": "start_ns", "elapsed_ns": "elapsed_ns"}
 # Read although not in the table: ErrorCount stands in for a missing success column; the twins above.
 EXTRA_CSV_INPUTS: tuple[str, ...] = ("ErrorCount", *NS_TWINS)
+# The CSV inputs' types when read: integers (Int32 for the thread counts) and text with few distinct values.
+INT64_INPUTS = ("elapsed", "Latency", "Connect", "IdleTime", "bytes", "sentBytes", "ErrorCount", *NS_TWINS)
+INT32_INPUTS = ("grpThreads", "allThreads")
+DICTIONARY_INPUTS = ("label", "threadName", "responseCode", "Hostname", "success")  # few distinct values
 
 # Case-insensitive lookup of JMeter's header names (hand-edited files change case).
 CANONICAL_HEADER: dict[str, str] = {name.lower(): name for name in JMETER_CSV_ORDER}
@@ -92,6 +97,8 @@ XML_ATTRIBUTES: dict[str, str] = {
     "hn": "host",
 }
 
+# Read whatever `fields` says: the reader itself needs them (times; transaction and sub-result detection).
+ALWAYS_READ = frozenset({"start_ms", "end_ms", "elapsed_ms", "label", "thread", "response_message", "source"})
 # Columns a file may lack without the reader refusing it.
 REQUIRED_CSV = ("timeStamp", "elapsed")
 
@@ -103,8 +110,15 @@ STRING_COLUMNS = ("response_message", "failure_message", "url")
 # responseMessage of a Transaction Controller parent sample (TransactionController/TransactionSampler).
 TRANSACTION_MESSAGE_PREFIX = "Number of samples in transaction"
 
-# Pandas dtype objects: "string" is stored in Arrow, so millions of URLs do not become Python objects.
-STRING_DTYPE = pd.StringDtype("pyarrow")
+
+
+@functools.cache
+def string_dtype():
+    """The pandas dtype of "string" columns, stored in Arrow so that millions of URLs do not become Python objects
+    (made on first use: this module is read before pandas is imported, by the read-ahead)."""
+    import pandas as pd
+
+    return pd.StringDtype("pyarrow")
 
 
 INT32_MAX = 2**31 - 1  # grpThreads/allThreads are Int32; every other integer column is Int64
@@ -122,11 +136,13 @@ def parse_int(text: str, int32: bool = False) -> int:
 def pandas_dtype(column: str):
     """The pandas dtype the contract gives `column`."""
     dtype = SAMPLES_SCHEMA[column][0]
-    return STRING_DTYPE if dtype == "string" else dtype
+    return string_dtype() if dtype == "string" else dtype
 
 
-def empty_column(column: str, length: int) -> pd.Series:
+def empty_column(column: str, length: int) -> "pd.Series":
     """An all-null column of the contract's dtype (for a column the file does not have)."""
+    import pandas as pd
+
     dtype = pandas_dtype(column)
     if dtype in ("int64",):
         raise ValueError(f"{column} cannot be absent")

@@ -6,7 +6,6 @@ import re
 from datetime import datetime
 
 import numpy as np
-import pandas as pd
 
 # Java letters -> strptime directives (the subset JMeter users put in timestamp_format).
 _JAVA_TO_STRPTIME = {
@@ -70,6 +69,8 @@ def has_zone(java_pattern: str) -> bool:
 
 def to_epoch_ms(values: pd.Series, java_pattern: str) -> tuple[np.ndarray, np.ndarray]:
     """Parse formatted timestamps -> (epoch ms int64, ok mask). Times without a zone are taken as UTC."""
+    import pandas as pd  # here, not above: the read-ahead sniffs with this module before pandas is imported
+
     parsed = pd.to_datetime(values.astype("string").str.strip(), format=to_strptime(java_pattern),
                             errors="coerce", utc=True)
     ok = parsed.notna().to_numpy()

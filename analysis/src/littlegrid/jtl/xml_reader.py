@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import STRING_DTYPE, XML_ATTRIBUTES, parse_int
+from littlegrid.jtl.schema import XML_ATTRIBUTES, parse_int, string_dtype
 from littlegrid.jtl.sniff import Sniffed, open_binary
 from littlegrid.usererror import at
 
@@ -219,5 +219,5 @@ def _frame(columns: dict[str, list]) -> dict[str, pd.Series]:
         elif name in ("label", "response_code", "thread", "host", "success"):
             data[name] = pd.Series(values, dtype="category")
         else:
-            data[name] = pd.Series(values, dtype=STRING_DTYPE)
+            data[name] = pd.Series(values, dtype=string_dtype())
     return data
