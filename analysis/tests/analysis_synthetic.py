@@ -178,3 +178,19 @@ def open_mm2_window(rng, rate_per_s, service_ms, seconds, warmup_s=5):
             elapsed.append(int(done) - int(t))
             end.append(done - warmup_s * 1000)
     return np.array(elapsed), np.array(end)
+
+
+def clock_stepped(samples: pd.DataFrame, at_ms: int, step_ms: int) -> pd.DataFrame:
+    """`samples` as JMeter writes them when a re-measurement of its clock offset at `at_ms` moved every later
+    timestamp by `step_ms`: each sample starting at or after it (its SampleResult created then) moves whole."""
+    moved = np.where(samples["start_ms"].to_numpy() >= at_ms, step_ms, 0)
+    return samples.assign(start_ms=samples["start_ms"] + moved, end_ms=samples["end_ms"] + moved)
+
+
+def started_early(samples: pd.DataFrame, every: int, by_ms: int) -> pd.DataFrame:
+    """`samples` with every `every`-th sample of each thread, at a phase of the thread's own, moved `by_ms`
+    earlier: small overlaps at times no clock step shares (the threads' phases differ by 23 samples)."""
+    nth = samples.groupby("thread", observed=True).cumcount()
+    early = ((nth + 23 * samples["thread"].cat.codes) % every == every // 2).to_numpy()
+    moved = np.where(early, -by_ms, 0)
+    return samples.assign(start_ms=samples["start_ms"] + moved, end_ms=samples["end_ms"] + moved)

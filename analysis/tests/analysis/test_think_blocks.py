@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis_synthetic import T0, closed_loop, table
+from analysis_synthetic import T0, clock_stepped, closed_loop, started_early, table
 from littlegrid.analysis import think_blocks, think_time
 from littlegrid.analysis.error_classes import classify
 from littlegrid.analysis.rowblock import Block, Frame
@@ -29,7 +29,7 @@ def whole_table(samples, window, transactions, dist, offset) -> dict:
     seq = think_sequence(samples, window, thread_keys(samples), transactions)
     gaps = seq.gaps if seq.gaps is not None else pd.DataFrame({"key": [], "gap_ms": [], "cycle_ms": []},
                                                               dtype=np.int64)
-    return think_time_stats(gaps, dist, offset) | {"sequence": seq.as_dict(window.length_s)}
+    return think_time_stats(gaps, dist, offset) | {"sequence": seq.as_dict(window)}
 
 
 def blocks_of(samples, window, transactions, k, seed):
@@ -111,7 +111,7 @@ def test_long_threads_are_measured_a_slice_at_a_time_with_the_figures_of_the_who
     taken = []
     sliced = think_time.ThinkTimeAccumulator._sliced
     monkeypatch.setattr(think_time.ThinkTimeAccumulator, "_sliced",
-                        lambda self, p: taken.append(sliced(self, p)) or taken[-1])
+                        lambda self, *a: taken.append(sliced(self, *a)) or taken[-1])
     monkeypatch.setattr(think_blocks, "SLICE_ROWS", 100)
     monkeypatch.setattr(think_blocks, "ROWS_PER_PARTITION", len(samples))
     window = steady_window(samples, 2, 1)
@@ -128,6 +128,21 @@ def test_threads_combined_out_of_order_zero_length_samples_and_a_19_hour_pause(m
     shuffled = pd.concat([samples, pause, zero]).sample(frac=1.0, random_state=3).reset_index(drop=True)
     want = assert_blocks_give_the_whole(monkeypatch, shuffled)
     assert want["sequence"]["rule"] == RULE_OUTERMOST  # a zero-length sample starting with another is contained
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_clock_steps_fed_in_blocks_give_the_figures_of_the_whole_table(monkeypatch, spread):
+    # 4 ms overlaps at two instants of JMeter's clock (its steps: every sample), or at each thread's own times
+    # (too many instants: the samples' own overlaps, found only when the partitions' steps are put together)
+    samples = closed_loop(12, 50, 0, duration_s=30)
+    samples = (started_early(samples, every=120, by_ms=4) if spread else
+               clock_stepped(clock_stepped(samples, T0 + 9_000, -4), T0 + 19_000, -2))
+    want = assert_blocks_give_the_whole(monkeypatch, samples, warmup=2, cooldown=1)
+    seq = want["sequence"]
+    if spread:
+        assert (seq["rule"], seq["partial_overlaps"], seq["clock_steps"]) == (RULE_NONE, 60, None)
+    else:
+        assert seq["rule"] == RULE_EVERY and seq["clock_steps"]["pairs"] == 24 and seq["clock_steps"]["instants"] == 2
 
 
 def transactions_beside_plain_threads(overlapping_thread: str, partial: bool) -> pd.DataFrame:

@@ -2,12 +2,14 @@
 think time and the closed law run on the outermost samples, or do not apply; never a negative think time."""
 
 import csv
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analysis_synthetic import JMETER_COLUMNS, T0, closed_loop, table
+from analysis_synthetic import JMETER_COLUMNS, T0, clock_stepped, closed_loop, started_early, table
 from littlegrid.analyze import analyze
+from littlegrid.analysis.clock_steps import STEP_MAX_MS
 from littlegrid.analysis.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps, think_sequence,
                                    think_time_stats)
 from littlegrid.analysis.window import steady_window
@@ -129,10 +131,15 @@ def test_a_sampler_ending_in_the_idle_tail_of_its_transaction_is_contained():
     assert seq.gaps["gap_ms"].tolist() == [100]  # from the transaction's end (0 + 100): its timers are think time
 
 
-def test_one_millisecond_of_overlap_is_rounding_and_two_are_an_overlap():
-    assert sequence_of([(0, 10, "a"), (9, 10, "a"), (40, 10, "a")]).rule == RULE_EVERY
-    seq = sequence_of([(0, 10, "a"), (8, 10, "a"), (40, 10, "a")])
-    assert (seq.rule, seq.partial_overlaps, seq.successive_pairs) == (RULE_NONE, 1, 2)
+def test_one_millisecond_of_overlap_is_rounding_and_two_are_an_overlap_unless_jmeters_clock_explains_them():
+    rounding = sequence_of([(0, 10, "a"), (9, 10, "a"), (40, 10, "a")])
+    assert rounding.rule == RULE_EVERY and rounding.clock_steps is None
+    once = sequence_of([(0, 10, "a"), (8, 10, "a"), (40, 10, "a")])  # one instant: a step of JMeter's clock
+    assert (once.rule, once.partial_overlaps, once.clock_steps.pairs) == (RULE_EVERY, 0, 1)
+    assert once.gaps["gap_ms"].tolist() == [-2, 22]  # taken as written
+    # 2 ms every 100 ms of a 20 s thread: 200 instants, while JMeter re-measured its clock 5 times
+    seq = sequence_of([row for i in range(200) for row in ((100 * i, 10, "a"), (100 * i + 8, 10, "a"))])
+    assert (seq.rule, seq.partial_overlaps, seq.successive_pairs, seq.clock_steps) == (RULE_NONE, 200, 399, None)
 
 
 def test_identical_spans_keep_one_sample_and_threads_do_not_contain_each_other():
@@ -245,3 +252,54 @@ def test_a_plans_setup_and_teardown_groups_are_no_part_of_the_load_and_their_row
     assert cell.overall.count <= len(load) and "login" not in cell.labels and "logout" not in cell.labels
     assert any(w.startswith("6 rows of the thread groups setUp Thread Group, tearDown Thread Group") for w in cell.warnings)
     assert {c.name: c for c in cell.checks}["closed_law"].passed  # N = X·(R+Z) of the load alone
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_a_real_run_whose_clock_stepped_back_6_ms_keeps_its_think_time_and_closed_law():
+    # JMeter 5.6.3, 20 users without think time against 2 Tomcat threads on a busy host (the CI run of session
+    # 18): each thread's first sample took JMeter's first clock offset, its second the re-measurement, 3-6 ms
+    # lower; so 16 threads' second samples start 3-6 ms before their first ended, all across one instant
+    cell = analyze([FIXTURES / "clock-step.jtl"], warmup_s=3, cooldown_s=1).cells[0]
+    seq = cell.think_time.sequence
+    assert seq.rule == RULE_EVERY and seq.partial_overlaps == 0
+    assert seq.clock_steps.model_dump() == {"pairs": 16, "instants": 1, "re_measurements": 5, "largest_ms": 6}
+    assert "16 samples started up to 6 ms before the previous one of their thread ended" in seq.text
+    law = next(c for c in cell.checks if c.name == "closed_law")
+    assert law.passed is True and law.value == pytest.approx(20, rel=law.tolerance)
+
+
+def test_steps_of_jmeters_clock_across_every_thread_are_not_overlaps():
+    samples = clock_stepped(clock_stepped(closed_loop(20, 50, 0, duration_s=30), T0 + 10_000, -4), T0 + 21_000, -3)
+    window = steady_window(samples, 2, 1)
+    seq = think_sequence(samples, window)
+    assert (seq.rule, seq.partial_overlaps, seq.clock_steps.pairs) == (RULE_EVERY, 0, 40)
+    assert seq.clock_steps.instants(window.first_start_ms, window.last_end_ms) == 2
+    assert sorted(seq.gaps["gap_ms"].unique().tolist()) == [-4, -3, 0]
+    assert seq.as_dict(window)["clock_steps"] == {"pairs": 40, "instants": 2, "re_measurements": 7, "largest_ms": 4}
+
+
+def test_the_same_small_overlaps_at_each_threads_own_instants_are_the_samples_own():
+    # 4 ms, as the steps above, but 5 samples of each thread start early at times of their own: 100 instants
+    samples = started_early(closed_loop(20, 50, 0, duration_s=30), every=120, by_ms=4)  # 600 samples a thread
+    seq = think_sequence(samples, steady_window(samples, 2, 1))
+    assert (seq.rule, seq.partial_overlaps, seq.clock_steps) == (RULE_NONE, 100, None)
+
+
+def test_a_step_larger_than_a_clocks_is_an_overlap():
+    samples = clock_stepped(closed_loop(20, 50, 0, duration_s=30), T0 + 10_000, -(STEP_MAX_MS + 1))
+    seq = think_sequence(samples, steady_window(samples, 2, 1))
+    assert (seq.rule, seq.partial_overlaps, seq.clock_steps) == (RULE_NONE, 20, None)
+
+
+def test_a_clock_step_between_outermost_samples_is_not_a_partial_overlap():
+    # each iteration: a 30 ms sample wrapping a 10 ms one that starts with it, the next iteration at its end
+    rows = [(T0 + 30 * i + (-3 if i >= 50 else 0), e, f"t{t}") for t in range(4) for i in range(100) for e in (30, 10)]
+    seq = sequence_of(rows, threads=4)
+    assert (seq.rule, seq.partial_overlaps, seq.contained) == (RULE_OUTERMOST, 0, 400)
+    assert seq.clock_steps.pairs == 4 and seq.gaps["gap_ms"].min() == -3
+    spread = [(T0 + 30 * i - (3 if i % 10 == 5 else 0), e, f"t{t}") for t in range(4) for i in range(100)
+              for e in (30, 10)]
+    seq = sequence_of(spread, threads=4)
+    assert (seq.rule, seq.partial_overlaps, seq.clock_steps) == (RULE_NONE, 40, None)

@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 
 from littlegrid.analysis import laws
+from littlegrid.analysis.clock_steps import STEP_MAX_MS, ClockSteps, instants_spanned, re_measurements
 from littlegrid.analysis.think_time import ks_exponential, poisson_fit
 from littlegrid.analysis.window import steady_window
 from littlegrid.run.plan_properties import JTL_COLUMNS, THINK_DRAWN_VARIABLE
@@ -49,7 +50,6 @@ DURATION_S = {"exponential": 40, "constant": 20, "poisson": 20}
 # once, each thread's first pass through the timer, and a start-up that a busy host delays by seconds.
 WARMUP_S, COOLDOWN_S = 3.0, 5 * THINK_MS / 1000
 OPEN_RATE, OPEN_DURATION_S = 50, 15
-NANO_OFFSET_PERIOD_MS = 5000  # JMeter's sampleresult.nanoThreadSleep default: how often its clock offset is re-measured
 
 
 @pytest.fixture(scope="session")
@@ -87,22 +87,14 @@ def think_times(run, warmup_s: float) -> pd.DataFrame:
                          "start_ms": jtl.loc[kept, "timeStamp"]})
 
 
-def short_gaps(think: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The think times realised shorter than their draws, and how many times JMeter re-measured its clock
-    offset while they were taken (one at its start, one per period)."""
-    span_ms = float(think["start_ms"].max() - think["previous_start_ms"].min())
-    return think[think["realised_ms"] < think["drawn_ms"]], math.floor(span_ms / NANO_OFFSET_PERIOD_MS) + 2
-
-
-def clock_steps_spanned(short: pd.DataFrame) -> int:
-    """The fewest instants such that every gap in `short` spans one of them (greedy interval stabbing by
-    earliest end, which is optimal). A gap spans the instants from its previous sample's start (when that
-    SampleResult took JMeter's clock offset) to its own start."""
-    steps, last = 0, -math.inf
-    for low, high in sorted(zip(short["previous_start_ms"], short["start_ms"]), key=lambda gap: gap[1]):
-        if low > last:
-            steps, last = steps + 1, high
-    return steps
+def short_gaps(think: pd.DataFrame) -> tuple[ClockSteps, int, int]:
+    """The think times realised shorter than their draws, as the analysis takes JMeter's clock steps (a gap
+    spans the instants from its previous sample's start, when that SampleResult took the clock offset, to its
+    own start), and the span (first, last ms) the clock was re-measured over."""
+    short = think[think["realised_ms"] < think["drawn_ms"]]
+    steps = ClockSteps(*(c.to_numpy(dtype=np.int64) for c in (short["previous_start_ms"], short["start_ms"],
+                                                              short["drawn_ms"] - short["realised_ms"])))
+    return steps, int(think["previous_start_ms"].min()), int(think["start_ms"].max())
 
 
 def _draws(run, dist: str) -> np.ndarray:
@@ -123,9 +115,8 @@ def _draws(run, dist: str) -> np.ndarray:
     # thread is preempted between its two reads (2 ms seen at load average 5). So a short gap must span a
     # re-measurement, and all the short gaps of a run fit in as many instants as the run had re-measurements.
     # A column that is not the slept draw makes short gaps all through the run, which no few instants explain.
-    short, re_measurements = short_gaps(think)
-    assert clock_steps_spanned(short) <= re_measurements, (len(short), short.head(), re_measurements,
-                                                           run.context())
+    short, first, last = short_gaps(think)
+    assert short.pairs == 0 or short.explained(first, last), (short.as_dict(first, last), run.context())
     drawn = think["drawn_ms"].to_numpy()
     assert pd.api.types.is_integer_dtype(think["drawn_ms"]) and drawn.min() >= 0, drawn[:10]
     steady = think_times(run, warmup_s=WARMUP_S)
@@ -150,21 +141,14 @@ def _closed_law(run, users: int, z_realised_ms: float) -> laws.Check:
                            laws.DEFAULT_TOLERANCES["closed_law"])
 
 
-def test_clock_steps_spanned_is_the_fewest_instants_every_short_gap_spans():
-    gaps = lambda pairs: pd.DataFrame(pairs, columns=["previous_start_ms", "start_ms"])  # noqa: E731
-    assert clock_steps_spanned(gaps([])) == 0
-    assert clock_steps_spanned(gaps([(0, 10), (5, 12), (9, 30)])) == 1  # all hold 9 and 10
-    assert clock_steps_spanned(gaps([(0, 10), (11, 20), (21, 30)])) == 3
-    assert clock_steps_spanned(gaps([(20, 30), (0, 10), (5, 25), (8, 22)])) == 2  # order does not matter
-
-
 def test_draws_paired_with_the_wrong_gaps_are_not_explained_by_clock_steps(closed_runs):
     """The check above can fail: the same run's draws moved one think time along each thread (each gap judged
     against the draw slept before the next request) leave short gaps all through the run."""
     think = think_times(closed_runs("poisson"), warmup_s=0.0)
     think["drawn_ms"] = think["drawn_ms"].shift(-1)
-    short, re_measurements = short_gaps(think.dropna())
-    assert clock_steps_spanned(short) > 3 * re_measurements, (len(short), re_measurements)
+    short, first, last = short_gaps(think.dropna())
+    assert not short.explained(first, last)
+    assert instants_spanned(short.low, short.high + STEP_MAX_MS) > 3 * re_measurements(first, last), short.pairs
 
 
 def test_exponential_think_time_has_the_mean_cv_and_shape_of_an_exponential(closed_runs):

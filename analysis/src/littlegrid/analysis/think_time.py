@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis import think_blocks
+from littlegrid.analysis.clock_steps import STEP_MAX_MS, ClockSteps
 from littlegrid.analysis.histogram import ExactHistogram, merged
 from littlegrid.analysis.kolmogorov import kolmogorov_sf
 from littlegrid.analysis.window import SteadyWindow
@@ -79,7 +80,8 @@ def _thread_time_order(key: np.ndarray, start: np.ndarray, end: np.ndarray):
 
 
 # JMeter writes whole milliseconds: a sample may seem to start up to 1 ms before the previous one of its
-# thread ended (start and elapsed come from two clocks). Beyond this, the two samples really overlap.
+# thread ended (start and elapsed come from two clocks). Beyond this, the two samples overlap, really or by a
+# step of JMeter's clock (clock_steps.py).
 OVERLAP_TOLERANCE_MS = 1
 RULE_EVERY, RULE_OUTERMOST, RULE_NONE = "every sample", "outermost samples", "does not apply"
 
@@ -93,6 +95,8 @@ class ThinkSequence:
     need one sequence of samples per thread that follow one another: every sample when none overlaps (beyond
     OVERLAP_TOLERANCE_MS), else the outermost ones (a sample contained in another of its thread is dropped); when
     outermost samples still overlap (parallel requests), there is no such sequence and `gaps` is None.
+    Overlaps that JMeter's clock explains (clock_steps.py) are not overlaps: `clock_steps` holds them, their
+    gaps are taken as written (a few ms below 0), and the cell decides whether its clock explains them all.
     count / elapsed_sum: the sequence's samples completed in the window (its X and R)."""
 
     rule: str
@@ -105,11 +109,19 @@ class ThinkSequence:
     count: int = 0
     elapsed_sum: int = 0
     active_ms: int = 0  # Σ over threads of [first start, last end] of the sequence, clipped to the window
+    clock_steps: ClockSteps | None = None  # overlaps of at most STEP_MAX_MS, taken for JMeter's clock
 
-    def text(self) -> str:
-        """The rule in words, with its figures."""
+    def text(self, window: SteadyWindow | None = None) -> str:
+        """The rule in words, with its figures (the window: the cell's span, for its clock steps)."""
+        steps = ""
+        if self.clock_steps is not None and window is not None:
+            found = self.clock_steps.as_dict(window.first_start_ms, window.last_end_ms)
+            steps = (f" beyond JMeter's clock: {found['pairs']:,} samples started up to {found['largest_ms']} ms "
+                     f"before the previous one of their thread ended, and all of them span {found['instants']} "
+                     f"instant{'s' if found['instants'] != 1 else ''}, within the {found['re_measurements']} "
+                     f"times JMeter re-measured its clock offset: its steps, taken as written")
         if self.rule == RULE_EVERY:
-            return "think time from every sample: no sample overlaps another of its thread"
+            return "think time from every sample: no sample overlaps another of its thread" + steps
         if self.rule == RULE_NONE:
             dropped = f", after dropping {self.contained:,} samples contained in another" if self.contained else ""
             return (f"does not apply: samples overlap within threads ({self.partial_overlaps:,} of "
@@ -118,13 +130,16 @@ class ThinkSequence:
                     f" other outermost samples" if self.transaction_rows else
                     f"{self.rows - self.contained:,} outermost samples")
         return (f"think time from the outermost samples: {wrappers} wrap {self.contained:,} samples; "
-                f"{self.partial_overlaps} partial overlaps")
+                f"{self.partial_overlaps} partial overlaps{steps}")
 
-    def as_dict(self, window_s: float) -> dict:
+    def as_dict(self, window: SteadyWindow) -> dict:
         applies = self.rule != RULE_NONE
-        return {"rule": self.rule, "text": self.text(), "rows": self.rows, "contained": self.contained,
+        window_s = window.length_s
+        return {"rule": self.rule, "text": self.text(window), "rows": self.rows, "contained": self.contained,
                 "transaction_rows": self.transaction_rows, "partial_overlaps": self.partial_overlaps,
                 "successive_pairs": self.successive_pairs,
+                "clock_steps": (None if self.clock_steps is None else
+                                self.clock_steps.as_dict(window.first_start_ms, window.last_end_ms)),
                 "count": self.count if applies else None,
                 "throughput_per_s": self.count / window_s if applies and window_s > 0 else None,
                 "mean_ms": self.elapsed_sum / self.count if applies and self.count else None,
@@ -154,8 +169,15 @@ def think_sequence(samples: pd.DataFrame, window: SteadyWindow, keys: np.ndarray
     (Transaction Controller rows included: their labels in `transactions`): sequence_of_rows on its columns."""
     key = thread_keys(samples) if keys is None else keys
     is_transaction = samples["label"].isin(transactions).to_numpy() if transactions and len(key) else None
-    return sequence_of_rows(key, samples["start_ms"].to_numpy(dtype=np.int64),
-                            samples["end_ms"].to_numpy(dtype=np.int64), idle_times(samples), is_transaction, window)
+    columns = (key, samples["start_ms"].to_numpy(dtype=np.int64), samples["end_ms"].to_numpy(dtype=np.int64),
+               idle_times(samples), is_transaction, window)
+    seq = sequence_of_rows(*columns)
+    return seq if clock_explains(seq, window) else sequence_of_rows(*columns, clock_steps=False)
+
+
+def clock_explains(seq: ThinkSequence, window: SteadyWindow) -> bool:
+    """Whether JMeter's clock explains the overlaps `seq` took for its steps (none: yes), over the cell's span."""
+    return seq.clock_steps is None or seq.clock_steps.explained(window.first_start_ms, window.last_end_ms)
 
 
 def idle_times(samples: pd.DataFrame) -> np.ndarray | None:
@@ -170,7 +192,7 @@ def idle_times(samples: pd.DataFrame) -> np.ndarray | None:
 
 def sequence_of_rows(key: np.ndarray, start: np.ndarray, end: np.ndarray, idle: np.ndarray | None,
                      is_transaction: np.ndarray | None, window: SteadyWindow,
-                     outermost: bool = False) -> ThinkSequence:
+                     outermost: bool = False, clock_steps: bool = True) -> ThinkSequence:
     """think_sequence on columns: per row its thread `key`, start and end (int64), `idle` (IdleTime, null as 0;
     None when the cell has no positive one) and `is_transaction` (None: no Transaction Controller rows).
 
@@ -182,7 +204,11 @@ def sequence_of_rows(key: np.ndarray, start: np.ndarray, end: np.ndarray, idle: 
     A sample's occupied span is [start, end + IdleTime]: a transaction's elapsed leaves out the timers inside
     it (IdleTime), and its last sampler may end in that idle tail. The gaps themselves run from end (start +
     elapsed), so a timer inside a transaction counts as think time, as the closed law needs (R + Z = cycle).
-    The common case (nothing overlaps) costs one comparison over the gaps and gives today's figures."""
+    The common case (nothing overlaps) costs one comparison over the gaps and gives today's figures.
+
+    `clock_steps`: overlaps of at most STEP_MAX_MS are kept in ThinkSequence.clock_steps instead of counting as
+    overlaps; the caller asks ClockSteps.explained of the whole cell's and measures again without them when
+    JMeter's clock does not explain them (clock_explains)."""
     rows = len(key)
     if rows == 0:
         return ThinkSequence(RULE_EVERY, _no_gaps(key), 0)
@@ -194,18 +220,33 @@ def sequence_of_rows(key: np.ndarray, start: np.ndarray, end: np.ndarray, idle: 
     if not outermost:
         overlapping = np.subtract(start[1:], span[:-1]) < -OVERLAP_TOLERANCE_MS
         overlapping[firsts[1:] - 1] = False  # a thread's first sample follows nothing
-        if not overlapping.any():
+        steps = None
+        if overlapping.any() and clock_steps:
+            at = np.flatnonzero(overlapping)
+            steps = ClockSteps(start[at], start[at + 1], span[at] - start[at + 1])
+            # a step moves the later sample whole: it starts after the earlier one and ends after it; a sample
+            # starting with another, or ending inside it, is contained (the outermost samples below)
+            if (steps.overlap_ms.max() > STEP_MAX_MS or (start[at + 1] <= start[at]).any()
+                    or (span[at + 1] <= span[at] + OVERLAP_TOLERANCE_MS).any()):
+                steps = None
+        if steps is not None or not overlapping.any():
             del overlapping, span, order
             count, elapsed = _window_totals(start, end, window)
             active = _active_ms(start, end, sizes, window)
             return ThinkSequence(RULE_EVERY, _gaps(threads, sizes, start, end, window), rows, count=count,
-                                 elapsed_sum=elapsed, active_ms=active)
+                                 elapsed_sum=elapsed, active_ms=active, clock_steps=steps)
         del overlapping
     # the transaction flags in thread order now, so that `order` (8 bytes a row) is gone before _outermost
     is_transaction = is_transaction[order] if is_transaction is not None else None
     del order
-    outer, partial = _outermost(start, end, span, firsts)
+    outer, overlaps, overlap_ms = _outermost(start, end, span, firsts)
     del span
+    partial, steps = len(overlaps), None
+    if partial and clock_steps and overlap_ms.max() <= STEP_MAX_MS:
+        # each overlap's earlier sample: the outermost one before it in its thread (a thread's first never
+        # overlaps); they are the clock's or nothing's: no partial overlap then
+        steps = ClockSteps(start[outer[overlaps - 1]], start[outer[overlaps]], overlap_ms)
+        partial = 0
     # every thread keeps its first sample
     present = np.bincount(_thread_of(firsts, outer), minlength=len(threads))
     transaction_rows = int(np.count_nonzero(is_transaction[outer])) if is_transaction is not None else 0
@@ -216,12 +257,12 @@ def sequence_of_rows(key: np.ndarray, start: np.ndarray, end: np.ndarray, idle: 
               "count": count, "elapsed_sum": elapsed, "active_ms": _active_ms(start, end, present, window)}
     if partial:
         return ThinkSequence(RULE_NONE, None, **common)
-    return ThinkSequence(RULE_OUTERMOST, _gaps(threads, present, start, end, window), **common)
+    return ThinkSequence(RULE_OUTERMOST, _gaps(threads, present, start, end, window), **common, clock_steps=steps)
 
 
 def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, firsts: np.ndarray):
-    """(positions of the outermost samples, how many of them overlap an earlier sample of their thread), rows
-    sorted by thread then start.
+    """(positions of the outermost samples, the indices among them of those that overlap an earlier sample of
+    their thread, and by how many ms each does), rows sorted by thread then start.
 
     Samples starting together form a run: its longest span (the last written of equal spans: JMeter writes a
     transaction after its samplers, with the first one's start) stands for it, the others are contained in it.
@@ -273,19 +314,22 @@ def _outermost(start: np.ndarray, end: np.ndarray, span: np.ndarray, firsts: np.
         starts = start[rep]
         starts += offset
         del offset
-        overlap = starts < earlier
-        del starts, earlier
+        earlier -= starts  # how far each run's sample starts before an earlier one ended, less the tolerance
+        del starts
+        shortfall = earlier
     else:  # spans too wide to pack: one thread at a time
         run_end = np.maximum.reduceat(end, run_firsts)
         run_thread = _thread_of(firsts, run_firsts)
         contained = np.zeros(len(rep), dtype=bool)
-        overlap = np.zeros(len(rep), dtype=bool)
+        shortfall = np.zeros(len(rep), dtype=np.int64)
         bounds = np.flatnonzero(np.diff(run_thread)) + 1
         for lo, hi in zip(np.concatenate(([0], bounds)), np.append(bounds, len(rep))):
             contained[lo:hi] = longest[lo:hi] <= _before(longest[lo:hi]) + tol
-            overlap[lo:hi] = start[rep[lo:hi]] < _before(run_end[lo:hi]) - tol
+            shortfall[lo:hi] = _before(run_end[lo:hi]) - tol - start[rep[lo:hi]]
     keep = ~contained
-    return rep[keep], int(np.count_nonzero(overlap & keep))
+    shortfall = shortfall[keep]
+    overlaps = np.flatnonzero(shortfall > 0)
+    return rep[keep], overlaps, shortfall[overlaps] + tol
 
 
 def _thread_of(firsts: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -676,11 +720,20 @@ class ThinkTimeAccumulator:
                     self._spill.close()
                 self._held, self._closed = None, True
             self._result = gap_stats(gaps, self._think_dist, self._offset_ms) | {
-                "sequence": seq.as_dict(self._frame.window.length_s)}
+                "sequence": seq.as_dict(self._frame.window)}
         return self._result
 
     def _measure(self) -> tuple[ThinkSequence, GapSummary]:
-        """The cell's sequence (its counters; gaps None) and its gaps, a partition at a time.
+        """The cell's sequence (its counters; gaps None) and its gaps: _measure_rule, again without clock steps
+        when JMeter's clock does not explain the overlaps the partitions took for its steps (a few ms each,
+        but too many instants for the cell's clock: the samples' own overlaps)."""
+        seq, gaps = self._measure_rule(clock_steps=True)
+        if clock_explains(seq, self._frame.window):
+            return seq, gaps
+        return self._measure_rule(clock_steps=False)
+
+    def _measure_rule(self, clock_steps: bool) -> tuple[ThinkSequence, GapSummary]:
+        """The cell's sequence and gaps, a partition at a time.
 
         Every sample while no partition overlaps; the first that does makes the cell's rule the outermost
         samples, and the partitions before it are measured again by that rule (a cell with overlaps mostly has
@@ -689,36 +742,38 @@ class ThinkTimeAccumulator:
         outermost = False
         measured: list[tuple[ThinkSequence, GapSummary | None]] = []
         for p in range(parts):
-            part = self._partition(p, outermost)
+            part = self._partition(p, outermost, clock_steps)
             if part is None:
                 continue
             if part[0].rule != RULE_EVERY and not outermost:
                 outermost = True
-                measured = [m for m in (self._partition(q, True) for q in range(p)) if m is not None]
+                measured = [m for m in (self._partition(q, True, clock_steps) for q in range(p)) if m is not None]
             measured.append(part)
         sequences = [seq for seq, _ in measured]
         rule = (RULE_NONE if any(s.rule == RULE_NONE for s in sequences) else
                 RULE_OUTERMOST if outermost else RULE_EVERY)
         counters = {f.name: sum(getattr(s, f.name) for s in sequences)
-                    for f in dataclasses.fields(ThinkSequence) if f.name not in ("rule", "gaps")}
+                    for f in dataclasses.fields(ThinkSequence) if f.name not in ("rule", "gaps", "clock_steps")}
         gaps = [] if rule == RULE_NONE else [g for _, g in measured]
-        return ThinkSequence(rule, None, **counters), GapSummary.merged(gaps)
+        steps = ClockSteps.merged([s.clock_steps for s in sequences])
+        return ThinkSequence(rule, None, **counters, clock_steps=steps), GapSummary.merged(gaps)
 
-    def _partition(self, p: int, outermost: bool) -> tuple[ThinkSequence, GapSummary | None] | None:
+    def _partition(self, p: int, outermost: bool,
+                   clock_steps: bool) -> tuple[ThinkSequence, GapSummary | None] | None:
         """Partition p measured: its sequence without its gaps, and their summary (None: it has no rows)."""
         if self._spill is not None and not outermost and self._spill.rows_in(p) > think_blocks.SLICE_ROWS:
-            sliced = self._sliced(p)  # a partition of long threads: a slice of rows at a time
+            sliced = self._sliced(p, clock_steps)  # a partition of long threads: a slice of rows at a time
             if sliced is not None:
                 return sliced
         rows = self._held if self._spill is None else self._spill.read(p, self._idle)
         if rows is None or not len(rows):
             return None
         seq = sequence_of_rows(rows.key, rows.start, rows.end, rows.idle if self._idle else None,
-                               rows.is_transaction, self._frame.window, outermost)
+                               rows.is_transaction, self._frame.window, outermost, clock_steps)
         del rows
         return dataclasses.replace(seq, gaps=None), None if seq.gaps is None else GapSummary.of(seq.gaps)
 
-    def _sliced(self, p: int) -> tuple[ThinkSequence, GapSummary] | None:
+    def _sliced(self, p: int, clock_steps: bool) -> tuple[ThinkSequence, GapSummary] | None:
         """Partition p measured SLICE_ROWS rows at a time, each thread's last row carried into the next slice, so
         memory is a slice whatever a thread's length; None when that would not give the whole partition's
         figures: a slice whose samples overlap (the outermost rule needs a thread whole), or a thread whose rows
@@ -733,6 +788,7 @@ class ThinkTimeAccumulator:
         first_start: dict[int, int] = {}
         count = elapsed = 0
         gaps: list[GapSummary] = []
+        steps: list[ClockSteps | None] = []
         for lo in range(0, n, think_blocks.SLICE_ROWS):
             part = spill.read(p, self._idle, lo, min(n, lo + think_blocks.SLICE_ROWS))
             keys, starts = part.key, part.start
@@ -746,9 +802,10 @@ class ThinkTimeAccumulator:
                 first_start.setdefault(k, s)
             rows = part if carried is None else think_blocks.ThreadRows.concat(carried, part)
             seq = sequence_of_rows(rows.key, rows.start, rows.end, rows.idle if self._idle else None,
-                                   rows.is_transaction, window, False)
+                                   rows.is_transaction, window, False, clock_steps)
             if seq.rule != RULE_EVERY:
                 return None
+            steps.append(seq.clock_steps)
             count, elapsed = count + seq.count, elapsed + seq.elapsed_sum
             if carried is not None:  # counted in the slice before
                 inside = (carried.end >= window.start_ms) & (carried.end <= window.end_ms)
@@ -759,4 +816,5 @@ class ThinkTimeAccumulator:
         active = np.minimum(carried.end, window.end_ms) - np.maximum(
             np.array([first_start[k] for k in carried.key.tolist()], np.int64), window.start_ms)
         return (ThinkSequence(RULE_EVERY, None, n, count=count, elapsed_sum=elapsed,
-                              active_ms=int(np.clip(active, 0, None).sum())), GapSummary.merged(gaps))
+                              active_ms=int(np.clip(active, 0, None).sum()), clock_steps=ClockSteps.merged(steps)),
+                GapSummary.merged(gaps))

@@ -207,6 +207,15 @@ class ThreadMeans(Record):
     max: float
 
 
+class ClockSteps(Record):
+    """A thread's samples starting a few ms before its previous one ended, all at the instants JMeter
+    re-measured its clock offset (analysis.clock_steps): its clock's steps, not overlaps."""
+    pairs: int
+    instants: int
+    re_measurements: int
+    largest_ms: int
+
+
 class ThinkSequence(Record):
     """Which samples think time was measured between (every sample, the outermost ones, or none) and why."""
     rule: str
@@ -220,6 +229,7 @@ class ThinkSequence(Record):
     throughput_per_s: float | None
     mean_ms: float | None
     active_threads: float | None
+    clock_steps: ClockSteps | None = None  # None: no overlap taken for JMeter's clock
 
 
 class ThinkTime(Record):
