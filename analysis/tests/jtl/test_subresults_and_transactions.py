@@ -56,3 +56,38 @@ def test_each_label_and_threads_latest_start_is_found_as_a_group_by_finds_it():
         pair = label.astype(np.int64) * (int(thread.max(initial=0)) + 2) + thread
         expected = pd.Series(start).groupby(pair, sort=False).idxmax().to_numpy() if n else []
         assert latest(label, thread, start).tolist() == list(expected), case
+
+
+def test_the_parents_carried_to_the_next_block_are_those_a_group_by_and_drop_duplicates_give():
+    """latest_parents: per (label, thread) among the carried rows and this block's kept rows, the last row of its
+    latest start, in the rows' order; against the pandas formulation it replaced, on random blocks with ties."""
+    from littlegrid.jtl.assemble import PARENT_COLUMNS, _latest_of_each_pair, latest_parents
+
+    def reference(table, keep, carried):  # the pandas code latest_parents had
+        rows = np.flatnonzero(keep)
+        chosen = rows[_latest_of_each_pair(table["label"].cat.codes.to_numpy()[rows],
+                                           table["thread"].cat.codes.to_numpy()[rows],
+                                           table["start_ms"].to_numpy()[rows])]
+        mine = pd.DataFrame({"parent": table["label"].astype(str).to_numpy()[chosen],
+                             "thread": table["thread"].astype(str).to_numpy()[chosen],
+                             "start": table["start_ms"].to_numpy()[chosen], "parent_end": table["end_ms"].to_numpy()[chosen]})
+        both = pd.concat([carried[PARENT_COLUMNS], mine], ignore_index=True)
+        latest = both.groupby(["parent", "thread"], sort=False)["start"].transform("max").to_numpy() == both["start"]
+        return both[latest].drop_duplicates(["parent", "thread"], keep="last").reset_index(drop=True)
+
+    rng = np.random.default_rng(11)
+    carried = pd.DataFrame({"parent": np.array([], object), "thread": np.array([], object),
+                            "start": np.array([], np.int64), "parent_end": np.array([], np.int64)})
+    for case in range(200):
+        n = int(rng.integers(0, 200))
+        start = rng.integers(case, case + 15, n).astype(np.int64)
+        table = pd.DataFrame({"label": pd.Categorical(rng.choice(["a", "b", "a-1", None], n)),
+                              "thread": pd.Categorical(rng.choice(["T 1-1", "T 1-2", "T 1-3"], n)),
+                              "start_ms": start, "end_ms": start + rng.integers(0, 5, n)})
+        keep = rng.random(n) < 0.9
+        got = latest_parents(table, keep, carried)
+        want = reference(table, keep, carried)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"case {case}")
+        assert got["start"].dtype == np.int64 and got["parent_end"].dtype == np.int64
+        carried = got
+    assert len(carried) == 4 * 3  # a row for each label (a null one read "nan") and thread, however many blocks

@@ -229,12 +229,17 @@ def latest_parents(table: pd.DataFrame, keep: np.ndarray, carried: pd.DataFrame)
     rows = np.flatnonzero(keep)
     chosen = rows[_latest_of_each_pair(table["label"].cat.codes.to_numpy()[rows],
                                        table["thread"].cat.codes.to_numpy()[rows], table["start_ms"].to_numpy()[rows])]
-    mine = pd.DataFrame({"parent": _names(table["label"], chosen), "thread": _names(table["thread"], chosen),
-                         "start": table["start_ms"].to_numpy()[chosen], "parent_end": table["end_ms"].to_numpy()[chosen]})
-    both = pd.concat([carried[PARENT_COLUMNS], mine], ignore_index=True)
-    # the last of equal starts wins, as merge_asof's backward match takes the last one
-    latest = both.groupby(["parent", "thread"], sort=False)["start"].transform("max").to_numpy() == both["start"]
-    return both[latest].drop_duplicates(["parent", "thread"], keep="last").reset_index(drop=True)
+    parent = np.concatenate([carried["parent"].to_numpy(dtype=object), _names(table["label"], chosen)])
+    thread = np.concatenate([carried["thread"].to_numpy(dtype=object), _names(table["thread"], chosen)])
+    start = np.concatenate([carried["start"].to_numpy(dtype=np.int64), table["start_ms"].to_numpy()[chosen]])
+    end = np.concatenate([carried["parent_end"].to_numpy(dtype=np.int64), table["end_ms"].to_numpy()[chosen]])
+    # per (parent, thread) the last row of its latest start, as merge_asof's backward match takes the last of
+    # equal starts; in the rows' order (a pandas group-by and drop_duplicates here took ~25 ms a block)
+    pair = pd.factorize(parent)[0].astype(np.int64) * (len(thread) + 1) + pd.factorize(thread)[0]
+    order = np.lexsort((np.arange(len(pair)), start, pair))
+    last = np.sort(order[np.append(pair[order][1:] != pair[order][:-1], True)]) if len(pair) else order
+    return pd.DataFrame({"parent": parent[last], "thread": thread[last], "start": start[last],
+                         "parent_end": end[last]})
 
 
 DENSE_PAIRS = 1 << 20  # (label, thread) pairs counted in arrays indexed by the pair (8 MB each); more are hashed
