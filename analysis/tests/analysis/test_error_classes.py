@@ -1,6 +1,7 @@
 """Error classes from responseCode, responseMessage and failureMessage, on the messages JMeter really writes."""
 
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -91,3 +92,35 @@ def test_classes_and_types_found_together_are_each_what_it_finds_alone(corpus_sa
     only, none = classes_and_types(samples, types=False)
     pd.testing.assert_series_equal(only, classes)
     assert none is None
+
+
+@pytest.mark.parametrize("one_key", [True, False])
+def test_classes_and_types_name_every_failed_row_as_its_own_triple_would(monkeypatch, one_key):
+    """Each distinct (code, message, failure) is named once; every failed row gets its triple's names (nulls read
+    ""), whether the columns are categorical or strings, against classify_one and error_type_one row by row; with
+    the codes as one integer key, and as rows of three (columns too diverse for one key)."""
+    from littlegrid.analysis import error_classes
+    from littlegrid.analysis.error_classes import error_type_one
+
+    if not one_key:
+        monkeypatch.setattr(error_classes, "KEY_LIMIT", 0)
+
+    rng = np.random.default_rng(9)
+    n = 3000
+    code = rng.choice(["500", "404", "Non HTTP response code: java.net.ConnectException", "200", None], n)
+    message = rng.choice(["Internal Server Error", "Not Found", "Connection refused", "OK", None, ""], n)
+    failure = rng.choice(["Test failed: code expected 200", None, "timeout after 5000 ms"], n)
+    success = rng.random(n) < 0.3
+    for categorical in (True, False):
+        kind = "category" if categorical else "string"
+        table = pd.DataFrame({"success": pd.array(success, dtype="boolean"),
+                              "response_code": pd.Series(code).astype(kind),
+                              "response_message": pd.Series(message).astype("string"),
+                              "failure_message": pd.Series(failure).astype(kind)})
+        classes, types = classes_and_types(table)
+        for i in range(n):
+            if success[i]:
+                assert pd.isna(classes[i]) and pd.isna(types[i]), i
+            else:
+                triple = tuple("" if v is None else v for v in (code[i], message[i], failure[i]))
+                assert (classes[i], types[i]) == (classify_one(*triple), error_type_one(*triple)), (i, triple)

@@ -146,3 +146,23 @@ def test_a_jtl_spanning_decades_is_refused_in_one_line_not_counted_second_by_sec
         littlegrid.analyze.analyze([path])
     assert str(refused.value) == (f"{path}: the samples span 19,676 days, more than 366 (a damaged timestamp?): no "
                                   "window is counted second by second")
+
+
+def test_answered_reads_each_distinct_code_once_and_agrees_with_the_rule_row_by_row():
+    # categorical codes (as the reader gives them) and plain strings: the same answer for every row, nulls,
+    # padded codes, non-numeric messages, 5xx and 1xx-4xx among the failures
+    import pandas as pd
+
+    from littlegrid.analysis.outage import _ANSWER, answered
+    rng = np.random.default_rng(3)
+    n = 2000
+    codes = rng.choice(["200", "404", " 302 ", "500", "503", "Non HTTP response code: java.net.ConnectException",
+                        "", None, "499", "600", "101"], n)
+    success = rng.random(n) < 0.6
+    table = pd.DataFrame({"success": pd.array(success, dtype="boolean"),
+                          "response_code": pd.Categorical(codes)})
+    expected = success | np.array([c is not None and bool(_ANSWER.match(c)) for c in codes])
+    assert answered(table).tolist() == expected.tolist()
+    plain = table.assign(response_code=pd.array(codes, dtype="string"))
+    assert answered(plain).tolist() == expected.tolist()
+    assert 0 < int((~expected).sum()) < n - int(success.sum())  # some failures answered, some not

@@ -53,8 +53,16 @@ def answered(table: pd.DataFrame) -> np.ndarray:
     failed = failed_mask(table)
     rows = np.flatnonzero(failed)
     if len(rows):
-        codes = pd.Series(table["response_code"].array.take(rows)).astype("string").fillna("")
-        failed[rows[codes.str.match(_ANSWER).to_numpy(dtype=bool)]] = False
+        codes = table["response_code"]
+        if isinstance(codes.dtype, pd.CategoricalDtype):
+            # each distinct code matched once (a regex a failed row took 12 ms of a 270 k-row block with 1%
+            # failures); a null code (-1) picks the appended False
+            is_answer = np.append(pd.Series(codes.cat.categories.astype(str)).str.match(_ANSWER)
+                                  .to_numpy(dtype=bool), False)
+            failed[rows[is_answer[codes.cat.codes.to_numpy()[rows]]]] = False
+        else:
+            text = pd.Series(codes.array.take(rows)).astype("string").fillna("")
+            failed[rows[text.str.match(_ANSWER).to_numpy(dtype=bool)]] = False
     return ~failed
 
 
