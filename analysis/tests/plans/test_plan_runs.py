@@ -116,7 +116,10 @@ def _draws(run, dist: str) -> np.ndarray:
     # re-measurement, and all the short gaps of a run fit in as many instants as the run had re-measurements.
     # A column that is not the slept draw makes short gaps all through the run, which no few instants explain.
     short, first, last = short_gaps(think)
+    # the analysis's rule (ClockSteps.explained: each short by at most a step, the instants widened by one), and
+    # the stricter count this test had before it: the intervals as written within the re-measurements
     assert short.pairs == 0 or short.explained(first, last), (short.as_dict(first, last), run.context())
+    assert instants_spanned(short.low, short.high) <= re_measurements(first, last), (short.pairs, run.context())
     drawn = think["drawn_ms"].to_numpy()
     assert pd.api.types.is_integer_dtype(think["drawn_ms"]) and drawn.min() >= 0, drawn[:10]
     steady = think_times(run, warmup_s=WARMUP_S)

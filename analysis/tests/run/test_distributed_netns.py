@@ -185,12 +185,7 @@ think_ms = [{THINK_MS}]
         assert cell.overall.error_rate < 0.01, cell.id
         bound = min(n / (SERVICE_S + THINK_MS / 1000), THREADS / SERVICE_S)
         window = cell.window.length_s
-        edges = 2 * n / (bound * window)  # up to N requests straddle each edge of the window
+        # up to N requests straddle each edge of the window, plus 5% for sleeps and a shared 2-core host
+        tolerance = 0.05 + 2 * n / (bound * window)
         x = cell.overall.throughput_per_s
-        # X <= min(N/(S+Z), c/S) whatever the host: R >= S and the constant timer sleeps at least Z
-        assert x <= bound * (1 + edges), (cell.id, x, bound, edges)
-        if n / (SERVICE_S + THINK_MS / 1000) > THREADS / SERVICE_S:
-            # past the knee the pool is never idle (N - c requests wait), so X = c/S, less what its 100 ms
-            # sleeps oversleep on a shared 2-core host (5%). Under the knee X = N/(R+Z) (the closed law above),
-            # and R carries the host's and the network's own time, which no law bounds.
-            assert x >= bound * (1 - 0.05 - edges), (cell.id, x, bound, edges)
+        assert abs(x - bound) / bound <= tolerance, (cell.id, x, bound, tolerance)

@@ -2,9 +2,11 @@
 
 import time
 
+import pytest
+
 from http_stub import serving
 from littlegrid.run.sample_server import free_port
-from littlegrid.run.server_warmup import TIMEOUT_S, warm
+from littlegrid.run.server_warmup import warm
 
 
 def test_a_server_is_asked_for_the_seconds_given_from_keep_alive_connections():
@@ -13,8 +15,7 @@ def test_a_server_is_asked_for_the_seconds_given_from_keep_alive_connections():
         started = time.monotonic()
         done = warm("127.0.0.1", port, "/cpu?us=10", 0.5)
         took = time.monotonic() - started
-    # at least the seconds asked; at most those and one request's timeout (join's bound), however busy the host
-    assert 0.5 <= took < 0.5 + TIMEOUT_S + 1 and 0 < done.seconds <= took
+    assert 0.5 <= took < 2.5 and done.seconds == pytest.approx(took, abs=0.1)
     assert done.failures == 0 and done.requests == len(paths) > 10
     assert set(paths) == {"/cpu?us=10"}
 
