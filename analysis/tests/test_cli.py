@@ -1,5 +1,8 @@
 """The dispatcher: user mistakes become one line and exit 2; unknown commands show help."""
 
+import os
+import subprocess
+import sys
 import types
 
 import pytest
@@ -88,3 +91,25 @@ def test_every_subcommand_s_module_loads_and_has_the_stage_interface():
         module = load()
         assert callable(module.main) and callable(module.add_arguments) and module.HELP and module.EXAMPLES, name
         assert summary and "\n" not in summary
+
+
+BLAS_PROBE = """
+import os, sys
+from littlegrid import cli
+cli.blas_threads()
+import numpy
+print(os.environ["OPENBLAS_NUM_THREADS"], len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads counted in /proc")
+@pytest.mark.parametrize("given, kept", [(None, "1"), ("2", "2")])
+def test_numpy_s_blas_gets_one_thread_unless_the_user_said_otherwise(given, kept):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", BLAS_PROBE], env=env, capture_output=True, text=True, check=True)
+    value, threads = done.stdout.split()
+    assert value == kept
+    if given is None:
+        assert threads == "1"  # no BLAS thread beside the main one

@@ -120,12 +120,25 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
+
+
+def blas_threads() -> None:
+    """One OpenBLAS thread unless the user's environment says otherwise (its children inherit it). NumPy's OpenBLAS
+    starts a thread per core at import, and after a call its threads spin waiting for the next: littlegrid's linear
+    algebra is a few dot products and small fits, and on the 2-core machine of docs/report.md the spinning took
+    0.2-0.35 s of CPU from a 5 M-row report whose parse and analysis keep both cores busy."""
+    os.environ.setdefault(*BLAS_THREADS)
+
+
 def entry() -> None:
     """The console script. It ends with os._exit once the command has returned (its files closed, its
     processes stopped): the orderly release of a 5 M-row report's ~1 GB of arrays took a quarter of a
     second that nobody waits for with interest. It begins by telling the C allocator to keep what it frees
     (allocator.py): a large JTL's blocks then reuse their memory instead of faulting it in again; and, for a report
-    of one large JTL, by starting its parse while the modules import (report_read_ahead.py)."""
+    of one large JTL, by starting its parse while the modules import (report_read_ahead.py). Before NumPy loads,
+    it asks OpenBLAS for one thread (blas_threads)."""
+    blas_threads()
     allocator.keep_freed_memory()
     report_read_ahead.start(sys.argv[1:])  # a large JTL's parse begins while the modules import
     try:

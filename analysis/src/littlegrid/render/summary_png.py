@@ -3,14 +3,14 @@ page). Throughput and mean response time against the load, one colour per curve 
 test draws its throughput and p90 over time instead. Drawn with matplotlib's Agg backend (no display needed).
 
 matplotlib takes about a second to import and a third of one to draw, on one core. A report that analyses a large JTL
-leaves a core idle while it imports its own modules and while it writes its pages, so `Background` draws there: a
-child process started with the report imports matplotlib at once, is handed the summary when the analysis is done,
-and draws while the report writes its HTML (bench/bench_scale.py measures the whole)."""
+leaves a core idle at times (while its pass waits for the parse, while it writes its pages), so `Background` draws
+there: a child process started with the report, at the lowest CPU priority (summary_png_child.py), imports
+matplotlib at once, is handed the summary when the analysis is done, and draws while the report writes its HTML
+(bench/bench_scale.py measures the whole)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +19,10 @@ from littlegrid.render.charts import PALETTE
 from littlegrid.summary.model import Summary
 
 X_NAMES = {"closed": "users N", "open": "offered rate λ (req/s)"}
+# How long result() waits for a child still busy once the report is done with everything else: on an idle core
+# it needs 0.23-0.28 s more at 5 M rows (the summary's validation and the drawing); a child that gets no core (a
+# host kept busy by others, and its lowest priority) is stopped and the image drawn here instead.
+GRACE_S = 2.0
 
 
 def _by_load(summary: Summary, ax_x, ax_r) -> bool:
@@ -94,14 +98,15 @@ def _pyplot():
 class Background:
     """summary.png drawn by a child process started now, which imports matplotlib while this one analyses.
 
-    draw() hands it the summary (as summary.json holds it) and returns at once; result() waits for the image. When
-    the child cannot do it (it could not start, or failed), result() draws here, so a real error is raised here, as
-    write() would raise it. close() stops a child that was never handed a summary (the analysis failed)."""
+    draw() hands it the summary (as summary.json holds it) and returns at once; result() waits for the image, at
+    most GRACE_S. When the child cannot do it (it could not start, failed, or got no core in that time), result()
+    draws here, so a real error is raised here, as write() would raise it. close() stops a child that was never handed a summary (the analysis failed)."""
 
     def __init__(self) -> None:
         try:
-            self._child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._child = subprocess.Popen([sys.executable, "-m", "littlegrid.render.summary_png_child"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL)
         except OSError:
             self._child = None
         self._job: tuple[Summary, Path, str] | None = None
@@ -121,8 +126,13 @@ class Background:
         """The image's path, or None when the summary has nothing to draw (as write())."""
         summary, path, title = self._job
         if self._child is not None:
-            said = self._child.stdout.read().decode().strip()
-            if self._child.wait() == 0 and said in ("drawn", "nothing"):
+            try:
+                code = self._child.wait(timeout=GRACE_S)  # it says one word: its pipe never fills
+            except subprocess.TimeoutExpired:
+                code = None
+                self.close()
+            said = self._child.stdout.read().decode().strip() if code is not None else ""
+            if code == 0 and said in ("drawn", "nothing"):
                 return path if said == "drawn" else None
         return write(summary, path, title)
 
@@ -133,8 +143,9 @@ class Background:
             child.wait()
 
 
-def _serve() -> int:
-    """The child's side of Background: imports first, then one summary from stdin drawn; says drawn or nothing."""
+def serve() -> int:
+    """The child's side of Background (summary_png_child.py): matplotlib imported first, then one summary from stdin
+    drawn; says drawn or nothing."""
     _pyplot()
     head = sys.stdin.buffer.readline()
     if not head:  # the report stopped before it had a summary
@@ -144,9 +155,3 @@ def _serve() -> int:
     drawn = write(summary, Path(job["path"]), job["title"])
     print("drawn" if drawn is not None else "nothing")
     return 0
-
-
-if __name__ == "__main__":
-    code = _serve()
-    sys.stdout.flush()
-    os._exit(code)  # without the interpreter's teardown of matplotlib and pandas (0.3 s), which the report waits for
