@@ -1,7 +1,6 @@
 """Think time of a cell fed block by block (ThinkTimeAccumulator: one block in memory, more spilled to partition
 files by thread) gives what think_sequence and think_time_stats give on the whole table, as cell._think_time
-computes them: the same rule, counters and gaps whatever the blocks and partitions; sd_ms, cv and cycle_cv to
-1e-12 (sums in another order)."""
+computes them: the same rule, counters, gaps and figures whatever the blocks and partitions."""
 
 import dataclasses
 import gc
@@ -20,8 +19,6 @@ from littlegrid.analysis.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOS
                                             gap_stats, think_sequence, think_time_stats, thread_keys)
 from littlegrid.analysis.window import steady_window, window_mask
 from littlegrid.jtl import read_jtl
-
-RESUMMED = {"sd_ms", "cv", "cycle_cv"}  # floats from sums taken in another order
 
 
 def whole_table(samples, window, transactions, dist, offset) -> dict:
@@ -56,30 +53,47 @@ def accumulated(samples, window, transactions, dist, offset, k, seed=0) -> dict:
     return accumulator.result()
 
 
-def assert_same(got, want, exact_floats=False, where="think_time"):
+def assert_same(got, want, where="think_time"):
+    """Every figure equal, floats too: sd_ms, cv and cycle_cv come from exact sums (think_time.Moments)."""
     if isinstance(want, dict):
         assert got.keys() == want.keys(), where
         for key in want:
-            assert_same(got[key], want[key], exact_floats, f"{where}.{key}")
-    elif where.rsplit(".", 1)[-1] in RESUMMED and want is not None and not exact_floats:
-        assert got == pytest.approx(want, rel=1e-12, abs=0), where
+            assert_same(got[key], want[key], f"{where}.{key}")
     else:
         assert got == want, where
 
 
+def partitions_only(monkeypatch):
+    """The blocks' own measure (SlicedSequence as they come) dropped: result() measures the spilled partitions."""
+    monkeypatch.setattr(ThinkTimeAccumulator, "_run", lambda self, rows: setattr(self, "_running", None))
+
+
+def partition_reads(monkeypatch) -> list:
+    """The spilled partitions result() reads (think_blocks.ThreadPartitions.read), recorded."""
+    reads, read = [], think_blocks.ThreadPartitions.read
+    monkeypatch.setattr(think_blocks.ThreadPartitions, "read", lambda self, *a: reads.append(a) or read(self, *a))
+    return reads
+
+
 def assert_blocks_give_the_whole(monkeypatch, samples, transactions=frozenset(), warmup=0.0, cooldown=0.0,
                                  dist=None, offset=0.0) -> dict:
-    """k = 1 (in memory: exactly), then k = 2, 3, 7 blocks spilled to 3 partitions and to one per ~40 rows."""
+    """k = 1 (in memory: exactly), then k = 2, 3, 7 blocks spilled to 3 partitions and to one per ~40 rows, each
+    measured as the blocks come where that holds, and again from the partitions alone."""
     window = steady_window(samples[~samples["label"].isin(transactions)], warmup, cooldown)
     want = whole_table(samples, window, transactions, dist, offset)
-    assert_same(accumulated(samples, window, transactions, dist, offset, 1), want, exact_floats=True)
-    for parts in (3, max(3, len(samples) // 40)):
-        monkeypatch.setattr(think_blocks, "ROWS_PER_PARTITION", math.ceil(len(samples) / parts))
-        # whole partitions, then slices of 25 rows with each thread's last row carried over
-        for slice_rows in (1 << 40, 25):
-            monkeypatch.setattr(think_blocks, "SLICE_ROWS", slice_rows)
-            for k in (2, 3, 7):
-                assert_same(accumulated(samples, window, transactions, dist, offset, k, seed=k + parts), want)
+    assert_same(accumulated(samples, window, transactions, dist, offset, 1), want)
+    for route in ("as the blocks come", "partitions"):
+        with monkeypatch.context() as m:
+            if route == "partitions":
+                partitions_only(m)
+            for parts in (3, max(3, len(samples) // 40)):
+                m.setattr(think_blocks, "ROWS_PER_PARTITION", math.ceil(len(samples) / parts))
+                # whole partitions, then slices of 25 rows with each thread's last row carried over
+                for slice_rows in (1 << 40, 25):
+                    m.setattr(think_blocks, "SLICE_ROWS", slice_rows)
+                    for k in (2, 3, 7):
+                        assert_same(accumulated(samples, window, transactions, dist, offset, k, seed=k + parts),
+                                    want, where=f"think_time ({route})")
     return want
 
 
@@ -108,6 +122,7 @@ def test_a_long_closed_loop_with_a_trimmed_window_and_two_engines(monkeypatch):
 def test_long_threads_are_measured_a_slice_at_a_time_with_the_figures_of_the_whole(monkeypatch):
     # 3 threads of ~600 rows in one partition, slices of 100 rows: the sliced path must be the one taken
     samples = closed_loop(3, 40, lambda r: r.poisson(60), duration_s=60)
+    partitions_only(monkeypatch)
     taken = []
     sliced = think_time.ThinkTimeAccumulator._sliced
     monkeypatch.setattr(think_time.ThinkTimeAccumulator, "_sliced",
@@ -212,6 +227,7 @@ def test_the_partition_files_are_removed_by_result_by_a_failure_and_with_the_acc
     first = accumulator.result()
     assert list(tmp_path.iterdir()) == [] and accumulator.result() == first
 
+    partitions_only(monkeypatch)  # so that result() measures, and fails, there
     failing = ThinkTimeAccumulator(frame, None, 0.0)
     for block in blocks:
         failing.add(block)
@@ -258,3 +274,46 @@ def test_gap_summaries_of_any_split_of_the_gaps_merge_into_that_of_all_of_them()
     parts = [shuffled.iloc[i::4] for i in range(4)]  # every thread in every part
     got = gap_stats(GapSummary.merged([GapSummary.of(part) for part in parts]), "poisson", 0.0)
     assert_same(got, think_time_stats(gaps, "poisson", 0.0))
+
+
+def test_a_closed_loop_in_blocks_is_measured_as_they_come_and_no_partition_is_read(monkeypatch):
+    samples = closed_loop(6, 40, lambda r: r.exponential(50), duration_s=30)
+    window = steady_window(samples, 2, 1)
+    want = whole_table(samples, window, frozenset(), "exponential", 0)
+    assert want["sequence"]["rule"] == RULE_EVERY and want["gaps"] > 1500
+    reads = partition_reads(monkeypatch)
+    for k in (2, 5, 11):
+        assert_same(accumulated(samples, window, frozenset(), "exponential", 0, k, seed=k), want)
+    assert reads == []
+
+
+@pytest.mark.parametrize("case", ["overlap", "written out of order", "idle time"])
+def test_blocks_that_break_the_every_sample_rule_are_measured_from_the_partitions(monkeypatch, case):
+    samples = closed_loop(4, 40, lambda r: r.exponential(50), duration_s=20).reset_index(drop=True)
+    late = samples.index[-len(samples) // 3]  # a row in a late block
+    if case == "overlap":  # its thread's next sample starts 30 ms before it ends
+        thread = samples.at[late, "thread"]
+        after = samples.index[(samples["thread"] == thread) & (samples.index > late)][0]
+        samples.loc[after, "start_ms"] = samples.at[late, "start_ms"] + samples.at[late, "elapsed_ms"] - 30
+        samples.loc[after, "end_ms"] = samples.at[after, "start_ms"] + samples.at[after, "elapsed_ms"]
+    elif case == "written out of order":  # a thread's first row written last
+        first = samples.index[samples["thread"] == samples.at[late, "thread"]][0]
+        samples = pd.concat([samples.drop(index=first), samples.loc[[first]]], ignore_index=True)
+    else:
+        samples["idle_ms"] = 0
+        samples.loc[late, "idle_ms"] = 7
+    window = steady_window(samples, 0, 0)
+    want = whole_table(samples, window, frozenset(), None, 0)
+    reads = partition_reads(monkeypatch)
+    assert_same(accumulated(samples, window, frozenset(), None, 0, 6, seed=1), want)
+    assert reads  # the blocks' own measure gave up: the partitions were read
+
+
+def test_each_thread_s_last_row_is_its_latest_start_and_of_equal_starts_the_last_written():
+    rows = think_blocks.ThreadRows(key=np.array([3, 0, 3, 0, 3, 5, 0]), start=np.array([10, 40, 30, 40, 20, 7, 5]),
+                                   end=np.array([11, 41, 31, 42, 21, 8, 6]), idle=None,
+                                   is_transaction=np.array([False] * 6 + [True]))
+    last = rows.last_of_each_thread()
+    assert last.key.tolist() == [0, 3, 5]  # by ascending thread
+    assert last.start.tolist() == [40, 30, 7] and last.end.tolist() == [42, 31, 8]  # 0's second row at 40
+    assert last.is_transaction.tolist() == [False, False, False]

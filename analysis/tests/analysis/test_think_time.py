@@ -111,3 +111,26 @@ def test_up_to_the_exact_range_the_ks_p_value_is_scipys_kstwo():
     from scipy.stats import kstwo
     assert ks_p_value(0.03, EXACT_KS_MAX_N) == float(kstwo.sf(0.03, EXACT_KS_MAX_N))
     assert ks_p_value(0.2, 25) == float(kstwo.sf(0.2, 25))
+
+
+def test_moments_are_exact_sums_whatever_the_sets_and_their_order():
+    from fractions import Fraction
+    import math
+    from littlegrid.analysis.think_time import Moments, sum_of_squares
+
+    values = np.array([-3, 0, 7, 2**41, 12, 5, 5, 2**20 + 3], dtype=np.int64)  # a negative gap, a huge one
+    assert sum_of_squares(values) == sum(int(x) ** 2 for x in values.tolist())
+    beyond = np.array([2**50, -(2**43), 1], dtype=np.int64)  # past the split: summed as Python integers
+    assert sum_of_squares(beyond) == 2**100 + 2**86 + 1
+    whole = Moments.of(values)
+    n, total = len(values), int(values.sum())
+    assert (whole.n, whole.total) == (n, total)
+    mean = Fraction(total, n)
+    assert whole.sd() == math.sqrt(sum((Fraction(int(x)) - mean) ** 2 for x in values.tolist()) / (n - 1))
+    orders = [values[:3], values[3:5], values[5:]], [values[5:], values[:3], values[3:5]], [values[i:i + 1] for i in range(n)]
+    for parts in orders:
+        merged = Moments()
+        for part in parts:
+            merged = merged.merge(Moments.of(part))
+        assert merged == whole and merged.sd() == whole.sd()
+    assert Moments.of(np.array([4])).sd() is None and Moments().mean() is None

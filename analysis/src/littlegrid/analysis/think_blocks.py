@@ -67,9 +67,17 @@ class ThreadRows:
                    np.concatenate((first.is_transaction, then.is_transaction)))
 
     def last_of_each_thread(self) -> ThreadRows:
-        """Each thread's last row by start (the last written of equal starts): where its sequence goes on."""
-        order = np.lexsort((np.arange(len(self.key)), self.start, self.key))
-        last = order[np.append(self.key[order][1:] != self.key[order][:-1], True)]
+        """Each thread's last row by start (the last written of equal starts), by ascending thread: where its
+        sequence goes on. Threads are numbered 0, 1, 2...: found without a sort (a sort of a 250,000-row block
+        took 24 ms)."""
+        keys, starts = self.key, self.start
+        size = int(keys.max()) + 1 if len(keys) else 0
+        latest = np.full(size, np.iinfo(np.int64).min, np.int64)
+        np.maximum.at(latest, keys, starts)
+        at_latest = np.flatnonzero(starts == latest[keys])
+        last = np.full(size, -1, np.int64)
+        np.maximum.at(last, keys[at_latest], at_latest)
+        last = last[last >= 0]
         return ThreadRows(self.key[last], self.start[last], self.end[last],
                           None if self.idle is None else self.idle[last], self.is_transaction[last])
 

@@ -3,6 +3,7 @@
 import dataclasses
 import functools
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -551,40 +552,54 @@ def histogram(gaps) -> dict:
 
 @dataclass(frozen=True)
 class Moments:
-    """Count, sum and Σ(x − mean)² of integer values: their mean and standard deviation, mergeable.
+    """Count, sum and sum of squares of integer values, as exact integers: their mean and standard deviation.
 
-    The sum is an exact integer, so the mean is numpy's whenever numpy's float sum is exact (below 2**53). M2 of
-    one array takes the float operations numpy's std takes, so one array gives numpy's std to the last digit;
-    two sets merge by Chan's formula, its correction term computed exactly from the integer sums."""
+    Sets of values merge by adding the three, so the figures are the same whatever the sets and the order they
+    merge in (a cell read in one piece, in blocks, or from partitions by thread); Σ(x − mean)² is computed from
+    the exact sums and rounded once (sd: once before the square root)."""
 
     n: int = 0
     total: int = 0
-    m2: float = 0.0
+    squares: int = 0
 
     @classmethod
     def of(cls, values: np.ndarray) -> "Moments":
         n = len(values)
         if not n:
             return cls()
-        total = int(values.sum(dtype=np.int64))
-        deviation = np.subtract(values, total / n, dtype=np.float64)
-        np.multiply(deviation, deviation, out=deviation)
-        return cls(n, total, float(deviation.sum()))
+        values = np.asarray(values, dtype=np.int64)
+        return cls(n, int(values.sum(dtype=np.int64)), sum_of_squares(values))
 
     def merge(self, other: "Moments") -> "Moments":
-        if not (self.n and other.n):
-            return self if self.n else other
-        n = self.n + other.n
-        # δ²·nₐ·n_b/n with δ the difference of the means: (nₐ·Σ_b − n_b·Σₐ)² / (nₐ·n_b·n), one rounding
-        between = (self.n * other.total - other.n * self.total) ** 2 / (self.n * other.n * n)
-        return Moments(n, self.total + other.total, self.m2 + other.m2 + between)
+        return Moments(self.n + other.n, self.total + other.total, self.squares + other.squares)
 
     def mean(self) -> float | None:
         return self.total / self.n if self.n else None
 
     def sd(self) -> float | None:
-        """The sample standard deviation (ddof 1)."""
-        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else None
+        """The sample standard deviation (ddof 1): √((n·Σx² − (Σx)²) / (n·(n − 1)))."""
+        if self.n < 2:
+            return None
+        return math.sqrt(Fraction(self.n * self.squares - self.total ** 2, self.n * (self.n - 1)))
+
+
+SQUARE_SPLIT = 21  # x = high·2²¹ + low: each part's products stay below 2⁴² for |x| < 2⁴² ms (139 years)
+SQUARE_ROWS = 1 << 20  # rows summed at a time: 2²⁰ products below 2⁴² add up below 2⁶² (no int64 overflow)
+
+
+def sum_of_squares(values: np.ndarray) -> int:
+    """Σx² of int64 values, exact (a Python integer), without a Python object per value."""
+    magnitude = np.abs(values)
+    if len(values) and int(magnitude.max()) >= 1 << (2 * SQUARE_SPLIT):
+        return sum(int(x) * int(x) for x in values.tolist())
+    total = 0
+    low_mask = (1 << SQUARE_SPLIT) - 1
+    for lo in range(0, len(values), SQUARE_ROWS):
+        chunk = magnitude[lo:lo + SQUARE_ROWS]
+        high, low = chunk >> SQUARE_SPLIT, chunk & low_mask
+        total += ((int((high * high).sum()) << (2 * SQUARE_SPLIT)) + (int((high * low).sum()) << (SQUARE_SPLIT + 1))
+                  + int((low * low).sum()))
+    return total
 
 
 @dataclass(frozen=True)
@@ -667,13 +682,94 @@ def gap_stats(summary: GapSummary, think_dist: str | None = None, offset_ms: flo
     }
 
 
+
+NOT_SEEN = np.iinfo(np.int64).max
+
+
+def _starts_before(part: think_blocks.ThreadRows, carried: think_blocks.ThreadRows) -> bool:
+    """Whether a row of `part` starts before its thread's carried row (threads numbered 0, 1, 2...)."""
+    carried_start = np.full(max(int(part.key.max()), int(carried.key.max())) + 1, np.iinfo(np.int64).min, np.int64)
+    carried_start[carried.key] = carried.start
+    return bool((part.start < carried_start[part.key]).any())
+
+
+class SlicedSequence:
+    """The every-sample rule measured on rows given a slice at a time in file order, each thread's last row carried
+    into the next slice; the figures of the whole rows at once (sequence_of_rows) while it holds: every slice
+    follows the rule with every sample (no overlap within it), and no thread's rows in a later slice start before
+    its last row so far (the whole is sorted by start). add() says False from the first slice that breaks either.
+
+    Every sample follows the previous one of its thread, so the gap across a slice boundary is the carried row's;
+    the carried row's own count, elapsed and rows are taken off again, and each thread's active time runs from its
+    first start to its last row's end, as _active_ms measures it. Memory: a slice, a row per thread, and the gaps'
+    summary (its distinct values and threads)."""
+
+    def __init__(self, window: SteadyWindow, clock_steps: bool) -> None:
+        self.window, self.clock_steps = window, clock_steps
+        self.broken = False
+        self._carried: think_blocks.ThreadRows | None = None  # ascending threads
+        self._first_start = np.zeros(0, np.int64)  # by thread number (NOT_SEEN: none yet)
+        self._rows = self._count = self._elapsed = 0
+        self._gaps: GapSummary | None = None
+        self._steps: list[ClockSteps] = []
+
+    def add(self, part: think_blocks.ThreadRows, idle: bool) -> bool:
+        """The next slice (`idle`: its spans include IdleTime); whether the figures still hold."""
+        if self.broken or not len(part):
+            return not self.broken
+        keys, starts = part.key, part.start
+        if self._carried is not None and _starts_before(part, self._carried):
+            self.broken = True
+            return False
+        rows = part if self._carried is None else think_blocks.ThreadRows.concat(self._carried, part)
+        seq = sequence_of_rows(rows.key, rows.start, rows.end, rows.idle if idle else None, rows.is_transaction,
+                               self.window, False, self.clock_steps)
+        if seq.rule != RULE_EVERY:
+            self.broken = True
+            return False
+        if len(self._first_start) <= int(keys.max()):  # threads numbered 0, 1, 2...
+            self._first_start = np.concatenate((self._first_start, np.full(
+                int(keys.max()) + 1 - len(self._first_start), NOT_SEEN, np.int64)))
+        np.minimum.at(self._first_start, keys, starts)  # later rows start after the carried one: the first's
+        if seq.clock_steps is not None:
+            self._steps.append(seq.clock_steps)
+        self._rows += len(part)
+        self._count, self._elapsed = self._count + seq.count, self._elapsed + seq.elapsed_sum
+        if self._carried is not None:  # counted in the slice before
+            carried, window = self._carried, self.window
+            inside = (carried.end >= window.start_ms) & (carried.end <= window.end_ms)
+            self._count -= int(np.count_nonzero(inside))
+            self._elapsed -= int((carried.end[inside] - carried.start[inside]).sum())
+        summary = GapSummary.of(seq.gaps)
+        self._gaps = summary if self._gaps is None else GapSummary.merged([self._gaps, summary])
+        self._carried = rows.last_of_each_thread()
+        return True
+
+    @property
+    def rows(self) -> int:
+        """Rows added so far."""
+        return self._rows
+
+    def result(self) -> tuple[ThinkSequence, GapSummary]:
+        """The sequence (its counters; gaps None) and its gaps' summary, of every slice added (at least one)."""
+        carried, window = self._carried, self.window
+        active = np.minimum(carried.end, window.end_ms) - np.maximum(self._first_start[carried.key], window.start_ms)
+        return (ThinkSequence(RULE_EVERY, None, self._rows, count=self._count, elapsed_sum=self._elapsed,
+                              active_ms=int(np.clip(active, 0, None).sum()),
+                              clock_steps=ClockSteps.merged(self._steps)),
+                self._gaps)
+
 class ThinkTimeAccumulator:
     """The cell's "think_time" block (gap_stats and its ThinkSequence's as_dict), from its blocks of rows: every
     row, Transaction Controller rows included. The figures are those of think_sequence and think_time_stats on
-    the whole table, whatever the blocks (sd_ms, cv and cycle_cv to within a few units of the last digit).
+    the whole table, whatever the blocks.
 
     A cell of one block is measured in memory, as the whole table is. A larger cell is spilled to partitions by
-    thread (think_blocks.ThreadPartitions), measured one at a time by result(): only the rule is the cell's."""
+    thread (think_blocks.ThreadPartitions), measured one at a time by result(): only the rule is the cell's.
+    Its blocks are also measured as they come (SlicedSequence, each block a slice): when every sample follows
+    the one before in its thread, as JMeter writes a closed workload without Transaction Controllers, result()
+    takes that and reads no partition (the 5 M-row report of docs/report.md spent 0.45 s there after its pass).
+    Any overlap, a thread's row written before its previous one, or IdleTime: the partitions are measured."""
 
     def __init__(self, frame: "Frame", think_dist: str | None, offset_ms: float) -> None:
         self._frame = frame
@@ -681,6 +777,7 @@ class ThinkTimeAccumulator:
         self._offset_ms = offset_ms
         self._held: think_blocks.ThreadRows | None = None  # a cell of one block: its rows, not spilled
         self._spill: think_blocks.ThreadPartitions | None = None
+        self._running: SlicedSequence | None = None  # the spilled blocks measured as they come
         self._idle = False  # a positive IdleTime anywhere in the cell: every span includes IdleTime
         self._result: dict | None = None
         self._closed = False
@@ -698,16 +795,23 @@ class ThinkTimeAccumulator:
             return
         if self._spill is None:  # more than one block (even when the frame said one)
             self._spill = think_blocks.ThreadPartitions(think_blocks.partitions_for(self._frame.rows))
+            self._running = SlicedSequence(self._frame.window, clock_steps=True)
             if self._held is not None:
                 self._spill.write(self._held)
+                self._run(self._held)
                 self._held = None
         self._spill.write(rows)
+        self._run(rows)
+
+    def _run(self, rows: think_blocks.ThreadRows) -> None:
+        if self._running is not None and (self._idle or not self._running.add(rows, False)):
+            self._running = None  # the partitions will be measured
 
     def discard(self) -> None:
         """Drops the rows (and removes the spill) without measuring them."""
         if self._spill is not None:
             self._spill.close()
-        self._held, self._closed = None, True
+        self._held, self._running, self._closed = None, None, True
 
     def result(self) -> dict:
         if self._result is None:
@@ -718,7 +822,7 @@ class ThinkTimeAccumulator:
             finally:
                 if self._spill is not None:
                     self._spill.close()
-                self._held, self._closed = None, True
+                self._held, self._running, self._closed = None, None, True
             self._result = gap_stats(gaps, self._think_dist, self._offset_ms) | {
                 "sequence": seq.as_dict(self._frame.window)}
         return self._result
@@ -726,8 +830,12 @@ class ThinkTimeAccumulator:
     def _measure(self) -> tuple[ThinkSequence, GapSummary]:
         """The cell's sequence (its counters; gaps None) and its gaps: _measure_rule, again without clock steps
         when JMeter's clock does not explain the overlaps the partitions took for its steps (a few ms each,
-        but too many instants for the cell's clock: the samples' own overlaps)."""
-        seq, gaps = self._measure_rule(clock_steps=True)
+        but too many instants for the cell's clock: the samples' own overlaps). The blocks' own measure, when it
+        held to the end, is what _measure_rule would give with clock steps."""
+        if self._running is not None and self._running.rows:
+            seq, gaps = self._running.result()
+        else:
+            seq, gaps = self._measure_rule(clock_steps=True)
         if clock_explains(seq, self._frame.window):
             return seq, gaps
         return self._measure_rule(clock_steps=False)
@@ -774,47 +882,12 @@ class ThinkTimeAccumulator:
         return dataclasses.replace(seq, gaps=None), None if seq.gaps is None else GapSummary.of(seq.gaps)
 
     def _sliced(self, p: int, clock_steps: bool) -> tuple[ThinkSequence, GapSummary] | None:
-        """Partition p measured SLICE_ROWS rows at a time, each thread's last row carried into the next slice, so
-        memory is a slice whatever a thread's length; None when that would not give the whole partition's
-        figures: a slice whose samples overlap (the outermost rule needs a thread whole), or a thread whose rows
-        in a later slice start before its last row so far (the whole partition is sorted by start).
-
-        Every sample follows the previous one of its thread, so the gap across a slice boundary is the carried
-        row's; the carried row's own count, elapsed and rows are taken off again, and each thread's active time
-        runs from its first start to its last row's end, as _active_ms measures it."""
-        window, spill = self._frame.window, self._spill
+        """Partition p measured SLICE_ROWS rows at a time (SlicedSequence), so memory is a slice whatever a
+        thread's length; None when that would not give the whole partition's figures."""
+        spill = self._spill
         n = spill.rows_in(p)
-        carried: think_blocks.ThreadRows | None = None
-        first_start: dict[int, int] = {}
-        count = elapsed = 0
-        gaps: list[GapSummary] = []
-        steps: list[ClockSteps | None] = []
+        sliced = SlicedSequence(self._frame.window, clock_steps)
         for lo in range(0, n, think_blocks.SLICE_ROWS):
-            part = spill.read(p, self._idle, lo, min(n, lo + think_blocks.SLICE_ROWS))
-            keys, starts = part.key, part.start
-            order = np.lexsort((starts, keys))
-            firsts = order[np.concatenate(([True], keys[order][1:] != keys[order][:-1]))]
-            if carried is not None:
-                before = dict(zip(carried.key.tolist(), carried.start.tolist()))
-                if any(int(s) < before.get(int(k), s) for k, s in zip(keys[firsts], starts[firsts])):
-                    return None
-            for k, s in zip(keys[firsts].tolist(), starts[firsts].tolist()):
-                first_start.setdefault(k, s)
-            rows = part if carried is None else think_blocks.ThreadRows.concat(carried, part)
-            seq = sequence_of_rows(rows.key, rows.start, rows.end, rows.idle if self._idle else None,
-                                   rows.is_transaction, window, False, clock_steps)
-            if seq.rule != RULE_EVERY:
+            if not sliced.add(spill.read(p, self._idle, lo, min(n, lo + think_blocks.SLICE_ROWS)), self._idle):
                 return None
-            steps.append(seq.clock_steps)
-            count, elapsed = count + seq.count, elapsed + seq.elapsed_sum
-            if carried is not None:  # counted in the slice before
-                inside = (carried.end >= window.start_ms) & (carried.end <= window.end_ms)
-                count -= int(np.count_nonzero(inside))
-                elapsed -= int((carried.end[inside] - carried.start[inside]).sum())
-            gaps.append(GapSummary.of(seq.gaps))
-            carried = rows.last_of_each_thread()
-        active = np.minimum(carried.end, window.end_ms) - np.maximum(
-            np.array([first_start[k] for k in carried.key.tolist()], np.int64), window.start_ms)
-        return (ThinkSequence(RULE_EVERY, None, n, count=count, elapsed_sum=elapsed,
-                              active_ms=int(np.clip(active, 0, None).sum()), clock_steps=ClockSteps.merged(steps)),
-                GapSummary.merged(gaps))
+        return sliced.result()
