@@ -682,7 +682,6 @@ def gap_stats(summary: GapSummary, think_dist: str | None = None, offset_ms: flo
     }
 
 
-
 NOT_SEEN = np.iinfo(np.int64).max
 
 
@@ -758,6 +757,7 @@ class SlicedSequence:
                               active_ms=int(np.clip(active, 0, None).sum()),
                               clock_steps=ClockSteps.merged(self._steps)),
                 self._gaps)
+
 
 class ThinkTimeAccumulator:
     """The cell's "think_time" block (gap_stats and its ThinkSequence's as_dict), from its blocks of rows: every
