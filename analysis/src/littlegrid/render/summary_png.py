@@ -19,10 +19,12 @@ from littlegrid.render.charts import PALETTE
 from littlegrid.summary.model import Summary
 
 X_NAMES = {"closed": "users N", "open": "offered rate λ (req/s)"}
-# How long result() waits for a child still busy once the report is done with everything else: on an idle core
-# it needs 0.23-0.28 s more at 5 M rows (the summary's validation and the drawing); a child that gets no core (a
-# host kept busy by others, and its lowest priority) is stopped and the image drawn here instead.
-GRACE_S = 2.0
+# How long result() waits for a child still busy once the report is done with everything else. At 5 M rows it
+# needs 0.23-0.28 s more (the summary's validation and the drawing); a child that got no core while the analysis
+# kept both busy needs all of its 1.2-1.4 s of imports and 0.4 s of drawing then, on a core the report has left
+# idle: 4 s leaves room for a host twice as slow. A child that gets no core even then (a host kept busy by
+# others, and its lowest priority) is stopped, and the image drawn here instead.
+GRACE_S = 4.0
 
 
 def _by_load(summary: Summary, ax_x, ax_r) -> bool:
