@@ -7,8 +7,14 @@ from pathlib import Path
 import pytest
 
 from littlegrid.plan import inspect as facts
-from littlegrid.plan.derive import THINK_TIMER_CLASS, CellLoad, PlanOptions, derive, split_users
-from littlegrid.plan.jmx import Plan, PlanError, from_bytes, prop
+from hypothesis import given
+from hypothesis import strategies as st
+
+from littlegrid.plan.derive import THINK_TIMER_CLASS, CellLoad, PlanOptions, derive, engine_share_property, \
+    split_users, spread_over_engines
+from littlegrid.plan.elements import ENGINE_NAME_PROPERTY
+from littlegrid.plan.jmx import Plan, PlanError, evaluate, from_bytes, prop
+from littlegrid.run.engines import split_users as split_over_engines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TIMER_PLAN = Path(__file__).parents[3] / "plans" / "closed.jmx"  # littlegrid's think-time timer
@@ -53,6 +59,64 @@ def test_largest_remainder_keeps_the_plans_proportions_and_gives_each_group_a_th
     assert split_users(2, [1, 1, 10]) == [0, 0, 2]   # N too small for every group
     assert split_users(10, [1, 1, 1]) == [4, 3, 3]
     assert sum(split_users(97, [7, 3, 11, 5])) == 97
+
+
+def test_groups_are_dealt_to_the_engines_in_turn_each_group_going_on_where_the_last_one_stopped():
+    assert spread_over_engines([5], ["a", "b"]) == [{"a": 3, "b": 2}]
+    # threads 0-3 go to a b c a, threads 4-6 to b c a: each engine's total is 3, 2, 2 (N = 7 on 3 engines)
+    assert spread_over_engines([4, 3], ["a", "b", "c"]) == [{"a": 2, "b": 1, "c": 1}, {"a": 1, "b": 1, "c": 1}]
+    assert spread_over_engines([6, 2], ["a", "b", "c"]) == [{"a": 2, "b": 2, "c": 2}, {"a": 1, "b": 1, "c": 0}]
+    assert spread_over_engines([1, 0, 1], ["a", "b"]) == [{"a": 1, "b": 0}, {"a": 0, "b": 0}, {"a": 0, "b": 1}]
+
+
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=6), st.integers(1, 7))
+def test_every_engine_gets_the_share_of_n_the_runner_gives_and_every_group_is_spread_within_one_thread(counts, k):
+    engines = [f"10.0.0.{i}:1099" for i in range(k)]
+    spread = spread_over_engines(counts, engines)
+    assert [sum(g.values()) for g in spread] == counts
+    assert all(max(g.values()) - min(g.values()) <= 1 for g in spread)
+    totals = {e: sum(g[e] for g in spread) for e in engines}
+    assert totals == split_over_engines(sum(counts), engines)
+
+
+def test_with_remote_engines_each_group_reads_its_engines_share_and_the_total_is_n():
+    engines = ("10.0.0.3:1099", "10.0.0.4:1099", "10.0.0.5:1099")
+    plan, out = derived_plan("two_groups.jmx", users=8, engines=engines)
+    assert out.group_threads == {"Browsers": 6, "Buyers": 2}
+    assert out.threads_by_engine == split_over_engines(8, list(engines)) == dict(zip(engines, (3, 3, 2)))
+    assert out.engine_properties == {engine_share_property(0, e): 2 for e in engines} | {
+        engine_share_property(1, engines[0]): 1, engine_share_property(1, engines[1]): 1,
+        engine_share_property(1, engines[2]): 0}
+    groups = {g.name: g for g in facts.load_groups(plan)}
+    written = prop(groups["Buyers"].element, "ThreadGroup.num_threads")
+    assert written == "${__P(littlegrid.group1.${__P(__jm.D_TG,)},2)}"
+    for engine in engines:  # what each engine's JMeter reads: its own share of each group
+        told = {ENGINE_NAME_PROPERTY: engine, **out.engine_properties}
+        got = {name: evaluate(prop(g.element, "ThreadGroup.num_threads"), {}, told).number() for name, g in groups.items()}
+        assert got == {"Browsers": 2, "Buyers": 1 if engine != engines[2] else 0}
+    # on one host (no share sent) the group runs whole, as the cell does
+    assert evaluate(written, {}, {}).number() == 2
+    assert "6 threads (2 on 10.0.0.3:1099 + 2 on 10.0.0.4:1099 + 2 on 10.0.0.5:1099)" in " ".join(out.changes)
+    # the setUp group runs as written, on every engine
+    setup = next(g for g in facts.thread_groups(plan) if g.name == "prepare data")
+    assert prop(setup.element, "ThreadGroup.num_threads") == "1"
+
+
+def test_with_remote_engines_and_the_plans_own_counts_their_sum_is_the_total_dealt_out():
+    engines = ("a:1", "b:2")
+    _, out = derived_plan("two_groups.jmx", users=None, engines=engines)
+    assert out.group_threads == {"Browsers": 30, "Buyers": 10}
+    assert out.threads_by_engine == {"a:1": 20, "b:2": 20}
+    _, one_host = derived_plan("two_groups.jmx", users=None)
+    assert one_host.threads_by_engine == {} and one_host.engine_properties == {}
+
+
+def test_fewer_threads_than_engines_is_refused_and_an_open_workload_offers_its_rate_on_each_engine():
+    with pytest.raises(PlanError, match=r"2 threads in all on 3 engines: .*each engine needs at least one thread"):
+        derived_plan("two_groups.jmx", users=2, engines=("a:1", "b:2", "c:3"))
+    _, out = derived_plan("two_groups.jmx", users=None, rate_per_s=10.0, engines=("a:1", "b:2"))
+    assert out.threads_by_engine == {} and out.engine_properties == {}
+    assert any("arrivals/s (Poisson) for 30 s on each engine" in c for c in out.changes)
 
 
 def test_a_jmeter_2_plan_gets_the_cells_users_duration_think_timer_and_host():

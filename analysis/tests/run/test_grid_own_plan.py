@@ -38,6 +38,23 @@ def test_any_plan_takes_users_and_think_ms_and_each_cell_derives_its_plan(tmp_pa
     assert fields["plan_source"] == str(PLANS / "two_groups.jmx") and len(fields["plan_sha256"]) == 64
 
 
+def test_over_remote_engines_users_is_the_total_and_each_cell_records_each_engines_share(tmp_path):
+    engines = ["10.0.0.3:1099", "10.0.0.4:1099"]
+    g = load_grid(grid(tmp_path, "two_groups.jmx", f"remote_hosts = {engines!r}".replace("'", '"'),
+                       axes="users = [3, 8]"))
+    cells = g.cells()
+    assert cell_load(g, cells[0], planned_target(g)).engines == tuple(engines)
+    path, derived = derive_cell(g, cells[1], planned_target(g), tmp_path / "cells" / cells[1].id)
+    fields = manifest_fields(g, derived, path)
+    assert fields["users"] == 8 and fields["load_groups"] == {"Browsers": 6, "Buyers": 2}
+    assert fields["threads_by_engine"] == {engines[0]: 4, engines[1]: 4}
+    assert derived.engine_properties == {"littlegrid.group0.10.0.0.3:1099": 3, "littlegrid.group0.10.0.0.4:1099": 3,
+                                         "littlegrid.group1.10.0.0.3:1099": 1, "littlegrid.group1.10.0.0.4:1099": 1}
+    with pytest.raises(UserError, match=r"users = 1 on 2 engines: users is the total N"):
+        load_grid(grid(tmp_path, "two_groups.jmx", f"remote_hosts = {engines!r}".replace("'", '"'),
+                       axes="users = [1, 8]"))
+
+
 def test_a_windows_csv_is_mapped_by_plan_options_files_relative_to_the_grid(tmp_path):
     mapped = tmp_path / "users.csv"
     mapped.write_text("user,password\na,b\n", encoding="utf-8")

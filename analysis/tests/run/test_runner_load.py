@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from littlegrid.analyze import analyze
+from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import engines
 from littlegrid.run.runner import run_grid
 from littlegrid.usererror import UserError
@@ -25,6 +26,7 @@ from waiting import wait_for
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).parent / "fixtures"
+OWN_PLANS = Path(__file__).parents[1] / "plan" / "fixtures"
 
 
 def manifest(path: Path) -> dict:
@@ -307,6 +309,47 @@ def test_remote_engines_share_the_total_users_over_ssl_and_are_told_apart_by_thr
     cell = analyze([run]).cells[0]
     assert cell.users.n == 3 and cell.users.basis == "users split across engines"
     assert next(c for c in cell.checks if c.name == "users").passed
+
+
+def test_a_plan_of_your_own_over_remote_engines_runs_each_engines_share_of_each_load_group(
+        tmp_path, http_target, two_engines):
+    names, keystore = two_engines
+    grid = tmp_path / "own-dist.toml"
+    grid.write_text(f"""name = "own-dist"
+plan = "{OWN_PLANS / 'two_groups.jmx'}"
+remote_hosts = {json.dumps(names)}
+[engines]
+keystore = "{keystore}"
+[target]
+host = "127.0.0.1"
+port = {http_target}
+[cell]
+duration_s = 5
+warmup_s = 1
+cooldown_s = 1
+rampup_s = 0
+[axes]
+users = [5]
+think_ms = [20]
+""")
+    run = run_grid(grid, out=tmp_path / "r", run_id="o", jmeter_heap=HEAP)
+    cid = "users=5,think_ms=20"
+    cm = manifest(run / "cells" / cid / "manifest.json")
+    # N = 5 in total: Browsers 4 and Buyers 1 (the plan's 30:10), dealt a b a b, then a
+    assert cm["status"] == "complete" and cm["users"] == 5 and cm["engines"] == 2
+    assert cm["load_groups"] == {"Browsers": 4, "Buyers": 1}
+    assert cm["threads_by_engine"] == {names[0]: 3, names[1]: 2}
+    threads = {}
+    for r in rows(run / "cells" / cid / "results.jtl"):
+        if r["responseMessage"].startswith(TRANSACTION_MESSAGE_PREFIX):
+            continue
+        engine, _, thread = r["threadName"].partition("-")
+        threads.setdefault((engine, thread.rsplit(" ", 1)[0]), set()).add(thread)
+    assert {k: len(v) for k, v in threads.items()} == {
+        (names[0], "Browsers"): 2, (names[1], "Browsers"): 2, (names[0], "Buyers"): 1,
+        (names[0], "prepare data"): 1, (names[1], "prepare data"): 1}  # setUp runs as written, on each engine
+    cell = analyze([run]).cells[0]
+    assert cell.users.n == 5 and cell.users.basis == "users split across engines"
 
 
 def test_engines_without_a_keystore_are_refused_before_any_load(tmp_path, http_target, target_grid):

@@ -45,6 +45,7 @@ class CellLoad:
     host: str
     port: int
     label: str = ""            # the cell's id, written into the derived plan's comments
+    engines: tuple = ()        # remote engines' names as in -R: users is the total, dealt out to them
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class Derived:
     group_threads: dict        # load thread group -> threads (closed workloads)
     setup_groups: list[str]    # setUp and tearDown groups, which run as written
     think_ms: float | None     # the intended think time per request (keep: what the plan's timers give, if known)
+    # With remote engines (closed workloads): each engine's threads, and the -G properties that give each engine its
+    # share of each load group (the group's thread count reads them by the engine's name).
+    threads_by_engine: dict = field(default_factory=dict)
+    engine_properties: dict = field(default_factory=dict)
 
 
 def sha256(path: Path) -> str:
@@ -86,7 +91,7 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     plan = load(path)
     variables = user_variables(plan)
     changes: list[str] = []
-    threads = _load(plan, options, cell, variables, changes)
+    threads, by_engine, engine_properties = _load(plan, options, cell, variables, changes)
     think_ms = _think(plan, options, cell, variables, changes, timer_plan)
     _target(plan, cell, variables, changes)
     _listeners(plan, changes)
@@ -101,7 +106,8 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     ET.indent(plan.document, space="  ")
     xml = ET.tostring(plan.document.getroot(), encoding="UTF-8", xml_declaration=True)
     setup = [g.name for g in facts.thread_groups(plan) if facts.role(g) != "load"]
-    return Derived(xml=xml, changes=changes, group_threads=threads, setup_groups=setup, think_ms=think_ms)
+    return Derived(xml=xml, changes=changes, group_threads=threads, setup_groups=setup, think_ms=think_ms,
+                   threads_by_engine=by_engine, engine_properties=engine_properties)
 
 
 # -- load ----------------------------------------------------------------------------------------------------
@@ -123,7 +129,36 @@ def split_users(users: int, weights: list[float]) -> list[int]:
     return counts
 
 
-def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, changes: list) -> dict:
+def spread_over_engines(counts: list[int], engines: list[str]) -> list[dict[str, int]]:
+    """Each group's threads dealt to the engines in turn, group after group, each group going on from the engine
+    after the one the last group ended on: every group is spread as evenly as whole threads allow, and each engine
+    gets N // k of the N threads in all, the first N mod k engines listed one more. One dict per group."""
+    k, start, spread = len(engines), 0, []
+    for n in counts:
+        # thread j of this group is thread start + j of all, and goes to engine (start + j) mod k
+        spread.append({e: len(range((i - start) % k, n, k)) for i, e in enumerate(engines)})
+        start += n
+    return spread
+
+
+def engine_share_property(group_index: int, engine: str) -> str:
+    """The -G property holding one load group's threads on one engine."""
+    return f"littlegrid.group{group_index}.{engine}"
+
+
+def _threads_text(threads: int, index: int, engines: tuple) -> str:
+    """A load group's thread count as the derived plan writes it: the number on one host; with remote engines,
+    each engine's share, read by the name JMeter gave that engine (the whole group where no share was sent, so
+    the plan opened in the GUI or run on one host runs the group as the cell does)."""
+    if not engines:
+        return str(threads)
+    share = engine_share_property(index, "${__P(" + el.ENGINE_NAME_PROPERTY + ",)}")
+    return "${__P(" + share + "," + str(threads) + ")}"
+
+
+def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict,
+          changes: list) -> tuple[dict, dict, dict]:
+    """The cell's load in the load groups: (threads by group, threads by engine, the engines' -G properties)."""
     groups = facts.load_groups(plan)
     own = [facts.own_threads(g, variables) for g in groups]
     weights = [float(options.shares.get(g.name, 0) or 0) if options.shares else
@@ -137,8 +172,9 @@ def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, cha
             rate = cell.rate_per_s * w / total
             _replace_group(g, _open_model_group(g, rate, cell))
             changes.append(f"thread group \"{g.name}\" ({facts.group_kind(g)}): now an Open Model Thread Group, "
-                           f"{rate:g} arrivals/s (Poisson) for {cell.duration_s:g} s")
-        return {}
+                           f"{rate:g} arrivals/s (Poisson) for {cell.duration_s:g} s"
+                           + (" on each engine" if cell.engines else ""))
+        return {}, {}, {}
     if cell.users is None:
         unknown = [g.name for g, o in zip(groups, own) if o is None or o.value is None]
         if unknown:
@@ -147,19 +183,29 @@ def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, cha
         counts = [int(o.value) for o in own]
     else:
         counts = split_users(cell.users, weights)
-    threads = {}
-    for g, o, n in zip(groups, own, counts):
+    engines = list(cell.engines)
+    if engines and sum(counts) < len(engines):
+        raise PlanError(f"{plan.path}: {sum(counts)} threads in all on {len(engines)} engines: users is the total N, "
+                        "split across the engines, and each engine needs at least one thread")
+    spread = spread_over_engines(counts, engines) if engines else [{} for _ in counts]
+    threads, by_engine, properties = {}, dict.fromkeys(engines, 0), {}
+    for i, (g, o, n, shares) in enumerate(zip(groups, own, counts, spread)):
         before = o.text() if o is not None else "none"
+        count = _threads_text(n, i, cell.engines)
+        split = f" ({' + '.join(f'{m} on {e}' for e, m in shares.items())})" if shares else ""
         if g.tag == el.STANDARD_GROUP:
-            _control_in_place(g, n, cell)
-            changes.append(f"thread group \"{g.name}\": {n} threads (was {before}), ramp-up {cell.rampup_s:g} s, "
-                           f"loops until {cell.duration_s:g} s")
+            _control_in_place(g, count, cell)
+            changes.append(f"thread group \"{g.name}\": {n} threads{split} (was {before}), ramp-up "
+                           f"{cell.rampup_s:g} s, loops until {cell.duration_s:g} s")
         else:
-            _replace_group(g, _standard_group(g, n, cell))
+            _replace_group(g, _standard_group(g, count, cell))
             changes.append(f"thread group \"{g.name}\" ({facts.group_kind(g)}): replaced by a Thread Group of {n} "
-                           f"threads, ramp-up {cell.rampup_s:g} s, for {cell.duration_s:g} s")
+                           f"threads{split}, ramp-up {cell.rampup_s:g} s, for {cell.duration_s:g} s")
         threads[g.name] = n
-    return threads
+        for engine, m in shares.items():
+            by_engine[engine] += m
+            properties[engine_share_property(i, engine)] = m
+    return threads, by_engine, properties
 
 
 def _seconds(value: float) -> str:
@@ -175,9 +221,9 @@ def _loop_forever() -> ET.Element:
     return loop
 
 
-def _control_in_place(group: Node, threads: int, cell: CellLoad) -> None:
+def _control_in_place(group: Node, threads: str, cell: CellLoad) -> None:
     e = group.element
-    set_prop(e, "ThreadGroup.num_threads", str(threads))
+    set_prop(e, "ThreadGroup.num_threads", threads)
     set_prop(e, "ThreadGroup.ramp_time", _seconds(cell.rampup_s))
     set_prop(e, "ThreadGroup.scheduler", "true", "boolProp")
     set_prop(e, "ThreadGroup.duration", _seconds(cell.duration_s))
@@ -188,7 +234,7 @@ def _control_in_place(group: Node, threads: int, cell: CellLoad) -> None:
     e.append(_loop_forever())
 
 
-def _standard_group(group: Node, threads: int, cell: CellLoad) -> ET.Element:
+def _standard_group(group: Node, threads: str, cell: CellLoad) -> ET.Element:
     new = ET.Element("ThreadGroup", {"guiclass": "ThreadGroupGui", "testclass": "ThreadGroup",
                                      "testname": group.name})
     set_prop(new, "ThreadGroup.on_sample_error", group.prop("ThreadGroup.on_sample_error") or "continue")

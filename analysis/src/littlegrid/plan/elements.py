@@ -3,6 +3,10 @@ or the class name for plugins)."""
 
 from __future__ import annotations
 
+# The property JMeter sets on each remote engine, before a test, to the name the controller used for it in -R
+# ("10.0.0.5:1099"): a thread count that reads `<name>.${__P(__jm.D_TG,)}` gets that engine's own share.
+ENGINE_NAME_PROPERTY = "__jm.D_TG"
+
 # Thread groups: the standard one is controlled in place; the rest are replaced by one carrying the cell's load.
 STANDARD_GROUP = "ThreadGroup"
 SETUP_GROUP, TEARDOWN_GROUP = "SetupThreadGroup", "PostThreadGroup"

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from littlegrid.plan.derive import spread_over_engines
+from littlegrid.plan.elements import ENGINE_NAME_PROPERTY
 from littlegrid.usererror import UserError
 
 # JMeter's RMI keystore settings (RmiUtils): create-rmi-keystore.sh writes exactly these.
@@ -35,19 +37,16 @@ DEFAULT_KEYSTORE_DAYS = 30  # JMeter's script says 7, and a week later every eng
 DEFAULT_REGISTRY_PORT = 1099
 DEFAULT_LOCAL_PORT = 50000
 
-# The property JMeter sets on an engine to the name the controller used for it; the suite's plans read
-# `users.<name>` with it, falling back to `users` on a single host.
-ENGINE_NAME_PROPERTY = "__jm.D_TG"
+# The suite's plans read `users.<engine name>`, falling back to `users` on a single host.
 PER_ENGINE_USERS_MARK = "users.${__P(" + ENGINE_NAME_PROPERTY
 REMOTE_HOST_NAME = re.compile(r"^(?:[0-9A-Fa-f:.]+|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)$")
 
 
 def split_users(total: int, engines: list[str]) -> dict[str, int]:
     """N threads split across the engines as evenly as whole threads allow: each gets N // k, and the first
-    N mod k engines, in the order the grid lists them, one more."""
-    k = len(engines)
-    base, extra = divmod(int(total), k)
-    return {engine: base + (1 if i < extra else 0) for i, engine in enumerate(engines)}
+    N mod k engines, in the order the grid lists them, one more (a derived plan's groups are dealt out by the
+    same rule, so their engines' totals are these)."""
+    return spread_over_engines([int(total)], engines)[0]
 
 
 def users_properties(split: dict[str, int]) -> dict[str, int]:

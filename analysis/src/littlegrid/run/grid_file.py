@@ -440,10 +440,7 @@ class _Validator:
     def check_split(self, plan: Path, own_plan: bool, remote_hosts: list[str], axes: dict, properties: dict,
                     ranges: dict, plan_defaults: dict) -> None:
         """users is the total N, split across the engines: every engine needs a thread, and the plan must read its
-        engine's share."""
-        if own_plan:
-            raise self.fail(None, "remote_hosts", "a plan of your own is not split across engines yet: run it "
-                            "without remote_hosts, or read users as plans/closed.jmx does")
+        engine's share (a derived plan of the user's own reads it by construction)."""
         k = len(remote_hosts)
         values = axes.get("users") or ([properties["users"]] if "users" in properties else [])
         if "users" in ranges:
@@ -453,7 +450,7 @@ class _Validator:
                 raise self.fail("axes" if "users" in axes else "properties", "users",
                                 f"users = {v} on {k} engines: users is the total N, split across the engines, "
                                 "and each engine needs at least one thread")
-        if "users" in plan_defaults and not eng.plan_splits_users([text for _, text in plan_strings(plan)]):
+        if not own_plan and "users" in plan_defaults and not eng.plan_splits_users([text for _, text in plan_strings(plan)]):
             raise self.fail(None, "plan", "its thread count does not read its engine's share, so each engine would "
                             "run all of users: write ThreadGroup.num_threads as "
                             "${__P(users.${__P(__jm.D_TG,)},${__P(users,10)})} (as plans/closed.jmx does)")

@@ -24,7 +24,8 @@ def cell_load(grid: Grid, cell: Cell, target: Target) -> CellLoad:
                     think_ms=float(think) if think is not None else None,
                     think_dist=str(props.get("think_dist", "exponential")),
                     rampup_s=grid.timing.rampup_s, duration_s=grid.timing.duration_s,
-                    protocol=target.protocol, host=target.host, port=target.port, label=cell.id)
+                    protocol=target.protocol, host=target.host, port=target.port, label=cell.id,
+                    engines=tuple(grid.remote_hosts))
 
 
 def planned_target(grid: Grid) -> Target:
@@ -68,6 +69,8 @@ def manifest_fields(grid: Grid, derived: Derived, plan_path: Path) -> dict:
               "workload": "closed" if derived.group_threads else "open", "users": users,
               "load_groups": derived.group_threads, "setup_groups": derived.setup_groups,
               "think_ms": derived.think_ms}
+    if derived.threads_by_engine:  # users is the total N; each engine ran its share of each load group
+        fields["threads_by_engine"] = derived.threads_by_engine
     if grid.own_plan.think != "replace":
         fields["think_dist"] = None  # the plan's own timers: no littlegrid distribution was drawn from
     return fields

@@ -268,6 +268,8 @@ class _Run:
         if grid.own_plan is not None:  # the cell runs the plan derived from the user's, kept in its folder
             plan, derived = own_plan.derive_cell(grid, cell, target, folder, self.jmeter.home)
             derived_fields = own_plan.manifest_fields(grid, derived, plan)
+            # with remote engines, each engine's share of each load group, which its derived plan reads
+            properties.update({k: format_value(v) for k, v in derived.engine_properties.items()})
         base = {**self._cell_manifest(cell, properties), **derived_fields, "started": rf.utc_now(),
                 **({"attempts": attempts} if attempts else {})}
         # Written before JMeter starts, so that a runner killed mid-cell leaves the cell marked as not finished.
