@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, make_run, table
@@ -158,3 +159,46 @@ def test_the_cell_page_shows_each_engine_with_its_threads_throughput_response_ti
     (a_rate, a_mean, a_err), (b_rate, b_mean, b_err) = [(c[3], c[4], c[5]) for c in cells]
     assert a_rate.startswith("40") and b_rate.startswith("20") and a_mean == b_mean == "20 ms"
     assert a_err == b_err == "0 %"
+
+
+def run_on(tmp_path, shares: dict, service_ms=20, gap_ms=80):
+    """A closed cell on remote engines with unequal shares: each engine's rows carry its own allThreads, as JMeter's
+    remote mode writes them (allThreads counts the threads alive in that engine)."""
+    rows = [r for engine, threads in shares.items() for r in engine_rows(engine, threads, service_ms, gap_ms)]
+    samples = table(rows, 0)
+    own = {f"{e}-": n for e, n in shares.items()}
+    samples["all_threads"] = pd.array([next(n for prefix, n in sorted(own.items(), key=lambda p: -len(p[0]))
+                                            if name.startswith(prefix)) for name in samples["thread"]], dtype="Int32")
+    n = sum(shares.values())
+    run = make_run(tmp_path / "run", [{"id": f"users={n}", "axes": {"users": n}, "samples": samples, "users": n,
+                                        "engines": len(shares), "think_ms": gap_ms, "think_dist": "constant"}])
+    cm_path = run / "cells" / f"users={n}" / "manifest.json"
+    cm = json.loads(cm_path.read_text())
+    cm.update({"remote_hosts": list(shares), "threads_by_engine": shares})
+    cm_path.write_text(json.dumps(cm))
+    return analyze([run]).cells[0]
+
+
+def steady_active_threads(cell) -> set:
+    s = cell.series
+    return {v for t, v in zip(s.t_s, s.active_threads) if s.window_start_s <= t and t + s.bucket_s <= s.window_end_s}
+
+
+@pytest.mark.parametrize("shares", [
+    {A: 4, B: 3},                                                        # N = 7: the peak × engines said 8
+    {f"10.0.0.{i}:1099": 11 if i == 1 else 10 for i in range(1, 7)},     # N = 61 on 6: 11 × 61/11 is not 61.0
+])
+def test_engines_with_unequal_shares_add_up_to_n_in_the_series_and_pass_the_users_check(tmp_path, shares):
+    cell = run_on(tmp_path, shares)
+    n = sum(shares.values())
+    assert steady_active_threads(cell) == {float(n)}
+    check = next(c for c in cell.checks if c.name == "users")
+    assert check.passed and check.value == n and cell.users.n == n
+    assert [s.threads_seen for s in cell.engine_shares] == list(shares.values())
+
+
+def test_an_engine_whose_name_begins_another_engines_gets_only_its_own_rows(tmp_path):
+    # "e-1-users 1-1" begins with "e-", yet it is engine e-1's thread: the longest name that prefixes a thread wins
+    cell = run_on(tmp_path, {"e": 2, "e-1": 3})
+    assert [(s.engine, s.threads_seen) for s in cell.engine_shares] == [("e", 2), ("e-1", 3)]
+    assert steady_active_threads(cell) == {5.0}

@@ -167,10 +167,10 @@ class _Counting:
     """The accumulators of one cell under one frame: every block goes to each (docs/analysis.md)."""
 
     def __init__(self, cell, frame, by_label: bool) -> None:
-        self.frame, self.by_label, self.threads = frame, by_label, ThreadIds()
+        self.frame, self.by_label, self.threads = frame, by_label, ThreadIds(cell.remote_hosts)
         self.overall, self.users, self.trimmed = SampleStatsAccumulator(), UsersAccumulator(), _Trimmed(frame.window)
         self.seconds = WindowSecondsAccumulator(frame.window)
-        self.series = TimeSeriesAccumulator(frame, cell.engines)
+        self.series = TimeSeriesAccumulator(frame, cell.engines, named_engines=len(cell.remote_hosts))
         self.think = ThinkTimeAccumulator(frame, cell.think_dist, cell.think_offset_ms)
         self.accumulators = [self.overall, self.users, self.trimmed, self.seconds, self.series, self.think]
         if by_label:  # on every row, transactions included: they keep their own per-label statistics

@@ -26,8 +26,9 @@ CLOCK_SHARE_OF_WINDOW = 0.01
 
 
 class EngineSharesAccumulator:
-    """Per engine (by thread-name prefix): samples and errors in the window, Σ elapsed and Σ elapsed², the threads
-    that completed a sample there, and the first start and last end of its samples over the whole cell."""
+    """Per engine (by thread-name prefix, told by rowblock.ThreadIds): samples and errors in the window, Σ elapsed and
+    Σ elapsed², the threads that completed a sample there, and the first start and last end of its samples over the
+    whole cell."""
 
     def __init__(self, engines: list[str]) -> None:
         self.engines = list(engines)
@@ -38,17 +39,16 @@ class EngineSharesAccumulator:
         self._first, self._last = [None] * k, [None] * k
 
     def add(self, block: Block) -> None:
-        samples = block.samples
-        if not len(samples) or "thread" not in samples:
+        samples, engines = block.samples, block.sample_engines
+        if not len(samples) or engines is None:
             return
-        threads = samples["thread"].astype(str)
         in_window = block.samples_in_window
         keys = block.sample_keys
         failed = block.sample_classes.notna().to_numpy()
         elapsed = samples["elapsed_ms"].to_numpy(dtype=np.float64)
         starts, ends = samples["start_ms"].to_numpy(), samples["end_ms"].to_numpy()
         for i, engine in enumerate(self.engines):
-            mine = threads.str.startswith(engine + "-").to_numpy()
+            mine = engines == i
             if not mine.any():
                 continue
             first, last = int(starts[mine].min()), int(ends[mine].max())

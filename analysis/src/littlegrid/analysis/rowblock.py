@@ -52,6 +52,8 @@ class Block:
     keys: per row of `everything`, its thread (host + thread name) as an integer that means the same thread in
         every block of the cell (0, 1, 2... in order of first appearance).
     in_window: per row of `everything`, whether it completed inside the frame's steady window (window_mask).
+    engines: per row of `everything`, the index of the remote engine that wrote it in the cell's remote_hosts
+        (−1: none of them), when the cell ran on remote engines; else None.
     """
 
     everything: pd.DataFrame
@@ -61,6 +63,7 @@ class Block:
     types: pd.Series | None
     keys: np.ndarray
     in_window: np.ndarray
+    engines: np.ndarray | None = None
 
     @property
     def samples_in_window(self) -> np.ndarray:
@@ -73,6 +76,13 @@ class Block:
         return self.keys if self.samples is self.everything else self.keys[~self.is_transaction]
 
     @property
+    def sample_engines(self) -> np.ndarray | None:
+        """engines for the rows of `samples`."""
+        if self.engines is None or self.samples is self.everything:
+            return self.engines
+        return self.engines[~self.is_transaction]
+
+    @property
     def sample_classes(self) -> pd.Series:
         """classes for the rows of `samples` (index aligned with `samples`)."""
         return self.classes if self.samples is self.everything else self.classes[~self.is_transaction]
@@ -81,10 +91,31 @@ class Block:
 class ThreadIds:
     """Threads (engine host + thread name) as integers that mean the same thread in every block of a cell:
     0, 1, 2... in order of first appearance. Distributed engines reuse thread names; the host (or remote
-    mode's name prefix) tells them apart, as think_time.thread_keys does within one table."""
+    mode's name prefix) tells them apart, as think_time.thread_keys does within one table.
 
-    def __init__(self) -> None:
+    engines: the cell's remote engines as the controller named them; JMeter's remote mode prefixes each thread
+    name with its engine's ("10.0.0.3:1099-Thread Group 1-2"), so each thread's engine is told once, when the
+    thread is first seen (the longest name that prefixes it, so "e-1" is not taken for "e")."""
+
+    def __init__(self, engines=()) -> None:
         self._ids: dict[tuple[str | None, str | None], int] = {}
+        self._engines = sorted(((e + "-", i) for i, e in enumerate(engines)), key=lambda p: -len(p[0]))
+        self._engine_of: list[int] = []  # per thread id: its engine's index, −1 for none
+
+    def _id(self, host: str | None, thread: str | None) -> int:
+        key = (host, thread)
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self._ids)
+            self._engine_of.append(next((i for prefix, i in self._engines if thread and thread.startswith(prefix)),
+                                        -1))
+        return found
+
+    def engines(self, keys: np.ndarray) -> np.ndarray | None:
+        """The engine index of each row's thread (from keys()), or None when the cell names no engines."""
+        if not self._engines:
+            return None
+        return np.asarray(self._engine_of, dtype=np.int16)[keys]
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -96,8 +127,8 @@ class ThreadIds:
         pair = (host + 1) * width + (thread + 1)  # null codes (-1) become 0
         pairs, inverse = unique_inverse(pair)
         thread_names, host_names = _names(table["thread"]), _names(table["host"])
-        lookup = np.array([self._ids.setdefault((host_names[p // width], thread_names[p % width]), len(self._ids))
-                           for p in pairs.tolist()], dtype=np.int64)
+        lookup = np.array([self._id(host_names[p // width], thread_names[p % width]) for p in pairs.tolist()],
+                          dtype=np.int64)
         ids = lookup[inverse]
         return ids.astype(np.int32) if len(self._ids) < 2**31 else ids
 
@@ -126,5 +157,6 @@ def make_block(everything: pd.DataFrame, frame: Frame, threads: ThreadIds, by_la
     else:
         is_transaction, samples = np.zeros(len(everything), dtype=bool), everything
     classes, types = classes_and_types(everything, types=by_label)
+    keys = threads.keys(everything)
     return Block(everything=everything, is_transaction=is_transaction, samples=samples, classes=classes, types=types,
-                 keys=threads.keys(everything), in_window=window_mask(everything, frame.window))
+                 keys=keys, in_window=window_mask(everything, frame.window), engines=threads.engines(keys))

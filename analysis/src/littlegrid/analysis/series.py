@@ -217,15 +217,18 @@ def _one_block(window: SteadyWindow, labels: tuple[str, ...], rows: int) -> Fram
 class TimeSeriesAccumulator:
     """time_series over a cell's samples (rows without Transaction Controller rows, warm-up and cool-down
     included) fed block by block. Memory: buckets × distinct elapsed values, codes × buckets and the distinct
-    (bucket, thread name) pairs. `budget`: another point budget than the frame's axis has."""
+    (bucket, thread name) pairs. `budget`: another point budget than the frame's axis has. `named_engines`: how
+    many remote engines the rows tell apart (Block.engines): their allThreads peaks are added up per bucket."""
 
-    def __init__(self, frame: Frame, engines: int | None, budget: int | None = None) -> None:
-        self._window, self._engines = frame.window, engines
+    def __init__(self, frame: Frame, engines: int | None, budget: int | None = None, named_engines: int = 0) -> None:
+        self._window, self._engines, self._named = frame.window, engines, named_engines
         self._t0, self._bucket_s, self._buckets = frame.axis if budget is None else bucketing(frame.window, budget)
         self._errors = np.zeros(self._buckets, np.int64)
         self._elapsed = _ElapsedByGroup(self._buckets)
         self._codes: _CodeCounts | None = None  # when the rows have a response_code column
-        self._peak = np.full(self._buckets, -1, dtype=np.int32)  # max allThreads per bucket, −1: none
+        # max allThreads per (engine, bucket), −1: none; one row per named engine and one for rows of none of
+        # them, else a single row
+        self._peak = np.full((named_engines + 1 if named_engines else 1, self._buckets), -1, dtype=np.int32)
         # The thread names seen count only when no row of the cell has allThreads: kept until one does
         self._threads: _ThreadsSeen | None = _ThreadsSeen(self._buckets)
 
@@ -248,18 +251,19 @@ class TimeSeriesAccumulator:
             self._elapsed.regroup(to, self._buckets)
             errors = np.zeros(self._buckets, np.int64)
             np.add.at(errors, to, self._errors)
-            peak = np.full(self._buckets, -1, dtype=np.int32)
-            np.maximum.at(peak, to, self._peak)
+            peak = np.full(self._peak.shape, -1, dtype=np.int32)
+            np.maximum.at(peak, (np.arange(len(peak))[:, None], to[None, :]), self._peak)
             self._errors, self._peak = errors, peak
             for counts in (self._codes, self._threads):
                 if counts is not None:
                     counts.regroup(to, self._buckets)
 
     def add(self, block: Block) -> None:
-        self.add_rows(block.samples, block.sample_classes.notna().to_numpy())
+        self.add_rows(block.samples, block.sample_classes.notna().to_numpy(), block.sample_engines)
 
-    def add_rows(self, samples: pd.DataFrame, failed: np.ndarray) -> None:
-        """Samples (no Transaction Controller rows), with a flag per sample for the failed ones."""
+    def add_rows(self, samples: pd.DataFrame, failed: np.ndarray, engines: np.ndarray | None = None) -> None:
+        """Samples (no Transaction Controller rows), with a flag per sample for the failed ones and, with named
+        engines, each sample's engine (−1: none of them)."""
         if self._codes is None and "response_code" in samples.columns:
             self._codes = _CodeCounts(self._buckets)
         if len(samples) == 0:
@@ -272,7 +276,11 @@ class TimeSeriesAccumulator:
         all_threads = samples["all_threads"]
         if all_threads.notna().any():
             # int32 with −1 for null (allThreads ≥ 0); np.maximum.at: 10× faster than a groupby, no copies
-            np.maximum.at(self._peak, bucket, all_threads.to_numpy(dtype=np.int32, na_value=-1))
+            row = (np.where(engines < 0, self._named, engines).astype(np.int64) if self._named and engines is not None
+                   else 0)
+            # flat (engine, bucket) indices into the C-ordered array's view: as fast as the one-row case
+            np.maximum.at(self._peak.reshape(-1), row * self._buckets + bucket,
+                          all_threads.to_numpy(dtype=np.int32, na_value=-1))
             self._threads = None
         elif self._threads is not None:
             self._threads.add(samples["thread"], bucket)
@@ -282,8 +290,9 @@ class TimeSeriesAccumulator:
 
         Time is seconds since the first sample's start; each point covers `bucket_s` seconds (1 unless the cell
         is longer than the budget), and rates are per second. Samples are placed by completion time, like X.
-        active_threads: the peak allThreads × engines when any row of the cell has allThreads, else the thread
-        names that completed a sample in the bucket. server/host: the gauges, as per-bucket means.
+        active_threads: when any row of the cell has allThreads, each named engine's peak allThreads in the bucket
+        added up (allThreads counts one engine's threads, and engines may run unequal shares); without names, the
+        peak × engines; with no allThreads, the thread names that completed a sample in the bucket. server/host: the gauges, as per-bucket means.
         last_end_ms: the axis up to the bucket holding it (a growing axis: the rows so far), else all of it."""
         t0, bucket_s, buckets, window = self._t0, self._bucket_s, self._buckets, self._window
         if last_end_ms is not None:
@@ -302,9 +311,14 @@ class TimeSeriesAccumulator:
         out |= {key: _points(v, n) for key, v in at.items()}
         if self._codes is not None:
             out["codes"] = self._codes.result(bucket_s, buckets)
-        if self._threads is None:
+        if self._threads is None and self._named:
+            peaks = self._peak[:, :buckets]
+            total = np.where(peaks < 0, 0, peaks).sum(axis=0)
+            out["active_threads"] = [float(v) if seen else None
+                                     for v, seen in zip(total.tolist(), (peaks >= 0).any(axis=0).tolist())]
+        elif self._threads is None:
             out["active_threads"] = [None if v < 0 else float(v) * (self._engines or 1)
-                                     for v in self._peak[:buckets].tolist()]
+                                     for v in self._peak[0, :buckets].tolist()]
         else:
             out["active_threads"] = self._threads.per_bucket()[:buckets].astype(float).tolist()
         out["in_flight"] = per_bucket_mean(server, "in_flight", t0, bucket_s, buckets)
