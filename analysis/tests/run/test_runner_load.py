@@ -350,6 +350,7 @@ think_ms = [20]
         (names[0], "prepare data"): 1, (names[1], "prepare data"): 1}  # setUp runs as written, on each engine
     cell = analyze([run]).cells[0]
     assert cell.users.n == 5 and cell.users.basis == "users split across engines"
+    assert next(c for c in cell.checks if c.name == "users").passed  # allThreads peaks at 3, the largest share
 
 
 def test_engines_without_a_keystore_are_refused_before_any_load(tmp_path, http_target, target_grid):
