@@ -92,3 +92,23 @@ def test_what_the_counts_hold_does_not_grow_with_the_rows(tmp_path):
     for distinct, held in ((short_distinct, short_bytes), (long_distinct, long_bytes)):
         assert held < 16 * (POINT_BUDGET + 1) * distinct + (64 << 10)  # a key and a count per (bucket, value)
     assert long_bytes < long_rows * 8  # less than one integer a row (the old live view kept ~60 bytes a row)
+
+
+def test_the_running_cell_adds_up_each_engines_allthreads_as_the_analysis_does():
+    import pandas as pd
+
+    from analysis_synthetic import T0, table
+
+    a, b = "10.0.0.1:1099", "10.0.0.1:1099-b"  # b's name begins with a's: each row still goes to its own engine
+    rows = [(T0 + (i * 100) // n + k * 100, 20, f"{engine}-Thread Group 1-{i + 1}")
+            for engine, n in ((a, 4), (b, 3)) for i in range(n) for k in range(100)]
+    samples = table(rows, 0)
+    samples["all_threads"] = pd.array([3 if t.startswith(b + "-") else 4 for t in samples["thread"]], dtype="Int32")
+    named = RunningCounts(warmup_s=0.0, engines=2, engine_names=(a, b))
+    unnamed = RunningCounts(warmup_s=0.0, engines=2)
+    for counts in (named, unnamed):
+        counts.add(samples, classify(samples))
+    last = int(samples["end_ms"].max())
+    full = slice(1, 9)  # whole seconds in which every thread completed samples
+    assert set(named.series.result(None, None, last)["active_threads"][full]) == {7.0}
+    assert set(unnamed.series.result(None, None, last)["active_threads"][full]) == {8.0}  # the largest × engines

@@ -88,18 +88,37 @@ class Block:
         return self.classes if self.samples is self.everything else self.classes[~self.is_transaction]
 
 
+class EngineNames:
+    """Which remote engine wrote a row: JMeter's remote mode prefixes each thread name with its engine's as the
+    controller named it ("10.0.0.3:1099-Thread Group 1-2"). The longest engine name that begins a thread name
+    wins, so a thread of "e-1" is not taken for one of "e". Indices follow the engines' order; −1: none."""
+
+    def __init__(self, engines=()) -> None:
+        self._prefixes = sorted(((e + "-", i) for i, e in enumerate(engines)), key=lambda p: -len(p[0]))
+
+    def __bool__(self) -> bool:
+        return bool(self._prefixes)
+
+    def of(self, thread: str | None) -> int:
+        return next((i for prefix, i in self._prefixes if thread and thread.startswith(prefix)), -1)
+
+    def codes(self, thread: pd.Series) -> np.ndarray:
+        """The engine of each row, told once per distinct thread name."""
+        lookup = np.array([self.of(name) for name in _names(thread)], dtype=np.int16)
+        return lookup[_codes(thread) + 1]
+
+
 class ThreadIds:
     """Threads (engine host + thread name) as integers that mean the same thread in every block of a cell:
     0, 1, 2... in order of first appearance. Distributed engines reuse thread names; the host (or remote
     mode's name prefix) tells them apart, as think_time.thread_keys does within one table.
 
-    engines: the cell's remote engines as the controller named them; JMeter's remote mode prefixes each thread
-    name with its engine's ("10.0.0.3:1099-Thread Group 1-2"), so each thread's engine is told once, when the
-    thread is first seen (the longest name that prefixes it, so "e-1" is not taken for "e")."""
+    engines: the cell's remote engines as the controller named them: each thread's engine (EngineNames) is told
+    once, when the thread is first seen."""
 
     def __init__(self, engines=()) -> None:
         self._ids: dict[tuple[str | None, str | None], int] = {}
-        self._engines = sorted(((e + "-", i) for i, e in enumerate(engines)), key=lambda p: -len(p[0]))
+        self._engines = EngineNames(engines)
         self._engine_of: list[int] = []  # per thread id: its engine's index, −1 for none
 
     def _id(self, host: str | None, thread: str | None) -> int:
@@ -107,8 +126,7 @@ class ThreadIds:
         found = self._ids.get(key)
         if found is None:
             found = self._ids[key] = len(self._ids)
-            self._engine_of.append(next((i for prefix, i in self._engines if thread and thread.startswith(prefix)),
-                                        -1))
+            self._engine_of.append(self._engines.of(thread))
         return found
 
     def engines(self, keys: np.ndarray) -> np.ndarray | None:

@@ -233,11 +233,13 @@ class TimeSeriesAccumulator:
         self._threads: _ThreadsSeen | None = _ThreadsSeen(self._buckets)
 
     @classmethod
-    def growing(cls, t0_ms: int, engines: int | None, budget: int = POINT_BUDGET) -> TimeSeriesAccumulator:
+    def growing(cls, t0_ms: int, engines: int | None, budget: int = POINT_BUDGET,
+                named_engines: int = 0) -> TimeSeriesAccumulator:
         """For rows whose last end is not known yet (the live view's running cell): `budget` buckets of 1 s from
         t0_ms, widened by cover() as the rows go on. The result's window_start_s and window_end_s are the
         caller's to say."""
-        return cls(_one_block(window_of(t0_ms, t0_ms + budget * 1000 - 1, 0.0, 0.0), (), 0), engines, budget)
+        return cls(_one_block(window_of(t0_ms, t0_ms + budget * 1000 - 1, 0.0, 0.0), (), 0), engines, budget,
+                   named_engines)
 
     def cover(self, end_ms: int) -> None:
         """Buckets twice as wide, as often as it takes for a sample ending at end_ms to fall inside the axis

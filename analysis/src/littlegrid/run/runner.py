@@ -276,7 +276,8 @@ class _Run:
         self.folder.write_cell_manifest(cell.id, {**base, "status": "incomplete", "reason": UNFINISHED})
         if self.live:
             self.live.cell_started(cell.id, folder, index=cell.index, duration_s=grid.timing.duration_s,
-                                   warmup_s=grid.timing.warmup_s, engines=grid.engines, axes=cell.axes)
+                                   warmup_s=grid.timing.warmup_s, engines=grid.engines, axes=cell.axes,
+                                   engine_names=tuple(grid.remote_hosts))
         prefix = f"[{cell.index}/{n}] {cell.id}"
 
         def show(live: Live, took: float) -> None:

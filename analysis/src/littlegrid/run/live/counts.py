@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from littlegrid.analysis.rowblock import EngineNames
 from littlegrid.analysis.series import POINT_BUDGET, TimeSeriesAccumulator
 from littlegrid.analysis.stats import SampleStatsAccumulator
 from littlegrid.analysis.window import SteadyWindow, window_of
@@ -32,17 +33,23 @@ class EarlierStart(Exception):
 class RunningCounts:
     """Counts of a running cell's samples (no Transaction Controller rows) read so far. Memory: the exact histogram
     of the window's elapsed times, error classes, two sums, and the series' budget of buckets × the distinct values
-    in each; never rows. `first_start_ms`: the anchor when it is known from an earlier read."""
+    in each; never rows. `first_start_ms`: the anchor when it is known from an earlier read. `engine_names`: the
+    remote engines as the controller named them, whose allThreads the series adds up (as the analysis does)."""
 
     def __init__(self, warmup_s: float, engines: int | None, first_start_ms: int | None = None,
-                 budget: int = POINT_BUDGET):
+                 budget: int = POINT_BUDGET, engine_names: tuple = ()):
         self.warmup_s, self.engines, self.budget = float(warmup_s), engines, budget
+        self.engine_names = EngineNames(engine_names)
+        self._named = len(engine_names)
         self.first_start_ms = first_start_ms
         self.last_end_ms: int | None = None
         self.samples = 0
         self.trimmed_before = 0  # completed before the window's start (the warm-up)
         self.stats = SampleStatsAccumulator()
-        self.series = None if first_start_ms is None else TimeSeriesAccumulator.growing(first_start_ms, engines, budget)
+        self.series = None if first_start_ms is None else self._series(first_start_ms)
+
+    def _series(self, t0_ms: int) -> TimeSeriesAccumulator:
+        return TimeSeriesAccumulator.growing(t0_ms, self.engines, self.budget, named_engines=self._named)
 
     def add(self, samples: pd.DataFrame, classes: pd.Series) -> None:
         """One batch: samples in the samples schema and their error classes row for row (null: success). Raises
@@ -53,7 +60,7 @@ class RunningCounts:
         first = int(start.min())
         if self.first_start_ms is None:
             self.first_start_ms = first
-            self.series = TimeSeriesAccumulator.growing(first, self.engines, self.budget)
+            self.series = self._series(first)
         elif first < self.first_start_ms:
             raise EarlierStart(first)
         last = int(end.max())
@@ -61,7 +68,7 @@ class RunningCounts:
         self.samples += len(samples)
         failed = classes.notna().to_numpy()
         self.series.cover(last)
-        self.series.add_rows(samples, failed)
+        self.series.add_rows(samples, failed, self.engine_names.codes(samples["thread"]) if self._named else None)
         # the window's end is the last end read, so a row is in it when it ends at or after the start (window_mask)
         inside = end >= self.first_start_ms + int(round(self.warmup_s * 1000))  # window_of's start
         self.trimmed_before += int(len(inside) - inside.sum())

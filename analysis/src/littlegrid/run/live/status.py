@@ -47,17 +47,18 @@ class CellRows:
     shows to be a Transaction Controller's.
     """
 
-    def __init__(self, jtl: Path, scratch: Path, *, warmup_s: float = 0.0, engines: int | None = 1):
+    def __init__(self, jtl: Path, scratch: Path, *, warmup_s: float = 0.0, engines: int | None = 1,
+                 engine_names: tuple = ()):
         self.tail = GrowingFile(jtl)
         self.scratch = scratch
-        self.warmup_s, self.engines = float(warmup_s), engines
+        self.warmup_s, self.engines, self.engine_names = float(warmup_s), engines, tuple(engine_names)
         self.transactions: set[str] = set()
         self.rereads = 0  # counts made again from the file's start (EarlierStart, a late Transaction Controller)
         self.reset()
 
     def reset(self, first_start_ms: int | None = None) -> None:
         """Counting starts over (from the file's start, when a re-read); `first_start_ms`: the anchor, if known."""
-        self.counts = RunningCounts(self.warmup_s, self.engines, first_start_ms)
+        self.counts = RunningCounts(self.warmup_s, self.engines, first_start_ms, engine_names=self.engine_names)
         self.rows_read = 0
         self.rows_skipped = 0
         self.warnings: list[str] = []

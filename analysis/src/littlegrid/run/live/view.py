@@ -3,7 +3,7 @@ the files being written into a fresh status every UPDATE_S seconds.
 
 The hook (what a caller drives), all thread-safe and cheap (no analysis runs on the caller's thread):
     view.run_started(run_dir, cell_ids, title)       once, when the run folder exists
-    view.cell_started(cell_id, folder, index=, duration_s=, warmup_s=, engines=, axes=)
+    view.cell_started(cell_id, folder, index=, duration_s=, warmup_s=, engines=, engine_names=, axes=)
     view.cell_finished(cell_id)                       after the cell's manifest is written
     view.search_update({...})                         a search's probes and its converging answer (plain JSON)
     view.run_ended(state)                             "complete", "failed", "interrupted"
@@ -81,11 +81,12 @@ class LiveView:
             s.to_analyze += [c for c in cell_ids if _recorded_status(Path(run_dir), c) == "complete"]
 
     def cell_started(self, cell_id: str, folder: Path, *, index: int, duration_s: float, warmup_s: float = 0.0,
-                     engines: int | None = 1, axes: dict | None = None) -> None:
+                     engines: int | None = 1, axes: dict | None = None, engine_names: tuple = ()) -> None:
         folder = Path(folder)
         running = _Running(cell_id, folder, index, float(duration_s), float(warmup_s or 0.0), engines, dict(axes or {}),
                            time.time(), st.CellRows(folder / rf.RESULTS, self._scratch / "batch.jtl",
-                                                    warmup_s=float(warmup_s or 0.0), engines=engines),
+                                                    warmup_s=float(warmup_s or 0.0), engines=engines,
+                                                    engine_names=engine_names),
                            st.MetricsRows(folder / rf.SERVER_METRICS), st.MetricsRows(folder / rf.HOST_METRICS))
         with self._lock:
             self._state.running = running
