@@ -2,7 +2,8 @@
 of their own, joined by veth pairs to a bridge in the root namespace, where the controller (`littlegrid run`) stays.
 RMI over SSL; every RMI name is a namespace address, none a loopback one (a loopback name cannot work across
 namespaces: the run would fail). A closed grid over it must give the figures one host gives: the closed law, and
-X = min(N/(S+Z), c/S).
+X = min(N/(S+Z), c/S). A plan of one's own (plans/examples/shop.jmx, run through its derived plan) over the same
+engines runs each engine's share of N = 5 (3 + 2), and its active threads add up to 5.
 
 Needs root and `ip netns` (CI runs as root); everything made here is removed at the end, also on failure. Traffic
 goes only to the addresses of the namespaces made here (10.231.0.0/24 on our own bridge). Under the load lock:
@@ -36,6 +37,7 @@ SERVER = f"{NET}.2"
 ENGINES = (f"{NET}.3", f"{NET}.4")
 THREADS, SERVICE_S, THINK_MS = 4, 0.1, 50  # c, S (the sample server holds GET / for 100 ms), Z
 USERS = (4, 16)                   # one cell under the knee (N/(S+Z) = 26.7/s), one past it (c/S = 40/s)
+SHOP_USERS = 5                    # the example shop's flow: 150 ms of service a flow, about 2 of the 4 threads busy
 DURATION_S, WARMUP_S, COOLDOWN_S = 20, 4, 2
 
 
@@ -104,6 +106,33 @@ def wait_listening(address: str, port: int, process: subprocess.Popen, log: Path
     pytest.fail(f"{address}:{port} not listening after {timeout_s:.0f} s ({log})")
 
 
+def grid_over_namespaces(path: Path, plan: Path, keystore: Path, users, target_path: str | None = None) -> Path:
+    """A closed grid of `plan` against the namespaced server, over both namespaced engines, RMI over SSL."""
+    path.write_text(f"""
+name = "{path.stem}"
+plan = "{plan}"
+remote_hosts = {json.dumps([f"{a}:1099" for a in ENGINES])}
+[engines]
+keystore = "{keystore}"
+controller_host = "{CONTROLLER}"
+[target]
+host = "{SERVER}"
+port = 8080
+{f'path = "{target_path}"' if target_path else ""}
+[cell]
+duration_s = {DURATION_S}
+warmup_s = {WARMUP_S}
+cooldown_s = {COOLDOWN_S}
+rampup_s = 1
+[properties]
+think_dist = "constant"
+[axes]
+users = {list(users)}
+think_ms = [{THINK_MS}]
+""")
+    return path
+
+
 @pytest.fixture
 def netns_available():
     if os.geteuid() != 0 or shutil.which("ip") is None:
@@ -136,30 +165,15 @@ def test_a_closed_grid_over_two_engines_in_their_own_namespaces_matches_the_laws
         for address, process, out in names:
             wait_listening(address, 1099, process, out)
 
-        grid = tmp_path / "netns.toml"
-        grid.write_text(f"""
-name = "netns"
-plan = "{repo_root(Path(__file__).parent) / 'plans' / 'closed.jmx'}"
-remote_hosts = {json.dumps([f"{a}:1099" for a in ENGINES])}
-[engines]
-keystore = "{keystore}"
-controller_host = "{CONTROLLER}"
-[target]
-host = "{SERVER}"
-port = 8080
-path = "/"
-[cell]
-duration_s = {DURATION_S}
-warmup_s = {WARMUP_S}
-cooldown_s = {COOLDOWN_S}
-rampup_s = 1
-[properties]
-think_dist = "constant"
-[axes]
-users = {list(USERS)}
-think_ms = [{THINK_MS}]
-""")
+        root = repo_root(Path(__file__).parent)
+        grid = grid_over_namespaces(tmp_path / "netns.toml", root / "plans" / "closed.jmx", keystore, USERS,
+                                    target_path="/")
         run = run_grid(grid, out=tmp_path / "reports", run_id="netns", jmeter_heap="256m")
+        # A plan of one's own over the same engines: the example shop (recorded, hard-coded threads, a CSV of users,
+        # four requests in three transactions), N = 5 dealt out 3 + 2
+        shop = grid_over_namespaces(tmp_path / "shop.toml", root / "plans" / "examples" / "shop.jmx", keystore,
+                                    (SHOP_USERS,))
+        own = run_grid(shop, out=tmp_path / "reports", run_id="netns-shop", jmeter_heap="256m")
 
     # every RMI name was a namespace address: the engines' own and the controller's callback address
     for i, address in enumerate(ENGINES, 1):
@@ -189,3 +203,17 @@ think_ms = [{THINK_MS}]
         tolerance = 0.05 + 2 * n / (bound * window)
         x = cell.overall.throughput_per_s
         assert abs(x - bound) / bound <= tolerance, (cell.id, x, bound, tolerance)
+
+    (cell,) = analyze([own]).cells
+    names = [f"{a}:1099" for a in ENGINES]
+    manifest = json.loads((own / "cells" / cell.id / "manifest.json").read_text())
+    assert manifest["threads_by_engine"] == {names[0]: 3, names[1]: 2} and manifest["load_groups"] == {"Shoppers": 5}
+    assert cell.status == "complete" and cell.users.n == SHOP_USERS and cell.overall.error_rate < 0.01, cell.id
+    assert {s.engine: (s.threads, s.threads_seen) for s in cell.engine_shares} == {names[0]: (3, 3), names[1]: (2, 2)}
+    checks = {c.name: c for c in cell.checks}
+    assert checks["users"].passed, checks["users"]  # allThreads peaks at 3, the larger share
+    assert checks["closed_law"].passed, checks["closed_law"]
+    series = cell.series
+    steady = [v for t, v in zip(series.t_s, series.active_threads)
+              if series.window_start_s <= t and t + series.bucket_s <= series.window_end_s]
+    assert steady and set(steady) == {float(SHOP_USERS)}, steady  # 3 + 2 each second, not the larger share × 2
