@@ -202,3 +202,49 @@ def test_an_engine_whose_name_begins_another_engines_gets_only_its_own_rows(tmp_
     cell = run_on(tmp_path, {"e": 2, "e-1": 3})
     assert [(s.engine, s.threads_seen) for s in cell.engine_shares] == [("e", 2), ("e-1", 3)]
     assert steady_active_threads(cell) == {5.0}
+
+
+def mixed_groups_run(tmp_path, b_browser_cycle_ms=100):
+    """A user's plan of two load groups over two engines dealt unevenly: A runs 3 Browsers (a 100 ms loop, 10/s a
+    thread), B 1 Browser and 2 Buyers (a 400 ms loop, 2.5/s a thread)."""
+    groups = {A: {"Browsers": 3, "Buyers": 0}, B: {"Browsers": 1, "Buyers": 2}}
+    cycles = {(A, "Browsers"): 100, (B, "Browsers"): b_browser_cycle_ms, (B, "Buyers"): 400}
+    rows, threads_of = [], {}
+    for engine, mix in groups.items():
+        for group, n in mix.items():
+            for i in range(n):
+                cycle = cycles[(engine, group)]
+                t = T0 + (i * 37) % cycle
+                while t + 20 <= T0 + 30_000:
+                    rows.append((t, 20, f"{engine}-{group} {1 + list(mix).index(group)}-{i + 1}"))
+                    t += cycle
+            threads_of[engine] = threads_of.get(engine, 0) + n
+    samples = table(rows, 0)
+    samples["all_threads"] = pd.array([threads_of[A if t.startswith(A + "-") else B] for t in samples["thread"]],
+                                      dtype="Int32")
+    run = make_run(tmp_path / "run", [{"id": "users=6", "axes": {"users": 6}, "samples": samples, "users": 6,
+                                        "engines": 2, "think_ms": 80, "think_dist": "constant"}])
+    cm_path = run / "cells" / "users=6" / "manifest.json"
+    cm = json.loads(cm_path.read_text())
+    cm.update({"remote_hosts": [A, B], "threads_by_engine": threads_of, "load_groups_by_engine": groups})
+    cm_path.write_text(json.dumps(cm))
+    return analyze([run])
+
+
+def test_engines_running_different_mixes_of_load_groups_are_judged_by_their_groups_rates_not_their_threads(tmp_path):
+    summary = mixed_groups_run(tmp_path)
+    a, b = summary.cells[0].engine_shares
+    # A: 3 × 10/s = 30/s, B: 10/s + 2 × 2.5/s = 15/s; three threads each, yet B's share is a third, not a half
+    assert (a.threads, b.threads) == (3, 3)
+    assert a.expected_share == pytest.approx(2 / 3, rel=0.02) and b.expected_share == pytest.approx(1 / 3, rel=0.02)
+    assert b.throughput_per_s == pytest.approx(15, rel=0.03)
+    assert engine_shares(summary) == []  # by threads alone B would be 33% short: a generator finding that is false
+
+
+def test_an_engine_short_within_its_mix_of_load_groups_is_still_a_generator_finding(tmp_path):
+    # B's Browser loops every 200 ms where A's loop every 100 ms: B delivers 10/s where its mix asks about 13.75/s
+    summary = mixed_groups_run(tmp_path, b_browser_cycle_ms=200)
+    (finding,) = engine_shares(summary)
+    assert B in finding.statement.split(" but ")[0] and finding.resource == "generator"
+    b = summary.cells[0].engine_shares[1]
+    assert b.expected_share == pytest.approx(13.75 / 40, rel=0.03)

@@ -84,6 +84,8 @@ def test_with_remote_engines_each_group_reads_its_engines_share_and_the_total_is
     plan, out = derived_plan("two_groups.jmx", users=8, engines=engines)
     assert out.group_threads == {"Browsers": 6, "Buyers": 2}
     assert out.threads_by_engine == split_over_engines(8, list(engines)) == dict(zip(engines, (3, 3, 2)))
+    assert out.groups_by_engine == {engines[0]: {"Browsers": 2, "Buyers": 1}, engines[1]: {"Browsers": 2, "Buyers": 1},
+                                    engines[2]: {"Browsers": 2, "Buyers": 0}}
     assert out.engine_properties == {engine_share_property(0, e): 2 for e in engines} | {
         engine_share_property(1, engines[0]): 1, engine_share_property(1, engines[1]): 1,
         engine_share_property(1, engines[2]): 0}

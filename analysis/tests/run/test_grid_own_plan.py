@@ -48,6 +48,7 @@ def test_over_remote_engines_users_is_the_total_and_each_cell_records_each_engin
     fields = manifest_fields(g, derived, path)
     assert fields["users"] == 8 and fields["load_groups"] == {"Browsers": 6, "Buyers": 2}
     assert fields["threads_by_engine"] == {engines[0]: 4, engines[1]: 4}
+    assert fields["load_groups_by_engine"] == {e: {"Browsers": 3, "Buyers": 1} for e in engines}
     assert derived.engine_properties == {"littlegrid.group0.10.0.0.3:1099": 3, "littlegrid.group0.10.0.0.4:1099": 3,
                                          "littlegrid.group1.10.0.0.3:1099": 1, "littlegrid.group1.10.0.0.4:1099": 1}
     with pytest.raises(UserError, match=r"users = 1 on 2 engines: users is the total N"):

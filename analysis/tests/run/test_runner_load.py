@@ -339,6 +339,7 @@ think_ms = [20]
     assert cm["status"] == "complete" and cm["users"] == 5 and cm["engines"] == 2
     assert cm["load_groups"] == {"Browsers": 4, "Buyers": 1}
     assert cm["threads_by_engine"] == {names[0]: 3, names[1]: 2}
+    assert cm["load_groups_by_engine"] == {names[0]: {"Browsers": 2, "Buyers": 1}, names[1]: {"Browsers": 2, "Buyers": 0}}
     threads = {}
     for r in rows(run / "cells" / cid / "results.jtl"):
         if r["responseMessage"].startswith(TRANSACTION_MESSAGE_PREFIX):

@@ -183,7 +183,7 @@ class _Counting:
         self.outage = outage.OutageCount(frame.outage, frame.window.first_start_ms) if frame.outage is not None else None
         if self.outage is not None:
             self.accumulators.append(self.outage)
-        self.engines = EngineSharesAccumulator(list(cell.remote_hosts)) if cell.remote_hosts else None
+        self.engines = EngineSharesAccumulator(list(cell.remote_hosts), self.threads) if cell.remote_hosts else None
         if self.engines is not None:
             self.accumulators.append(self.engines)
 
@@ -365,7 +365,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "histogram": model.Histogram.model_validate(plain(kept)),
         "engine_shares": None if c.engines is None else [
             model.EngineShare.model_validate(plain(s)) for s in c.engines.result(
-                T, cell.threads_by_engine, controller_log.engine_times(cell.controller_log))]})
+                T, cell.threads_by_engine, controller_log.engine_times(cell.controller_log), cell.groups_by_engine)]})
     arrivals = c.arrivals.result() if c.arrivals is not None else None
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
     return analysed, elapsed, c.seconds

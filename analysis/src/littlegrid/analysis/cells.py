@@ -39,6 +39,9 @@ class Cell:
     engines: int | None = None
     # users.<engine> threads when the runner split users (the total N) across remote engines; None otherwise
     threads_by_engine: dict | None = None
+    # a user's plan over remote engines: each engine's threads in each load group (the groups may loop at different
+    # rates, so an engine's share of the throughput follows its mix of groups, not its threads alone)
+    groups_by_engine: dict | None = None
     remote_hosts: tuple = ()  # the engines as the controller named them: each one's rows carry that name as prefix
     controller_log: Path | None = None  # the controller's jmeter.log: when it saw each remote engine start and end
     think_ms: float | None = None
@@ -151,6 +154,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             plan_users=int(cm["users"]) if number(cm.get("users")) is not None else None,
             engines=int(number(cm.get("engines")) or 1),
             threads_by_engine=cm.get("threads_by_engine") or None,
+            groups_by_engine=cm.get("load_groups_by_engine") or None,
             remote_hosts=tuple(cm.get("remote_hosts") or ()),
             controller_log=_existing(folder / "jmeter.log") if cm.get("remote_hosts") else None,
             left_out_groups=tuple(cm.get("setup_groups") or ()),

@@ -7,11 +7,12 @@ controller saw each engine start and finish (analysis.controller_log) when its l
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
 from littlegrid.analysis.controller_log import EngineTimes
-from littlegrid.analysis.rowblock import Block
+from littlegrid.analysis.rowblock import Block, ThreadIds
 
 # Engines start a test one after the other (the controller calls each in turn) and each runs its own duration:
 # measured against each other, their first and last samples may differ by this much on agreeing clocks (on a loaded
@@ -23,6 +24,8 @@ AGAINST_CONTROLLER, AGAINST_ENGINES = "controller", "engines"
 # An engine's clock may be off by this share of the window: its samples then move that far across the window's
 # edges, and its throughput is off by about as much.
 CLOCK_SHARE_OF_WINDOW = 0.01
+# JMeter names a thread "<thread group> <group number>-<thread number>" (after the engine's prefix, remotely)
+GROUP_OF_THREAD = re.compile(r"(.*) \d+-\d+")
 
 
 class EngineSharesAccumulator:
@@ -30,8 +33,10 @@ class EngineSharesAccumulator:
     Σ elapsed², the threads that completed a sample there, and the first start and last end of its samples over the
     whole cell."""
 
-    def __init__(self, engines: list[str]) -> None:
+    def __init__(self, engines: list[str], threads: ThreadIds | None = None) -> None:
         self.engines = list(engines)
+        self._thread_ids = threads  # the cell's thread ids, for their names (each thread's load group)
+        self._per_thread = np.zeros(0, dtype=np.int64)  # samples in the window, by thread id
         k = len(self.engines)
         self._count, self._errors = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
         self._sum, self._sum2 = np.zeros(k), np.zeros(k)
@@ -46,6 +51,13 @@ class EngineSharesAccumulator:
         keys = block.sample_keys
         failed = block.sample_classes.notna().to_numpy()
         elapsed = samples["elapsed_ms"].to_numpy(dtype=np.float64)
+        named = in_window & (engines >= 0)
+        if named.any():
+            counts = np.bincount(keys[named])
+            if len(counts) > len(self._per_thread):
+                self._per_thread = np.concatenate((self._per_thread, np.zeros(len(counts) - len(self._per_thread),
+                                                                              dtype=np.int64)))
+            self._per_thread[:len(counts)] += counts
         starts, ends = samples["start_ms"].to_numpy(), samples["end_ms"].to_numpy()
         for i, engine in enumerate(self.engines):
             mine = engines == i
@@ -61,9 +73,31 @@ class EngineSharesAccumulator:
             self._sum2[i] += float((elapsed[counted] ** 2).sum())
             self._threads[i].update(np.unique(keys[counted]).tolist())
 
+    def expected_shares(self, groups_by_engine: dict | None) -> dict[str, float] | None:
+        """Each engine's share of the cell's samples in the window when its threads run load groups that loop at
+        different rates: Σ over groups of its threads there × the group's samples per thread (over every engine),
+        over the same for all engines. None without each engine's groups, or when thread names do not say their
+        group; an engine's share is then its share of the threads."""
+        if not groups_by_engine or self._thread_ids is None:
+            return None
+        names = self._thread_ids.names()
+        engine_of = self._thread_ids.engines(np.arange(len(self._per_thread)))
+        samples, threads = {}, {}
+        for key in np.flatnonzero(self._per_thread).tolist():
+            i = int(engine_of[key])
+            m = GROUP_OF_THREAD.fullmatch((names[key] or "")[len(self.engines[i]) + 1:]) if i >= 0 else None
+            if m is None:
+                return None
+            samples[m.group(1)] = samples.get(m.group(1), 0) + int(self._per_thread[key])
+            threads[m.group(1)] = threads.get(m.group(1), 0) + 1
+        weight = {e: sum(n * samples[g] / threads[g] for g, n in (groups_by_engine.get(e) or {}).items()
+                         if threads.get(g)) for e in self.engines}
+        total = sum(weight.values())
+        return {e: w / total for e, w in weight.items()} if total > 0 else None
+
     def result(self, window_length_s: float, threads_by_engine: dict | None,
-               controller: dict[str, EngineTimes] | None = None) -> list[dict]:
-        out = []
+               controller: dict[str, EngineTimes] | None = None, groups_by_engine: dict | None = None) -> list[dict]:
+        out, shares = [], self.expected_shares(groups_by_engine)
         for i, engine in enumerate(self.engines):
             n = int(self._count[i])
             mean = self._sum[i] / n if n else None
@@ -71,6 +105,7 @@ class EngineSharesAccumulator:
             out.append({
                 "engine": engine,
                 "threads": (threads_by_engine or {}).get(engine),
+                "expected_share": shares.get(engine) if shares else None,
                 "threads_seen": len(self._threads[i]),
                 "count": n,
                 "throughput_per_s": n / window_length_s if window_length_s > 0 else None,

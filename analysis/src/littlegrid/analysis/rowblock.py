@@ -129,6 +129,13 @@ class ThreadIds:
             self._engine_of.append(self._engines.of(thread))
         return found
 
+    def names(self) -> list[str | None]:
+        """Each thread's name, by id."""
+        out: list[str | None] = [None] * len(self._ids)
+        for (_, thread), i in self._ids.items():
+            out[i] = thread
+        return out
+
     def engines(self, keys: np.ndarray) -> np.ndarray | None:
         """The engine index of each row's thread (from keys()), or None when the cell names no engines."""
         if not self._engines:

@@ -1,7 +1,9 @@
 """A remote engine that did not deliver its share of a distributed cell: a generator problem, not the server's.
 
 In a closed workload every thread runs the same loop against the same server, so an engine's throughput should be
-its threads' share of the cell's, and its response time the cell's. An engine short of CPU, memory or network
+its threads' share of the cell's, and its response time the cell's. When a user's plan runs several load groups and
+the engines run different mixes of them, the analysis weighs each engine's threads by its group's rate per thread
+(EngineShare.expected_share). An engine short of CPU, memory or network
 sends less and measures slower; the merged JTL hides it unless the engines are looked at one by one."""
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ def engine_shares(summary: Summary) -> list[Finding]:
         total_threads = sum(s.threads for s in shares)
         short, slow = [], []
         for s in shares:
-            expected = overall.throughput_per_s * s.threads / total_threads
-            expected_count = overall.count * s.threads / total_threads
+            share = s.expected_share if s.expected_share is not None else s.threads / total_threads
+            expected, expected_count = overall.throughput_per_s * share, overall.count * share
             # a count's Poisson noise: √count, so 3/√count relative, and never less than the floor
             tolerance = max(SHARE_FLOOR, NOISE_SIGMAS / math.sqrt(expected_count)) if expected_count > 0 else 1.0
             if s.throughput_per_s is not None and s.throughput_per_s < expected * (1 - tolerance):

@@ -59,6 +59,7 @@ class Derived:
     # share of each load group (the group's thread count reads them by the engine's name).
     threads_by_engine: dict = field(default_factory=dict)
     engine_properties: dict = field(default_factory=dict)
+    groups_by_engine: dict = field(default_factory=dict)  # engine -> {load group: its threads there}
 
 
 def sha256(path: Path) -> str:
@@ -91,7 +92,7 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     plan = load(path)
     variables = user_variables(plan)
     changes: list[str] = []
-    threads, by_engine, engine_properties = _load(plan, options, cell, variables, changes)
+    threads, groups_by_engine, engine_properties = _load(plan, options, cell, variables, changes)
     think_ms = _think(plan, options, cell, variables, changes, timer_plan)
     _target(plan, cell, variables, changes)
     _listeners(plan, changes)
@@ -107,7 +108,8 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     xml = ET.tostring(plan.document.getroot(), encoding="UTF-8", xml_declaration=True)
     setup = [g.name for g in facts.thread_groups(plan) if facts.role(g) != "load"]
     return Derived(xml=xml, changes=changes, group_threads=threads, setup_groups=setup, think_ms=think_ms,
-                   threads_by_engine=by_engine, engine_properties=engine_properties)
+                   threads_by_engine={e: sum(groups.values()) for e, groups in groups_by_engine.items()},
+                   engine_properties=engine_properties, groups_by_engine=groups_by_engine)
 
 
 # -- load ----------------------------------------------------------------------------------------------------
@@ -158,7 +160,8 @@ def _threads_text(threads: int, index: int, engines: tuple) -> str:
 
 def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict,
           changes: list) -> tuple[dict, dict, dict]:
-    """The cell's load in the load groups: (threads by group, threads by engine, the engines' -G properties)."""
+    """The cell's load in the load groups: (threads by group, each engine's threads by group, the engines' -G
+    properties)."""
     groups = facts.load_groups(plan)
     own = [facts.own_threads(g, variables) for g in groups]
     weights = [float(options.shares.get(g.name, 0) or 0) if options.shares else
@@ -188,7 +191,7 @@ def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict,
         raise PlanError(f"{plan.path}: {sum(counts)} threads in all on {len(engines)} engines: users is the total N, "
                         "split across the engines, and each engine needs at least one thread")
     spread = spread_over_engines(counts, engines) if engines else [{} for _ in counts]
-    threads, by_engine, properties = {}, dict.fromkeys(engines, 0), {}
+    threads, by_engine, properties = {}, {e: {} for e in engines}, {}
     for i, (g, o, n, shares) in enumerate(zip(groups, own, counts, spread)):
         before = o.text() if o is not None else "none"
         count = _threads_text(n, i, cell.engines)
@@ -203,7 +206,7 @@ def _load(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict,
                            f"threads{split}, ramp-up {cell.rampup_s:g} s, for {cell.duration_s:g} s")
         threads[g.name] = n
         for engine, m in shares.items():
-            by_engine[engine] += m
+            by_engine[engine][g.name] = m
             properties[engine_share_property(i, engine)] = m
     return threads, by_engine, properties
 

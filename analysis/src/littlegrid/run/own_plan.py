@@ -71,6 +71,7 @@ def manifest_fields(grid: Grid, derived: Derived, plan_path: Path) -> dict:
               "think_ms": derived.think_ms}
     if derived.threads_by_engine:  # users is the total N; each engine ran its share of each load group
         fields["threads_by_engine"] = derived.threads_by_engine
+        fields["load_groups_by_engine"] = derived.groups_by_engine
     if grid.own_plan.think != "replace":
         fields["think_dist"] = None  # the plan's own timers: no littlegrid distribution was drawn from
     return fields

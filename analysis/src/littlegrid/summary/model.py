@@ -360,6 +360,9 @@ class EngineShare(Record):
     first_start_ms: int | None
     last_end_ms: int | None
     clock_offset_s: float | None = None  # its clock against the engines' median (analysis.engines.clock_offsets_s)
+    # the share of the cell's samples its threads should deliver when the engines run different mixes of load groups
+    # (analysis.engines.EngineSharesAccumulator.expected_shares); None: its share of the threads
+    expected_share: float | None = None
     # what that offset was measured against: "controller" (when the controller's log saw it start and finish) or
     # "engines" (the other engines' first and last samples)
     clock_against: str | None = None
