@@ -70,6 +70,7 @@ def test_a_large_analysis_has_its_image_drawn_by_a_child_process_as_it_would_be_
 
     monkeypatch.setattr(summary_png, "Background", Counted)
     monkeypatch.setattr(summary_png, "GRACE_S", 300)  # the child's path, however busy the host (fallback: elsewhere)
+    monkeypatch.setattr(summary_png, "STALL_S", 300)
     assert cli.main(["report", str(jtl), "-o", str(tmp_path / "here")]) == 0
     assert children == []  # a small file: drawn in this process
     monkeypatch.setattr(report, "BACKGROUND_IMAGE_BYTES", 0)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from littlegrid.render.charts import PALETTE
@@ -25,6 +26,11 @@ X_NAMES = {"closed": "users N", "open": "offered rate λ (req/s)"}
 # idle: 4 s leaves room for a host twice as slow. A child that gets no core even then (a host kept busy by
 # others, and its lowest priority) is stopped, and the image drawn here instead.
 GRACE_S = 4.0
+# A child that gains no CPU time for this long while result() waits has no core (a host kept busy by others, at the
+# child's lowest priority, gives it ~1.5% of one): drawing here is quicker than the rest of GRACE_S. Where the
+# kernel does not say a process's CPU time (no /proc), only GRACE_S applies.
+STALL_S = 0.5
+POLL_S = 0.05
 
 
 def _by_load(summary: Summary, ax_x, ax_r) -> bool:
@@ -101,8 +107,9 @@ class Background:
     """summary.png drawn by a child process started now, which imports matplotlib while this one analyses.
 
     draw() hands it the summary (as summary.json holds it) and returns at once; result() waits for the image, at
-    most GRACE_S. When the child cannot do it (it could not start, failed, or got no core in that time), result()
-    draws here, so a real error is raised here, as write() would raise it. close() stops a child that was never handed a summary (the analysis failed)."""
+    most GRACE_S, and no longer than STALL_S once the child stops getting CPU time. When the child cannot do it (it
+    could not start, failed, or got no core), result() draws here, so a real error is raised here, as write() would
+    raise it. close() stops a child that was never handed a summary (the analysis failed)."""
 
     def __init__(self) -> None:
         try:
@@ -128,10 +135,8 @@ class Background:
         """The image's path, or None when the summary has nothing to draw (as write())."""
         summary, path, title = self._job
         if self._child is not None:
-            try:
-                code = self._child.wait(timeout=GRACE_S)  # it says one word: its pipe never fills
-            except subprocess.TimeoutExpired:
-                code = None
+            code = _finished(self._child)  # it says one word: its pipe never fills
+            if code is None:
                 self.close()
             said = self._child.stdout.read().decode().strip() if code is not None else ""
             if code == 0 and said in ("drawn", "nothing"):
@@ -143,6 +148,34 @@ class Background:
         if child is not None and child.poll() is None:
             child.kill()  # our own child, by its handle
             child.wait()
+
+
+def _finished(child: subprocess.Popen) -> int | None:
+    """The child's exit code once it ends within GRACE_S; None when it does not, or when it gains no CPU time for
+    STALL_S (it has no core)."""
+    deadline = time.monotonic() + GRACE_S
+    ticks, since = cpu_ticks(child.pid), time.monotonic()
+    while True:
+        try:
+            return child.wait(timeout=POLL_S)
+        except subprocess.TimeoutExpired:
+            pass
+        now, spent = time.monotonic(), cpu_ticks(child.pid)
+        if now >= deadline:
+            return None
+        if spent is None or ticks is None or spent != ticks:
+            ticks, since = spent, now
+        elif now - since >= STALL_S:
+            return None
+
+
+def cpu_ticks(pid: int) -> int | None:
+    """User and system CPU time of a process, in clock ticks (/proc/PID/stat's 14th and 15th fields), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # fields from the 3rd on, after the command's closing parenthesis
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def serve() -> int:
