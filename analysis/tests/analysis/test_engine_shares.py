@@ -248,3 +248,23 @@ def test_an_engine_short_within_its_mix_of_load_groups_is_still_a_generator_find
     assert B in finding.statement.split(" but ")[0] and finding.resource == "generator"
     b = summary.cells[0].engine_shares[1]
     assert b.expected_share == pytest.approx(13.75 / 40, rel=0.03)
+
+
+def test_the_cell_page_shows_each_engines_share_when_the_engines_run_different_mixes_of_load_groups(tmp_path):
+    import html as html_lib
+    import re
+
+    from littlegrid.render.report import build_report
+
+    summary = mixed_groups_run(tmp_path)
+    index = build_report(summary, tmp_path / "report", generated="now")
+    page = html_lib.unescape(next((index.parent / "cells").glob("*.html")).read_text())
+    section = page[page.index('<section id="engines">'):page.index("</section>", page.index('<section id="engines">'))]
+    assert "share of the samples its load groups should give" in section
+    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", section)[1:]]
+    a, b = summary.cells[0].engine_shares  # about 2/3 and 1/3 (the test above): as the summary holds them
+    assert [(r[0], r[1], r[2]) for r in rows] == [(A, "3", f"{100 * a.expected_share:.2f} %"),
+                                                  (B, "3", f"{100 * b.expected_share:.2f} %")]
+    # an even split of one group has no such column: its share is its threads'
+    plain = build_report(run_of(tmp_path / "even"), tmp_path / "even-report", generated="now")
+    assert "its load groups should give" not in next((plain.parent / "cells").glob("*.html")).read_text()

@@ -66,13 +66,15 @@ def error_rows(cell: Cell) -> list[dict]:
 
 def engine_rows(cell: Cell) -> list[dict]:
     """Each remote engine's share of a distributed cell, as the page shows it (empty on one host): its threads,
-    throughput, mean response time, error rate in the window, and how far its clock sits from the other engines'."""
+    throughput, mean response time, error rate in the window, how far its clock sits from the other engines', and,
+    when the engines ran different mixes of load groups, the share of the cell's samples its mix should deliver."""
     shares = cell.engine_shares or []
     return [{"engine": s.engine,
              "threads": fmt.num(s.threads) + ("" if s.threads in (None, s.threads_seen) else f" ({s.threads_seen} seen)"),
              "samples": fmt.num(s.count), "throughput": fmt.rate(s.throughput_per_s), "mean": fmt.ms(s.mean_ms),
              "error_rate": fmt.pct(s.error_rate),
-             "clock": "" if s.clock_offset_s is None else f"{s.clock_offset_s:+.2f} s"} for s in shares]
+             "clock": "" if s.clock_offset_s is None else f"{s.clock_offset_s:+.2f} s",
+             "expected": "" if s.expected_share is None else fmt.pct(s.expected_share)} for s in shares]
 
 
 def _users_text(u: Users | None) -> str:
