@@ -278,11 +278,10 @@ class TimeSeriesAccumulator:
         all_threads = samples["all_threads"]
         if all_threads.notna().any():
             # int32 with −1 for null (allThreads ≥ 0); np.maximum.at: 10× faster than a groupby, no copies
-            row = (np.where(engines < 0, self._named, engines).astype(np.int64) if self._named and engines is not None
-                   else 0)
-            # flat (engine, bucket) indices into the C-ordered array's view: as fast as the one-row case
-            np.maximum.at(self._peak.reshape(-1), row * self._buckets + bucket,
-                          all_threads.to_numpy(dtype=np.int32, na_value=-1))
+            # one row per named engine: flat (engine, bucket) indices into the C-ordered array's view
+            at = (np.where(engines < 0, self._named, engines).astype(np.int64) * self._buckets + bucket
+                  if self._named and engines is not None else bucket)
+            np.maximum.at(self._peak.reshape(-1), at, all_threads.to_numpy(dtype=np.int32, na_value=-1))
             self._threads = None
         elif self._threads is not None:
             self._threads.add(samples["thread"], bucket)
