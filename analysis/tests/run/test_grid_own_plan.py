@@ -51,6 +51,13 @@ def test_over_remote_engines_users_is_the_total_and_each_cell_records_each_engin
     assert fields["load_groups_by_engine"] == {e: {"Browsers": 3, "Buyers": 1} for e in engines}
     assert derived.engine_properties == {"littlegrid.group0.10.0.0.3:1099": 3, "littlegrid.group0.10.0.0.4:1099": 3,
                                          "littlegrid.group1.10.0.0.3:1099": 1, "littlegrid.group1.10.0.0.4:1099": 1}
+    # JMeter sends engines the plan, not its CSV: engines on other hosts must hold it at the same path
+    (note,) = check_cells(g, cells, None)
+    assert note == (f'note: JMeter sends remote engines the plan, not its data files: CSV Data Set "accounts" reads '
+                    f'{PLANS / "data" / "users.csv"}, which must be at that path on {engines[0]}, {engines[1]}')
+    assert "each remote engine reads it at this path on its own host" in " ".join(derived.changes)
+    here = load_grid(grid(tmp_path, "two_groups.jmx", 'remote_hosts = ["127.0.0.1:1099", "127.0.0.1:1100"]'))
+    assert check_cells(here, here.cells(), None) == []  # engines on this host read this host's files
     with pytest.raises(UserError, match=r"users = 1 on 2 engines: users is the total N"):
         load_grid(grid(tmp_path, "two_groups.jmx", f"remote_hosts = {engines!r}".replace("'", '"'),
                        axes="users = [1, 8]"))

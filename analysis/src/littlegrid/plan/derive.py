@@ -60,6 +60,7 @@ class Derived:
     threads_by_engine: dict = field(default_factory=dict)
     engine_properties: dict = field(default_factory=dict)
     groups_by_engine: dict = field(default_factory=dict)  # engine -> {load group: its threads there}
+    data_files: tuple = ()     # (CSV Data Set, the absolute path it reads): remote engines read it on their own hosts
 
 
 def sha256(path: Path) -> str:
@@ -96,7 +97,7 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     think_ms = _think(plan, options, cell, variables, changes, timer_plan)
     _target(plan, cell, variables, changes)
     _listeners(plan, changes)
-    _data_files(plan, options, variables, changes)
+    data_files = _data_files(plan, options, variables, changes, cell.engines)
     comment = f"Derived by littlegrid from {Path(path).resolve()} for cell {cell.label or '(no axes)'}."
     old = plan.root.prop("TestPlan.comments")
     set_prop(plan.root.element, "TestPlan.comments", comment + (f"\n{old}" if old else ""))
@@ -109,7 +110,7 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     setup = [g.name for g in facts.thread_groups(plan) if facts.role(g) != "load"]
     return Derived(xml=xml, changes=changes, group_threads=threads, setup_groups=setup, think_ms=think_ms,
                    threads_by_engine={e: sum(groups.values()) for e, groups in groups_by_engine.items()},
-                   engine_properties=engine_properties, groups_by_engine=groups_by_engine)
+                   engine_properties=engine_properties, groups_by_engine=groups_by_engine, data_files=data_files)
 
 
 # -- load ----------------------------------------------------------------------------------------------------
@@ -419,10 +420,15 @@ def _listeners(plan: Plan, changes: list) -> None:
         changes.append(f"plugin listeners removed: {', '.join(dropped)}")
 
 
-def _data_files(plan: Plan, options: PlanOptions, variables: dict, changes: list) -> None:
-    folder = plan.path.resolve().parent
+def _data_files(plan: Plan, options: PlanOptions, variables: dict, changes: list, engines: tuple) -> tuple:
+    """CSV Data Set paths made absolute (mapped by `files`); returns (element name, path) of each."""
+    folder, found = plan.path.resolve().parent, []
     for node in facts.data_sets(plan):
         value = evaluate(node.prop("filename") or "", variables)
         path = facts.csv_path(value.written, folder, options.files, value.resolved or value.written)
         set_prop(node.element, "filename", str(path))
-        changes.append(f"CSV Data Set \"{node.name}\": {value.written} -> {path}")
+        found.append((node.name, str(path)))
+        # JMeter sends the plan to remote engines, never its data files: each engine opens this path itself
+        where = "; each remote engine reads it at this path on its own host" if engines else ""
+        changes.append(f"CSV Data Set \"{node.name}\": {value.written} -> {path}{where}")
+    return tuple(found)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from littlegrid.plan.derive import THINK_TIMER_PLAN, CellLoad, Derived, derive, sha256
+from littlegrid.run.engines import host_and_port, is_loopback
 from littlegrid.run.grid import Cell, Grid, Target
 from littlegrid.run.jmeter import repo_root
 from littlegrid.usererror import UserError
@@ -54,12 +55,20 @@ def derive_cell(grid: Grid, cell: Cell, target: Target, folder: Path,
     return path, derived
 
 
-def check_cells(grid: Grid, cells: list[Cell], jmeter_home: Path | None) -> None:
+def check_cells(grid: Grid, cells: list[Cell], jmeter_home: Path | None) -> list[str]:
     """Derive every cell's plan in memory: a blocker or a sampler that would still reach a host the grid does not
-    name is refused here, before any load (derive raises, listing them)."""
+    name is refused here, before any load (derive raises, listing them). Returns what the user should know before
+    the load: the data files engines on other hosts must hold (JMeter does not send them)."""
     target, timer = planned_target(grid), think_timer_plan()
+    files: dict = {}  # (CSV Data Set, path), in the plan's order
     for cell in cells:
-        derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), timer, jmeter_home)
+        derived = derive(grid.plan, grid.own_plan, cell_load(grid, cell, target), timer, jmeter_home)
+        files.update(dict.fromkeys(derived.data_files))
+    away = [e for e in grid.remote_hosts if not is_loopback(host_and_port(e)[0])]
+    if not away or not files:
+        return []
+    return [f"note: JMeter sends remote engines the plan, not its data files: CSV Data Set \"{name}\" reads {path}, "
+            f"which must be at that path on {', '.join(away)}" for name, path in files]
 
 
 def manifest_fields(grid: Grid, derived: Derived, plan_path: Path) -> dict:

@@ -105,7 +105,9 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
     jmeter = find_jmeter()
     _preflight(grid)
     if grid.own_plan is not None:
-        own_plan.check_cells(grid, cells, jmeter.home)  # blockers and hosts the grid does not name: before any load
+        # blockers and hosts the grid does not name: refused before any load; what engines elsewhere must hold
+        for note in own_plan.check_cells(grid, cells, jmeter.home):
+            print(note, flush=True)
     session = _open_live(live_address, live_bind_any, f"{grid.name} ({run_id})")  # a busy port: refused here
     try:
         if resume is None:
