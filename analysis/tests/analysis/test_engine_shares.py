@@ -246,6 +246,7 @@ def test_an_engine_short_within_its_mix_of_load_groups_is_still_a_generator_find
     summary = mixed_groups_run(tmp_path, b_browser_cycle_ms=200)
     (finding,) = engine_shares(summary)
     assert B in finding.statement.split(" but ")[0] and finding.resource == "generator"
+    assert "where its share (weighed by the load groups its threads ran) was 13." in finding.statement
     b = summary.cells[0].engine_shares[1]
     assert b.expected_share == pytest.approx(13.75 / 40, rel=0.03)
 

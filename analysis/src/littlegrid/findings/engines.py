@@ -44,8 +44,9 @@ def engine_shares(summary: Summary) -> list[Finding]:
             continue
         parts = []
         for s, expected, tolerance in short:
+            mix = "" if s.expected_share is None else " (weighed by the load groups its threads ran)"
             parts.append(f"engine {s.engine} ran {s.threads} of the {total_threads} threads but delivered "
-                         f"{s.throughput_per_s:.1f}/s where its share was {expected:.1f}/s "
+                         f"{s.throughput_per_s:.1f}/s where its share{mix} was {expected:.1f}/s "
                          f"({s.throughput_per_s / expected - 1:+.0%}, beyond the {tolerance:.0%} its samples allow)")
         for s in slow:
             if any(s is t for t, _, _ in short):
