@@ -203,3 +203,15 @@ def test_plugin_and_open_model_groups_become_standard_groups_or_open_model_group
     assert schedules == ["rate(8/sec) random_arrivals(30 sec)", "rate(0.2/sec) random_arrivals(30 sec)",
                          "rate(6/sec) random_arrivals(30 sec)"]  # 14.2/s in proportions 40 : 1 : 30
     assert out.group_threads == {}
+
+
+def test_plugin_groups_replaced_over_remote_engines_read_each_engines_share_too():
+    engines = ("a:1", "b:2", "c:3")
+    plan, out = derived_plan("plugin_groups.jmx", users=10, engines=engines)
+    groups = facts.thread_groups(plan)
+    assert [g.tag for g in groups] == ["ThreadGroup"] * 3
+    for engine in engines:  # what each engine runs of each replaced group adds up to its share of N = 10
+        told = {ENGINE_NAME_PROPERTY: engine, **out.engine_properties}
+        ran = sum(evaluate(prop(g.element, "ThreadGroup.num_threads"), {}, told).number() for g in groups)
+        assert ran == out.threads_by_engine[engine] == split_over_engines(10, list(engines))[engine]
+    assert {g: sum(out.groups_by_engine[e][g] for e in engines) for g in out.group_threads} == out.group_threads
