@@ -13,6 +13,7 @@ import numpy as np
 
 from littlegrid.analysis.controller_log import EngineTimes
 from littlegrid.analysis.rowblock import Block, ThreadIds
+from littlegrid.jtl.schema import THREAD_NUMBER_SUFFIX
 
 # Engines start a test one after the other (the controller calls each in turn) and each runs its own duration:
 # measured against each other, their first and last samples may differ by this much on agreeing clocks (on a loaded
@@ -24,8 +25,7 @@ AGAINST_CONTROLLER, AGAINST_ENGINES = "controller", "engines"
 # An engine's clock may be off by this share of the window: its samples then move that far across the window's
 # edges, and its throughput is off by about as much.
 CLOCK_SHARE_OF_WINDOW = 0.01
-# JMeter names a thread "<thread group> <group number>-<thread number>" (after the engine's prefix, remotely)
-GROUP_OF_THREAD = re.compile(r"(.*) \d+-\d+")
+GROUP_OF_THREAD = re.compile("(.*)" + THREAD_NUMBER_SUFFIX)  # a thread's group, from its name (engine's cut off)
 
 
 class EngineSharesAccumulator:

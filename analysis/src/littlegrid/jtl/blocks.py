@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.jtl import ALWAYS_READ, read_jtl
+from littlegrid.jtl.schema import THREAD_NUMBER_SUFFIX
 from littlegrid.jtl.assemble import assemble, parents_warning, transaction_warning
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_end
 from littlegrid.jtl.raw_csv import truncation_warning
@@ -72,10 +73,9 @@ class BlockReader:
         self.reading: Reading | None = None
         self.blocks_read = 0
         self.transactions_seen: set[str] = set()  # Transaction Controller labels in the blocks handed out so far
-        # thread groups whose rows are no part of the load (a plan's setUp and tearDown groups): JMeter names a
-        # thread "<group> <group number>-<thread number>", after the engine's prefix in a distributed run
-        self._left_out = (re.compile(r"(?:^|-)(?:" + "|".join(re.escape(g) for g in left_out_groups) + r") \d+-\d+$")
-                          if left_out_groups else None)
+        # thread groups whose rows are no part of the load (a plan's setUp and tearDown groups), by thread name
+        self._left_out = (re.compile(r"(?:^|-)(?:" + "|".join(re.escape(g) for g in left_out_groups) + ")"
+                                     + THREAD_NUMBER_SUFFIX + "$") if left_out_groups else None)
         self.rows_left_out = 0  # in the last complete pass
 
     def _load_only(self, table: pd.DataFrame) -> pd.DataFrame:

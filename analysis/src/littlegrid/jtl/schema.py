@@ -109,6 +109,9 @@ STRING_COLUMNS = ("response_message", "failure_message", "url")
 
 # responseMessage of a Transaction Controller parent sample (TransactionController/TransactionSampler).
 TRANSACTION_MESSAGE_PREFIX = "Number of samples in transaction"
+# JMeter names a thread "<thread group> <group number>-<thread number>" (after the engine's name and "-" when it ran
+# on a remote engine): what follows the group's name, as a regular expression
+THREAD_NUMBER_SUFFIX = r" \d+-\d+"
 
 
 
