@@ -33,7 +33,7 @@ print("SECONDS", time.perf_counter() - t0)
 ANALYZE = """
 import sys, time
 t0 = time.perf_counter()
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 summary = analyze([sys.argv[1]], warmup_s=5, cooldown_s=2, by_label=True)
 print("SECONDS", time.perf_counter() - t0)
 """

@@ -87,7 +87,7 @@ def installed_env(folder: Path, warm_up: list[str] | None = None) -> dict:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(littlegrid.__file__).parent)], env=env,
                    check=True)
     # what a report imports, and what its image's child process imports (render/summary_png.Background)
-    subprocess.run([sys.executable, "-c", "import littlegrid.report, littlegrid.analyze, littlegrid.compare, "
+    subprocess.run([sys.executable, "-c", "import littlegrid.commands.report, littlegrid.commands.analyze, littlegrid.commands.compare, "
                     "littlegrid.render.summary_png; littlegrid.render.summary_png._pyplot()"], env=env, check=True)
     if warm_up:
         subprocess.run(warm_up, env=env, check=True, capture_output=True)

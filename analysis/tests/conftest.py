@@ -1,18 +1,18 @@
 """Shared by every test folder: the real JTL corpus, which lives beside the checkout (../shared/corpus/jtl), as in CI,
 the one headless Chromium, and the summary contract: every summary `analyze` returns in any test is validated
 against docs/summary.schema.json (summary_contract.py). The wrapper is installed here, before any test module
-imports `analyze`, so their `from littlegrid.analyze import analyze` gets it too."""
+imports `analyze`, so their `from littlegrid.summarize import analyze` gets it too."""
 
 import sys
 from pathlib import Path
 
 import pytest
 
-import littlegrid.analyze
+import littlegrid.summarize
 from needs import missing
 from summary_contract import validating
 
-littlegrid.analyze.analyze = validating(littlegrid.analyze.analyze)
+littlegrid.summarize.analyze = validating(littlegrid.summarize.analyze)
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "jtl"
 

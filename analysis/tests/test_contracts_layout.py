@@ -11,18 +11,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
 # The stages in pipeline order: each may import the ones before it (and the shared modules), never one after it.
-# `analyze` (a module, not a package) composes the pure stages into the summary; the run and the search, which make
+# `summarize` (a module, not a package) composes the pure stages into the summary; the run and the search, which make
 # runs and analyse them, come after it.
-STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "analyze", "plan", "run", "search")
-PACKAGES = tuple(s for s in STAGES if s != "analyze")
+STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "summarize", "plan", "run", "search")
+PACKAGES = tuple(s for s in STAGES if s != "summarize")
 # What every stage may use: the version, the error type, the atomic writer, the summary contract (a package: the
 # reader and writer, the typed model, the schema generator).
 CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summary.schema",
             "littlegrid.summary.comparison"}
 SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic"} | CONTRACT
-# The commands composing stages at the top level; no stage imports them.
-COMMANDS = {"littlegrid.cli", "littlegrid.analyze", "littlegrid.summary_source", "littlegrid.check",
-            "littlegrid.explain", "littlegrid.report", "littlegrid.compare", "littlegrid.plan_command"}
+# The commands composing stages, all in one package (and the CLI dispatching to them); no stage imports them.
+COMMANDS = {"littlegrid.cli"} | {f"littlegrid.commands.{name}" for name in (
+    "analyze", "summary_source", "check", "explain", "report", "compare", "plan", "engines", "report_read_ahead")}
 # What the renderer may use beside its own modules: no stage at all, only what is shared.
 RENDER_NEEDS = SHARED
 
@@ -147,7 +147,7 @@ def test_section_1_lists_every_module_once_and_nothing_else():
 
 
 def test_the_list_parser_reads_nesting_from_the_indent():
-    assert {"jtl/", "jtl/sniff.py", "run/live/", "run/live/view.py", "search/runner.py", "check.py"} <= set(listed())
+    assert {"jtl/", "jtl/sniff.py", "run/live/", "run/live/view.py", "search/runner.py", "commands/check.py"} <= set(listed())
 
 
 def test_no_module_imports_itself_back_through_others():
@@ -185,7 +185,7 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def test_every_subpackage_is_a_stage_and_the_packages_import_no_cycle():
     graph = import_graph(PACKAGE)
-    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(PACKAGES) | {"summary"}
+    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(PACKAGES) | {"summary", "commands"}
     assert cycles(package_graph(graph)) == []
 
 
@@ -201,7 +201,7 @@ def test_no_stage_imports_a_command_or_the_cli():
     graph = import_graph(PACKAGE)
     assert COMMANDS <= set(graph)  # the names this test relies on
     reaching_out = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) in PACKAGES for t in ts
-                          if t in COMMANDS and not (t == "littlegrid.analyze" and stage_of(m) in ("run", "search")))
+                          if t in COMMANDS)
     assert reaching_out == []
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from jsonschema import Draft202012Validator
 
-import littlegrid.analyze
+import littlegrid.summarize
 from analysis_synthetic import T0, closed_loop, make_run
 from littlegrid import summary
 from littlegrid.summary import invalid, schema
@@ -45,8 +45,8 @@ def summaries(corpus, tmp_path_factory) -> list[dict]:
     metrics, the grid's bounds, knee, USL, SLO capacity and checks), as summary.json holds them."""
     run = make_run(tmp_path_factory.mktemp("run"), [_cell(n) for n in (2, 4, 8)],
                    grid_extra={"criteria": ["p90 < 300ms"]})
-    return [json.loads(summary.dumps(littlegrid.analyze.analyze([corpus / "supercomp-noheader-crlf-errors.jtl"]))),
-            json.loads(summary.dumps(littlegrid.analyze.analyze([run])))]
+    return [json.loads(summary.dumps(littlegrid.summarize.analyze([corpus / "supercomp-noheader-crlf-errors.jtl"]))),
+            json.loads(summary.dumps(littlegrid.summarize.analyze([run])))]
 
 
 def test_the_committed_schema_is_the_models_image():
@@ -107,7 +107,7 @@ def test_the_reader_names_the_file_and_the_first_broken_field_in_one_line(summar
 
 
 def test_every_summary_analyze_returns_in_the_tests_is_checked():
-    assert getattr(littlegrid.analyze.analyze, "__wrapped__", None) is not None  # conftest.py installed the hook
+    assert getattr(littlegrid.summarize.analyze, "__wrapped__", None) is not None  # conftest.py installed the hook
     with pytest.raises(AssertionError, match="breaks the typed model"):
         validating(lambda: {"schema": "littlegrid.summary/4"})()
 

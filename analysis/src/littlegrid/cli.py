@@ -4,7 +4,8 @@ import argparse
 import os
 import sys
 
-from littlegrid import __version__, allocator, report_read_ahead
+from littlegrid import __version__, allocator
+from littlegrid.commands import report_read_ahead
 from littlegrid.usererror import UserError
 
 # The subcommand table: name -> (the module exposing HELP, EXAMPLES, add_arguments(parser) and main(args) -> int,
@@ -18,22 +19,22 @@ def _runner():
 
 
 def _analyze():
-    from littlegrid import analyze
+    from littlegrid.commands import analyze
     return analyze
 
 
 def _report():
-    from littlegrid import report
+    from littlegrid.commands import report
     return report
 
 
 def _compare():
-    from littlegrid import compare
+    from littlegrid.commands import compare
     return compare
 
 
 def _check():
-    from littlegrid import check
+    from littlegrid.commands import check
     return check
 
 
@@ -43,17 +44,17 @@ def _search():
 
 
 def _explain():
-    from littlegrid import explain
+    from littlegrid.commands import explain
     return explain
 
 
 def _plan():
-    from littlegrid import plan_command
+    from littlegrid.commands import plan as plan_command
     return plan_command
 
 
 def _engines():
-    from littlegrid import engines_command
+    from littlegrid.commands import engines as engines_command
     return engines_command
 
 

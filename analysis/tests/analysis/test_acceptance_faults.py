@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings import findings
 from littlegrid.run.jmeter import repo_root
 from waiting import wait_for

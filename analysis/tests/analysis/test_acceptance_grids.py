@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analysis.mmcn import throughput_per_s
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.run.jmeter import repo_root
 
 pytestmark = pytest.mark.acceptance

@@ -7,7 +7,7 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary as summary_mod
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.cli import main as cli_main
 
 TOP = {"schema", "littlegrid_version", "run", "trim", "axes", "cells", "curves", "checks", "criteria"}

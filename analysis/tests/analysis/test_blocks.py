@@ -5,7 +5,7 @@ import numpy as np
 
 from littlegrid.analysis.blocks import BlockHistograms, block_length
 from littlegrid.analysis.histogram import read_cell_histogram
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.comparison import bootstrap
 from littlegrid.summary.model import Blocks
 from analysis_synthetic import open_mm2_window

@@ -98,7 +98,7 @@ def test_a_distributed_open_cells_offered_rate_is_the_plans_rate_times_its_engin
     """Each engine offers rate_per_s (the rate is not split as users are): the curve's x and the open-rate check
     take λ = engines × rate_per_s, so two engines at 30/s that together serve 60/s are no shortfall."""
     from analysis_synthetic import T0, make_run, table
-    from littlegrid.analyze import analyze
+    from littlegrid.summarize import analyze
 
     rows = [(T0 + i * 1000 // 60, 10, f"engine-{1 + i % 2}-arrivals 1-{i % 20 + 1}") for i in range(60 * 30)]
     run = make_run(tmp_path / "run", [{"id": "rate_per_s=30", "axes": {"rate_per_s": 30}, "samples": table(rows, 20),

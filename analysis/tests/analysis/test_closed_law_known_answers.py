@@ -3,7 +3,7 @@
 import pytest
 
 from analysis_synthetic import closed_loop, make_run
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 
 N, S, Z = 20, 100, 100  # users, elapsed ms, think ms
 

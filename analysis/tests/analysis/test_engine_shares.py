@@ -11,7 +11,7 @@ import pytest
 
 from analysis_synthetic import T0, make_run, table
 from littlegrid.analysis.engines import clock_tolerance_s
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings.engines import engine_shares
 
 A, B = "10.0.0.1:1099", "10.0.0.2:1099"

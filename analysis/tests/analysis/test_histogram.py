@@ -9,7 +9,7 @@ import pytest
 from littlegrid.analysis import tail
 from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram
 from littlegrid.analysis.stats import nearest_rank as sorted_nearest_rank, percentile_of
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.comparison.bootstrap import nearest_rank
 from littlegrid.summary.model import Cell
 from summary_contract import typed

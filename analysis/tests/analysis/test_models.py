@@ -118,7 +118,7 @@ def test_grid_models_fit_one_curve_per_think_time():
 
 def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_server_count_does_not(tmp_path):
     from analysis_synthetic import machine_repairman, make_run
-    from littlegrid.analyze import analyze
+    from littlegrid.summarize import analyze
     cells = [{"id": f"users={n}", "axes": {"users": n}, "users": n, "think_ms": 100, "think_dist": "exponential",
               "samples": machine_repairman(n, 2, 50.0, 100.0, seconds=300, seed=n), "warmup_s": 0, "cooldown_s": 0,
               "server": {"server.tomcat.threads.max": 2}, "properties": {"path": "/io?ms=50&dist=exp"}}

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import littlegrid.analyze
+import littlegrid.summarize
 import littlegrid.jtl
 from analysis_synthetic import REFUSED, T0, TIMED_OUT, outcome_loop, table, write_jtl
 from littlegrid.analysis.outage import AnsweredSeconds
@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _cell(tmp_path, samples, name="cell.jtl", warmup_s=2):
-    summary = littlegrid.analyze.analyze([write_jtl(samples, tmp_path / name)], warmup_s=warmup_s, cooldown_s=0)
+    summary = littlegrid.summarize.analyze([write_jtl(samples, tmp_path / name)], warmup_s=warmup_s, cooldown_s=0)
     return summary.cells[0]
 
 
@@ -121,7 +121,7 @@ def test_a_tables_seconds_counted_by_bincount_are_its_seconds_grouped_row_by_row
 def test_the_killed_sample_server_jtl_of_a_real_run():
     """A real cell (the CI grid's users=5, think_ms=50, 20 s) whose sample server got SIGKILL 10 s after JMeter
     started: 241 requests answered, then 1,070 refused and 5 reset at ~95/s, counted as samples, to the end."""
-    cell = littlegrid.analyze.analyze([FIXTURES / "killed-server.jtl"]).cells[0]
+    cell = littlegrid.summarize.analyze([FIXTURES / "killed-server.jtl"]).cells[0]
     o = cell.outage
     assert (o.error_class, o.recovered, o.figures) == ("connection_refused", False, "before")
     assert o.failed_by_class == {"connection_refused": 1070, "connection_reset": 5} and o.failed == 1075
@@ -143,7 +143,7 @@ def test_a_jtl_spanning_decades_is_refused_in_one_line_not_counted_second_by_sec
     path = tmp_path / "span.jtl"
     path.write_text("timeStamp,elapsed,label,responseCode,success\n1,20,a,200,true\n1700000000000,20,a,200,true\n")
     with pytest.raises(UserError) as refused:
-        littlegrid.analyze.analyze([path])
+        littlegrid.summarize.analyze([path])
     assert str(refused.value) == (f"{path}: the samples span 19,676 days, more than 366 (a damaged timestamp?): no "
                                   "window is counted second by second")
 

@@ -7,7 +7,7 @@ import pytest
 from analysis_synthetic import T0, closed_loop, make_run
 from littlegrid.analysis.server_metrics import host_figures, in_front_of_server, read_metrics, server_figures
 from littlegrid.analysis.window import SteadyWindow
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
 
 WINDOW = SteadyWindow(T0 + 2000, T0 + 29000, 2.0, 1.0, T0, T0 + 30000, 0, 0)

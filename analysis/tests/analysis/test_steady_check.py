@@ -6,7 +6,7 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
 from littlegrid.analysis import laws
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings import findings
 
 N, Z = 20, 100  # users, think ms

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import JMETER_COLUMNS, T0, clock_stepped, closed_loop, started_early, table
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.analysis.clock_steps import STEP_MAX_MS
 from littlegrid.analysis.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps, think_sequence,
                                    think_time_stats)
@@ -194,7 +194,7 @@ def test_a_multi_step_plans_per_request_think_time_is_not_judged_on_its_transact
     import pandas as pd
 
     from analysis_synthetic import make_run, table
-    from littlegrid.analyze import analyze
+    from littlegrid.summarize import analyze
     from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 
     requests, transactions = [], []
@@ -234,7 +234,7 @@ def test_a_plans_setup_and_teardown_groups_are_no_part_of_the_load_and_their_row
     import pandas as pd
 
     from analysis_synthetic import T0, closed_loop, make_run, table
-    from littlegrid.analyze import analyze
+    from littlegrid.summarize import analyze
 
     load = closed_loop(4, 20, 80, 30, start_ms=T0 + 40_000)
     setup = table([(T0 + 1000 * i, 500, "setUp Thread Group 1-1") for i in range(5)], 1, label="login")

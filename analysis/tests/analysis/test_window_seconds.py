@@ -15,7 +15,7 @@ from littlegrid.analysis.histogram import ExactHistogram, SecondHistograms
 from littlegrid.analysis.rowblock import Frame, ThreadIds, make_block
 from littlegrid.analysis.window import steady_window
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.jtl import blocks as jtl_blocks
 from littlegrid.jtl import read_jtl
 

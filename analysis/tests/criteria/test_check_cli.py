@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from criteria_summaries import cell, closed_law, summary
-from littlegrid import check, cli
+from littlegrid import cli
+from littlegrid.commands import check
 from summary_contract import typed
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from criteria_summaries import cell, closed_law, summary
 from summary_contract import typed
-from littlegrid.check import explain
+from littlegrid.commands.check import explain
 from littlegrid.criteria import evaluate as criteria_stage
 from littlegrid.summary import plain
 from littlegrid.summary.model import CriterionResult

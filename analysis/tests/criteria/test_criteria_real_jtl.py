@@ -20,7 +20,7 @@ def nearest_rank(values, q):
 @pytest.fixture(scope="module")
 def real(corpus):
     from littlegrid import summary
-    from littlegrid import analyze
+    from littlegrid.commands import analyze
 
     jtl = corpus / JTL
     with jtl.open(encoding="utf-8", newline="") as f:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings import text
 from littlegrid.run.jmeter import repo_root
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-import littlegrid.analyze
+import littlegrid.summarize
 from analysis_synthetic import REFUSED, T0, outcome_loop, table, write_jtl
 from littlegrid.findings import findings
 
@@ -13,7 +13,7 @@ KILLED = Path(__file__).parents[1] / "analysis" / "fixtures" / "killed-server.jt
 
 
 def test_a_killed_server_is_said_as_an_outage_in_words():
-    found = findings(littlegrid.analyze.analyze([KILLED]))
+    found = findings(littlegrid.summarize.analyze([KILLED]))
     first = next(f for f in found if f.kind == "outage")
     assert first.standing == "holds" and first.cells == ("killed-server.jtl",)
     assert first.statement == (
@@ -35,7 +35,7 @@ def test_a_hang_that_recovered_says_no_request_completed_and_for_how_long(tmp_pa
         elapsed = 6_000 if T0 + 10_000 <= t < T0 + 10_070 else 20
         rows.append((t, elapsed, "Thread Group 1-1"))
         t += elapsed + 50
-    summary = littlegrid.analyze.analyze([write_jtl(table(rows, 1), tmp_path / "hang.jtl")])
+    summary = littlegrid.summarize.analyze([write_jtl(table(rows, 1), tmp_path / "hang.jtl")])
     first = next(f for f in findings(summary) if f.kind == "outage")
     assert first.statement.startswith("The server stopped answering 9.96 s into cell hang.jtl: no request completed, "
                                       "for 6.05 s, then requests were answered again;")
@@ -44,12 +44,12 @@ def test_a_hang_that_recovered_says_no_request_completed_and_for_how_long(tmp_pa
 
 def test_the_outage_is_not_said_again_as_a_cell_without_figures():
     # its figures are the part before the outage: validity has no "no figures" finding to add about it
-    found = findings(littlegrid.analyze.analyze([KILLED]))
+    found = findings(littlegrid.summarize.analyze([KILLED]))
     assert not [f for f in found if f.kind == "validity" and "outage" in f.statement]
 
 
 def _found(tmp_path, samples, name):
-    return findings(littlegrid.analyze.analyze([write_jtl(samples, tmp_path / name)], warmup_s=2, cooldown_s=0))
+    return findings(littlegrid.summarize.analyze([write_jtl(samples, tmp_path / name)], warmup_s=2, cooldown_s=0))
 
 
 def test_a_dying_server_is_an_outage_not_a_connection_limit_nor_an_error_burst(tmp_path):

@@ -3,7 +3,7 @@ what a test shows and no advice about cells or closed-law tolerances."""
 
 import pytest
 
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings import findings, headline
 from test_findings import THREADS, cell, littles_law, summary_of
 

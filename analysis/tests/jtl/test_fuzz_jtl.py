@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import littlegrid.analyze
+import littlegrid.summarize
 from fuzz import accepted, assert_one_line_refusal, budget, fuzz
 from littlegrid.jtl import Reading, read_jtl
 from littlegrid.usererror import UserError
@@ -87,7 +87,7 @@ def _read_then_analyse(path, data: bytes):
     if _read_or_refuse(path) is None:
         return
     try:
-        littlegrid.analyze.analyze([path])
+        littlegrid.summarize.analyze([path])
     except UserError as error:
         assert_one_line_refusal(error, path)
 

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import closed_loop, write_jtl
-from littlegrid import cli, report_read_ahead
+from littlegrid import cli
+from littlegrid.commands import report_read_ahead
 from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS
 from littlegrid.jtl import ALWAYS_READ, read_ahead
 from littlegrid.jtl import blocks as jtl_blocks
@@ -152,7 +153,7 @@ def test_the_report_of_a_read_ahead_is_the_report_without_it(jtl, tmp_path, monk
 
 
 def test_the_console_script_starts_parsing_before_pandas_is_imported(jtl, monkeypatch):
-    code = ("import sys; from littlegrid import report_read_ahead; from littlegrid.jtl import read_ahead; "
+    code = ("import sys; from littlegrid.commands import report_read_ahead; from littlegrid.jtl import read_ahead; "
             "read_ahead.ONE_PIECE_BYTES = 1 << 20; report_read_ahead.start(['report', sys.argv[1]]); "
             "print(read_ahead._started is not None, 'pandas' in sys.modules); read_ahead.shutdown()")
     out = subprocess.run([sys.executable, "-c", code, str(jtl)], capture_output=True, text=True, check=True).stdout

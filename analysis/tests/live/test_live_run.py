@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.run.jmeter import find_jmeter, repo_root
 from littlegrid.run.sample_server import find_server_jar, free_port
 from littlegrid.usererror import UserError

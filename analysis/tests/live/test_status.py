@@ -11,7 +11,7 @@ from littlegrid.analysis.error_classes import classify
 from littlegrid.analysis.series import POINT_BUDGET, time_series
 from littlegrid.analysis.stats import sample_stats
 from littlegrid.analysis.window import in_window, steady_window
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.jtl import read_jtl
 from littlegrid.run.live import status as st
 from littlegrid.run.live.view import LiveView

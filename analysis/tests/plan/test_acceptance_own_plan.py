@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analysis.laws import window_error
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX as TRANSACTION_MESSAGE
 from littlegrid.plan import inspect as facts
 from littlegrid.plan.jmx import load, prop

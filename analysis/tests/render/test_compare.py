@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from littlegrid import cli
-from littlegrid.compare import build_comparison
-from littlegrid.summary_source import open_run
+from littlegrid.commands.compare import build_comparison
+from littlegrid.commands.summary_source import open_run
 from runs import write_run
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from browser import assert_clean
 from firefox import open_page
-from littlegrid.compare import build_comparison
+from littlegrid.commands.compare import build_comparison
 from littlegrid.summary import plain
 from littlegrid.summary.model import Summary
 from littlegrid.render.synthetic import HOSTILE, synthetic_summary

@@ -54,9 +54,9 @@ def test_hostile_labels_and_messages_in_a_real_jtl_reach_the_pages_as_text(tmp_p
 
 
 def test_a_large_analysis_has_its_image_drawn_by_a_child_process_as_it_would_be_here(tmp_path, monkeypatch):
-    from littlegrid import report
+    from littlegrid.commands import report
     from littlegrid.render import summary_png
-    from littlegrid.summary_source import bytes_to_analyze
+    from littlegrid.commands.summary_source import bytes_to_analyze
 
     jtl = tmp_path / "results.jtl"
     write_jtl(jtl, users=3, think_ms=5, service_ms=8, seconds=5, seed=1)
@@ -80,7 +80,7 @@ def test_a_large_analysis_has_its_image_drawn_by_a_child_process_as_it_would_be_
 
 
 def test_a_run_folder_whose_summary_is_read_as_it_is_has_nothing_to_analyse(tmp_path):
-    from littlegrid.summary_source import bytes_to_analyze
+    from littlegrid.commands.summary_source import bytes_to_analyze
 
     run = write_run(tmp_path / "run", users=(2,), think_ms=(0,), seconds=4)
     jtl_bytes = sum(p.stat().st_size for p in run.rglob("*.jtl"))

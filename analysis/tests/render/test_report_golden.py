@@ -64,7 +64,7 @@ def test_scrub_removes_asset_bodies_hashes_and_versions_only():
 def test_comparison_page_matches_the_gold(golden_summary_dict, tmp_path):
     import copy
 
-    from littlegrid.compare import build_comparison
+    from littlegrid.commands.compare import build_comparison
     from littlegrid.summary.model import Summary
 
     slower = copy.deepcopy(golden_summary_dict)

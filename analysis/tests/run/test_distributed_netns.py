@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings.engines import engine_shares
 from littlegrid.run import engines
 from littlegrid.run.jmeter import repo_root
@@ -106,6 +106,9 @@ def wait_listening(address: str, port: int, process: subprocess.Popen, log: Path
     pytest.fail(f"{address}:{port} not listening after {timeout_s:.0f} s ({log})")
 
 
+RMI_IN_THE_CLEAR = "Disabling SSL for RMI"
+
+
 def grid_over_namespaces(path: Path, plan: Path, keystore: Path, users, target_path: str | None = None) -> Path:
     """A closed grid of `plan` against the namespaced server, over both namespaced engines, RMI over SSL."""
     path.write_text(f"""
@@ -179,10 +182,13 @@ def test_a_closed_grid_over_two_engines_in_their_own_namespaces_matches_the_laws
     for i, address in enumerate(ENGINES, 1):
         text = (tmp_path / f"engine{i}.log").read_text()
         assert f"Local IP address={address}" in text and "Local IP address=127." not in text
+        assert RMI_IN_THE_CLEAR not in text  # the engine's RMI sockets were SSL ones
     for cell_dir in (run / "cells").iterdir():
         log = (cell_dir / "jmeter.log").read_text()
         assert f"Local IP address={CONTROLLER}" in log and "Local IP address=127." not in log
-        assert "SSLRMI" in log or "SSL" in log  # the controller's RMI sockets were SSL ones
+        # JMeter's RmiUtils logs this line whenever server.rmi.ssl.disable is set, and nothing when SSL is on ("SSL"
+        # alone also matched this very line)
+        assert RMI_IN_THE_CLEAR not in log
 
     summary = analyze([run])
     assert engine_shares(summary) == []  # both engines on their share: no generator finding

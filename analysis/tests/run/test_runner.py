@@ -232,7 +232,7 @@ def test_a_pinned_server_runs_on_its_cpus_jmeter_on_the_others_and_the_manifest_
     assert {s[3] for s in starts} == {(2,)}
     assert {c[2:] for c in cells} == {((0, 1), (2,))}  # JMeter's CPUs, and the server's for the host metrics
     assert json.loads((run / "manifest.json").read_text())["cpus"] == {"server": [2], "generator": [0, 1]}
-    from littlegrid.analyze import analyze
+    from littlegrid.summarize import analyze
     summary = analyze([run])  # the analysis reads them back: the server's cores are its own CPU 2
     assert (summary.run.server_cpus, summary.run.generator_cpus) == ([2], [0, 1])
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import engines
 from littlegrid.run.runner import run_grid

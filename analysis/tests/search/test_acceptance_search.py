@@ -66,7 +66,7 @@ def test_throttling_cpu_search_per_arm_agrees_with_the_throttling_grids_own_cell
     reduced = tmp_path / "throttling-reduced.toml"
     reduced.write_text(_toml_text(raw))
     gfolder = run_grid(reduced, out=tmp_path, run_id="throttling-grid")
-    from littlegrid.analyze import analyze
+    from littlegrid.summarize import analyze
     gcells = analyze([gfolder]).cells
     grid_p90 = {(c.axes[arm], c.users.n): c.overall.p90_ms for c in gcells}
     print(f"{arm:>36} {'N':>3} {'search p90 [interval]':>26} {'grid p90':>9} verdicts")

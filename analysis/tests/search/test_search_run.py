@@ -126,7 +126,7 @@ def test_refusals_come_before_any_load(tmp_path, simulated, users, slo, problem)
 
 def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_answer(tmp_path, simulated):
     import argparse
-    from littlegrid import report
+    from littlegrid.commands import report
     from littlegrid.search.runner import search
     folder, doc = search(grid(tmp_path, users="{ min = 1, max = 20 }"), ["p90 < 300ms"], out=tmp_path / "out",
                          run_id="s5")

@@ -1,2 +1,2 @@
 """Criteria: the grammar of pass/fail criteria, their evaluation on a summary; `littlegrid check`
-(littlegrid/check.py) judges a run with them."""
+(littlegrid/commands/check.py) judges a run with them."""

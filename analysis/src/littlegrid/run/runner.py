@@ -352,7 +352,7 @@ class _Run:
 def _outage_cells(folder: rf.RunFolder) -> dict[str, str]:
     """The cells of a run folder that ran to their end but whose analysis found an outage (the server or target
     stopped answering): {cell id: the analysis's reason}. Analysed now, from the cells' own files."""
-    from littlegrid.analyze import analyze  # the resume's one use of the analysis
+    from littlegrid.summarize import analyze  # the resume's one use of the analysis
     try:
         summary = analyze([folder.root])
     except UserError as e:

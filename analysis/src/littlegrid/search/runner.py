@@ -12,7 +12,7 @@ from pathlib import Path
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import laws, models
 from littlegrid.analysis.cell import analyze_cell
-from littlegrid.analyze import analyze
+from littlegrid.summarize import analyze
 from littlegrid.findings.base import overhead_explains
 from littlegrid.run import run_folder as rf
 from littlegrid.run.grid import Cell, Grid, cell_id

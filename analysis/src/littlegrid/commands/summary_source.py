@@ -28,7 +28,7 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
     """(summary, folder the report goes into by default, whether the summary was just produced).
 
     A run folder with summary.json is read as is (unless `reanalyze`, a trim, `by_label` or reader options
-    (`read_options`, read_jtl keywords) are asked); otherwise `littlegrid.analyze` produces the summary. For a
+    (`read_options`, read_jtl keywords) are asked); otherwise `littlegrid.commands.analyze` produces the summary. For a
     run folder it is written there, so `check` and `compare` reuse it; for JTL files the caller writes it
     beside the report.
     """
@@ -37,7 +37,7 @@ def load_or_analyze(inputs: list[str], *, warmup_s=None, cooldown_s=None, by_lab
     existing = base / summary_file.NAME
     if not _to_analyze(run_dir, reanalyze, by_label, warmup_s, cooldown_s, read_options):
         return summary_file.read(existing), base, False
-    from littlegrid.analyze import analyze  # imported only when needed: it pulls in the JTL reader
+    from littlegrid.summarize import analyze  # imported only when needed: it pulls in the JTL reader
 
     summary = analyze([str(run_dir)] if run_dir is not None else [str(p) for p in jtls],
                       warmup_s=warmup_s, cooldown_s=cooldown_s, by_label=by_label, read_options=read_options)

@@ -6,7 +6,7 @@ import json
 import sys
 
 from littlegrid import findings
-from littlegrid.check import expectation_outcomes, load_summary
+from littlegrid.commands.check import expectation_outcomes, load_summary
 from littlegrid.render import markdown
 
 HELP = "print the findings of an analysed run: saturation, bottleneck, where requests wait, validity, advice"

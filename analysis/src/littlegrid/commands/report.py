@@ -14,7 +14,7 @@ from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid import atomic
 from littlegrid.render import markdown, overview, searchpage, summary_png
 from littlegrid.render import report as pages
-from littlegrid.summary_source import bytes_to_analyze, load_or_analyze
+from littlegrid.commands.summary_source import bytes_to_analyze, load_or_analyze
 from littlegrid.usererror import UserError
 
 BACKGROUND_IMAGE_BYTES = 64 << 20  # ~500,000 rows, seconds of analysis: a second process's start costs far less
@@ -80,6 +80,6 @@ def _report(args: argparse.Namespace, source: dict, image: "summary_png.Backgrou
         image.result()
     print(index)
     if arms_text and not arms_note:  # the grid names its two arms: their comparison sits inside the report
-        from littlegrid.compare import compare_arms  # only a two-arm grid needs the comparison stage
+        from littlegrid.commands.compare import compare_arms  # only a two-arm grid needs the comparison stage
         print(compare_arms(summary, arms_text, None, out_dir))
     return 0

@@ -9,7 +9,7 @@ from littlegrid.comparison import arms, deltas
 from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid.render import compare as compare_page
 from littlegrid.summary.model import Summary
-from littlegrid.summary_source import open_run
+from littlegrid.commands.summary_source import open_run
 from littlegrid.usererror import UserError
 
 HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with bootstrap confidence intervals"
