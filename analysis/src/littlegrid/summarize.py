@@ -3,7 +3,7 @@ headline, expectations); `littlegrid analyze` writes it, run and search analyse 
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, laws, models, server_cpu
+from littlegrid.analysis import cpu_demand, curves, laws, models
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.stats import percentile_of
 from littlegrid.comparison import deltas
@@ -65,8 +65,8 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     services = {c.id: c.service for c in found.cells if c.service is not None}
     slos = models.latency_slos(found.criteria)
     run = model.Run.model_validate(summary.plain(found.run))
-    cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol,
-                                                   server_cpu.cores(run))
+    cells = cpu_demand.attach(cells, run)  # CPU per request, once: the curves and findings read it
+    cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol)
     result = model.Summary.model_validate({
         "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": run,
         "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis import cpu_demand, curves
 from littlegrid.analysis.cells import Service
-from littlegrid.summary.model import Cell
+from littlegrid.summary.model import Cell, Run
 from summary_contract import typed
 
 TOL = {"throughput_bound": 0.02, "mmcn": 0.05}
@@ -46,7 +46,9 @@ def open_cell(rate, served, r_first, r_last, *, busy, threads=4, window=30.0, cp
 
 
 def build(cells, services=None, cores=2):
-    return curves.build(cells, services or {}, [], lambda cid, p: None, TOL, cores)
+    """The curves of the cells, each with its CPU per request on `cores` as the analysis stage attaches it."""
+    run = typed({"host": {"cpus": cores}}, Run)
+    return curves.build(cpu_demand.attach(cells, run), services or {}, [], lambda cid, p: None, TOL)
 
 
 def test_two_arms_are_two_curves_each_named_by_the_axis_that_tells_them_apart():
@@ -126,19 +128,23 @@ def test_a_constant_distance_above_the_lower_bound_is_overhead_and_a_growing_one
 
 
 def test_the_host_limit_is_the_slope_of_busy_cores_against_x_after_what_runs_anyway():
-    # 2 cores: 0.6 busy cores at X = 100/s, 1.0 at 400/s: each request costs 0.4/300 s = 1.33 core-ms, and
-    # 0.467 cores are busy whatever the load (U_0). The 1.533 cores left allow X = 1150/s, reached at N = 1150·10 ms
+    # 2 cores: 0.6 busy cores at X = 100/s, 1.0 at 400/s: each further request costs 0.4/300 s = 1.33 core-ms (the
+    # marginal cost), and 0.467 cores are busy whatever the load (U_0). The 1.533 cores left allow X = 1150/s,
+    # reached at N = 1150·10 ms. The CPU per request quoted is the heaviest cell's own, 1.0 core / 400/s = 2.5 ms
     cells = [closed(1, 100.0, 10.0, threads=200, cpu=0.3), closed(4, 400.0, 10.0, threads=200, cpu=0.5)]
     _, (k,), _ = build(cells, {c.id: Service(200, 10.0, "const") for c in cells}, cores=2)
     h = k.models.host_limit
-    assert h.demand_core_ms == pytest.approx(4 / 3) and h.max_per_s == pytest.approx(1150)
+    assert h.marginal_core_ms == pytest.approx(4 / 3) and h.idle_cores == pytest.approx(0.6 - 100 * 0.4 / 300)
+    assert h.max_per_s == pytest.approx(1150) and h.basis == "host_shared"
+    assert h.demand_core_ms == pytest.approx(2.5) and h.cpu_util == 0.5
     assert h.max_load == pytest.approx(11.5) and h.cell == cells[1].id
     # a CPU pinned by something else (100% at every load) says nothing of what a request costs: no limit claimed
     pinned = [closed(1, 100.0, 10.0, threads=200, cpu=1.0), closed(4, 400.0, 10.0, threads=200, cpu=1.0)]
     assert build(pinned, cores=2)[1][0].models.host_limit is None
     # one cell: U·cores/X, an upper bound of the cost (what runs anyway counted in)
     _, (k,), _ = build(cells[1:], cores=2)
-    assert k.models.host_limit.demand_core_ms == pytest.approx(2.5)
+    assert k.models.host_limit.demand_core_ms == pytest.approx(2.5) and k.models.host_limit.marginal_core_ms is None
+    assert k.models.host_limit.max_per_s == pytest.approx(800)  # X/U: the cores full, U_0 counted in the cost
     _, (k,), _ = build(cells, cores=None)
     assert k.models.host_limit is None  # no core count, no claim
 

@@ -14,7 +14,7 @@ from littlegrid.findings.validity import needed_window_s
 from littlegrid.usererror import UserError
 from typed_cells import cell as typed_cell
 from typed_cells import summary as typed_summary
-from typed_cells import think_time, update, update_cells
+from typed_cells import costed, think_time, update, update_cells
 
 THREADS = "server.tomcat.threads.max"
 
@@ -49,8 +49,9 @@ def summary_of(cells, service_ms=100.0, cpus=2, axes=None, slos=()):
     """The summary around the cells, with the real curves and their models built by littlegrid.analysis.curves."""
     services = {c.id: Service(int(c.axes.get(THREADS, 200)), service_ms, "const") for c in cells} \
         if service_ms else {}
-    cells, built, _ = curves.build(cells, services, list(slos), lambda cid, q: None, DEFAULT_TOLERANCES, cpus)
-    return typed_summary(cells, run={"host": {"cpus": cpus}, "server_knobs": None}, axes=axes or {},
+    run = {"host": {"cpus": cpus}, "server_knobs": None}
+    cells, built, _ = curves.build(costed(cells, run), services, list(slos), lambda cid, q: None, DEFAULT_TOLERANCES)
+    return typed_summary(cells, run=run, axes=axes or {},
                          curves=built, tolerances=dict(DEFAULT_TOLERANCES), checks=[], criteria=[])
 
 
@@ -127,7 +128,9 @@ def test_saturated_cores_are_named_by_the_demand_law_when_the_service_itself_str
                     cell(8, 382.0, 20.9, threads=200, cpu=0.96, busy=8.0)], service_ms=None)
     b = of_kind(findings(s), "bottleneck")
     assert b[0].resource == "cpu" and b[0].standing == "holds"
-    assert dict(b[0].figures)["demand_core_ms"] == pytest.approx(1000 * 0.955 * 2 / 381.0, rel=1e-3)
+    # the curve's one CPU per request: U·cores/X at its highest X (N = 8), the cell its host limit quotes too
+    assert dict(b[0].figures)["demand_core_ms"] == pytest.approx(1000 * 0.96 * 2 / 382.0, rel=1e-3)
+    assert "= 5.03 core-ms at N = 8" in b[0].statement
 
 
 def pinned_cpu_bound(pinned=True):
@@ -138,8 +141,8 @@ def pinned_cpu_bound(pinned=True):
     cells = [cell(n, x, r, threads=200, cpu=0.6, busy=float(n)) for n, x, r, _ in rows]
     if pinned:
         cells = [update(c, host=update(c.host, server_cpu_util_mean=u)) for c, (*_, u) in zip(cells, rows)]
-    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, 1 if pinned else 2)
     run = {"host": {"cpus": 2}, "server_knobs": None} | ({"server_cpus": [1], "generator_cpus": [0]} if pinned else {})
+    cells, built, _ = curves.build(costed(cells, run), {}, [], lambda cid, q: None, DEFAULT_TOLERANCES)
     return typed_summary(cells, run=run, axes={}, curves=built, tolerances=dict(DEFAULT_TOLERANCES), checks=[],
                          criteria=[])
 
@@ -148,7 +151,8 @@ def test_a_server_pinned_to_its_own_cpu_is_cpu_bound_by_that_cpu_not_by_the_half
     b = of_kind(findings(pinned_cpu_bound()), "bottleneck")[0]
     assert b.resource == "cpu" and b.standing == "holds"
     assert "its own CPU 1 (JMeter on CPU 0) is 98% busy" in b.statement and "JMeter shares" not in b.statement
-    assert dict(b.figures)["demand_core_ms"] == pytest.approx(1000 * 0.98 * 1 / 191.0, rel=1e-3)
+    assert dict(b.figures)["demand_core_ms"] == pytest.approx(1000 * 0.99 * 1 / 192.0, rel=1e-3)
+    assert dict(b.figures)["cpu_basis"] == "server_pinned"
     # negative control: the same cells with the server sharing the host's cores read the host's 60%
     assert of_kind(findings(pinned_cpu_bound(pinned=False)), "bottleneck")[0].resource != "cpu"
 

@@ -11,15 +11,16 @@ from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings
 from summary_contract import typed
 from littlegrid.summary.model import Cell
-from typed_cells import summary as typed_summary
+from typed_cells import costed, summary as typed_summary
 
 THREADS = "server.tomcat.threads.max"
 
 
 def summary_of(cells, service, cpus=2):
     services = {c.id: service for c in cells}
-    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, cpus)
-    return typed_summary(cells, run={"host": {"cpus": cpus}}, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
+    run = {"host": {"cpus": cpus}}
+    cells, built, _ = curves.build(costed(cells, run), services, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    return typed_summary(cells, run=run, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
 
 
 def open_cell(rate, served, r_first, r_last, busy, *, threads=4, window=30.0, sizing_failed=False):

@@ -17,7 +17,7 @@ from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings
 from littlegrid.findings.expect import evaluate
 from typed_cells import cell as typed_cell
-from typed_cells import summary as typed_summary
+from typed_cells import costed, recosted, summary as typed_summary
 
 THROTTLE = "littlegrid.throttle.max-concurrent"
 FRONT_MS = 0.5  # client R − server R: the network and Tomcat's accept, the same at every N
@@ -65,8 +65,9 @@ def throttling(s_ms: float, cores: int, loads=(1, 2, 4, 8), seed=1):
     rng = np.random.default_rng(seed)
     cells = [throttling_cell(n, k, s_ms, cores, rng) for k in (0, cores) for n in loads]
     services = {c.id: Service(cores, s_ms, "const") for c in cells}
-    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, cores)
-    return typed_summary(cells, run={"host": {"cpus": cores}, "arms": f"{THROTTLE}=0,{cores}"},
+    run = {"host": {"cpus": cores}, "arms": f"{THROTTLE}=0,{cores}"}
+    cells, built, _ = curves.build(costed(cells, run), services, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    return typed_summary(cells, run=run,
                          axes={THROTTLE: [0, cores], "users": list(loads)}, curves=built,
                          tolerances=dict(DEFAULT_TOLERANCES))
 
@@ -126,8 +127,9 @@ def test_arms_whose_throughput_differs_say_so_and_choose_the_one_that_serves_mor
     cells = [throttling_cell(n, 0, 5.0, 2, rng) for n in (1, 2, 4, 8)]
     cells += [throttling_cell(n, 1, 5.0, 1, rng) for n in (1, 2, 4, 8)]  # one admitted at a time: X = 1/S
     services = {c.id: Service(2, 5.0, "const") for c in cells}
-    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
-    s = typed_summary(cells, run={"host": {"cpus": 2}, "arms": f"{THROTTLE}=0,1"}, curves=built,
+    run = {"host": {"cpus": 2}, "arms": f"{THROTTLE}=0,1"}
+    cells, built, _ = curves.build(costed(cells, run), services, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    s = typed_summary(cells, run=run, curves=built,
                       axes={THROTTLE: [0, 1], "users": [1, 2, 4, 8]}, tolerances=dict(DEFAULT_TOLERANCES))
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
     assert len(arms) == 1 and arms[0].resource == "different"
@@ -203,8 +205,9 @@ def test_a_non_blocking_pool_of_10_matching_a_blocking_100_is_said_and_the_rever
                                          "users": {"n": n}, "host": {"cpu_util_mean": 0.3, "load1_mean": 1.0},
                                          "intended": {"think_ms": 0.0, "workload": "closed"},
                                          **samples(1000.0 * n / x, x, rng)}))
-    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
-    s = typed_summary(cells, run={"host": {"cpus": 2}, "arms": f"{threads}=10,100"}, curves=built,
+    run = {"host": {"cpus": 2}, "arms": f"{threads}=10,100"}
+    cells, built, _ = curves.build(costed(cells, run), {}, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    s = typed_summary(cells, run=run, curves=built,
                       axes={mode: ["blocking", "non-blocking"], threads: [10, 100], "users": [20, 80]},
                       tolerances=dict(DEFAULT_TOLERANCES))
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
@@ -241,8 +244,8 @@ def test_the_cpu_each_request_cost_is_said_when_it_differs_between_the_arms():
     s = throttling(5.0, 2)
     assert "CPU per request" not in of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement  # 5 against 5
     light = next(c for c in s.cells if c.axes == {THROTTLE: 2, "users": 8})
-    s = update(s, cells=[update(c, host=update(c.host, cpu_util_mean=0.4)) if c.id == light.id else c
-                         for c in s.cells])
+    s = recosted(update(s, cells=[update(c, host=update(c.host, cpu_util_mean=0.4)) if c.id == light.id else c
+                                  for c in s.cells]))
     x_a = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 8}).overall.throughput_per_s
     x_b = light.overall.throughput_per_s
     text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
@@ -251,8 +254,8 @@ def test_the_cpu_each_request_cost_is_said_when_it_differs_between_the_arms():
 
 def _with_cpu(s, util_by_cell: dict):
     from typed_cells import update
-    return update(s, cells=[update(c, host=update(c.host, cpu_util_mean=util_by_cell[c.id]))
-                            if c.id in util_by_cell else c for c in s.cells])
+    return recosted(update(s, cells=[update(c, host=update(c.host, cpu_util_mean=util_by_cell[c.id]))
+                                     if c.id in util_by_cell else c for c in s.cells]))
 
 
 def test_arms_that_both_fill_the_cpu_are_bound_by_it_and_a_gap_in_x_is_the_cpu_each_request_cost():
@@ -260,14 +263,17 @@ def test_arms_that_both_fill_the_cpu_are_bound_by_it_and_a_gap_in_x_is_the_cpu_e
     capacity unused; X then differs only as D = U·cores/X does."""
     s = throttling(5.0, 2)  # at N = 8 both arms keep the 2 cores full: equal X
     text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
-    assert "Both arms kept the CPU full (100% and 100% of the server's 2 cores busy): the cores bound" in text
+    # not pinned: the host's cores, JMeter's work on them too, never called the server's
+    assert ("Both arms kept the CPU full (100% and 100% busy, of the host's 2 cores, shared with the generator "
+            "(JMeter's own work included)): the cores bound") in text
     # the throttled arm's requests cost 30% more CPU, its X 1/1.3 of the other's: both still full
     rng = np.random.default_rng(5)
     cells = [throttling_cell(n, 0, 5.0, 2, rng) for n in (1, 2, 4, 8)]
     cells += [throttling_cell(n, 2, 6.5, 2, rng) for n in (1, 2, 4, 8)]
     services = {c.id: Service(2, 5.0, "const") for c in cells}
-    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
-    s = typed_summary(cells, run={"host": {"cpus": 2}, "arms": f"{THROTTLE}=0,2"}, curves=built,
+    run = {"host": {"cpus": 2}, "arms": f"{THROTTLE}=0,2"}
+    cells, built, _ = curves.build(costed(cells, run), services, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    s = typed_summary(cells, run=run, curves=built,
                       axes={THROTTLE: [0, 2], "users": [1, 2, 4, 8]}, tolerances=dict(DEFAULT_TOLERANCES))
     arm = of(findings(s, arms_of(s, s.run.arms)), "arms")[0]
     figures = dict(arm.figures)
@@ -285,7 +291,7 @@ def test_an_arm_that_leaves_the_cpu_idle_while_the_other_fills_it_is_named():
     light = next(c for c in s.cells if c.axes == {THROTTLE: 2, "users": 8})
     s = _with_cpu(s, {light.id: 0.55})
     text = of(findings(s, arms_of(s, s.run.arms)), "arms")[0].statement
-    assert f"Only one arm kept the CPU full (100% and 55% of the server's 2 cores busy): {THROTTLE} = 2 left the " \
-           "cores idle 45% of the time" in text
+    assert (f"Only one arm kept the CPU full (100% and 55% busy, of the host's 2 cores, shared with the generator "
+            f"(JMeter's own work included)): {THROTTLE} = 2 left the cores idle 45% of the time") in text
     both_idle = _with_cpu(s, {c.id: 0.5 for c in s.cells})
     assert "kept the CPU full" not in of(findings(both_idle, arms_of(both_idle, both_idle.run.arms)), "arms")[0].statement

@@ -7,7 +7,7 @@ from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings
 from littlegrid.summary.model import Cell
 from summary_contract import typed
-from typed_cells import summary as typed_summary
+from typed_cells import costed, summary as typed_summary
 
 
 def cell(n, steps: dict) -> Cell:
@@ -26,8 +26,9 @@ def cell(n, steps: dict) -> Cell:
 
 
 def summary_of(cells):
-    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, 2)
-    return typed_summary(cells, run={"host": {"cpus": 2}}, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
+    run = {"host": {"cpus": 2}}
+    cells, built, _ = curves.build(costed(cells, run), {}, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    return typed_summary(cells, run=run, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
 
 
 def test_the_transaction_holding_most_of_the_time_is_named_with_its_share():

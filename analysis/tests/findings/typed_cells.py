@@ -6,8 +6,9 @@ between every sample. Records are frozen: `update` gives a changed, validated co
 
 from pydantic import BaseModel
 
+from littlegrid.analysis import cpu_demand
 from littlegrid.summary import SCHEMA
-from littlegrid.summary.model import Cell, Summary, ThinkTime
+from littlegrid.summary.model import Cell, Run, Summary, ThinkTime
 from summary_contract import complete
 
 EVERY_SAMPLE = {"rule": "every sample"}  # think time measured between every pair of a thread's samples
@@ -24,6 +25,17 @@ def cell(data: dict) -> Cell:
     if isinstance(data.get("think_time"), dict):
         data["think_time"] = think_time(data["think_time"])
     return Cell.model_validate(complete(data, Cell))
+
+
+def costed(cells, run: dict) -> list[Cell]:
+    """The cells with their CPU per request as the analysis stage attaches it from this run (analysis.cpu_demand),
+    before the curves are built from them."""
+    return cpu_demand.attach(list(cells), Run.model_validate(complete(run, Run)))
+
+
+def recosted(s: Summary) -> Summary:
+    """The summary with each cell's CPU per request attached again from its (changed) host figures."""
+    return update(s, cells=cpu_demand.attach(s.cells, s.run))
 
 
 def summary(cells, **fields) -> Summary:

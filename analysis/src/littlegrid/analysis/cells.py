@@ -186,6 +186,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
         "server_knobs": (grid.get("server") or {}).get("knobs"),
         "server_cpus": (manifest.get("cpus") or {}).get("server"),
         "generator_cpus": (manifest.get("cpus") or {}).get("generator"),
+        "server_started": (grid.get("server") or {}).get("start") is True,  # else [target]: a server elsewhere
         "source": "run",
         "inputs": [str(run_dir)],
     }

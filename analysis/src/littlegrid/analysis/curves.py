@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 
-from littlegrid.analysis import models, server_cpu
+from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import not_made, throughput_bound
 import numpy as np
 
@@ -271,50 +271,48 @@ def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
     return Overhead(excess_ms=excess, spread_ms=spread, tolerance_ms=tolerance, mean_ms=mean, grows=grows)
 
 
-def host_limit(g: Members, cores: float | None, bound: Bounds | None) -> HostLimit | None:
-    """The load the server's cores allow (the host's, or those it was pinned to: analysis.server_cpu), by the demand
-    law over those cores: busy core-time per second U·cores = U_0·cores + X·D_cpu, where U_0 is what runs whatever
-    the load (other processes, the JVMs' idle work). Over two cells or more with X apart, D_cpu is the slope of
-    U·cores against X (least squares) and the cores left after U_0 allow X_max = (cores − U_0·cores)/D_cpu, never
-    less than the highest X measured; a slope not above 0 says the CPU does not grow with this load, so it sets no
-    limit here (None). One cell: D_cpu = U·cores/X, an upper bound (U_0 counted in). For a closed curve the N that
-    reaches X_max on the contention-free line, X_max·(D+Z)."""
-    if not cores:
+def host_limit(g: Members, bound: Bounds | None) -> HostLimit | None:
+    """The load the measured cores allow (the server's pinned CPUs, the host's shared with JMeter, or the
+    generator's host: analysis.server_cpu), from the cells' CPU per request (analysis.cpu_demand, read, not
+    recomputed). The figure quoted is the CPU per request at the curve's highest throughput (cpu_demand.quoted).
+    Over cells with X apart, X_max comes from the demand-law fit U·cores = U_0·cores + X·D: the cores left after
+    U_0·cores allow X_max = (cores − U_0·cores)/D, never less than the highest X measured; a marginal cost not above
+    0 says the CPU does not grow with this load, so it sets no limit here (None). One cell: X_max = X/U, what the
+    cores allow at U = 1 with U_0 counted in the cost. For a closed curve the N that reaches X_max on the
+    contention-free line, X_max·(D+Z)."""
+    c = cpu_demand.quoted(g.cells)
+    if c is None:
         return None
-    rows = [(c, u, c.overall.throughput_per_s) for c in g.cells
-            if (u := server_cpu.util(c.host)) and c.overall.throughput_per_s]
-    if not rows:
-        return None
-    xs = np.array([x for _, _, x in rows])
-    busy = np.array([u * cores for _, u, _ in rows])  # core-seconds per second
-    c, util, x_at = max(rows, key=lambda r: r[2])
-    if len(rows) >= 2 and xs.max() >= 1.5 * xs.min():
-        slope, intercept = np.polyfit(xs, busy, 1)
-        if slope <= 0:
+    cost = c.cpu_per_request
+    fitted = cpu_demand.marginal([m for m in (cpu_demand.measured(k) for k in g.cells) if m is not None])
+    marginal = idle = None
+    if fitted is not None:
+        marginal, idle = fitted
+        if marginal <= 0:
             return None
-        intercept = max(0.0, float(intercept))
-        demand = 1000.0 * float(slope)
-        max_x = max(float(xs.max()), (cores - intercept) * 1000.0 / demand)
+        idle = max(0.0, idle)
+        highest = max(m.throughput_per_s for k in g.cells if (m := cpu_demand.measured(k)) is not None)
+        max_x = max(highest, (cost.cores - idle) * 1000.0 / marginal)
     else:
-        demand = 1000.0 * util * cores / x_at
-        max_x = cores * 1000.0 / demand
+        max_x = cost.throughput_per_s / cost.cpu_util
     if g.workload == OPEN:
         max_load = max_x
     else:
         z = models.think_of(g.cells[0])
         d = bound.d_ms if bound is not None else g.cells[0].overall.mean_ms
         max_load = max_x * (d + z) / 1000.0 if z is not None and d is not None else None
-    return HostLimit(cell=c.id, cores=cores, cpu_util=util, demand_core_ms=demand, max_per_s=max_x,
-                     max_load=max_load)
+    return HostLimit(cell=c.id, cores=cost.cores, cpu_util=cost.cpu_util, demand_core_ms=cost.core_ms,
+                     max_per_s=max_x, max_load=max_load, marginal_core_ms=marginal, idle_cores=idle,
+                     basis=cost.basis)
 
 
-def _models(g: Members, service, slos, percentile_of, cores: float | None) -> CurveModels:
+def _models(g: Members, service, slos, percentile_of) -> CurveModels:
     loads = [load_of(c) for c in g.cells]
     if g.workload == OPEN:
         bound = models.bounds(g.cells, service, open_=True)
         return CurveModels(bounds=bound, usl=None, knee=None, mmcn=[], overhead=None,
                            slo_capacity=models.slo_capacity(g.cells, loads, slos, percentile_of, unit="λ"),
-                           host_limit=host_limit(g, cores, bound))
+                           host_limit=host_limit(g, bound))
     bound = knee = None
     if models.think_of(g.cells[0]) is not None:  # bounds and knee need Z
         bound = models.bounds(g.cells, service)
@@ -323,14 +321,14 @@ def _models(g: Members, service, slos, percentile_of, cores: float | None) -> Cu
     slo: list[SloCapacity] = models.slo_capacity(g.cells, loads, slos, percentile_of)
     return CurveModels(bounds=bound, usl=models.usl_fit(g.cells), knee=knee, slo_capacity=slo, mmcn=mmcn,
                        overhead=overhead(g.cells, bound) if bound is not None else None,
-                       host_limit=host_limit(g, cores, bound))
+                       host_limit=host_limit(g, bound))
 
 
-def build(cells: list[Cell], services: dict, slos, percentile_of, tol: dict,
-          cores: float | None = None) -> tuple[list[Cell], list[Curve], list[Check]]:
+def build(cells: list[Cell], services: dict, slos, percentile_of,
+          tol: dict) -> tuple[list[Cell], list[Curve], list[Check]]:
     """(the cells with each curve point's throughput-bound check added, the curves, the grid-level checks:
-    M/M/c//N agreement). services: cell id -> the grid's c and S for it (analysis.cells.Service); cores: the
-    server's (analysis.server_cpu.cores), for what its CPU allows."""
+    M/M/c//N agreement). services: cell id -> the grid's c and S for it (analysis.cells.Service). What the CPU
+    allows comes from each cell's CPU per request (analysis.cpu_demand.attach, before)."""
     groups = group(cells)
     added: dict[str, Check] = {}
     curves, checks = [], []
@@ -339,7 +337,7 @@ def build(cells: list[Cell], services: dict, slos, percentile_of, tol: dict,
         service = services.get(g.cells[0].id)
         for c in g.cells:
             added[c.id] = _bound_check(c, services.get(c.id), g.cells[0], tol)
-        fitted = _models(g, service, slos, percentile_of, cores)
+        fitted = _models(g, service, slos, percentile_of)
         from_grid = fitted.bounds is not None and fitted.bounds.basis.startswith("grid")
         capacity = fitted.bounds.capacity_per_s if fitted.bounds is not None else None
         over = [o for c in g.cells if g.workload == OPEN and (o := overload(c, capacity, from_grid)) is not None]

@@ -7,7 +7,7 @@ import math
 from littlegrid.analysis.curves import OPEN
 from littlegrid.findings.base import (THROTTLE, TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, knob,
                                       ms, num, overall, rate, users)
-from littlegrid.summary.model import Curve, HostLimit
+from littlegrid.summary.model import Curve
 from littlegrid.findings.capacity import Plateau, n_star_reach
 from littlegrid.summary.model import Cell, Summary
 
@@ -125,18 +125,22 @@ def pool_size(summary: Summary) -> list[Finding]:
     return out
 
 
-def _host_cap(proposal: list[float], limit: HostLimit | None, unit: str) -> tuple[list[float], str]:
-    """The proposed loads this host can offer (its measured CPU demand per request, generator included), and a
-    sentence saying where they stop when the host is the limit."""
+def _host_cap(proposal: list[float], curve: Curve, members: list[Cell], unit: str) -> tuple[list[float], str]:
+    """The proposed loads the measured cores allow (the curve's host limit), and a sentence saying where they stop
+    when those cores are the limit, quoting the curve's one CPU per request (the limit's cell's, whose cores named
+    by its basis: the generator's are never called the server's)."""
+    limit = curve.models.host_limit
     if limit is None or limit.max_load is None:
         return proposal, ""
     kept = [x for x in proposal if x <= limit.max_load]
     if len(kept) == len(proposal):
         return proposal, ""
+    cost = next((c.cpu_per_request for c in members if c.id == limit.cell), None)
+    whose = cost.words if cost is not None else f"{limit.cores:g} core{'s' if limit.cores != 1 else ''}"
     words = (f"; this host allows at most {unit} ≈ {limit.max_load:.3g}: each request costs {limit.demand_core_ms:.3g} "
-             f"core-ms of the server's {limit.cores:g} core{'s' if limit.cores != 1 else ''} (JMeter's own work "
-             f"included when it shares them; CPU {limit.cpu_util:.0%} busy at the "
-             f"heaviest cell), so X ≤ {rate(limit.max_per_s)}")
+             f"core-ms of {whose} at the heaviest cell (CPU {limit.cpu_util:.0%} busy there), so X ≤ "
+             f"{rate(limit.max_per_s)}"
+             + (" by the fit of busy cores against X over the curve" if limit.marginal_core_ms is not None else ""))
     return kept, words
 
 
@@ -163,7 +167,7 @@ def _next_rates(curve: Curve, members: list[Cell]) -> Finding | None:
     targets = [(0.9 * cap, cap), (0.97 * cap, cap)] if over else [(0.9 * cap, cap), (1.1 * cap, None)]
     proposal = sorted({r for r in (_round_rate(t, below) for t, below in targets)
                        if all(abs(r - m) > 0.03 * m for m in rates)})
-    proposal, host_words = _host_cap(proposal, curve.models.host_limit, "λ")
+    proposal, host_words = _host_cap(proposal, curve, members, "λ")
     head = group_words(curve)
     if not proposal:
         if not host_words:
@@ -222,7 +226,7 @@ def next_cells(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
             why = f"the nearest cells N = {lo:g} and {hi:g} are {hi / lo:.3g}× apart around N* = {n_star:.3g}"
         if not proposal:
             continue
-        proposal, host_words = _host_cap(proposal, curve.models.host_limit, "N")
+        proposal, host_words = _host_cap(proposal, curve, members, "N")
         head = group_words(curve)
         if not proposal:
             statement = (f"No further cells worth running{(' ' + head) if head else ''} on this host: {why}, but "

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from littlegrid.analysis import curves as curve_rules
-from littlegrid.analysis import models, server_cpu
+from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
@@ -237,6 +237,15 @@ def _mean(values):
     return sum(values) / len(values) if values else None
 
 
+def _cpu_quoted(p: Plateau) -> Cell | None:
+    """The cell whose CPU per request (analysis.cpu_demand) the curve's findings quote: its host limit's, so the
+    bottleneck and the advice name one cost per request; without a limit, the plateau's by the same rule."""
+    limit = p.curve.models.host_limit
+    if limit is not None:
+        return next((c for c in p.members if c.id == limit.cell), None)
+    return cpu_demand.quoted(p.cells)
+
+
 def bottleneck(summary: Summary, p: Plateau) -> Finding:
     """The resource that caps the plateau, from server and host evidence, in order of what explains the most:
     a generator that did not deliver, saturated cores, a throttle's queue, a full thread pool, refused
@@ -254,9 +263,10 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     servers = [c.server for c in cells]
     cpus = [num(server_cpu.util(c.host)) for c in cells]
     cpu = _mean(cpus)
-    cores = server_cpu.cores(summary.run)
     shared = server_cpu.shared(summary.run)
-    cpu_name = "host CPU" if shared else "the server's CPU"  # pinned ([server] cpus): its own cores, measured apart
+    elsewhere = server_cpu.basis(summary.run) == server_cpu.GENERATOR_HOST  # the host measured is JMeter's alone
+    # pinned ([server] cpus): its own cores, measured apart
+    cpu_name = "the generator host's CPU" if elsewhere else "host CPU" if shared else "the server's CPU"
     # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
     # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
     # (laws.GENERATOR_OVERHEAD_MS). An open plan's thread pool fills as a consequence of a saturated server, and
@@ -287,27 +297,39 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
 
     if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched or short):
         x = _mean(xs)
-        demand = 1000.0 * cpu * cores / x if cores and x else None
-        text = (f"The {'host' if shared else 'server'}'s CPU caps X = {rate(x)} at {on}: "
+        at = _cpu_quoted(p)  # one CPU per request per curve, the one its host limit quotes
+        cost = at.cpu_per_request if at is not None else None
+        limit = p.curve.models.host_limit
+        owner = "generator's host" if elsewhere else "host" if shared else "server"
+        text = (f"The {owner}'s CPU caps X = {rate(x)} at {on}: "
                 + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(summary.run)} is {pct(cpu)} busy"))
-        if demand:
-            core_words = f"{cores:g} core{'s' if cores != 1 else ''}"
-            text += (f"; by the demand law U = X·D each request costs D = {cpu:.2f} × {core_words} / {rate(x)} = "
-                     f"{demand:.3g} core-ms, so the cores allow at most {rate(cores * 1000.0 / demand)}")
+        if elsewhere:
+            text += " (the server ran elsewhere: its CPU is not measured)"
+        if cost is not None:
+            text += (f"; by the demand law U = X·D each request costs D = U·cores/X = {cost.cpu_util:.2f} × "
+                     f"{cost.cores:g} core{'s' if cost.cores != 1 else ''} / {rate(cost.throughput_per_s)} = "
+                     f"{cost.core_ms:.3g} core-ms at {load_words(p.curve, load(p.curve, at))}")
+            if limit is not None and limit.cell == at.id:
+                text += f", so the cores allow at most {rate(limit.max_per_s)}"
         text += "." + (" The thread pool is full too, waiting for the cores." if all(full) else "")
-        if shared:
+        if elsewhere:
+            text += " D is JMeter's own work per request on its host, not the server's."
+        elif shared:
             text += (" JMeter shares these cores, so D includes the generator's own work per request"
                      + (f", and the generator, starved of them, fell short of the load asked for ({starved_words})"
                         if short else "") + ".")
         elif short:
             text += f" The generator, on CPUs of its own, still fell short of the load asked for ({starved_words})."
         return found("cpu", text, "holds",
+                     "the generator host's CPU near 1 while X stays level; the server ran on another host"
+                     if elsewhere else
                      "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
                      "own share is not separated" if shared else
                      "the CPUs the server was pinned to near 1 while X stays level; JMeter ran on the others",
                      [Figure("host CPU utilisation" if shared else "server CPUs' utilisation", u, "", c.id)
                       for c, u in zip(cells, cpus)],
-                     cpu_util=cpu, demand_core_ms=demand)
+                     cpu_util=cpu, demand_core_ms=cost.core_ms if cost is not None else None,
+                     cpu_basis=cost.basis if cost is not None else None)
 
     queue = [num(s.throttle_queue_mean) if s is not None else None for s in servers]
     k = knob(summary, cells[0], THROTTLE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from littlegrid.analysis import server_cpu
+from littlegrid.analysis import cpu_demand
 from littlegrid.analysis.curves import CPU_BUSY
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.capacity import starved
@@ -159,10 +159,12 @@ class Arms:
                        fields(figures), tuple(fixed.items()), ids,
                        ("same" if same else "different") if known else None)
 
-    def _demand(self, cell) -> float | None:
-        """Core-ms per request on the server's cores, D = U·cores/X (the same work costing more says where X went)."""
-        u, x = server_cpu.util(cell.host), overall(cell, "throughput_per_s")
-        return 1000.0 * u * self.cores / x if u is not None and x and self.cores else None
+    @staticmethod
+    def _demand(cell) -> float | None:
+        """The cell's CPU per request D = U·cores/X, as the analysis stage stored it (analysis.cpu_demand): the same
+        work costing more says where X went."""
+        cost = cpu_demand.measured(cell)
+        return cost.core_ms if cost is not None else None
 
     def _cpu_bound(self, row: dict, x: dict, differ: list) -> tuple[str, dict]:
         """The utilisation law X = U·cores/D at the heaviest pair, when the server's CPU was measured in both arms:
@@ -170,12 +172,14 @@ class Arms:
         as the CPU each request cost (D) does; one arm leaving the cores idle while the other fills them says that
         arm's setting (a throttle's K below the cores, a pool too small) cost the throughput."""
         a, b = row["a"], row["b"]
-        ua, ub = server_cpu.util(a.host), server_cpu.util(b.host)
-        da, db = self._demand(a), self._demand(b)
-        if da is None or db is None:
+        ca, cb = cpu_demand.measured(a), cpu_demand.measured(b)
+        if ca is None or cb is None:
             return "", {}
-        figures = {"cpu_util_a": ua, "cpu_util_b": ub, "cpu_ms_per_request_a": da, "cpu_ms_per_request_b": db}
-        busy = f"{ua:.0%} and {ub:.0%} of the server's {self.cores:g} core{'s' if self.cores != 1 else ''} busy"
+        ua, ub, da, db = ca.cpu_util, cb.cpu_util, ca.core_ms, cb.core_ms
+        figures = {"cpu_util_a": ua, "cpu_util_b": ub, "cpu_ms_per_request_a": da, "cpu_ms_per_request_b": db,
+                   "cpu_basis": ca.basis}
+        whose = ca.words if ca.words == cb.words else f"{ca.words}, and {cb.words}"
+        busy = f"{ua:.0%} and {ub:.0%} busy, of {whose}"
         if min(ua, ub) >= CPU_BUSY:
             if x.get("verdict") == "same":
                 return (f" Both arms kept the CPU full ({busy}): the cores bound the throughput either way.",

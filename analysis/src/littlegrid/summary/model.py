@@ -284,6 +284,23 @@ class Host(Record):
     server_cpu_util_mean: float | None = None
 
 
+class CpuPerRequest(Record):
+    """CPU per request at one cell, the demand law's D = U·cores/X over the steady window, in core-ms: the one
+    definition every stage reads (analysis/cpu_demand.py computes it, nothing else does). Everything that ran on
+    those cores is in it, what runs whatever the load too. `basis` says whose cores they were:
+    "server_pinned": the CPUs the grid pinned the server to, measured apart, JMeter on others;
+    "host_shared": the host's cores, which the server shared with the generator, so it includes JMeter's own work;
+    "generator_host": the host JMeter ran on, the server not started there: the generator's CPU, not the server's;
+    "not_measured": no CPU figure or no core count (core_ms null). `words` says the same for a sentence."""
+    basis: str
+    words: str
+    cores: float | None
+    cpu_util: float | None
+    busy_cores: float | None  # U·cores: core-seconds busy per second
+    throughput_per_s: float | None
+    core_ms: float | None
+
+
 # ----- exact histograms (what comparisons resample)
 
 class ValueCounts(Record):
@@ -391,6 +408,7 @@ class Cell(Record):
     checks: list[Check]
     outage: Outage | None = None
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
+    cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
 
 
 class BoundPoint(Record):
@@ -464,15 +482,21 @@ class Overhead(Record):
 
 
 class HostLimit(Record):
-    """What the server's cores allow (demand law U = X·D over the host's cores, generator included, or over the CPUs
-    the server was pinned to): the per-request CPU demand at `cell`, the throughput the cores allow, and the load
-    that would reach it."""
+    """What the measured cores allow (`basis` as CpuPerRequest's: the server's pinned CPUs, the host's shared with
+    the generator, or the generator's host), by the demand law U·cores = U_0·cores + X·D: the CPU per request at
+    `cell` (its CpuPerRequest, the figure findings quote for the curve), the throughput the cores allow, and the
+    load that would reach it. Over cells with X apart, X_max comes from the fit: `marginal_core_ms` is its slope,
+    the cost of one more request with what runs whatever the load (U_0, `idle_cores` = U_0·cores) left out; null
+    over one cell, where X_max = cores/D (U_0 counted in: an upper bound of the cost, a lower one of X_max)."""
     cell: str
     cores: float
     cpu_util: float
     demand_core_ms: float
     max_per_s: float
     max_load: float | None
+    marginal_core_ms: float | None = None
+    idle_cores: float | None = None
+    basis: str | None = None
 
 
 class CurveModels(Record):
@@ -632,6 +656,9 @@ class Run(Record):
     # the CPUs the sample server was pinned to ([server] cpus) and those JMeter ran on; null: both ran anywhere
     server_cpus: list[int] | None = None
     generator_cpus: list[int] | None = None
+    # whether the runner started the sample server on the host it measured ([server] start = true); false: the
+    # target was a server elsewhere, the host's CPU is the generator's; null (inputs that do not say): started
+    server_started: bool | None = None
 
 
 class Trim(Record):
