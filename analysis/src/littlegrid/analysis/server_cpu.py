@@ -43,6 +43,13 @@ def shared(run: Run) -> bool:
     return not run.server_cpus
 
 
+def owner(run: Run) -> str:
+    """Whose CPU a utilisation is, possessive: "the server's" (pinned), "the host's" (shared with JMeter), "the
+    generator's host's" (the server ran elsewhere)."""
+    b = basis(run)
+    return "the server's" if b == SERVER_PINNED else "the generator's host's" if b == GENERATOR_HOST else "the host's"
+
+
 def words(run: Run) -> str:
     """Whose cores, for a sentence: "its own CPU 1 (JMeter on CPU 0)", "the host's 2 cores, which JMeter shares",
     "the generator's host's 2 cores (the server ran elsewhere: its CPU is not measured)"."""

@@ -206,7 +206,8 @@ def overload(summary: Summary) -> list[Finding]:
                     f"{ms(t.last_ms)} in its last; Kendall τ = {t.tau:.2f}, p = {t.p:.1g})"
                     if o.overloaded else "R did not rise through the window: the excess was refused or never sent")
             busy = (f"busy {o.busy:.3g} of {o.servers:g} threads" if o.busy is not None and o.servers
-                    else f"the server's CPU {pct(o.cpu_util)}" if o.resource == "cpu" else f"X at {basis}")
+                    else f"{server_cpu.owner(summary.run)} CPU {pct(o.cpu_util)}" if o.resource == "cpu"
+                    else f"X at {basis}")
             parts.append(f"offered {rate(o.offered_per_s)} exceeds capacity ≈ {rate(cap)} ({basis}); "
                          f"{rate(o.served_per_s)} served, {busy}; {grew}")
         head = group_words(curve)
@@ -266,7 +267,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     shared = server_cpu.shared(summary.run)
     elsewhere = server_cpu.basis(summary.run) == server_cpu.GENERATOR_HOST  # the host measured is JMeter's alone
     # pinned ([server] cpus): its own cores, measured apart
-    cpu_name = "the generator host's CPU" if elsewhere else "host CPU" if shared else "the server's CPU"
+    cpu_name = f"{server_cpu.owner(summary.run)} CPU"
     # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
     # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
     # (laws.GENERATOR_OVERHEAD_MS). An open plan's thread pool fills as a consequence of a saturated server, and
@@ -300,8 +301,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         at = _cpu_quoted(p)  # one CPU per request per curve, the one its host limit quotes
         cost = at.cpu_per_request if at is not None else None
         limit = p.curve.models.host_limit
-        owner = "generator's host" if elsewhere else "host" if shared else "server"
-        text = (f"The {owner}'s CPU caps X = {rate(x)} at {on}: "
+        text = (f"{server_cpu.owner(summary.run).capitalize()} CPU caps X = {rate(x)} at {on}: "
                 + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(summary.run)} is {pct(cpu)} busy"))
         if elsewhere:
             text += " (the server ran elsewhere: its CPU is not measured)"
@@ -377,7 +377,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     if short:
         c, k = short[0]
         return found("generator", f"The generator may set X = {rate(_mean(xs))} at {on}: {starved_words} "
-                     f"({cell_words(c)}: {k.explanation}), while the {cpu_name} is "
+                     f"({cell_words(c)}: {k.explanation}), while {cpu_name} is "
                      f"{'unknown' if cpu is None else pct(cpu)} and no server resource is seen full.", "suggests",
                      "the load asked for was not put on beyond per-cycle overhead, but the cores were not saturated",
                      [Figure(f"{k.name} relative error", num(k.rel_error), "", c.id) for c, k in short])
