@@ -1,9 +1,12 @@
 """CPU per request, the demand law's D = U·cores/X, computed once: known answers on paper, whose cores it is of
 (pinned, shared with JMeter, the generator's host, not measured), and the curve's fit of busy cores against X."""
 
+from pathlib import Path
+
 import pytest
 
 from littlegrid.analysis import cpu_demand, server_cpu
+from littlegrid.summarize import analyze
 from littlegrid.summary.model import Cell, Run
 from summary_contract import typed
 
@@ -71,3 +74,30 @@ def test_the_curve_fit_separates_the_marginal_cost_from_what_runs_whatever_the_l
     near = cpu_demand.attach([cell(x, cpu=(0.2 + 0.004 * x) / 2) for x in (300.0, 400.0)], SHARED)
     assert cpu_demand.marginal([c.cpu_per_request for c in near]) is None
     assert cpu_demand.marginal([cells[0].cpu_per_request]) is None
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_a_run_against_a_target_the_runner_did_not_start_measures_the_generators_host():
+    """A real run whose [target] was a server on another machine (10.231.0.2): the host sampled is JMeter's, so
+    its CPU per request is the generator's, said as such, and no finding calls those cores the server's."""
+    s = analyze([FIXTURES / "staggered-engines"])
+    assert s.run.server_started is False
+    (c,) = s.cells
+    cost = c.cpu_per_request
+    assert cost.basis == server_cpu.GENERATOR_HOST and "server's" not in cost.words
+    assert cost.core_ms == pytest.approx(1000.0 * cost.cpu_util * 2 / c.overall.throughput_per_s)
+    assert not [f for f in s.findings if "the server's 2 cores" in f.statement or "server's CPU" in f.statement]
+
+
+def test_the_runs_manifest_says_whether_the_sample_server_ran_on_the_host_measured(tmp_path):
+    from analysis_synthetic import closed_loop, make_run
+    samples = closed_loop(2, 10, 0, 5)
+    cell = {"id": "users=2", "axes": {"users": 2}, "samples": samples, "users": 2}
+    for name, grid, started, basis in (
+            ("started", {"server": {"start": True}}, True, server_cpu.HOST_SHARED),
+            ("elsewhere", {"target": {"host": "10.0.0.2", "port": 8080}}, False, server_cpu.GENERATOR_HOST),
+            ("unsaid", {}, None, server_cpu.HOST_SHARED)):
+        s = analyze([make_run(tmp_path / name, [dict(cell)], grid)])
+        assert s.run.server_started is started and server_cpu.basis(s.run) == basis

@@ -71,3 +71,17 @@ def test_the_facts_say_which_samples_think_time_was_measured_between():
             "overlap within threads (60 of 117 successive samples)"}}
     assert dict(cellpage.facts(cell_of({"id": "c", "think_time": none})))["realised think time"] == none["sequence"]["text"]
     assert "realised think time" not in dict(cellpage.facts(cell_of({"id": "c", "think_time": None})))
+
+
+def test_the_facts_draw_the_cpu_per_request_the_summary_holds_with_whose_cores():
+    cost = {"basis": "host_shared", "words": "the host's 2 cores, shared with the generator (JMeter's own work included)",
+            "cores": 2.0, "cpu_util": 0.5, "busy_cores": 1.0, "throughput_per_s": 100.0, "core_ms": 10.0}
+    row = dict(cellpage.facts(cell_of({"id": "c", "cpu_per_request": cost})))["CPU per request"]
+    assert row.startswith("10 core-ms = U·cores/X: 50 % of the host's 2 cores, shared with the generator")
+    # the figure is drawn, not recomputed: a stored 12 stays 12 whatever U, cores and X say
+    row = dict(cellpage.facts(cell_of({"id": "c", "cpu_per_request": cost | {"core_ms": 12.0}})))["CPU per request"]
+    assert row.startswith("12 core-ms")
+    unmeasured = cost | {"basis": "not_measured", "words": "not measured", "core_ms": None, "busy_cores": None}
+    assert dict(cellpage.facts(cell_of({"id": "c", "cpu_per_request": unmeasured})))["CPU per request"] == \
+        "not measured"
+    assert "CPU per request" not in dict(cellpage.facts(cell_of({"id": "c"})))

@@ -186,7 +186,9 @@ def from_run_folder(run_dir: Path) -> Inputs:
         "server_knobs": (grid.get("server") or {}).get("knobs"),
         "server_cpus": (manifest.get("cpus") or {}).get("server"),
         "generator_cpus": (manifest.get("cpus") or {}).get("generator"),
-        "server_started": (grid.get("server") or {}).get("start") is True,  # else [target]: a server elsewhere
+        # the sample server started here, else a [target] elsewhere (the host measured is JMeter's), else unknown
+        "server_started": True if (grid.get("server") or {}).get("start") is True else (
+            False if grid.get("target") else None),
         "source": "run",
         "inputs": [str(run_dir)],
     }

@@ -657,7 +657,7 @@ class Run(Record):
     server_cpus: list[int] | None = None
     generator_cpus: list[int] | None = None
     # whether the runner started the sample server on the host it measured ([server] start = true); false: the
-    # target was a server elsewhere, the host's CPU is the generator's; null (inputs that do not say): started
+    # target was a server elsewhere, the host's CPU is the generator's; null: not said (JTL files, a grid with neither)
     server_started: bool | None = None
 
 
