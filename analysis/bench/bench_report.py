@@ -41,7 +41,8 @@ def _size_mb(folder: Path) -> float:
 def bench_render(workdir: Path, samples: int) -> Path:
     from littlegrid.summary import read as read_summary
     from littlegrid.render.report import build_report
-    from littlegrid.render.synthetic import synthetic_summary
+    sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+    from synthetic_summary import synthetic_summary  # noqa: E402  (the report tests' synthetic grids)
 
     started = time.perf_counter()
     summary = synthetic_summary(users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_total=samples, seed=1)

@@ -2,7 +2,8 @@
 the same modules (a module added, moved or removed without the docs fails here), and the imports follow the stages
 the packages are: no cycles between modules or between packages, each stage imports only the stages before it and
 the shared modules, the JTL reader stands alone, no stage reaches a command or the CLI, and the renderer is handed
-what it draws. Imports inside functions count: they wire modules together just the same."""
+what it draws and computes no model of its own. Imports inside functions count: they wire modules together just the
+same."""
 
 import ast
 import re
@@ -216,6 +217,88 @@ def test_the_renderer_imports_only_the_summary_contract_and_its_own_modules():
     beyond = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) == "render" for t in ts
                     if stage_of(t) != "render" and t not in RENDER_NEEDS)
     assert beyond == []
+
+
+# What the renderer may take from math: rounding to significant digits, bucketing, finiteness (charts.py, fmt.py).
+# Everything else math offers (exp, log, sqrt, factorial, lgamma, erf, pow, comb…) is a distribution's or a model's
+# formula, and so are the numerical libraries.
+RENDER_MATH = {"isfinite", "floor", "ceil", "log10"}
+NUMERICAL = {"numpy", "scipy", "statistics", "pandas"}
+# The parameters of the models the summary stores (USL σ, κ, λ; the Poisson timer's λ and offset; the exponential's
+# mean; the bounds' D and D_max; M/M/c//N's c and S): the renderer prints them, it never computes with them.
+MODEL_PARAMETERS = {"sigma", "kappa", "lambda_", "lambda_ms", "offset_ms", "think_offset_ms", "mean_ms", "d_ms",
+                    "d_max_ms", "service_ms", "servers"}
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _operands(node: ast.BinOp):
+    """The expressions an arithmetic operation computes with: not what a call or an f-string inside it is handed."""
+    stack = [node.left, node.right]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Call, ast.JoinedStr, ast.Compare, ast.Lambda)):
+            continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def model_computations(source: str) -> list[str]:
+    """Where `source` computes a model instead of reading it: a numerical library imported, a math function beyond
+    RENDER_MATH, arithmetic on a model's parameter, or the cells' axes filtered into a grouping of its own (which
+    cells share a facet or a curve is the analysis's: Cell.facet, Summary.curves)."""
+    found = []
+    tree = ast.parse(source)
+    # an arithmetic expression is reported once, at its outermost operation
+    inner = {id(n) for op in ast.walk(tree) if isinstance(op, ast.BinOp) for n in _operands(op)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"{node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] in NUMERICAL]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            top = node.module.split(".")[0]
+            if top in NUMERICAL or (top == "math" and {a.name for a in node.names} - RENDER_MATH):
+                found.append(f"{node.lineno}: from {node.module} import {', '.join(a.name for a in node.names)}")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "math"
+              and node.attr not in RENDER_MATH):
+            found.append(f"{node.lineno}: math.{node.attr}")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC) and id(node) not in inner:
+            used = sorted({n.attr for n in _operands(node) if isinstance(n, ast.Attribute) and n.attr in MODEL_PARAMETERS})
+            if used:
+                found.append(f"{node.lineno}: arithmetic on {', '.join(used)}")
+        elif isinstance(node, ast.comprehension) and node.ifs and any(
+                isinstance(n, ast.Attribute) and n.attr == "axes" for n in ast.walk(node.iter)):
+            found.append(f"{node.iter.lineno}: the axes filtered into a grouping")
+    return found
+
+
+def test_the_renderer_computes_no_model():
+    offences = {path.name: found for path in sorted((PACKAGE / "render").glob("*.py"))
+                if (found := model_computations(path.read_text(encoding="utf-8")))}
+    assert offences == {}
+
+
+def test_the_model_check_catches_the_formulas_and_the_grouping_the_renderer_once_had():
+    # known answers: the renderer's own USL, its expected counts and its facet rule (before issue 49) are caught
+    usl = ("def _usl(n, fit):\n"
+           "    return fit.lambda_ * n / (1 + fit.sigma * (n - 1) + fit.kappa * n * (n - 1))\n")
+    assert model_computations(usl) == ["2: arithmetic on kappa, lambda_, sigma"]
+    counts = ("import math\n"
+              "def expected(edges, gaps, mean_ms, offset_ms):\n"
+              "    from scipy.stats import poisson\n"
+              "    expo = [gaps * (math.exp(-a / mean_ms) - math.exp(-b / mean_ms)) for a, b in edges]\n"
+              "    return poisson.cdf([math.ceil(e - offset_ms) - 1 for e in edges], mean_ms - offset_ms)\n")
+    assert model_computations(counts) == ["3: from scipy.stats import poisson", "4: math.exp", "4: math.exp"]
+    facet = ("def facet_of(cell):\n"
+             "    return ','.join(f'{k}={v}' for k, v in cell.axes.items() if k not in ('users', 'think_ms'))\n")
+    assert model_computations(facet) == ["2: the axes filtered into a grouping"]
+    assert model_computations("from math import lgamma\nimport numpy as np\n") == [
+        "1: from math import lgamma", "2: import numpy"]
+    # what the renderer does do passes: figures printed, rounding, all the axes shown, a stored line drawn
+    drawn = ("import math\n"
+             "def f(fit, cell, b):\n"
+             "    text = f'USL σ={fmt.num(fit.sigma)}' + ', '.join(f'{k} = {v}' for k, v in cell.axes.items())\n"
+             "    r = round(x, 3 - int(math.floor(math.log10(abs(x)))))\n"
+             "    return [p.x for p in fit.points], [p.x_upper for p in b.points], fmt.ms(b.d_ms)\n")
+    assert model_computations(drawn) == []
 
 
 def test_the_stage_order_catches_an_import_of_a_later_stage(tmp_path):

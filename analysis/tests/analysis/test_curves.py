@@ -153,3 +153,16 @@ def test_the_live_view_gets_the_same_curves_from_its_cells_so_far():
     cells = [closed(n, n / 0.1, 100.0, threads=t) for t in (10, 100) for n in (10, 20)]
     assert [(k.label, k.cells) for k in curves.curves_of(cells)] == \
         [(k.label, k.cells) for k in build(cells)[1]]
+
+
+def test_every_cell_records_its_facet_the_axes_of_its_curve_but_the_think_time():
+    cells = [closed(n, n / 0.1, 100.0, z=z, extra={"think_ms": z, "rep": rep}) for n in (10, 20) for z in (0, 50)
+             for rep in (1, 2)]
+    cells += [closed(8, 40.0, 200.0, workload="spike"), closed(30, 1.0, 1.0, threads=100, status="failed")]
+    out, built, _ = build(cells)
+    assert [c.facet for c in out] == [f"{THREADS}=10"] * 9 + [f"{THREADS}=100"]
+    # the curves of a facet differ in think time alone, and repetitions are points of one curve
+    assert [(k.think_ms, len(k.cells)) for k in built] == [(0, 4), (50, 4)]
+    assert {c.facet for c in out if c.id in built[0].cells + built[1].cells} == {f"{THREADS}=10"}
+    opened = [open_cell(rate, rate, 10.0, 10.0, busy=1.0) for rate in (10, 20)]
+    assert [c.facet for c in build(opened)[0]] == [f"{THREADS}=4,rate_per_s=10", f"{THREADS}=4,rate_per_s=20"]

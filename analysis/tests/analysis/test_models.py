@@ -48,6 +48,25 @@ def test_a_usl_curve_with_known_sigma_and_kappa_is_recovered_within_2_percent():
 def test_the_usl_fit_is_refused_with_a_reason_under_four_distinct_user_counts():
     fit = usl.fit([1, 2, 4, 4], [10, 19, 30, 31])
     assert fit["ok"] is False and "3 distinct" in fit["reason"] and fit["sigma"] is None
+    assert fit["points"] == []  # no fit, no line to draw
+
+
+def test_the_usl_curve_is_x_of_n_at_evenly_spaced_loads_from_the_lightest_to_the_heaviest():
+    # λ = 100/s, σ = 0.1, κ = 0.01 on N = 1 … 11 in 6 points (a step of 2): X(N) = 100·N / (1 + 0.1(N−1) + 0.01·N(N−1))
+    points = usl.curve(100.0, 0.1, 0.01, 1.0, 11.0, count=6)
+    assert [p["load"] for p in points] == pytest.approx([1, 3, 5, 7, 9, 11])
+    assert [p["x"] for p in points] == pytest.approx([100.0, 300 / 1.26, 500 / 1.6, 700 / 2.02, 900 / 2.52, 1100 / 3.1])
+
+
+def test_the_fitted_usl_stores_its_curve_between_the_measured_loads_through_the_fitted_parameters():
+    n = [2, 4, 8, 16, 32]
+    fit = usl.fit(n, usl.usl(n, 50.0, 0.05, 0.002))
+    points = fit["points"]
+    assert len(points) == usl.CURVE_POINTS and points[0]["load"] == 2 and points[-1]["load"] == 32
+    lam, sigma, kappa = fit["lambda"], fit["sigma"], fit["kappa"]
+    for p in points:
+        load = p["load"]
+        assert p["x"] == pytest.approx(lam * load / (1 + sigma * (load - 1) + kappa * load * (load - 1)), rel=1e-12)
 
 
 def cell(users, x, r, think=0.0, p90=None, axes=None, server=None, think_dist="exponential", cell_id=None) -> Cell:

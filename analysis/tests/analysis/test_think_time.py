@@ -1,12 +1,14 @@
 """Realised think time per thread, and its distribution against the exponential and JMeter's Poisson timer."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.analysis.think_time import (EXACT_KS_MAX_N, exponential_cdf_measured, ks_p_value, realised_gaps,
-                                   think_time_stats)
+from littlegrid.analysis.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
+                                            exponential_cdf_measured, ks_p_value, realised_gaps, think_time_stats)
 from littlegrid.analysis.window import steady_window
 
 
@@ -134,3 +136,48 @@ def test_moments_are_exact_sums_whatever_the_sets_and_their_order():
             merged = merged.merge(Moments.of(part))
         assert merged == whole and merged.sd() == whole.sd()
     assert Moments.of(np.array([4])).sd() is None and Moments().mean() is None
+
+
+def test_the_exponential_expected_counts_are_those_of_the_ks_null_on_whole_millisecond_bins():
+    # mean 50 ms, bins of 10 ms, 1000 gaps. A bin [a, b) holds the whole ms a … b−1, and the null of whole-ms gaps
+    # has P(G ≤ k) = 1 − c·e^(−k/50) with c = 50·(1 − e^(−1/50)), so a bin from a ≥ 1 expects
+    # 1000·c·(e^(−(a−1)/50) − e^(−(b−1)/50)) = 1000·(e^(−a/50) − e^(−b/50))·50·(e^(1/50) − 1), and [0, 10) 1000·(1 − c·e^(−9/50))
+    c = 50 * (1 - math.exp(-1 / 50))
+    counts = expected_exponential([0, 10, 20, 30], 1000, {"d": 0.01, "p": 0.5, "mean_ms": 50.0})
+    assert counts == pytest.approx([1000 * (1 - c * math.exp(-9 / 50)),
+                                    1000 * c * (math.exp(-9 / 50) - math.exp(-19 / 50)),
+                                    1000 * c * (math.exp(-19 / 50) - math.exp(-29 / 50))], rel=1e-12)
+    assert counts[1] == pytest.approx(1000 * (math.exp(-10 / 50) - math.exp(-20 / 50)), rel=0.011)  # the continuous one
+    assert expected_exponential([0, 10], 1000, {"d": None, "p": None, "mean_ms": -3.0}) is None  # no test, no null
+
+
+def test_the_poisson_expected_counts_are_shifted_by_the_timer_offset_and_count_whole_milliseconds():
+    # offset 5 ms + Poisson(λ = 10): P(pause = 15 ms) = P(K = 10) = e^-10 10^10 / 10!
+    edges = list(range(0, 60))
+    counts = expected_poisson(edges, 1000, {"lambda_ms": 10.0, "offset_ms": 5})
+    assert counts[15] == pytest.approx(1000 * math.exp(-10) * 10**10 / math.factorial(10), rel=1e-9)
+    assert sum(counts[:5]) == 0 and sum(counts) == pytest.approx(1000, rel=1e-6)
+    wide = expected_poisson([5, 10, 20], 1000, {"lambda_ms": 10.0, "offset_ms": 5})  # K = 0 … 4, then 5 … 14
+    pmf = [math.exp(-10) * 10**k / math.factorial(k) for k in range(15)]
+    assert wide == pytest.approx([1000 * sum(pmf[:5]), 1000 * sum(pmf[5:])], rel=1e-9)
+    assert expected_poisson(edges, 1000, None) is None  # no Poisson timer
+    assert expected_poisson(edges, 1000, {"lambda_ms": -1.0, "offset_ms": 5}) is None  # mean below the offset
+
+
+def test_the_think_time_block_stores_the_expected_counts_beside_the_realised_histogram():
+    gaps = np.sort(np.random.default_rng(3).poisson(40, 3000) + 7)
+    t = think_time_stats(pd.DataFrame({"key": "a", "gap_ms": gaps, "cycle_ms": gaps + 10}), "poisson", 7)
+    h, n = t["histogram"], t["gaps"]
+    assert len(h["expected_exponential"]) == len(h["expected_poisson"]) == len(h["counts"])
+    lam = t["ks_poisson"]["lambda_ms"]
+    assert lam == pytest.approx(gaps.mean() - 7)
+    for a, b, got in zip(h["edges_ms"][:-1], h["edges_ms"][1:], h["expected_poisson"]):
+        k = range(int(a) - 7, int(b) - 7)  # the whole ms a … b−1, less the offset
+        want = n * sum(math.exp(i * math.log(lam) - lam - math.lgamma(i + 1)) for i in k if i >= 0)
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    mu = t["ks_exponential"]["mean_ms"]
+    edges = h["edges_ms"]
+    assert h["expected_exponential"] == pytest.approx(
+        [n * (exponential_cdf_measured(b - 1, mu) - exponential_cdf_measured(a - 1, mu)) for a, b in zip(edges, edges[1:])])
+    plain = think_time_stats(pd.DataFrame({"key": "a", "gap_ms": gaps, "cycle_ms": gaps + 10}))
+    assert plain["histogram"]["expected_poisson"] is None and plain["histogram"]["expected_exponential"]

@@ -3,7 +3,7 @@ drawn, figures updated, only its own origin fetched, hostile text from the run s
 
 import pytest
 
-from littlegrid.render.synthetic import HOSTILE
+from synthetic_summary import HOSTILE
 from littlegrid.run.live.session import open_live
 from runs import write_jtl, write_run
 

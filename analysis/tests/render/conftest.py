@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.render.report import build_report
-from littlegrid.render.synthetic import HOSTILE, synthetic_summary
+from synthetic_summary import HOSTILE, synthetic_summary
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"

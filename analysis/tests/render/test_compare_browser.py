@@ -6,7 +6,7 @@ from browser import assert_clean, open_page
 from littlegrid.commands.compare import build_comparison
 from littlegrid.summary import plain
 from littlegrid.summary.model import Summary
-from littlegrid.render.synthetic import HOSTILE, synthetic_summary
+from synthetic_summary import HOSTILE, synthetic_summary
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@
 import pytest
 
 from browser import assert_clean, open_page
-from littlegrid.render.synthetic import HOSTILE
+from synthetic_summary import HOSTILE
 
 pytestmark = pytest.mark.browser
 RUNNING_SCRIPTS = "document.querySelectorAll('script:not([type=\"application/json\"])').length"

@@ -3,7 +3,7 @@
 import json
 
 from littlegrid import cli
-from littlegrid.render.synthetic import HOSTILE
+from synthetic_summary import HOSTILE
 from runs import write_jtl, write_run
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from littlegrid.render import overview
 from littlegrid.render.report import build_report
-from littlegrid.render.synthetic import synthetic_summary
+from synthetic_summary import synthetic_summary
 from littlegrid.summary.model import Summary
 
 GRID_SECTIONS = ("heatmaps", "curves", "models")
@@ -78,3 +78,16 @@ def test_each_curve_has_one_colour_one_model_row_and_legend_entries_that_never_r
     same["curves"][1]["models"]["bounds"] = same["curves"][0]["models"]["bounds"]
     texts = [s["label"] for s in overview.throughput_chart(Summary.model_validate(same))["series"]]
     assert len(texts) == len(set(texts)) and any(t.endswith("(think_ms = 50)") for t in texts)
+
+
+def test_the_usl_line_is_the_fitted_curve_the_summary_holds_drawn_as_stored(golden_summary):
+    # points no USL of the stored σ, κ, λ passes through: the chart can only have read them
+    usl = golden_summary["curves"][0]["models"]["usl"]
+    usl["points"] = [{"load": 1.0, "x": 7.0}, {"load": 2.5, "x": 11.0}, {"load": 20.0, "x": 3.0}]
+    chart = overview.throughput_chart(Summary.model_validate(golden_summary))
+    (line,) = [s for s in chart["series"] if s["label"].startswith("USL") and s["group"] == 0]
+    assert line["style"] == "dot"
+    assert {x: y for x, y in zip(chart["x"], line["values"]) if y is not None} == {1: 7, 2.5: 11, 20: 3}
+    usl["points"] = []  # a summary of an older littlegrid: the fit's figures in the table, no line
+    chart = overview.throughput_chart(Summary.model_validate(golden_summary))
+    assert not [s for s in chart["series"] if s["label"].startswith("USL") and s["group"] == 0]

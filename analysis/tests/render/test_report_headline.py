@@ -13,7 +13,7 @@ from littlegrid import findings
 from littlegrid.render import markdown, summary_png
 from littlegrid.render.charts import PALETTE
 from littlegrid.render.report import build_report
-from littlegrid.render.synthetic import HOSTILE
+from synthetic_summary import HOSTILE
 from littlegrid.summary import plain
 from littlegrid.summary.model import Finding, Headline, Summary
 

@@ -1,14 +1,14 @@
 """Grid layout: page names are safe and unique, heatmaps place cells by think time and users, curves group them."""
 
 from littlegrid.render import layout
-from littlegrid.render.synthetic import HOSTILE
+from synthetic_summary import HOSTILE
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 
 
-def _cell(cid, users, think, p90=None, error_rate=None, **axes) -> Cell:
+def _cell(cid, users, think, p90=None, error_rate=None, facet="", **axes) -> Cell:
     return typed({"id": cid, "axes": {"users": users, "think_ms": think, **axes}, "users": {"n": users},
-                  "status": "complete", "overall": {"p90_ms": p90, "error_rate": error_rate}}, Cell)
+                  "status": "complete", "overall": {"p90_ms": p90, "error_rate": error_rate}, "facet": facet}, Cell)
 
 
 def test_page_names_keep_readable_ids_and_make_hostile_ones_inert_and_unique():
@@ -56,10 +56,15 @@ def test_heatmap_without_values_marks_every_entry_as_not_available():
     assert [e[0]["cls"] for e in t["rows"][0]["cells"]] == ["qna", "qna"]
 
 
-def test_other_axes_make_separate_heatmaps():
-    cells = [_cell("a", 1, 0, 1.0, threads=10), _cell("b", 2, 0, 2.0, threads=10), _cell("c", 1, 0, 3.0, threads=100)]
+def test_each_facet_the_analysis_recorded_makes_a_heatmap_of_its_own():
+    cells = [_cell("a", 1, 0, 1.0, threads=10, facet="threads=10"), _cell("b", 2, 0, 2.0, threads=10, facet="threads=10"),
+             _cell("c", 1, 0, 3.0, threads=100, facet="threads=100")]
     tables = layout.heatmaps(cells, lambda c: c.overall.p90_ms, str, layout.page_names(cells))
     assert [t["facet"] for t in tables] == ["threads=10", "threads=100"]
+    # the cell's facet is the analysis's word (Cell.facet): the report groups by it, never by the axes itself
+    cells = [_cell("a", 1, 0, 1.0, threads=10, facet="f"), _cell("c", 2, 0, 3.0, threads=100, facet="f")]
+    (table,) = layout.heatmaps(cells, lambda c: c.overall.p90_ms, str, layout.page_names(cells))
+    assert table["facet"] == "f" and table["users"] == [1, 2]
 
 
 def test_check_named_finds_the_closed_law_check_whatever_its_spelling():
@@ -73,3 +78,4 @@ def test_a_grid_needs_cells_at_more_than_one_point():
     assert not layout.is_grid(one)
     assert not layout.is_grid([_cell("a", 5, 0), _cell("a2", 5, 0)])  # repetitions of one point
     assert layout.is_grid([_cell("a", 5, 0), _cell("b", 5, 50)])  # two think times, one N each
+    assert layout.is_grid([_cell("a", 5, 0, facet="threads=1"), _cell("b", 5, 0, facet="threads=2")])  # two facets

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from littlegrid.render.report import build_report
-from littlegrid.render.synthetic import HOSTILE
+from synthetic_summary import HOSTILE
 
 
 class Page(HTMLParser):

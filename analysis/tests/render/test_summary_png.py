@@ -11,7 +11,7 @@ import time
 import pytest
 
 from littlegrid.render import summary_png
-from littlegrid.render.synthetic import synthetic_summary
+from synthetic_summary import synthetic_summary
 from littlegrid.render.summary_png_child import LOWEST
 from littlegrid.summary.model import Summary
 

@@ -22,6 +22,7 @@ REPETITION = ("rep", "repetition")
 CLOSED, OPEN = "closed", "open"
 X_AXIS = {CLOSED: "users", OPEN: "rate_per_s"}
 X_NAME = {CLOSED: "N", OPEN: "λ"}
+THINK_AXIS = "think_ms"  # the grid axis of the think time Z: the curves of a facet differ in it alone
 CPU_BUSY = 0.9        # host CPU utilisation at which the cores count as saturated (findings use it too)
 NEAR_CAPACITY = 0.9   # served at least this share of the grid's c/S: the server is at its capacity
 TREND_P = 0.01        # Kendall's test of R against time: rising when p is below this and τ > 0
@@ -54,12 +55,23 @@ def load_of(cell: Cell) -> float | None:
     return float(cell.users.n) if cell.users is not None else cell.axes.get("users")
 
 
+def _axes_but(cell: Cell, *names: str) -> tuple:
+    """The cell's axes but `names` and a repetition."""
+    return tuple((k, v) for k, v in cell.axes.items() if k not in (*names, *REPETITION))
+
+
 def facet_key(cell: Cell) -> tuple:
     """The one rule for which cells share a curve: the same workload and every axis but the load and the
     repetition. Cells outside any curve (a spike) use it to be grouped the same way."""
     workload = workload_of(cell)
-    x_axis = X_AXIS.get(workload, "users")
-    return (workload,) + tuple((k, v) for k, v in cell.axes.items() if k not in (x_axis, *REPETITION))
+    return (workload,) + _axes_but(cell, X_AXIS.get(workload, "users"))
+
+
+def facet_of(cell: Cell) -> str:
+    """The cell's facet, as "k=v,…" ("" when none): its axes but users N, think time Z and a repetition. A closed
+    cell's are its curve's fixed axes but Z, so the curves of one facet differ only in Z and the report lays a facet
+    out as one table of Z × N (Cell.facet); an open cell's include its offered rate, the load of its curve."""
+    return ",".join(f"{k}={v}" for k, v in _axes_but(cell, X_AXIS[CLOSED], THINK_AXIS))
 
 
 def why_left_out(cell: Cell) -> str | None:
@@ -350,7 +362,9 @@ def build(cells: list[Cell], services: dict, slos, percentile_of,
             think_ms=models.think_of(g.cells[0]) if g.workload == CLOSED else None, fixed=g.fixed,
             cells=[c.id for c in g.cells], x=[load_of(c) for c in g.cells],
             left_out=[LeftOut(cell=c.id, reason=r) for c, r in g.left_out], models=fitted, overload=over))
-    cells = [c.model_copy(update={"checks": [*c.checks, added[c.id]]}) if c.id in added else c for c in cells]
+    # every cell (a point, left out, a spike) records its facet, so the report lays cells out by this rule alone
+    cells = [c.model_copy(update={"facet": facet_of(c)} | ({"checks": [*c.checks, added[c.id]]} if c.id in added
+                                                            else {})) for c in cells]
     return cells, curves, checks
 
 

@@ -550,6 +550,40 @@ def histogram(gaps) -> dict:
             "overflow": int(n - gaps.below(edges[-1]))}
 
 
+def expected_counts(edges, gaps: int, cdf) -> list[float]:
+    """Gaps per bin [a, b) of `edges` that a null predicts for `gaps` gaps, `cdf` being its P(G ≤ k) for whole-ms
+    gaps G: a bin holds the whole milliseconds ⌈a⌉ … ⌈b⌉ − 1, so its share is F(⌈b⌉ − 1) − F(⌈a⌉ − 1)."""
+    below = cdf(np.ceil(np.asarray(edges, dtype=float)) - 1.0)
+    return [gaps * float(p) for p in np.diff(below)]
+
+
+def expected_exponential(edges, gaps: int, ks: dict) -> list[float] | None:
+    """The gaps per bin ks_exponential's null predicts: an exponential of its mean_ms measured in whole milliseconds
+    (exponential_cdf_measured), so the line beside the histogram is the distribution D was measured against. None
+    where the test was not made (fewer than 2 gaps, a mean ≤ 0, negative gaps) or there are no bins."""
+    if ks["d"] is None or len(edges) < 2:
+        return None
+    return expected_counts(edges, gaps, lambda k: exponential_cdf_measured(k, ks["mean_ms"]))
+
+
+def expected_poisson(edges, gaps: int, fit: dict | None) -> list[float] | None:
+    """The gaps per bin poisson_fit's null predicts: offset_ms + Poisson(lambda_ms), JMeter's Poisson Random Timer.
+    None without a fit (no Poisson timer), a λ ≤ 0, or no bins."""
+    if fit is None or fit["lambda_ms"] is None or fit["lambda_ms"] <= 0 or len(edges) < 2:
+        return None
+    from scipy import stats as sps  # noqa: PLC0415 (lazy: only Poisson-timer cells need it)
+    return expected_counts(edges, gaps, sps.poisson(fit["lambda_ms"], loc=fit["offset_ms"]).cdf)
+
+
+def histogram_with_nulls(gaps, ks: dict, fit: dict | None) -> dict:
+    """histogram(gaps) with, beside the realised counts, those the two nulls predict (expected_exponential,
+    expected_poisson): what the report draws over the bars."""
+    hist = histogram(gaps)
+    n = _as_histogram(gaps).n
+    return hist | {"expected_exponential": expected_exponential(hist["edges_ms"], n, ks),
+                   "expected_poisson": expected_poisson(hist["edges_ms"], n, fit)}
+
+
 @dataclass(frozen=True)
 class Moments:
     """Count, sum and sum of squares of integer values, as exact integers: their mean and standard deviation.
@@ -661,11 +695,14 @@ def think_time_stats(gaps: pd.DataFrame, think_dist: str | None = None, offset_m
 
 
 def gap_stats(summary: GapSummary, think_dist: str | None = None, offset_ms: float = 0.0) -> dict:
-    """The contract's "think_time" block: gaps, mean, CV, KS vs exponential, Poisson fit (Poisson timer only), histogram."""
+    """The contract's "think_time" block: gaps, mean, CV, KS vs exponential, Poisson fit (Poisson timer only), histogram
+    with the counts both nulls predict."""
     gaps, cycles = summary.gaps, summary.cycle_moments
     n = gaps.n
     mean, sd = summary.gap_moments.mean(), summary.gap_moments.sd()
     per_thread = summary.thread_sums / summary.thread_counts
+    ks = ks_exponential(gaps) if n else {"d": None, "p": None, "mean_ms": None}
+    fit = poisson_fit(gaps, offset_ms) if (n and think_dist == "poisson") else None
     return {
         "gaps": n,
         "threads": int(per_thread.size),
@@ -676,9 +713,9 @@ def gap_stats(summary: GapSummary, think_dist: str | None = None, offset_ms: flo
         # R+Z per cycle: its CV sets how fast throughput settles (relative s.e. of X ≈ cycle_cv/√completions)
         "cycle_cv": cycles.sd() / cycles.mean() if n > 1 and cycles.mean() > 0 else None,
         "thread_mean_ms": {"min": float(per_thread.min()), "max": float(per_thread.max())} if n else None,
-        "ks_exponential": ks_exponential(gaps) if n else {"d": None, "p": None, "mean_ms": None},
-        "ks_poisson": poisson_fit(gaps, offset_ms) if (n and think_dist == "poisson") else None,
-        "histogram": histogram(gaps),
+        "ks_exponential": ks,
+        "ks_poisson": fit,
+        "histogram": histogram_with_nulls(gaps, ks, fit),
     }
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from littlegrid.render import charts, fmt, layout
 from littlegrid.summary.model import Cell, Summary, Stats
 
@@ -35,11 +33,12 @@ def _overlay(chart_id, title, cells, label, kind) -> dict:
 
 
 def overlay_charts(summary: Summary, kind: str) -> dict:
-    """Overlays per think time at each fixed N (other axes kept apart), and one per curve with a line per load."""
+    """Overlays per think time at each fixed N and facet (Cell.facet: the analysis's), and one per curve with a line
+    per load."""
     by_n: dict[tuple, list[Cell]] = {}
     for c in summary.cells:
         if c.overall is not None and c.overall.count:
-            by_n.setdefault((layout.users_of(c), layout.facet_of(c)), []).append(c)
+            by_n.setdefault((layout.users_of(c), c.facet or ""), []).append(c)
     fixed_n = [_overlay(f"{kind}-n-{i}", f"N = {n}" + (f", {facet}" if facet else "") + ": one line per think time",
                         sorted(cs, key=lambda c: layout._sort_key(layout.think_of(c))),
                         lambda c: layout.think_label(layout.think_of(c)), kind)
@@ -61,23 +60,6 @@ def tail_rows(cells: list[Cell]) -> list[dict]:
              "verdict": c.overall.tail.verdict} for c in cells if c.overall is not None]
 
 
-def _expected_counts(edges, gaps, mean_ms, dist, offset_ms: float = 0.0) -> list[float] | None:
-    """Counts per bin a distribution with the realised mean predicts: exponential, or JMeter's Poisson timer
-    (offset + a Poisson integer of mean λ = realised mean − offset)."""
-    if not gaps or not mean_ms or mean_ms <= 0:
-        return None
-    if dist == "exponential":
-        return [gaps * (math.exp(-a / mean_ms) - math.exp(-b / mean_ms)) for a, b in zip(edges[:-1], edges[1:])]
-    lam = mean_ms - offset_ms
-    if lam <= 0:
-        return None
-    from scipy.stats import poisson  # only when a Poisson timer was used
-
-    # the pause is offset + an integer k; a bin [a, b) holds k = ceil(a - offset) .. ceil(b - offset) - 1
-    cdf = poisson.cdf([math.ceil(e - offset_ms) - 1 for e in edges], lam)
-    return [gaps * float(hi - lo) for lo, hi in zip(cdf[:-1], cdf[1:])]
-
-
 def think_charts(cells: list[Cell]) -> list[dict]:
     """Per cell with think time: realised histogram, with exponential and (Poisson timer) Poisson overlays."""
     out = []
@@ -90,14 +72,13 @@ def think_charts(cells: list[Cell]) -> list[dict]:
             continue
         x = charts.centres(edges)
         lines = [charts.series("realised", counts, style="bars", group=0)]
-        expo = _expected_counts(edges, tt.gaps, tt.mean_ms, "exponential")
+        # the counts the analysis's nulls predict (think_time.expected_exponential / expected_poisson), as stored
+        expo, pois = tt.histogram.expected_exponential, tt.histogram.expected_poisson
         if expo:
             lines.append(charts.series("exponential, same mean", expo, style="line", group=1))
+        if pois:
+            lines.append(charts.series("Poisson, same mean (JMeter Poisson timer)", pois, style="line", group=2))
         dist = (c.intended.think_dist or "").lower()
-        if "poisson" in dist:
-            pois = _expected_counts(edges, tt.gaps, tt.mean_ms, "poisson", c.intended.think_offset_ms or 0.0)
-            if pois:
-                lines.append(charts.series("Poisson, same mean (JMeter Poisson timer)", pois, style="line", group=2))
         ks = tt.ks_exponential
         note = (f"{tt.gaps} gaps, mean {fmt.ms(tt.mean_ms)}, CV {fmt.num(tt.cv)}, "
                 f"KS vs exponential D = {fmt.num(ks.d)}, p = {fmt.num(ks.p)}")

@@ -1,5 +1,6 @@
-"""Where each cell sits in the grid: users, think time, the other axes (facets), page file names, heatmap tables.
-Which cells form a curve is the analysis's (Summary.curves); nothing here groups cells into curves."""
+"""Where each cell sits in the grid: users, think time, its facet, page file names, heatmap tables.
+Which cells form a curve (Summary.curves) and which facet a cell is in (Cell.facet) are the analysis's; nothing here
+groups cells by a rule of its own."""
 
 from __future__ import annotations
 
@@ -22,19 +23,14 @@ def think_of(cell: Cell):
     return cell.axes[THINK] if THINK in cell.axes else cell.intended.think_ms
 
 
-def facet_of(cell: Cell) -> str:
-    """The cell's axes other than users and think time ("" when there are none), e.g. "threads.max=10"."""
-    return ",".join(f"{k}={v}" for k, v in cell.axes.items() if k not in (USERS, THINK))
-
-
 def think_label(think) -> str:
     return "no think time set" if think is None else f"Z = {think:g} ms" if isinstance(think, (int, float)) else f"Z = {think}"
 
 
 def is_grid(cells: list[Cell]) -> bool:
-    """Whether the cells lie at more than one point of the grid (users, think time, other axes): the grid-only
+    """Whether the cells lie at more than one point of the grid (users, think time, facet): the grid-only
     sections (heatmaps, M/M/c//N beside the measurement) show nothing worth a table for a single point."""
-    return len({(str(users_of(c)), str(think_of(c)), facet_of(c)) for c in cells}) > 1
+    return len({(str(users_of(c)), str(think_of(c)), c.facet) for c in cells}) > 1
 
 
 def page_names(cells: list[Cell]) -> dict[str, str]:
@@ -81,7 +77,8 @@ def _rate_class(value) -> str:
 
 def heatmaps(cells: list[Cell], metric: Callable[[Cell], float | None], fmt: Callable[[float], str],
              pages: dict[str, str], *, from_zero: bool = False) -> list[dict]:
-    """One table per facet: rows = think times, columns = users, each cell coloured by `metric`.
+    """One table per facet (Cell.facet, as the analysis recorded it): rows = think times, columns = users, each cell
+    coloured by `metric`.
 
     The colour scale spans the whole grid (all facets) so that tables compare; `from_zero` marks a rate whose
     size means something by itself, coloured one class per percentage point from 0 instead (_rate_class).
@@ -91,7 +88,7 @@ def heatmaps(cells: list[Cell], metric: Callable[[Cell], float | None], fmt: Cal
     hi = max(values) if values else 0.0
     tables: dict[str, dict] = {}
     for c in cells:
-        t = tables.setdefault(facet_of(c), {"facet": facet_of(c), "users": [], "thinks": [], "at": {}})
+        t = tables.setdefault(c.facet, {"facet": c.facet or "", "users": [], "thinks": [], "at": {}})
         u, z = users_of(c), think_of(c)
         if u not in t["users"]:
             t["users"].append(u)

@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from littlegrid.render import charts, fmt, layout
-from littlegrid.summary.model import Cell, Curve, Record, Summary, UslFit
-
-USL_POINTS = 60  # points of the fitted USL curve between the smallest and largest N
+from littlegrid.summary.model import Cell, Curve, Record, Summary
 
 
 def run_title(summary: Summary) -> str:
@@ -103,12 +101,6 @@ def heatmap_sections(cells: list[Cell], pages: dict[str, str]) -> list[dict]:
             for title, metric, f, zero in HEATMAPS]
 
 
-def _usl(n: float, fit: UslFit) -> float | None:
-    if None in (fit.lambda_, fit.sigma, fit.kappa):
-        return None
-    return fit.lambda_ * n / (1 + fit.sigma * (n - 1) + fit.kappa * n * (n - 1))
-
-
 def _drawn(summary: Summary, workload: str) -> list[tuple[int, Curve]]:
     """(colour, curve) of the curves of one workload with more than one load: a line, a bound or a fit needs two
     points. The colour is the curve's index in Summary.curves, the same in every chart and table."""
@@ -139,10 +131,8 @@ def throughput_chart(summary: Summary, workload: str = "closed") -> dict | None:
             curves.append(([p.load for p in b.points], [p.x_upper for p in b.points]))
             lines.append((_bound_words(b, workload, "x"), "dash", colour))
         fit = k.models.usl
-        if fit is not None and fit.ok:
-            lo, hi = min(k.x), max(k.x)
-            ns = [lo + (hi - lo) * i / (USL_POINTS - 1) for i in range(USL_POINTS)]
-            curves.append((ns, [_usl(n, fit) for n in ns]))
+        if fit is not None and fit.ok and fit.points:  # the fitted curve as the analysis stored it (analysis.usl)
+            curves.append(([p.load for p in fit.points], [p.x for p in fit.points]))
             lines.append((f"USL σ={fmt.num(fit.sigma)} κ={fmt.num(fit.kappa)}", "dot", colour))
     lines = _distinct(lines)
     x, ys = charts.align(curves)

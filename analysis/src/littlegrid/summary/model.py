@@ -197,9 +197,15 @@ class PoissonFit(Record):
 
 
 class GapHistogram(Record):
+    """The realised gaps per bin [edges_ms[i], edges_ms[i+1]) (gaps beyond the last edge counted in overflow), and
+    beside them the gaps each bin should hold under the nulls the think-time tests measure against
+    (analysis.think_time.expected_counts): the exponential of ks_exponential.mean_ms, and offset + Poisson(λ) of
+    ks_poisson (a Poisson timer only). None: no such null (or a summary of an older littlegrid)."""
     edges_ms: list[float]
     counts: list[int]
     overflow: int
+    expected_exponential: list[float] | None = None
+    expected_poisson: list[float] | None = None
 
 
 class ThreadMeans(Record):
@@ -407,6 +413,9 @@ class Cell(Record):
     histogram: Histogram | None
     checks: list[Check]
     outage: Outage | None = None
+    # the axes that set the cell's curve apart besides its think time (analysis.curves.facet_of), as "k=v,…" ("":
+    # none): cells of one facet differ only in load, think time and repetition. None: a summary of an older littlegrid
+    facet: str | None = None
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
 
@@ -429,7 +438,15 @@ class Bounds(Record):
     points: list[BoundPoint]
 
 
+class UslPoint(Record):
+    """The fitted USL at one load: X(N) = λN / (1 + σ(N−1) + κN(N−1))."""
+    load: float
+    x: float
+
+
 class UslFit(Record):
+    """The USL fitted to a closed curve's X(N) (analysis.usl), and the fitted curve at loads evenly spaced from its
+    smallest to its largest N (what the report draws; empty when not fitted)."""
     ok: bool
     reason: str | None
     sigma: float | None
@@ -437,6 +454,7 @@ class UslFit(Record):
     lambda_: float | None = Field(alias="lambda")
     r2: float | None
     n_peak: float | None
+    points: list[UslPoint] = []
 
 
 class Knee(Record):

@@ -1,4 +1,10 @@
-"""Seeded synthetic summary.json documents shaped like `littlegrid analyze` output (contract §5), for tests, benchmarks and demos."""
+"""Seeded synthetic summary.json documents shaped like `littlegrid analyze` output (contract §5), for the report's
+tests and benchmarks (bench/bench_report.py puts this folder on its path).
+
+The samples are drawn here; every figure the analysis owns is computed by the analysis's own functions from them:
+percentiles (analysis.stats), the think-time tests, histogram and expected counts (analysis.think_time), the USL fit
+and its curve (analysis.usl), each cell's facet (analysis.curves) and the default tolerances (analysis.laws).
+"""
 
 from __future__ import annotations
 
@@ -6,22 +12,14 @@ import math
 
 import numpy as np
 
-from littlegrid.summary import SCHEMA
-
-# The analysis's default tolerances (littlegrid.analysis.laws); render may import only the summary, so they are
-# restated here, and tests/test_summary_schema.py checks that they match.
-TOLERANCES = {"closed_law": 0.02, "workload": 0.02, "think_time": 0.03, "users": 0.0, "server_little": 0.05,
-              "open_rate": 0.02, "interarrival_cv": 0.1, "generator_sizing": 0.8, "throughput_bound": 0.02,
-              "mmcn": 0.05, "steady": 0.10}
+from littlegrid.analysis import curves as curve_rules, think_time, usl
+from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.stats import nearest_rank
+from littlegrid.summary import SCHEMA, plain
+from littlegrid.summary.model import Cell
 
 # Hostile strings a server under test may put into labels and messages: the report must show them as text.
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "javascript:alert(1)"]
-
-
-def _nearest_rank(sorted_ms: np.ndarray, q: float) -> float:
-    """Exact nearest-rank percentile (the definition the glossary uses)."""
-    n = len(sorted_ms)
-    return float(sorted_ms[max(0, math.ceil(q * n) - 1)])
 
 
 def _counts(elapsed: np.ndarray, ok: np.ndarray, classes: np.ndarray, window_s: float) -> dict:
@@ -36,8 +34,8 @@ def _counts(elapsed: np.ndarray, ok: np.ndarray, classes: np.ndarray, window_s: 
         "count": n, "successes": n - errors, "errors": errors, "error_rate": errors / n,
         "errors_by_class": by_class, "throughput_per_s": n / window_s, "successes_per_s": (n - errors) / window_s,
         "mean_ms": float(s.mean()), "min_ms": float(s[0]),
-        "p50_ms": _nearest_rank(s, 0.5), "p90_ms": _nearest_rank(s, 0.9), "p95_ms": _nearest_rank(s, 0.95),
-        "p99_ms": _nearest_rank(s, 0.99), "p999_ms": _nearest_rank(s, 0.999), "max_ms": float(s[-1]),
+        "p50_ms": nearest_rank(s, "50"), "p90_ms": nearest_rank(s, "90"), "p95_ms": nearest_rank(s, "95"),
+        "p99_ms": nearest_rank(s, "99"), "p999_ms": nearest_rank(s, "99.9"), "max_ms": float(s[-1]),
         "latency_mean_ms": float(s.mean() * 0.8), "connect_mean_ms": 0.3,
     }
 
@@ -46,7 +44,7 @@ def _stats(elapsed: np.ndarray, ok: np.ndarray, classes: np.ndarray, window_s: f
     """A cell's STATS: the shared counts plus the distribution's shape (PDF, CCDF, tail)."""
     s = np.sort(elapsed)
     n = len(s)
-    hi = max(float(s[max(0, math.ceil(0.999 * n) - 1)]), 1.0)
+    hi = max(nearest_rank(s, "99.9"), 1.0)
     density, edges = np.histogram(s, bins=60, range=(0.0, hi), density=True)
     xs = np.unique(np.round(np.geomspace(max(float(s[0]), 1.0), float(s[-1]), 80)))
     p = 1.0 - np.searchsorted(s, xs, side="right") / n
@@ -111,24 +109,25 @@ def _check(name, cell, value, expected, tolerance, explanation) -> dict:
 
 
 def _think_time(rng, think_ms: float, dist: str, n: int, users: int, x: float, r_ms: float) -> dict | None:
+    """Gaps drawn as a Poisson timer's or an exponential one's, measured in whole milliseconds (as JMeter's timestamps
+    give them), and everything the analysis says of them computed by analysis.think_time."""
     if think_ms <= 0:
         return None
     z = rng.poisson(think_ms, n) + rng.exponential(0.3, n) if dist == "poisson" else rng.exponential(think_ms, n)
-    top = float(np.quantile(z, 0.995))
-    counts, edges = np.histogram(z, bins=40, range=(0.0, top))
+    gaps = np.floor(z).astype(np.int64)
     poisson = dist == "poisson"
-    return {"gaps": n, "threads": users, "mean_ms": float(z.mean()), "sd_ms": float(z.std()),
-            "cv": float(z.std() / z.mean()), "negative_gaps": 0, "cycle_cv": float(z.std() / (z.mean() + r_ms)),
-            "thread_mean_ms": {"min": float(z.mean() * 0.97), "max": float(z.mean() * 1.03)},
-            "ks_exponential": {"d": 0.4 if poisson else 0.01, "p": 1e-120 if poisson else 0.3, "mean_ms": float(z.mean())},
-            "ks_poisson": {"d": 0.02, "p": 0.2, "lambda_ms": float(think_ms), "offset_ms": 0.0, "test": "chi-square",
-                           "chi2": 31.5, "dof": 28} if poisson else None,
-            "histogram": {"edges_ms": [float(e) for e in edges], "counts": [int(c) for c in counts],
-                          "overflow": int((z > top).sum())},
+    ks = think_time.ks_exponential(gaps)
+    fit = think_time.poisson_fit(gaps, 0.0) if poisson else None
+    mean, sd = float(gaps.mean()), float(gaps.std(ddof=1))
+    return plain({"gaps": n, "threads": users, "mean_ms": mean, "sd_ms": sd,
+            "cv": sd / mean, "negative_gaps": 0, "cycle_cv": sd / (mean + r_ms),
+            "thread_mean_ms": {"min": mean * 0.97, "max": mean * 1.03},
+            "ks_exponential": ks, "ks_poisson": fit,
+            "histogram": think_time.histogram_with_nulls(gaps, ks, fit),
             "sequence": {"rule": "every sample", "text": "think time from every sample: no sample overlaps another of its thread",
                          "rows": n + users, "contained": 0, "transaction_rows": 0, "partial_overlaps": 0,
                          "successive_pairs": 0, "count": n, "throughput_per_s": x, "mean_ms": r_ms,
-                         "active_threads": float(users)}}
+                         "active_threads": float(users)}})
 
 
 def _series(rng, seconds: int, x: float, r_ms: float, n: int, servers: int, error_rate: float) -> dict:
@@ -163,18 +162,9 @@ def _server(x: float, r_ms: float, servers: int, service_ms: float, seconds: int
             "wait_in_front_ms": r_ms * 0.03, "in_front_reason": None, "client_minus_server_ms": r_ms * 0.03}
 
 
-def _usl_fit(cells: list[dict], think_ms) -> dict:
-    """USL by its linearisation λN/X − 1 = σ(N−1) + κN(N−1), λ = X(1) (good enough for a fixture)."""
-    n = np.array([c["users"]["n"] for c in cells], float)
-    x = np.array([c["overall"]["throughput_per_s"] for c in cells], float)
-    lam = float(x[np.argmin(n)] / n.min())
-    a = np.column_stack([n - 1, n * (n - 1)])
-    (sigma, kappa), *_ = np.linalg.lstsq(a, lam * n / x - 1, rcond=None)
-    sigma, kappa = float(max(sigma, 0.0)), float(max(kappa, 1e-9))
-    pred = lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
-    r2 = float(1 - ((x - pred) ** 2).sum() / max(((x - x.mean()) ** 2).sum(), 1e-12))
-    return {"ok": True, "reason": None, "sigma": sigma, "kappa": kappa, "lambda": lam,
-            "r2": r2, "n_peak": math.sqrt(max(1 - sigma, 0) / kappa)}
+def _usl_fit(cells: list[dict]) -> dict:
+    """The analysis's USL fit (analysis.usl) of the cells' X(N), with its curve."""
+    return plain(usl.fit([c["users"]["n"] for c in cells], [c["overall"]["throughput_per_s"] for c in cells]))
 
 
 def _mmcn(n: int, z: float, cell: dict, servers: int, service_ms: float) -> dict:
@@ -251,6 +241,8 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                        + (" " + HOSTILE[1] if hostile else "")),
             ],
         })
+    for c in cells:  # the facet as the analysis records it on every cell (analysis.curves.facet_of)
+        c["facet"] = curve_rules.facet_of(Cell.model_validate(plain(c)))
     curves = []
     for z in think_ms:
         n_star = (service_ms + z) / d_max
@@ -267,7 +259,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                            "basis": "grid: S and c of the server",
                            "points": [{"load": n, "x_upper": 1000.0 * min(n / (service_ms + z), 1 / d_max),
                                        "r_lower_ms": max(service_ms, n * d_max - z)} for n in users]},
-                "usl": _usl_fit(members, z),
+                "usl": _usl_fit(members),
                 "knee": {"load": int(round(n_star)), "n_star": n_star,
                          "rule": "largest measured N whose throughput is still at least 90% of the contention-free line"},
                 "slo_capacity": [{"criterion": "p90 < 100ms", "max_load": max(ok_users) if ok_users else None,
@@ -294,7 +286,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                 "source": "run", "inputs": []},
         "trim": {"warmup_s": 5.0, "cooldown_s": 2.0, "basis": "first sample"},
         "axes": {"users": list(users), "think_ms": list(think_ms), **{k: [v] for k, v in extra.items()}},
-        "tolerances": TOLERANCES,
+        "tolerances": dict(DEFAULT_TOLERANCES),
         "cells": cells,
         "curves": curves,
         "checks": [_check("usl_fit", None, 0.991, 1.0, 0.05, "The USL fits the measured throughput (R² near 1).")],
