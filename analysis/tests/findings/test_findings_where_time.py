@@ -106,14 +106,14 @@ def test_the_arms_reach_the_same_throughput_within_its_interval_and_the_throttle
     s = throttling(5.0, 2)
     found = findings(s, arms_of(s, s.run.arms))
     arms = of(found, "arms")
-    assert len(arms) == 1 and arms[0].resource == "same" and arms[0].standing == "holds"
+    assert len(arms) == 1 and arms[0].resource == "equivalent" and arms[0].standing == "holds"
     text = arms[0].statement
-    assert "throughput is equal within its interval at N = 8" in text and "95% interval" in text
+    assert "at N = 8 throughput is equivalent within ±5%: " in text and "95% interval" in text
     figures = dict(arms[0].figures)
-    assert figures["rel_lo"] < 0.02 and figures["rel_hi"] > -0.02
+    assert -0.05 < figures["rel_lo"] <= figures["rel_hi"] < 0.05 and figures["margin"] == 0.05
     # the figures that differ at N = 8: time in service 20 ms against 5 ms, load average 9 against 3
     assert "time in service, 20 ms against" in text and "load average, 9 against 3" in text
-    assert f"Choose {THROTTLE} = 2" in text and "lower load average" in text
+    assert f"Choose {THROTTLE} = 2: throughput equivalent within ±5%" in text and "lower load average" in text
     got = evaluate(["arms same", f"service flat where {THROTTLE} == 2", f"service stretched where {THROTTLE} == 0",
                     f"waiting throttle where {THROTTLE} == 2", f"no waiting throttle where {THROTTLE} == 0"],
                    s, [f.as_dict() for f in found])
@@ -131,7 +131,7 @@ def test_arms_whose_throughput_differs_say_so_and_choose_the_one_that_serves_mor
                       axes={THROTTLE: [0, 1], "users": [1, 2, 4, 8]}, tolerances=dict(DEFAULT_TOLERANCES))
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
     assert len(arms) == 1 and arms[0].resource == "different"
-    assert "throughput is different at N = 8" in arms[0].statement
+    assert f"at N = 8 throughput is different ({THROTTLE} = 1 lower): " in arms[0].statement
     assert f"Choose {THROTTLE} = 0: it serves 100% more at N = 8" in arms[0].statement
 
 
@@ -147,8 +147,9 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
     found = findings(s, arms_of(s, s.run.arms))
     from littlegrid.findings import headline
     text = " ".join(headline(s, found)["sentences"])
-    assert f"Arms {THROTTLE} = 0 against 2: throughput equal within its interval at N = 8 (" in text
-    assert f"; choose {THROTTLE} = 2: the same throughput and p99 with a lower load average" in text
+    assert f"Arms {THROTTLE} = 0 against 2: at N = 8 throughput is equivalent within ±5% (" in text
+    assert (f"; choose {THROTTLE} = 2: throughput equivalent within ±5%, p99 not shown to differ beyond the margin, "
+            f"and a lower load average") in text
 
 
 def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sharing_figure():
@@ -183,8 +184,9 @@ def test_arms_that_nothing_separates_are_either_and_a_split_without_a_throttle_q
     from littlegrid.findings.where_time import split_words
     s = throttling(5.0, 8, loads=(1, 2, 4, 8))
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
-    assert len(arms) == 1 and arms[0].resource == "same"
-    assert "Either arm: nothing measured separates them at N = 8." in arms[0].statement
+    assert len(arms) == 1 and arms[0].resource == "equivalent"
+    assert ("Either arm: throughput equivalent within ±5% and nothing else measured separates them at N = 8."
+            in arms[0].statement)
     assert all("throttle" not in split_words(c) for c in s.cells)
     assert "in front of the server of R = " in split_words(s.cells[0])
 
