@@ -120,6 +120,27 @@ def test_the_arms_reach_the_same_throughput_within_its_interval_and_the_throttle
     assert [e["passed"] for e in got] == [True] * 5, got
 
 
+def test_the_margin_a_grid_states_for_its_arms_words_their_finding_and_judges_its_expectations():
+    """`arms same within 10%` in the grid: the arms finding (analyze's arms_of, the report's comparison page) says
+    ±10%, and each expectation is judged at its own margin by the interval the finding states."""
+    from littlegrid.comparison.arms import arm
+    from littlegrid.comparison.deltas import compare_runs
+    from typed_cells import update
+    s = throttling(5.0, 2)
+    s = update(s, run=update(s.run, expect=["arms same within 10%"]))
+    arms = arms_of(s, s.run.arms)
+    assert arms.margin == 0.1
+    found = of(findings(s, arms), "arms")
+    assert "at N = 8 throughput is equivalent within ±10%: " in found[0].statement
+    assert dict(found[0].figures)["margin"] == 0.1
+    page = compare_runs(arm(s, THROTTLE, "0"), arm(s, THROTTLE, "2"), arms_named=(THROTTLE, "0", "2"))
+    assert page.margin == 0.1 and page.findings[0].statement == found[0].statement
+    lo, hi = dict(found[0].figures)["rel_lo"], dict(found[0].figures)["rel_hi"]
+    tight = max(-lo, hi) * 0.9  # a margin the interval does not fit inside
+    got = evaluate(["arms same within 10%", f"arms same within {100 * tight:.2f}%"], s, [f.as_dict() for f in found])
+    assert [e["passed"] for e in got] == [True, False], got
+
+
 def test_arms_whose_throughput_differs_say_so_and_choose_the_one_that_serves_more():
     """A throttle of K = 1 on 2 cores halves X: different, and the unthrottled arm is chosen."""
     rng = np.random.default_rng(3)
