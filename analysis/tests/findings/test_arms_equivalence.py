@@ -133,5 +133,5 @@ def test_the_compare_page_words_an_interval_that_includes_zero_as_not_shown_diff
     html = page.draw(result, sa, sb, tmp_path, generated="x").read_text()
     assert verdict == "not_shown_different"
     assert 'class="num not_shown_different" title="not shown different"' in html
-    assert "not shown better or worse by more than ±5%, nor equivalent within ±5%</td>" in html
+    assert "<td class=\"undecided\">undecided (neither shown beyond ±5% nor inside it)</td>" in html
     assert "equal within" not in html and "no significant difference" not in html

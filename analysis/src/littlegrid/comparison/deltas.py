@@ -36,7 +36,7 @@ def cell_words(margin: float) -> dict[str, str]:
     m = equivalence.margin_text(margin)
     return {equivalence.WORSE: f"worse by more than {m}", equivalence.BETTER: f"better by more than {m}",
             equivalence.EQUIVALENT: f"equivalent within {m}",
-            UNDECIDED: f"not shown better or worse by more than {m}, nor equivalent within {m}",
+            UNDECIDED: f"undecided (neither shown beyond {m} nor inside it)",
             equivalence.UNKNOWN: "no interval"}
 
 
