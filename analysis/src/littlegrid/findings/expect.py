@@ -5,7 +5,7 @@ the grammar, and whether a run's findings meet them.
 
 kind is a finding kind (saturation, bottleneck, waiting, service, arms, ...); the word after it is the finding's
 `resource` where the kind has one (QUALIFIERS: a bottleneck's resource, where requests wait, flat or stretched
-time in service, the timer's realised shape, arms with the same or a different throughput); the where
+time in service, the timer's realised shape, arms whose throughput is equivalent or different); the where
 scope is the criteria grammar's (littlegrid.criteria.grammar.parse_where). A positive expectation is met by a finding
 of that kind about a cell in scope that holds; a finding that only suggests it leaves it undecided. "no X" is
 met when no finding of that kind holds or suggests anything about a cell in scope ("cannot tell" claims nothing).
@@ -31,12 +31,13 @@ from littlegrid.usererror import UserError
 
 KINDS = KIND_ORDER
 RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "unknown")
-# The word a kind may take after it (the finding's `resource`): a bottleneck's resource, where requests wait, the
-# shape of time in service, the timer's realised shape or the capacity it buys, whether two arms' throughput is equal.
-QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves"), "service": ("flat", "stretched"),
-              "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": ("same", "different")}
-CLAIMS = ("holds", "suggests")
 SAME, DIFFERENT = "same", "different"  # the arms' words: equivalent within the margin; the interval excludes zero
+# The word a kind may take after it (the finding's `resource`): a bottleneck's resource, where requests wait, the
+# shape of time in service, the timer's realised shape or the capacity it buys; for the arms, what X's interval
+# shows (judged on the interval at the expectation's margin, not read from the finding's resource: _arms_claim).
+QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves"), "service": ("flat", "stretched"),
+              "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": (SAME, DIFFERENT)}
+CLAIMS = ("holds", "suggests")
 MARGIN_FORM = "write the margin as a percentage between 0 and 100, e.g. \"arms same within 10%\""
 
 
