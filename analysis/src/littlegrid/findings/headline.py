@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from littlegrid.findings.base import Finding, ms, num, pct, rate
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
+from littlegrid.summary.comparison import interval_text
 from littlegrid.summary.model import Curve, Summary
 
 TRUST_KINDS = ("outage", "validity")
@@ -74,7 +75,7 @@ def _arms(f: Finding) -> str | None:
         return None
     rel, lo, hi = (num(_figure(f, k)) for k in ("rel", "rel_lo", "rel_hi"))
     at = _figure(f, "at")  # "N = 8" or "λ = 100/s": the load of the heaviest pair, as the finding names it
-    interval = f" ({rel:+.1%}, 95% interval {lo:+.1%} to {hi:+.1%})" if None not in (rel, lo, hi) else ""
+    interval = f" ({interval_text(rel, lo, hi)})" if None not in (rel, lo, hi) else ""
     choice = str(_figure(f, "choice") or "")
     return (f"Arms {arms}: {f'at {at} ' if at else ''}throughput is {said}{interval}"
             + (f"; {choice[0].lower()}{choice[1:]}" if choice else "."))

@@ -253,8 +253,8 @@ class Arms:
             return (f"Choose {pick}: it serves {more} at {_at(row['a'])}.",
                     "the choice goes to the throughput shown higher")
         if verdict not in equivalence.WITHIN_MARGIN:
-            return ("Neither arm can be chosen on throughput, which neither differs nor agrees beyond doubt: longer "
-                    "cells would tell.",
+            return ("Neither arm can be chosen on throughput, which is neither shown different nor shown "
+                    "equivalent: longer cells would tell.",
                     "no choice while throughput is neither shown different nor equivalent")
         equal = f"throughput equivalent within {margin}"
         p99 = _metric(row, "p99_ms")

@@ -80,11 +80,9 @@ def interval_text(rel: float | None, lo: float | None, hi: float | None) -> str:
     return f"{rel:+.1%}, 95% interval {lo:+.1%} to {hi:+.1%}"
 
 
-
-
 class MetricDelta(Record):
     """One metric of a paired cell: A, B, B − A, the relative change with its 95 % interval, the equivalence margin
-    and the verdict (littlegrid.comparison.equivalence.VERDICTS: better or worse when the interval excludes zero,
+    and the verdict (VERDICTS above: better or worse when the interval excludes zero,
     better_within_margin or worse_within_margin when it also lies inside ±margin, equivalent when it lies inside
     ±margin and includes zero, not_shown_different when it includes zero and reaches beyond ±margin, unknown
     without an interval)."""
