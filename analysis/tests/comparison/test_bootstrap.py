@@ -39,7 +39,7 @@ def test_a_twenty_percent_slower_service_gets_an_interval_around_twenty_percent(
     d = bootstrap.delta(float(bootstrap.nearest_rank(a.values_ms, a.counts, 0.9)[0]),
                         float(bootstrap.nearest_rank(b.values_ms, b.counts, 0.9)[0]), ra[0.9], rb[0.9])
     assert d.rel_lo < 0.2 < d.rel_hi and d.rel_hi - d.rel_lo < 0.05
-    assert bootstrap.verdict(d, higher_is_better=False, min_effect=0.02) == "worse"
+    assert bootstrap.verdict(d, higher_is_better=False, margin=0.05) == "worse"
 
 
 def test_throughput_interval_from_per_second_completions_covers_a_ten_percent_gain():
@@ -49,17 +49,40 @@ def test_throughput_interval_from_per_second_completions_covers_a_ten_percent_ga
     rb = bootstrap.replicate_throughput(b, bootstrap.rng_for(1, "B"), 1000)
     d = bootstrap.delta(a.mean(), b.mean(), ra, rb)
     assert d.rel_lo < 0.1 < d.rel_hi and d.rel_lo > 0.02
-    assert bootstrap.verdict(d, higher_is_better=True, min_effect=0.02) == "better"
+    assert bootstrap.verdict(d, higher_is_better=True, margin=0.05) == "better"
 
 
-def test_verdict_needs_the_whole_interval_beyond_the_minimum_effect():
-    assert bootstrap.verdict(Delta(1, 1.1, 0.1, 0.01, 0.2), False, 0.02) == "same"  # straddles +2 %
-    assert bootstrap.verdict(Delta(1, 1.1, 0.1, 0.03, 0.2), False, 0.02) == "worse"
+def test_an_interval_that_includes_zero_is_not_shown_different_unless_it_lies_inside_the_margin():
+    """The issue's throttling run: −17% to +0.2% includes zero and reaches past any small margin: neither a
+    difference nor an equivalence is shown, at 5% or at 10%. The old rule called it "same"."""
+    for margin in (0.02, 0.05, 0.10):
+        assert bootstrap.verdict(Delta(1, 0.91, -0.09, -0.17, 0.002), True, margin) == "not_shown_different"
+    assert bootstrap.verdict(Delta(1, 1.015, 0.015, -0.01, 0.04), False, 0.03) == "not_shown_different"
+
+
+def test_equivalent_only_when_the_whole_interval_lies_inside_the_margin():
+    """Two one-sided tests: within ±3% with a 5% margin is equivalent; the same interval at a 2% margin is not."""
+    assert bootstrap.verdict(Delta(1, 1.0, 0.0, -0.03, 0.03), True, 0.05) == "equivalent"
+    assert bootstrap.verdict(Delta(1, 1.0, 0.0, -0.03, 0.03), True, 0.02) == "not_shown_different"
+    assert bootstrap.verdict(Delta(1, 1.0, 0.0, -0.05, 0.01), True, 0.05) == "not_shown_different"  # on the edge
+
+
+def test_a_difference_smaller_than_the_margin_is_both_shown_and_bounded():
+    """+1% to +2% excludes zero (different) and lies inside ±3% (smaller than the margin): both are said."""
+    assert bootstrap.verdict(Delta(1, 1.015, 0.015, 0.01, 0.02), False, 0.03) == "worse_within_margin"
+    assert bootstrap.verdict(Delta(1, 1.015, 0.015, 0.01, 0.02), True, 0.03) == "better_within_margin"
+    assert bootstrap.verdict(Delta(1, 1.1, 0.1, 0.01, 0.2), False, 0.02) == "worse"  # past the margin's reach
     assert bootstrap.verdict(Delta(1, 0.9, -0.1, -0.2, -0.03), True, 0.02) == "worse"
     assert bootstrap.verdict(Delta(1, 0.9, -0.1, -0.2, -0.03), False, 0.02) == "better"
     assert bootstrap.verdict(Delta(1, 0.9, -0.1, None, None), False, 0.02) == "unknown"
 
 
+def test_the_words_print_the_margin_wherever_equivalence_or_a_small_difference_is_said():
+    from littlegrid.summary import comparison as equivalence
+    assert equivalence.words("equivalent", 0.05) == "equivalent within ±5%"
+    assert equivalence.words("worse_within_margin", 0.03) == "worse, but by less than the ±3% margin"
+    assert equivalence.words("not_shown_different", 0.1) == "not shown different"
+    assert equivalence.margin_text(0.025) == "±2.5%"
 def test_the_same_seed_gives_the_same_replicates_and_another_seed_others():
     lat = Latencies.from_samples(np.arange(1, 1000))
     one = bootstrap.replicate_latencies(lat, [0.99], bootstrap.rng_for(7, "cell"), 200)

@@ -30,20 +30,24 @@ def test_cells_pair_on_the_axes_both_runs_have_and_the_rest_are_listed():
     assert pairs == []  # ambiguous: A's cell matches two of B's
 
 
-def test_too_few_replicates_or_a_minimum_effect_outside_0_to_1_is_refused_in_one_line():
+def test_too_few_replicates_or_a_margin_outside_0_to_1_is_refused_in_one_line():
     with pytest.raises(UserError, match="--reps 10: at least 100 replicates"):
         compare_runs(run(), run(), reps=10)
-    with pytest.raises(UserError, match="--min-effect 5: give a fraction between 0 and 1"):
-        compare_runs(run(), run(), min_effect=5)
+    for bad in (5, 0, -0.1):
+        with pytest.raises(UserError, match=f"--margin {bad}: give a fraction between 0 and 1"):
+            compare_runs(run(), run(), margin=bad)
     empty = compare_runs(run(), run())
-    assert empty.rows == [] and empty.counts == {"better": 0, "worse": 0, "same": 0, "unknown": 0}
+    assert empty.rows == [] and empty.counts == {"worse": 0, "better": 0, "equivalent": 0, "undecided": 0,
+                                                 "unknown": 0}
 
 
 def test_the_result_carries_its_settings_and_words_so_the_page_computes_nothing():
-    result = compare_runs(run(), run(), seed=7, reps=200, min_effect=0.05)
-    assert (result.seed, result.reps, result.min_effect) == (7, 200, 0.05)
+    result = compare_runs(run(), run(), seed=7, reps=200, margin=0.1)
+    assert (result.seed, result.reps, result.margin, result.margin_text) == (7, 200, 0.1, "±10%")
     assert result.metric_names == ["X", "mean R", "p50", "p90", "p99"]
-    assert result.verdict_words["same"] == "no significant difference"
+    assert result.verdict_words["equivalent"] == "equivalent within ±10%"
+    assert result.verdict_words["not_shown_different"] == "not shown different"
+    assert compare_runs(run(), run()).margin == 0.05  # the documented default when nothing states one
 
 
 def _queue_cell(seed: int) -> dict:

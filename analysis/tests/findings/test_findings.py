@@ -535,11 +535,16 @@ def test_two_arms_state_only_the_metrics_whose_interval_excludes_no_change():
     metrics = [{"key": "throughput_per_s", "name": "X", "a": 99.0, "b": 983.0, "rel": 8.93, "rel_lo": 8.8,
                 "rel_hi": 9.1, "verdict": "better"},
                {"key": "p50_ms", "name": "p50", "a": 100.0, "b": 101.0, "rel": 0.01, "rel_lo": -0.01,
-                "rel_hi": 0.03, "verdict": "same"}]
+                "rel_hi": 0.03, "verdict": "not_shown_different"},
+               {"key": "p99_ms", "name": "p99", "a": 100.0, "b": 98.5, "rel": -0.015, "rel_lo": -0.02,
+                "rel_hi": -0.01, "margin": 0.03, "verdict": "better_within_margin"}]
     found = two_arms([{"id": "users=100", "a": a, "b": b, "metrics": metrics}], "threads 10", "threads 100")
-    assert len(found) == 1 and found[0].kind == "arms" and dict(found[0].figures)["rel"] == pytest.approx(8.93)
+    assert [f.kind for f in found] == ["arms", "arms"] and dict(found[0].figures)["rel"] == pytest.approx(8.93)
     assert found[0].statement.startswith("At users = 100, X is better in threads 100 than in threads 10: 983/s")
-    assert two_arms([{"id": "x", "a": a, "b": b, "metrics": metrics[1:]}]) == []
+    # shown different (the interval excludes zero), and smaller than the margin: both said, the margin printed
+    assert found[1].statement.startswith("At users = 100, p99 is better in threads 100 than in threads 10, but by "
+                                         "less than the ±3% margin: 98.5 ms against 100 ms")
+    assert two_arms([{"id": "x", "a": a, "b": b, "metrics": metrics[1:2]}]) == []
 
 
 def test_expectations_are_met_by_findings_that_hold_about_a_cell_in_scope():

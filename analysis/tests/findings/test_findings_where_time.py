@@ -107,18 +107,39 @@ def test_the_arms_reach_the_same_throughput_within_its_interval_and_the_throttle
     s = throttling(5.0, 2)
     found = findings(s, arms_of(s, s.run.arms))
     arms = of(found, "arms")
-    assert len(arms) == 1 and arms[0].resource == "same" and arms[0].standing == "holds"
+    assert len(arms) == 1 and arms[0].resource == "equivalent" and arms[0].standing == "holds"
     text = arms[0].statement
-    assert "throughput is equal within its interval at N = 8" in text and "95% interval" in text
+    assert "at N = 8 throughput is equivalent within ±5%: " in text and "95% interval" in text
     figures = dict(arms[0].figures)
-    assert figures["rel_lo"] < 0.02 and figures["rel_hi"] > -0.02
+    assert -0.05 < figures["rel_lo"] <= figures["rel_hi"] < 0.05 and figures["margin"] == 0.05
     # the figures that differ at N = 8: time in service 20 ms against 5 ms, load average 9 against 3
     assert "time in service, 20 ms against" in text and "load average, 9 against 3" in text
-    assert f"Choose {THROTTLE} = 2" in text and "lower load average" in text
+    assert f"Choose {THROTTLE} = 2: throughput equivalent within ±5%" in text and "lower load average" in text
     got = evaluate(["arms same", f"service flat where {THROTTLE} == 2", f"service stretched where {THROTTLE} == 0",
                     f"waiting throttle where {THROTTLE} == 2", f"no waiting throttle where {THROTTLE} == 0"],
                    s, [f.as_dict() for f in found])
     assert [e["passed"] for e in got] == [True] * 5, got
+
+
+def test_the_margin_a_grid_states_for_its_arms_words_their_finding_and_judges_its_expectations():
+    """`arms same within 10%` in the grid: the arms finding (analyze's arms_of, the report's comparison page) says
+    ±10%, and each expectation is judged at its own margin by the interval the finding states."""
+    from littlegrid.comparison.arms import arm
+    from littlegrid.comparison.deltas import compare_runs
+    from typed_cells import update
+    s = throttling(5.0, 2)
+    s = update(s, run=update(s.run, expect=["arms same within 10%"]))
+    arms = arms_of(s, s.run.arms)
+    assert arms.margin == 0.1
+    found = of(findings(s, arms), "arms")
+    assert "at N = 8 throughput is equivalent within ±10%: " in found[0].statement
+    assert dict(found[0].figures)["margin"] == 0.1
+    page = compare_runs(arm(s, THROTTLE, "0"), arm(s, THROTTLE, "2"), arms_named=(THROTTLE, "0", "2"))
+    assert page.margin == 0.1 and page.findings[0].statement == found[0].statement
+    lo, hi = dict(found[0].figures)["rel_lo"], dict(found[0].figures)["rel_hi"]
+    tight = max(-lo, hi) * 0.9  # a margin the interval does not fit inside
+    got = evaluate(["arms same within 10%", f"arms same within {100 * tight:.2f}%"], s, [f.as_dict() for f in found])
+    assert [e["passed"] for e in got] == [True, False], got
 
 
 def test_arms_whose_throughput_differs_say_so_and_choose_the_one_that_serves_more():
@@ -133,7 +154,7 @@ def test_arms_whose_throughput_differs_say_so_and_choose_the_one_that_serves_mor
                       axes={THROTTLE: [0, 1], "users": [1, 2, 4, 8]}, tolerances=dict(DEFAULT_TOLERANCES))
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
     assert len(arms) == 1 and arms[0].resource == "different"
-    assert "throughput is different at N = 8" in arms[0].statement
+    assert f"at N = 8 throughput is different ({THROTTLE} = 1 lower): " in arms[0].statement
     assert f"Choose {THROTTLE} = 0: it serves 100% more at N = 8" in arms[0].statement
 
 
@@ -149,8 +170,9 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
     found = findings(s, arms_of(s, s.run.arms))
     from littlegrid.findings import headline
     text = " ".join(headline(s, found)["sentences"])
-    assert f"Arms {THROTTLE} = 0 against 2: throughput equal within its interval at N = 8 (" in text
-    assert f"; choose {THROTTLE} = 2: the same throughput and p99 with a lower load average" in text
+    assert f"Arms {THROTTLE} = 0 against 2: at N = 8 throughput is equivalent within ±5% (" in text
+    assert (f"; choose {THROTTLE} = 2: throughput equivalent within ±5%, p99 not shown to differ beyond the margin, "
+            f"and a lower load average") in text
 
 
 def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sharing_figure():
@@ -185,8 +207,9 @@ def test_arms_that_nothing_separates_are_either_and_a_split_without_a_throttle_q
     from littlegrid.findings.where_time import split_words
     s = throttling(5.0, 8, loads=(1, 2, 4, 8))
     arms = of(findings(s, arms_of(s, s.run.arms)), "arms")
-    assert len(arms) == 1 and arms[0].resource == "same"
-    assert "Either arm: nothing measured separates them at N = 8." in arms[0].statement
+    assert len(arms) == 1 and arms[0].resource == "equivalent"
+    assert ("Either arm: throughput equivalent within ±5% and nothing else measured separates them at N = 8."
+            in arms[0].statement)
     assert all("throttle" not in split_words(c) for c in s.cells)
     assert "in front of the server of R = " in split_words(s.cells[0])
 

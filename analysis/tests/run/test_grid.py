@@ -45,6 +45,13 @@ def test_a_valid_grid_expands_to_the_cartesian_product_in_declared_order(tmp_pat
     assert grid.engines == 1
 
 
+def test_an_arms_expectation_may_state_its_margin_and_an_old_one_without_still_parses(tmp_path):
+    for texts in (["arms same within 10%"], ["arms same within 2.5% where users == 10", "arms different"],
+                  ["arms same"]):
+        grid = load_grid(write(tmp_path, f"expect = {texts!r}\n" + VALID))
+        assert grid.raw["expect"] == texts
+
+
 def test_a_grid_may_name_the_axis_and_values_of_its_two_arms(tmp_path):
     assert load_grid(write(tmp_path, 'arms = "think_ms=0,50"\n' + VALID)).arms == "think_ms=0,50"
     assert load_grid(write(tmp_path, VALID)).arms is None
@@ -168,6 +175,17 @@ REFUSALS = [
      r"grid\.toml:1: arms: users must be an axis holding both 5 and 40 \(axes: users = \[5, 10\]"),
     ("arms on no axis", lambda t: 'arms = "threads=5,10"\n' + t, r"arms: threads must be an axis holding both"),
     ("arms without two values", lambda t: 'arms = "users=5"\n' + t, r"\.toml:1: arms: 'users=5': write AXIS=A,B"),
+    ("an arms margin that is no percentage", lambda t: "expect = ['arms same within ten%']\n" + t,
+     r"grid\.toml:1: expect: expectation 'arms same within ten%': margin 'ten%': write the margin as a percentage "
+     r"between 0 and 100, e\.g\. \"arms same within 10%\""),
+    ("an arms margin without its percent sign", lambda t: "expect = ['arms same within 10']\n" + t,
+     r"expect: expectation 'arms same within 10': margin '10': write the margin as a percentage"),
+    ("an arms margin of 100% or more", lambda t: "expect = ['arms same within 100%']\n" + t,
+     r"expect: expectation 'arms same within 100%': margin '100%' is not between 0% and 100%"),
+    ("a margin after another word than same", lambda t: "expect = ['arms different within 5%']\n" + t,
+     r"expect: expectation 'arms different within 5%': a margin \(within N%\) goes only after \"arms same\""),
+    ("two margins for the arms", lambda t: "expect = ['arms same within 5%', 'no arms same within 10%']\n" + t,
+     r"expect: expectations 'arms same within 5%' and 'no arms same within 10%' state two margins for the arms"),
 ]
 
 

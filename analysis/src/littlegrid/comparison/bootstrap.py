@@ -10,6 +10,7 @@ import numpy as np
 
 from littlegrid.analysis import blocks
 from littlegrid.analysis.histogram import Latencies, SecondHistograms
+from littlegrid.summary import comparison as equivalence
 
 LEVEL = 0.95
 REPS = 1000
@@ -165,13 +166,7 @@ def delta(a: float | None, b: float | None, reps_a: np.ndarray | None = None, re
     return Delta(a, b, rel, float(lo), float(hi))
 
 
-def verdict(d: Delta, higher_is_better: bool, min_effect: float) -> str:
-    """better / worse when the whole interval lies beyond ±min_effect on one side, else same (no significant
-    difference). Without an interval (no samples to resample) there is no verdict: "unknown"."""
-    if d.rel_lo is None or d.rel_hi is None:
-        return "unknown"
-    if d.rel_lo > min_effect:
-        return "better" if higher_is_better else "worse"
-    if d.rel_hi < -min_effect:
-        return "worse" if higher_is_better else "better"
-    return "same"
+def verdict(d: Delta, higher_is_better: bool, margin: float) -> str:
+    """What d's interval shows against the margin ±margin (littlegrid.comparison.equivalence: different when it
+    excludes zero, equivalent when it lies inside ±margin, "unknown" without an interval)."""
+    return equivalence.verdict(d.rel_lo, d.rel_hi, higher_is_better, margin)

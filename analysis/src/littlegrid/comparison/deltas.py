@@ -1,17 +1,17 @@
 """The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
-from each cell's exact histograms by block of seconds, better/worse/same per metric and cell, and the arms'
-findings. A typed result out (`compare_runs`: littlegrid.summary.comparison); render/compare.py lays it out and
+from each cell's exact histograms by block of seconds, what each interval shows against the margin (different,
+equivalent, both or neither: comparison.equivalence) per metric and cell, and the arms' findings. A typed result out (`compare_runs`: littlegrid.summary.comparison); render/compare.py lays it out and
 computes nothing; compare.py, the
 command, joins the two."""
 
 from __future__ import annotations
 
-from littlegrid.analysis import server_cpu
 from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
-from littlegrid.findings import two_arms
+from littlegrid.findings import expect, two_arms
 from littlegrid.findings.two_arms import LOAD_AXES, Arms
 from littlegrid.summary import plain
+from littlegrid.summary import comparison as equivalence
 from littlegrid.summary.comparison import Comparison
 from littlegrid.summary.model import Cell, Summary
 from littlegrid.usererror import UserError
@@ -19,7 +19,24 @@ from littlegrid.usererror import UserError
 # (key in STATS, name, higher is better, quantile when it is a percentile)
 METRICS = [("throughput_per_s", "X", True, None), ("mean_ms", "mean R", False, None),
            ("p50_ms", "p50", False, 0.5), ("p90_ms", "p90", False, 0.9), ("p99_ms", "p99", False, 0.99)]
-VERDICT_WORDS = {"better": "better", "worse": "worse", "same": "no significant difference", "unknown": "no interval"}
+# a paired cell's verdict (compare_pair): a metric worse (better) by more than the margin, every metric inside the
+# margin, neither, no interval
+UNDECIDED = "undecided"
+CELL_VERDICTS = (equivalence.WORSE, equivalence.BETTER, equivalence.EQUIVALENT, UNDECIDED, equivalence.UNKNOWN)
+
+
+def verdict_words(margin: float) -> dict[str, str]:
+    """The words of every metric's verdict, the margin printed in each that it bounds."""
+    return {v: equivalence.words(v, margin) for v in equivalence.VERDICTS}
+
+
+def cell_words(margin: float) -> dict[str, str]:
+    """The words of a paired cell's verdict (CELL_VERDICTS)."""
+    m = equivalence.margin_text(margin)
+    return {equivalence.WORSE: f"worse by more than {m}", equivalence.BETTER: f"better by more than {m}",
+            equivalence.EQUIVALENT: f"equivalent within {m}",
+            UNDECIDED: f"undecided (neither shown beyond {m} nor inside it)",
+            equivalence.UNKNOWN: "no interval"}
 
 
 def _key(cell: Cell, names) -> tuple:
@@ -48,9 +65,13 @@ def pair_cells(a_cells: list[Cell], b_cells: list[Cell]) -> tuple[list[tuple[Cel
 
 
 def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | None, *, seed: int, reps: int,
-                 min_effect: float) -> dict:
-    """Deltas B − A of every metric with its interval and verdict, and the cell's verdict: worse when any metric
-    is significantly worse (a regression anywhere decides), better when some are better and none worse."""
+                 margin: float) -> dict:
+    """Deltas B − A of every metric with its interval, margin and verdict (comparison.equivalence), and the cell's
+    verdict: worse when any metric is worse by more than the margin (its whole interval beyond it: a regression
+    anywhere decides), better when some are better by more than the margin and none worse, equivalent when every
+    metric's interval lies inside ±margin, unknown when none has an interval, else undecided. The cell asks for
+    the whole interval beyond the margin where a metric asks only that it exclude zero: a pair of runs holds 5
+    metrics per cell, and one interval in twenty excludes zero by chance alone."""
     def figure(cell: Cell, key: str):
         return getattr(cell.overall, key) if cell.overall is not None else None
 
@@ -73,11 +94,14 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
     for key, name, higher, _ in METRICS:
         d = bootstrap.delta(figure(a, key), figure(b, key), (replicates["A"] or {}).get(key),
                              (replicates["B"] or {}).get(key))
-        metrics.append({"key": key, "name": name, "higher_is_better": higher, **d.as_dict(),
-                        "verdict": bootstrap.verdict(d, higher, min_effect)})
+        metrics.append({"key": key, "name": name, "higher_is_better": higher, **d.as_dict(), "margin": margin,
+                        "verdict": bootstrap.verdict(d, higher, margin)})
     verdicts = {m["verdict"] for m in metrics}
-    cell_verdict = ("worse" if "worse" in verdicts else "better" if "better" in verdicts
-                    else "unknown" if verdicts == {"unknown"} else "same")
+    beyond = {m["verdict"] for m in metrics if equivalence.beyond_margin(m["rel_lo"], m["rel_hi"], margin)}
+    cell_verdict = (equivalence.WORSE if equivalence.WORSE in beyond
+                    else equivalence.BETTER if equivalence.BETTER in beyond
+                    else equivalence.EQUIVALENT if verdicts <= set(equivalence.WITHIN_MARGIN)
+                    else equivalence.UNKNOWN if verdicts == {equivalence.UNKNOWN} else UNDECIDED)
     return {"a": a, "b": b, "metrics": metrics, "verdict": cell_verdict,
             "error_rate": (figure(a, "error_rate"), figure(b, "error_rate"))}
 
@@ -93,30 +117,36 @@ def sample_note(samples: CellSamples | None) -> str:
 
 
 def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                 min_effect: float = 0.02, arms_named: tuple[str, str, str] | None = None) -> Comparison:
+                 margin: float | None = None, arms_named: tuple[str, str, str] | None = None) -> Comparison:
     """Every paired cell's deltas and verdicts, the cells only one run has, the arms' findings, the settings and
     the words the page uses: all a renderer needs (littlegrid.summary.comparison). arms_named: (axis, A, B) when
-    the two are an experiment's arms: the arms are then also said in words first (the run's own arms finding)."""
+    the two are an experiment's arms: the arms are then also said in words first (the run's own arms finding).
+    margin: the equivalence margin (None: the one the grid's arms expectations state for two arms of a run, as
+    its own finding uses; else equivalence.DEFAULT_MARGIN)."""
     if reps < 100:
         raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
-    if not 0 <= min_effect < 1:
-        raise UserError(f"--min-effect {min_effect}: give a fraction between 0 and 1, e.g. 0.02")
-    rows, only_a, only_b = paired_rows(sa, sb, samples=samples, seed=seed, reps=reps, min_effect=min_effect)
+    if margin is None:
+        margin = expect.arms_margin(sa.run.expect) if arms_named is not None else equivalence.DEFAULT_MARGIN
+    try:
+        margin = equivalence.check_margin(margin)
+    except ValueError:
+        raise UserError(f"--margin {margin}: give a fraction between 0 and 1, e.g. 0.05 for ±5%") from None
+    rows, only_a, only_b = paired_rows(sa, sb, samples=samples, seed=seed, reps=reps, margin=margin)
     found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
     if arms_named is not None:
         # the same Arms as the run's own finding (findings read arms_of): the page says what the run says
-        arms = Arms(*arms_named, rows, _crossed(sa, sb), server_cpu.cores(sa.run))
+        arms = Arms(*arms_named, rows, _crossed(sa, sb, margin), margin=margin)
         found = [f.as_dict() for f in arms.in_words()] + found
     paired = [r | {"a": r["a"].id, "b": r["b"].id, "error_rate": list(r["error_rate"])} for r in rows]
     return Comparison.model_validate(plain({
-        "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICT_WORDS},
+        "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in CELL_VERDICTS},
         "only_a": [c.id for c in only_a], "only_b": [c.id for c in only_b], "findings": found,
-        "seed": seed, "reps": reps, "min_effect": min_effect,
-        "verdict_words": dict(VERDICT_WORDS), "metric_names": [m[1] for m in METRICS]}))
+        "seed": seed, "reps": reps, "margin": margin, "margin_text": equivalence.margin_text(margin),
+        "verdict_words": verdict_words(margin), "cell_words": cell_words(margin), "metric_names": [m[1] for m in METRICS]}))
 
 
 def paired_rows(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                min_effect: float = 0.02) -> tuple[list[dict], list[Cell], list[Cell]]:
+                margin: float = equivalence.DEFAULT_MARGIN) -> tuple[list[dict], list[Cell], list[Cell]]:
     """(rows, cells only in A, cells only in B): each paired cell's compare_pair result with its "id" and "note"
     (why it has no intervals, when it has none)."""
     pairs, only_a, only_b = pair_cells(sa.cells, sb.cells)
@@ -131,26 +161,28 @@ def paired_rows(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1
             notes += [f"B: {note_b}"] if note_b else []
         else:
             notes.append("--no-samples: no intervals")
-        row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, min_effect=min_effect)
+        row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, margin=margin)
         rows.append(row | {"id": a.id, "note": "; ".join(notes)})
     return rows, only_a, only_b
 
 
 def arms_of(summary: Summary, text: str) -> Arms | None:
     """A grid's two arms (AXIS=A,B) paired cell by cell with their deltas, for the run's own findings; None when an
-    arm has no finished cell (an interrupted run: the report says why)."""
+    arm has no finished cell (an interrupted run: the report says why). The margin is the one the grid's arms
+    expectations state (`arms same within 10%`), else equivalence.DEFAULT_MARGIN."""
     if arms.arm_without_cells(summary, text) is not None:
         return None
     axis, value_a, value_b = arms.parse_arms(text)
+    margin = expect.arms_margin(summary.run.expect)
     sa, sb = arms.arm(summary, axis, value_a), arms.arm(summary, axis, value_b)
-    rows, _, _ = paired_rows(sa, sb)
-    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb), server_cpu.cores(summary.run))
+    rows, _, _ = paired_rows(sa, sb, margin=margin)
+    return Arms(axis, value_a, value_b, rows, _crossed(sa, sb, margin), margin=margin)
 
 
 CROSSED_GROUPS = 4  # at most this many groups of the other axes are crossed (k·(k−1) comparisons)
 
 
-def _crossed(sa: Summary, sb: Summary) -> list[tuple[dict, dict, list[dict]]]:
+def _crossed(sa: Summary, sb: Summary, margin: float) -> list[tuple[dict, dict, list[dict]]]:
     """(group 1, group 2, rows): arm A's cells of one group of the other axes (e.g. non-blocking) against arm B's of
     another (blocking), paired on the load: whether A with one setting gives what B gives with another."""
     def group(cell: Cell) -> tuple:
@@ -165,5 +197,5 @@ def _crossed(sa: Summary, sb: Summary) -> list[tuple[dict, dict, list[dict]]]:
     groups = list(dict.fromkeys(group(c) for c in sa.cells))
     if not 2 <= len(groups) <= CROSSED_GROUPS:
         return []
-    return [(dict(g1), dict(g2), paired_rows(only(sa, g1), only(sb, g2))[0])
+    return [(dict(g1), dict(g2), paired_rows(only(sa, g1), only(sb, g2), margin=margin)[0])
             for g1 in groups for g2 in groups if g1 != g2]

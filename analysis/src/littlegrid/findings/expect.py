@@ -1,14 +1,20 @@
 """Expected findings of a grid (`expect = ["bottleneck thread_pool where server.tomcat.threads.max = 10"]`):
 the grammar, and whether a run's findings meet them.
 
-    expectation := ["no"] kind [word] [where condition ("and" condition)*]
+    expectation := ["no"] kind [word] ["within" margin "%"] [where condition ("and" condition)*]
 
 kind is a finding kind (saturation, bottleneck, waiting, service, arms, ...); the word after it is the finding's
 `resource` where the kind has one (QUALIFIERS: a bottleneck's resource, where requests wait, flat or stretched
-time in service, the timer's realised shape, arms with the same or a different throughput); the where
+time in service, the timer's realised shape, arms whose throughput is equivalent or different); the where
 scope is the criteria grammar's (littlegrid.criteria.grammar.parse_where). A positive expectation is met by a finding
 of that kind about a cell in scope that holds; a finding that only suggests it leaves it undecided. "no X" is
 met when no finding of that kind holds or suggests anything about a cell in scope ("cannot tell" claims nothing).
+
+The arms' words are judged on the interval an arms finding states (its figures rel_lo, rel_hi), by the rule of
+littlegrid.comparison.equivalence: `arms same within 10%` holds when the interval lies inside ±10% (two one-sided
+tests); `arms same` alone means within the default margin (equivalence.DEFAULT_MARGIN, 5%), never "not shown
+different"; `arms different` holds when the interval excludes zero (a difference smaller than the margin is still
+one). A margin goes only after `arms same`, and a grid states at most one (the arms finding is worded with it).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from littlegrid.summary import comparison as equivalence
 from littlegrid.criteria.evaluate import in_where
 from littlegrid.criteria.grammar import Scope, parse_where
 from littlegrid.findings.base import KIND_ORDER
@@ -24,11 +31,14 @@ from littlegrid.usererror import UserError
 
 KINDS = KIND_ORDER
 RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "unknown")
+SAME, DIFFERENT = "same", "different"  # the arms' words: equivalent within the margin; the interval excludes zero
 # The word a kind may take after it (the finding's `resource`): a bottleneck's resource, where requests wait, the
-# shape of time in service, the timer's realised shape or the capacity it buys, whether two arms' throughput is equal.
+# shape of time in service, the timer's realised shape or the capacity it buys; for the arms, what X's interval
+# shows (judged on the interval at the expectation's margin, not read from the finding's resource: _arms_claim).
 QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves"), "service": ("flat", "stretched"),
-              "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": ("same", "different")}
+              "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": (SAME, DIFFERENT)}
 CLAIMS = ("holds", "suggests")
+MARGIN_FORM = "write the margin as a percentage between 0 and 100, e.g. \"arms same within 10%\""
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,14 @@ class Expectation:
     resource: str | None
     scope: Scope
     text: str
+    margin: float | None = None  # `arms same within 10%`: 0.1; None: none stated (equivalence.DEFAULT_MARGIN)
+
+    def named(self) -> str:
+        """"arms same within ±10%": the kind and word as judged, with the margin an arms expectation is judged at."""
+        word = f"{self.kind}{' ' + self.resource if self.resource else ''}"
+        if self.kind == "arms" and self.resource == SAME:
+            word += f" within {equivalence.margin_text(self.margin or equivalence.DEFAULT_MARGIN)}"
+        return word
 
 
 def parse(text: str) -> Expectation:
@@ -50,7 +68,7 @@ def parse(text: str) -> Expectation:
         return UserError(f"expectation '{shown}': {problem}")
 
     head, sep, rest = _split_where(text)
-    words = head.split()
+    words, margin = _margin(head.split(), fail)
     negated = bool(words) and words[0].lower() == "no"
     words = words[1:] if negated else words
     if not words:
@@ -70,7 +88,50 @@ def parse(text: str) -> Expectation:
             raise fail(f"unknown {noun} {words[1]!r}; {noun}s: {', '.join(QUALIFIERS[kind])}")
     if len(words) > 2:
         raise fail(f"unexpected {words[2]!r}; the scope starts with where")
-    return Expectation(negated, kind, resource, Scope(where=parse_where(sep + rest, fail)), shown)
+    if margin is not None and (kind != "arms" or resource != SAME):
+        raise fail("a margin (within N%) goes only after \"arms same\"")
+    return Expectation(negated, kind, resource, Scope(where=parse_where(sep + rest, fail)), shown, margin)
+
+
+def _margin(words: list[str], fail) -> tuple[list[str], float | None]:
+    """The words before "within", and the margin after it as a fraction (None when no "within")."""
+    lowered = [w.lower() for w in words]
+    if "within" not in lowered:
+        return words, None
+    at = lowered.index("within")
+    after = words[at + 1:]
+    if not after:
+        raise fail(f"nothing after within: {MARGIN_FORM}")
+    text = "".join(after)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
+    if m is None:
+        raise fail(f"margin {' '.join(after)!r}: {MARGIN_FORM}")
+    value = float(m.group(1)) / 100
+    if not 0 < value < 1:
+        raise fail(f"margin {' '.join(after)!r} is not between 0% and 100%: {MARGIN_FORM}")
+    return words[:at], value
+
+
+def arms_margin(texts: list[str] | tuple[str, ...]) -> float:
+    """The equivalence margin the arms are judged and worded at: the one the expectations state
+    (`arms same within 10%`), else equivalence.DEFAULT_MARGIN; two different ones are refused in one line."""
+    stated = {e.margin: e.text for e in map(parse, texts or []) if e.margin is not None}
+    if len(stated) > 1:
+        both = " and ".join(f"'{t}'" for t in stated.values())
+        raise UserError(f"expectations {both} state two margins for the arms: state one (the arms finding is "
+                        f"worded with it)")
+    return next(iter(stated), equivalence.DEFAULT_MARGIN)
+
+
+def _arms_claim(e: Expectation, f: dict) -> bool:
+    """Whether an arms finding's interval says what e's word does: same, inside the margin (two one-sided tests);
+    different, excluding zero. Without a word any arms finding claims; without an interval none says either."""
+    if e.resource is None:
+        return True
+    figures = f.get("figures") or {}
+    v = equivalence.verdict(figures.get("rel_lo"), figures.get("rel_hi"), True,
+                            e.margin or equivalence.DEFAULT_MARGIN)
+    return v in (equivalence.WITHIN_MARGIN if e.resource == SAME else equivalence.DIFFERENT)
 
 
 def _split_where(text: str) -> tuple[str, str, str]:
@@ -96,12 +157,13 @@ def evaluate(texts: list[str], summary: Summary, found: list[dict]) -> list[dict
         e = parse(text)
         check_axes(e, axes)
         in_scope = {c.id for c in cells if in_where(e.scope, c, e.text)}
-        named = f"{e.kind}{' ' + e.resource if e.resource else ''}"
+        named = e.named()
         if not in_scope:
             out.append(_entry(e, None, f"no cell matches {e.scope}", []))
             continue
         about = [f for f in found if f.get("kind") == e.kind and set(f.get("cells") or ()) & in_scope]
-        matching = [f for f in about if e.resource is None or f.get("resource") == e.resource]
+        matching = [f for f in about if _arms_claim(e, f)] if e.kind == "arms" else \
+            [f for f in about if e.resource is None or f.get("resource") == e.resource]
         claims = [f for f in matching if f.get("standing") in CLAIMS]
         if e.negated:
             passed = not claims

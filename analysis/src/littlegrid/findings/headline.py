@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from littlegrid.findings.base import Finding, ms, num, pct, rate
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
+from littlegrid.summary.comparison import interval_text
 from littlegrid.summary.model import Curve, Summary
 
 TRUST_KINDS = ("outage", "validity")
@@ -65,14 +66,18 @@ def _other(curve: Curve, found: list[Finding]) -> str | None:
     return f"{lead} keeps growing with N, {lifted}{share}"
 
 
-def _arms(f: Finding) -> str:
-    """"Arms K = 0 against 2: throughput equal within its interval at N = 8 (+1.1%, 95% interval …); choose …"."""
+def _arms(f: Finding) -> str | None:
+    """"Arms K = 0 against 2: at N = 8 throughput is equivalent within ±10% (+1.1%, 95% interval …); choose …", in
+    the finding's own words for X's verdict (two_arms.Arms._said); None for an arms finding that is not a group's
+    (a crossed one names no arms, or one without a verdict: it says nothing the headline could shorten)."""
+    arms, said = _figure(f, "arms"), _figure(f, "verdict")
+    if not arms or not said:
+        return None
     rel, lo, hi = (num(_figure(f, k)) for k in ("rel", "rel_lo", "rel_hi"))
-    n = num(_figure(f, "users"))
-    verdict = "equal within its interval" if f.resource == "same" else "different"
-    interval = f" ({rel:+.1%}, 95% interval {lo:+.1%} to {hi:+.1%})" if None not in (rel, lo, hi) else ""
+    at = _figure(f, "at")  # "N = 8" or "λ = 100/s": the load of the heaviest pair, as the finding names it
+    interval = f" ({interval_text(rel, lo, hi)})" if None not in (rel, lo, hi) else ""
     choice = str(_figure(f, "choice") or "")
-    return (f"Arms {_figure(f, 'arms')}: throughput {verdict}{f' at N = {n:g}' if n is not None else ''}{interval}"
+    return (f"Arms {arms}: {f'at {at} ' if at else ''}throughput is {said}{interval}"
             + (f"; {choice[0].lower()}{choice[1:]}" if choice else "."))
 
 
@@ -119,8 +124,10 @@ def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
         used += [i for i in (sat, bottleneck) if i is not None]
     rest = [_capped(c, found[s], found[b] if b is not None else None) for c, s, b in saturated[1:2]]
     rest += [t for t in (_other(c, found) for c in others[:2]) if t]
-    arms = _first(found, "arms")
-    if arms is not None:  # a grid with two arms exists to compare them: that is the second sentence
+    # a grid with two arms exists to compare them: that is the second sentence, from the first group's finding
+    arms = next((i for i, f in enumerate(found) if f.kind == "arms" and f.standing != "cannot tell"
+                 and _arms(f) is not None), None)
+    if arms is not None:
         sentences.append(_arms(found[arms]))
         used.append(arms)
     elif rest:

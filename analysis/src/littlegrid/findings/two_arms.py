@@ -1,5 +1,6 @@
 """Two arms (or two runs): one sentence per metric whose bootstrap interval says it changed, per paired cell; and a
-grid's two arms in words (Arms): throughput equal or not within its interval, what differs, which arm to choose."""
+grid's two arms in words (Arms): whether throughput is shown different, equivalent within the margin, both or neither
+(littlegrid.summary.comparison's rule), what differs, which arm to choose."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from littlegrid.analysis.curves import CPU_BUSY
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.capacity import starved
 from littlegrid.findings.where_time import in_service_ms
+from littlegrid.summary import comparison as equivalence
 
 UNIT = {"throughput_per_s": "/s"}
 
@@ -19,22 +21,23 @@ def _value(key: str, x) -> str:
 
 
 def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Finding]:
-    """rows: the comparison's paired cells (littlegrid.comparison.deltas.compare_pair output with the cell's "id"). A metric is
-    stated when its verdict is better or worse: its whole 95% interval lies beyond the minimum effect."""
+    """rows: the comparison's paired cells (littlegrid.comparison.deltas.compare_pair output with the cell's "id"). A
+    metric is stated when its 95% interval excludes zero, with the margin when the change is shown smaller than it."""
     out = []
     for row in rows:
         cell_a, cell_b = row["a"], row["b"]  # summary.model.Cell
         axes = cell_a.axes
         at = ", ".join(f"{k} = {v}" for k, v in axes.items()) or str(row.get("id"))
         for m in row.get("metrics") or []:
-            if m.get("verdict") not in ("better", "worse") or m.get("rel") is None:
+            if m.get("verdict") not in equivalence.DIFFERENT or m.get("rel") is None:
                 continue
             key = m["key"]
-            statement = (f"At {at}, {m['name']} is {m['verdict']} in {name_b} than in {name_a}: "
-                         f"{_value(key, m['b'])} against {_value(key, m['a'])} ({m['rel']:+.1%}, 95% interval "
-                         f"{m['rel_lo']:+.1%} to {m['rel_hi']:+.1%}).")
-            out.append(Finding("arms", statement, "holds", "the whole bootstrap interval lies beyond the minimum "
-                               "effect (sampling noise within each run only: a rerun on a busy host can move more)",
+            better, worse = f"better in {name_b} than in {name_a}", f"worse in {name_b} than in {name_a}"
+            said = equivalence.words(m["verdict"], m.get("margin") or equivalence.DEFAULT_MARGIN, better, worse)
+            statement = (f"At {at}, {m['name']} is {said}: {_value(key, m['b'])} against {_value(key, m['a'])} "
+                         f"({_rel(m)}).")
+            out.append(Finding("arms", statement, "holds", "the 95% bootstrap interval excludes zero (sampling noise "
+                               "within each run only: a rerun on a busy host can move more)",
                                (Figure(m["name"], m["a"], UNIT.get(key, "ms"), cell_a.id),
                                 Figure(m["name"], m["b"], UNIT.get(key, "ms"), cell_b.id)),
                                fields({"metric": key, "a": m["a"], "b": m["b"], "rel": m["rel"],
@@ -45,10 +48,17 @@ def two_arms(rows: list[dict], name_a: str = "A", name_b: str = "B") -> list[Fin
 
 # ---------------------------------------------------------------- a grid's two arms in words
 
+# an arms finding's `resource`: what X's interval shows (the expectations judge the interval itself, at their margin)
+RESOURCE = {equivalence.BETTER: "different", equivalence.WORSE: "different",
+            equivalence.BETTER_WITHIN: "different_within_margin", equivalence.WORSE_WITHIN: "different_within_margin",
+            equivalence.EQUIVALENT: "equivalent", equivalence.NOT_SHOWN: "not_shown_different"}
+SHORT = {equivalence.BETTER: "differs", equivalence.WORSE: "differs",
+         equivalence.BETTER_WITHIN: "differs by less than the margin",
+         equivalence.WORSE_WITHIN: "differs by less than the margin", equivalence.EQUIVALENT: "equivalent",
+         equivalence.NOT_SHOWN: "not shown different", equivalence.UNKNOWN: "no interval"}
 LOAD_AXES = ("users", "rate_per_s")  # the x of a curve: arms are compared along it, grouped by the other axes
 DIFFERS = 0.2  # a server or host figure (no interval) differs when one arm's is more than 20% off the other's
 CHOOSE_RATIO = 1.5  # at equal X and p99, a load average or time in service this many times the other's decides
-WIDE = 0.2  # an interval of X wider than this (relative) is said to be wide: "equal" then hides a smaller difference
 
 
 @dataclass(frozen=True)
@@ -62,14 +72,14 @@ class Arms:
     b: str
     rows: list[dict]
     crossed: list = field(default_factory=list)  # (group 1, group 2, rows): A in one group against B in another
-    cores: float | None = None  # the server's (analysis.server_cpu), for the CPU each request cost (D = U·cores/X)
+    margin: float = equivalence.DEFAULT_MARGIN  # equivalent: X's interval inside ±margin (the grid's, or the default)
 
     def name(self, value: str) -> str:
         return f"{self.axis} = {value}"
 
     def in_words(self) -> list[Finding]:
-        """One finding per group of the other axes: whether throughput is equal within its interval, the figures
-        that differ and by how much, and which arm to choose and why."""
+        """One finding per group of the other axes: whether throughput is shown different or equivalent within the
+        margin (both, or neither), the figures that differ and by how much, and which arm to choose and why."""
         groups: dict = {}
         for row in self.rows:
             key = tuple((k, v) for k, v in row["a"].axes.items() if k not in LOAD_AXES)
@@ -89,12 +99,14 @@ class Arms:
             rows = sorted(rows, key=lambda r: users(r["a"]) or 0)
             own_x = _metric(max(own, key=lambda r: users(r["a"]) or 0), "throughput_per_s")
             xs = [_metric(r, "throughput_per_s") for r in rows]
-            if own_x.get("verdict") != "better" or any(x.get("verdict") != "same" for x in xs):
+            if own_x.get("verdict") != equivalence.BETTER or any(x.get("verdict") not in equivalence.WITHIN_MARGIN
+                                                                  for x in xs):
                 continue
             last, x = rows[-1], xs[-1]
             words1, words2 = (", ".join(f"{k} = {v}" for k, v in g.items()) for g in (g1, g2))
             statement = (f"With {words1}, {self.name(self.a)} reaches the throughput that {words2} needs "
-                         f"{self.name(self.b)} for (its {self.a} fall short): equal within its interval at "
+                         f"{self.name(self.b)} for (its {self.a} fall short): equivalent within "
+                         f"{equivalence.margin_text(self.margin)} at "
                          + "; ".join(f"{_at(r['a'])}, {rate(m['a'])} against {rate(m['b'])} ({_rel(m)})"
                                      for r, m in zip(rows, xs)) + ".")
             differ = self._differences(last)
@@ -102,12 +114,14 @@ class Arms:
                 statement += f" At {_at(last['a'])} they differ in " + "; ".join(w for w, _ in differ) + "."
             out.append(Finding(
                 "arms", statement, "holds",
-                "throughput's 95% bootstrap interval at every paired load not wholly beyond the minimum effect, "
-                f"while {words2}'s own arms differ beyond theirs",
+                f"throughput's 95% bootstrap interval at every paired load inside "
+                f"{equivalence.margin_text(self.margin)} (two one-sided tests), while {words2}'s own arms are shown "
+                f"different",
                 (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
                 fields({"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
-                        "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi")}),
-                (), tuple(i for r in rows for i in (r["a"].id, r["b"].id)), "same"))
+                        "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
+                        "margin": self.margin, "verdict": f"equivalent within {equivalence.margin_text(self.margin)}"}),
+                (), tuple(i for r in rows for i in (r["a"].id, r["b"].id)), equivalence.EQUIVALENT))
         return out
 
     def _group(self, fixed: dict, rows: list[dict]) -> Finding:
@@ -117,20 +131,17 @@ class Arms:
         rest = [r for r in rows[:-1] if _metric(r, "throughput_per_s").get("rel") is not None]
         with_ = ", ".join(f"{k} = {v}" for k, v in fixed.items())
         head = f"{self.name(self.a)} against {self.b}" + (f" (with {with_})" if with_ else "")
-        same = x.get("verdict") == "same"
+        verdict = x.get("verdict", equivalence.UNKNOWN)
         known = x.get("rel_lo") is not None
+        said = self._said(verdict)
         if not known:
             x_words = (f"throughput at {at} is {rate(x.get('a'))} against {rate(x.get('b'))}, without an interval "
                        f"(no histogram to resample), so whether it differs cannot be told")
         else:
-            x_words = (f"throughput is {'equal within its interval' if same else 'different'} at {at}: "
-                       f"{rate(x['a'])} against {rate(x['b'])} ({_rel(x)}"
-                       + ("; a wide interval: X varied from second to second, so a smaller difference cannot be "
-                          "told apart" if same and x["rel_hi"] - x["rel_lo"] > WIDE else "") + ")")
+            x_words = f"at {at} throughput is {said}: {rate(x['a'])} against {rate(x['b'])} ({_rel(x)})"
         if rest:
             x_words += "; at " + ", ".join(f"{_at(r['a'])} {_metric(r, 'throughput_per_s')['rel']:+.1%}"
-                                           f" ({'same' if _metric(r, 'throughput_per_s')['verdict'] == 'same' else 'differs'})"
-                                           for r in rest)
+                                           f" ({SHORT[_metric(r, 'throughput_per_s')['verdict']]})" for r in rest)
         differ = self._differences(last)
         statement = f"Arms {head}: {x_words}."
         if differ:
@@ -142,7 +153,8 @@ class Arms:
         ids = tuple(i for r in rows for i in (r["a"].id, r["b"].id))
         figures = {"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
                    "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
-                   "arms": head, "choice": choice}
+                   "margin": self.margin, "arms": head, "at": at, "verdict": said if known else None,
+                   "choice": choice}
         figures |= {name: value for _, (name, value) in differ} | cpu_figures
         hungry = [c for c in (last["a"], last["b"]) if starved(c)]
         if hungry and known:
@@ -151,13 +163,23 @@ class Arms:
                           f": part of the difference may be JMeter's, not the server's.")
         standing = "cannot tell" if not known else "suggests" if hungry else "holds"
         return Finding("arms", statement, standing,
-                       "throughput's 95% bootstrap interval at the heaviest paired load, equal when it does not lie "
-                       "wholly beyond the minimum effect (sampling noise within the run only); " + why
+                       "throughput's 95% bootstrap interval at the heaviest paired load: different when it excludes "
+                       f"zero, equivalent when it lies inside {equivalence.margin_text(self.margin)} (two one-sided "
+                       "tests at 2.5% each), neither when it includes zero and reaches beyond the margin (sampling "
+                       "noise within the run only); " + why
                        + ("; the generator fell short of the load in a cell compared, beyond its per-cycle work"
                           if hungry else ""),
                        (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
-                       fields(figures), tuple(fixed.items()), ids,
-                       ("same" if same else "different") if known else None)
+                       fields(figures), tuple(fixed.items()), ids, RESOURCE.get(verdict))
+
+    def _said(self, verdict: str) -> str:
+        """X's verdict in words: "different (B = 1 lower)", "equivalent within ±10%", "not shown different, nor
+        equivalent within ±10%", a difference shown smaller than the margin with the margin."""
+        b = self.name(self.b)
+        said = equivalence.words(verdict, self.margin, f"different ({b} higher)", f"different ({b} lower)")
+        if verdict == equivalence.NOT_SHOWN:
+            said += f", nor equivalent within {equivalence.margin_text(self.margin)}"
+        return said
 
     @staticmethod
     def _demand(cell) -> float | None:
@@ -181,7 +203,7 @@ class Arms:
         whose = ca.words if ca.words == cb.words else f"{ca.words}, and {cb.words}"
         busy = f"{ua:.0%} and {ub:.0%} busy, of {whose}"
         if min(ua, ub) >= CPU_BUSY:
-            if x.get("verdict") == "same":
+            if x.get("verdict") not in equivalence.DIFFERENT:
                 return (f" Both arms kept the CPU full ({busy}): the cores bound the throughput either way.",
                         figures)
             said = any(words.startswith("CPU per request") for words, _ in differ)
@@ -202,7 +224,7 @@ class Arms:
         out = []
         for key in ("p99_ms", "mean_ms"):
             m = _metric(row, key)
-            if m.get("verdict") in ("better", "worse"):
+            if m.get("verdict") in (equivalence.BETTER, equivalence.WORSE):
                 out.append((f"{m['name']}, {ms(m['a'])} against {ms(m['b'])} ({_rel(m)})", (key + "_rel", m["rel"])))
         for name, unit, get in (("time in service", "ms", _in_service), ("the throttle's queue wait W_q", "ms",
                                                                          _throttle_wait),
@@ -219,31 +241,40 @@ class Arms:
         return out
 
     def _choice(self, row: dict, x: dict, differ: list, known: bool) -> tuple[str, str]:
-        """Which arm to choose, and why: more throughput first; at equal throughput the lower p99, then the
-        lower load average and time in service (less contention for the same work)."""
+        """Which arm to choose, and why: the throughput shown higher first; at throughput equivalent within the
+        margin the p99 shown lower, then the lower load average and time in service (less contention for the same
+        work); none while throughput is neither shown different nor equivalent (that would be choosing on noise)."""
         name_a, name_b = self.name(self.a), self.name(self.b)
+        margin = equivalence.margin_text(self.margin)
+        verdict = x.get("verdict")
         if not known:
             return "Which arm to choose cannot be told without intervals.", "no interval"
-        if x.get("verdict") in ("better", "worse"):
-            pick = name_b if x["verdict"] == "better" else name_a
+        if verdict in (equivalence.BETTER, equivalence.WORSE):
+            pick = name_b if verdict == equivalence.BETTER else name_a
             low, high = sorted((x["a"], x["b"]))
             more = f"{high / low - 1:.0%} more" if low > 0 else "where the other serves nothing"
             return (f"Choose {pick}: it serves {more} at {_at(row['a'])}.",
-                    "the choice goes to the higher throughput")
+                    "the choice goes to the throughput shown higher")
+        if verdict not in equivalence.WITHIN_MARGIN:
+            return ("Neither arm can be chosen on throughput, which is neither shown different nor shown "
+                    "equivalent: longer cells would tell.",
+                    "no choice while throughput is neither shown different nor equivalent")
+        equal = f"throughput equivalent within {margin}"
         p99 = _metric(row, "p99_ms")
-        if p99.get("verdict") in ("better", "worse"):
-            pick = name_b if p99["verdict"] == "better" else name_a
-            return (f"Choose {pick}: the same throughput with a lower p99 ({ms(min(p99['a'], p99['b']))} against "
-                    f"{ms(max(p99['a'], p99['b']))}).", "at equal throughput the lower p99 is chosen")
+        if p99.get("verdict") in (equivalence.BETTER, equivalence.WORSE):
+            pick = name_b if p99["verdict"] == equivalence.BETTER else name_a
+            return (f"Choose {pick}: {equal} with a lower p99 ({ms(min(p99['a'], p99['b']))} against "
+                    f"{ms(max(p99['a'], p99['b']))}).", "at equivalent throughput the p99 shown lower is chosen")
         for get, words in ((_load1, "load average"), (_in_service, "time in service")):
             va, vb = get(row["a"]), get(row["b"])
             if va is not None and vb is not None and min(va, vb) > 0 and max(va, vb) >= CHOOSE_RATIO * min(va, vb):
                 pick = name_a if va < vb else name_b
-                return (f"Choose {pick}: the same throughput and p99 with a lower {words} ({min(va, vb):.3g} against "
-                        f"{max(va, vb):.3g}{' ms' if words == 'time in service' else ''}): less contention for the "
-                        f"same work.", f"at equal throughput and p99 the lower {words} is chosen")
-        return ("Either arm: nothing measured separates them at " + _at(row["a"]) + ".",
-                f"neither X nor p99 differs beyond its interval, nor load average or time in service "
+                return (f"Choose {pick}: {equal}, p99 not shown to differ beyond the margin, and a lower {words} "
+                        f"({min(va, vb):.3g} against {max(va, vb):.3g}{' ms' if words == 'time in service' else ''}):"
+                        f" less contention for the same work.",
+                        f"at equivalent throughput and p99 the lower {words} is chosen")
+        return (f"Either arm: {equal} and nothing else measured separates them at {_at(row['a'])}.",
+                f"X within the margin, p99 not shown better or worse, nor load average or time in service "
                 f"{CHOOSE_RATIO:g}-fold")
 
 
@@ -252,9 +283,7 @@ def _metric(row: dict, key: str) -> dict:
 
 
 def _rel(m: dict) -> str:
-    if m.get("rel_lo") is None:
-        return f"{m['rel']:+.1%}, no interval"
-    return f"{m['rel']:+.1%}, 95% interval {m['rel_lo']:+.1%} to {m['rel_hi']:+.1%}"
+    return equivalence.interval_text(m.get("rel"), m.get("rel_lo"), m.get("rel_hi"))
 
 
 def _at(cell) -> str:

@@ -149,6 +149,10 @@ class _Validator:
                 expect.check_axes(expect.parse(text), set(axes) | {"users"})
             except UserError as e:
                 raise self.fail(None, "expect", str(e))
+        try:
+            expect.arms_margin(texts)  # one margin for the arms, which their finding is worded with
+        except UserError as e:
+            raise self.fail(None, "expect", str(e))
 
     def arms(self, axes: dict) -> str | None:
         text = self.raw.get("arms")

@@ -1,0 +1,137 @@
+"""Two arms are equal only by an equivalence test: the interval of X's relative change wholly inside a stated margin
+(two one-sided tests). Rows built here as the comparison stage builds them (bootstrap.delta over replicates whose
+percentile interval is known on paper, bootstrap.verdict), then read by every reader: the arms finding, the
+headline, the expectations and the compare page."""
+
+import numpy as np
+import pytest
+
+from littlegrid.comparison import bootstrap, deltas
+from littlegrid.findings import headline
+from littlegrid.findings.expect import evaluate
+from littlegrid.findings.two_arms import Arms
+from typed_cells import cell as typed_cell
+from typed_cells import summary as typed_summary
+
+K = "littlegrid.throttle.max-concurrent"
+
+
+def replicates(lo: float, hi: float) -> np.ndarray:
+    """B's replicates against A's all 1: evenly spaced, so that their 2.5% and 97.5% quantiles (NumPy's linear
+    interpolation) are exactly 1 + lo and 1 + hi."""
+    span = (hi - lo) / 0.95
+    return 1 + lo - 0.025 * span + span * np.linspace(0, 1, 1001)
+
+
+def cells(users: int = 8) -> tuple:
+    """The pair as the arms see them (the arm axis dropped), and as the run holds them (with it)."""
+    def one(k: int, axes: dict):
+        return typed_cell({"id": f"{K}={k},users={users}", "axes": axes, "users": {"n": users},
+                           "intended": {"think_ms": 0.0, "workload": "closed"}})
+    return (one(0, {"users": users}), one(1, {"users": users}),
+            one(0, {K: 0, "users": users}), one(1, {K: 1, "users": users}))
+
+
+def row(lo: float, hi: float, rel: float, margin: float, a_cell, b_cell) -> dict:
+    d = bootstrap.delta(100.0, 100.0 * (1 + rel), np.ones(1001), replicates(lo, hi))
+    assert d.rel_lo == pytest.approx(lo) and d.rel_hi == pytest.approx(hi)
+    x = {"key": "throughput_per_s", "name": "X", "higher_is_better": True, **d.as_dict(), "margin": margin,
+         "verdict": bootstrap.verdict(d, True, margin)}
+    return {"id": a_cell.id, "a": a_cell, "b": b_cell, "metrics": [x]}
+
+
+def arms_said(lo, hi, rel, margin=None, expect=()):
+    """(the arms finding, the headline's text, the summary, the finding as summary.json holds it)."""
+    a, b, run_a, run_b = cells()
+    kwargs = {} if margin is None else {"margin": margin}
+    rows = [row(lo, hi, rel, margin or 0.05, a, b)]
+    found = Arms(K, "0", "1", rows, **kwargs).in_words()
+    s = typed_summary([run_a, run_b], run={"arms": f"{K}=0,1", "expect": list(expect)},
+                      axes={K: [0, 1], "users": [8]})
+    return found[0], " ".join(headline(s, found)["sentences"]), s, [f.as_dict() for f in found]
+
+
+def test_an_interval_from_minus_17_to_plus_0_2_percent_is_never_called_equal():
+    """The throttling runs: the throttled arm 9% lower, its interval reaching +0.2%. Not shown different, and not
+    equivalent either: no reader may call it equal, same or equivalent."""
+    finding, head, s, found = arms_said(-0.17, 0.002, -0.09)
+    assert finding.resource == "not_shown_different"
+    said = f"at N = 8 throughput is not shown different, nor equivalent within ±5%: 100/s against 91/s"
+    assert said in finding.statement and "(-9.0%, 95% interval -17.0% to +0.2%)" in finding.statement
+    assert "Neither arm can be chosen on throughput" in finding.statement
+    assert "throughput is not shown different, nor equivalent within ±5% (-9.0%, 95% interval -17.0% to +0.2%)" \
+        in head and "neither arm can be chosen" in head
+    for text in (finding.statement, head):
+        assert "equal" not in text and "same" not in text and "is equivalent" not in text
+    got = evaluate(["arms same", "arms same within 10%", "no arms same within 10%", "arms different"], s, found)
+    assert [e["passed"] for e in got] == [False, False, True, False], got
+    # a margin wide enough to hold the interval would pass, and the grid would have to state it
+    assert evaluate(["arms same within 20%"], s, found)[0]["passed"] is True
+
+
+def test_an_interval_within_3_percent_with_a_5_percent_margin_is_equivalent_with_the_margin_printed():
+    finding, head, s, found = arms_said(-0.03, 0.03, 0.0, margin=0.05, expect=["arms same within 5%"])
+    assert finding.resource == "equivalent" and dict(finding.figures)["margin"] == 0.05
+    assert "at N = 8 throughput is equivalent within ±5%: 100/s against 100/s" in finding.statement
+    assert "throughput is equivalent within ±5% (+0.0%, 95% interval -3.0% to +3.0%)" in head
+    got = evaluate(["arms same within 5%", "arms same", "arms same within 2%", "arms different"], s, found)
+    assert [e["passed"] for e in got] == [True, True, False, False], got
+
+
+def test_an_interval_from_minus_1_to_plus_4_percent_with_a_3_percent_margin_is_not_shown_different():
+    finding, head, s, found = arms_said(-0.01, 0.04, 0.015, margin=0.03)
+    assert finding.resource == "not_shown_different"
+    assert "throughput is not shown different, nor equivalent within ±3%" in finding.statement
+    assert "throughput is not shown different, nor equivalent within ±3%" in head
+    assert [e["passed"] for e in evaluate(["arms same within 3%", "arms different"], s, found)] == [False, False]
+
+
+def test_an_interval_from_plus_1_to_plus_2_percent_with_a_3_percent_margin_is_a_difference_smaller_than_it():
+    finding, head, s, found = arms_said(0.01, 0.02, 0.015, margin=0.03)
+    assert finding.resource == "different_within_margin"
+    said = f"throughput is different ({K} = 1 higher), but by less than the ±3% margin"
+    assert said in finding.statement and said in head
+    # both tests pass: shown different, and shown inside the margin
+    assert [e["passed"] for e in evaluate(["arms same within 3%", "arms different"], s, found)] == [True, True]
+    # inside the margin the throughput counts as equal: the choice falls to the next figures, not to 1.5% more X
+    assert "Either arm: throughput equivalent within ±3% and nothing else measured separates them" in finding.statement
+
+
+def test_the_headline_never_prints_a_missing_value_when_the_first_arms_finding_is_a_crossed_one():
+    """A crossed finding (arm A of one group reaching arm B of another) names no arms and no choice: the headline
+    takes the first group's finding, and prints no None when there is none."""
+    from littlegrid.findings.base import Finding, fields
+    a, b, run_a, run_b = cells()
+    crossed = Finding("arms", "With mode = non-blocking, K = 0 reaches the throughput that blocking needs K = 1 "
+                      "for: equivalent within ±5% at N = 8.", "holds", "why", (),
+                      fields({"users": 8, "rel": 0.0, "rel_lo": -0.01, "rel_hi": 0.01, "margin": 0.05}), (),
+                      (run_a.id, run_b.id), "equivalent")
+    s = typed_summary([run_a, run_b], run={"arms": f"{K}=0,1"}, axes={K: [0, 1], "users": [8]})
+    text = " ".join(headline(s, [crossed])["sentences"])
+    assert "None" not in text and "Arms" not in text
+    group = Arms(K, "0", "1", [row(-0.03, 0.03, 0.0, 0.05, a, b)]).in_words()
+    text = " ".join(headline(s, [crossed] + group)["sentences"])
+    assert "None" not in text and f"Arms {K} = 0 against 1: at N = 8 throughput is equivalent within ±5%" in text
+
+
+def test_the_compare_page_words_an_interval_that_includes_zero_as_not_shown_different(tmp_path):
+    from littlegrid.render import compare as page
+    from littlegrid.summary import plain
+    from littlegrid.summary.comparison import Comparison
+    a, b, run_a, run_b = cells()
+    rows = [row(-0.17, 0.002, -0.09, 0.05, a, b)]
+    found = [f.as_dict() for f in Arms(K, "0", "1", rows).in_words()]
+    verdict = rows[0]["metrics"][0]["verdict"]
+    result = Comparison.model_validate(plain({
+        "rows": [rows[0] | {"a": a.id, "b": b.id, "verdict": deltas.UNDECIDED, "error_rate": [None, None],
+                            "note": ""}],
+        "counts": {v: int(v == deltas.UNDECIDED) for v in deltas.CELL_VERDICTS}, "only_a": [], "only_b": [],
+        "findings": found, "seed": 1, "reps": 1000, "margin": 0.05, "margin_text": "±5%",
+        "verdict_words": deltas.verdict_words(0.05), "cell_words": deltas.cell_words(0.05), "metric_names": ["X"]}))
+    sa = typed_summary([a], run={"id": "A"})
+    sb = typed_summary([b], run={"id": "B"})
+    html = page.draw(result, sa, sb, tmp_path, generated="x").read_text()
+    assert verdict == "not_shown_different"
+    assert 'class="num not_shown_different" title="not shown different"' in html
+    assert "<td class=\"undecided\">undecided (neither shown beyond ±5% nor inside it)</td>" in html
+    assert "equal within" not in html and "no significant difference" not in html
