@@ -253,7 +253,7 @@ def _completions_drift(first, last, third_s, floor) -> tuple:
 
 
 def _ms(v: float) -> str:
-    return f"{v:.3g} ms"
+    return f"{v:.4g} ms"
 
 
 def _response_drift(trend: Trend | None, tol: float) -> tuple:

@@ -20,7 +20,8 @@ CHECK_WORDS = {
     "open_rate": "the arrival rate asked for was not achieved",
     "users": "N is miscounted",
     "server_little": "the server's own metrics disagree with Little's law",
-    "steady": "the throughput was not steady through the window (a warm-up left in, or a drift)",
+    "steady": ("the window was not steady: its throughput or its response time drifted (a warm-up left in, a "
+               "queue growing, or a drift)"),
 }
 
 
