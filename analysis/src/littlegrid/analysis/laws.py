@@ -1,6 +1,7 @@
 """Queueing-law checks of one cell: closed law, workload fidelity, Little's law at the server, open workload, throughput bound."""
 
 import math
+from typing import NamedTuple
 
 from littlegrid.analysis.trend import TREND_P
 from littlegrid.summary import plain
@@ -232,39 +233,54 @@ def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) 
     return verdict("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)
 
 
-def _completions_drift(first, last, third_s, floor) -> tuple:
-    """(passed, value, expected, rel, tol, words) of the completions in the window's first and last thirds; passed None
+class _Half(NamedTuple):
+    """One half of the steady check (the completions, or R): passed None when not compared; words for the
+    explanation."""
+    passed: bool | None
+    value: float | None
+    expected: float | None
+    rel: float | None
+    tol: float | None
+    words: str
+
+
+def _not_compared(words: str) -> _Half:
+    return _Half(None, None, None, None, None, words)
+
+
+def _completions_drift(first, last, third_s, floor) -> _Half:
+    """The completions in the window's first and last thirds; passed None
     when not compared."""
     if first is None or last is None or not third_s:
-        return None, None, None, None, None, "completions not compared: the window has fewer than three whole buckets"
+        return _not_compared("completions not compared: the window has fewer than three whole buckets")
     if first + last < 20:
-        return (None, None, None, None, None, f"completions not compared: {first + last:g} in the window's first and "
-                                              "last thirds are too few to tell a trend from noise")
+        return _not_compared(f"completions not compared: {first + last:g} in the window's first and last thirds are "
+                             "too few to tell a trend from noise")
     mean = (first + last) / 2
     rel = abs(last - first) / mean
     tol = max(floor, STEADY_SIGMAS * math.sqrt(first + last) / mean)
     rates = (f"{first / third_s:.4g}/s completed in the window's first third and {last / third_s:.4g}/s in its last "
              f"({third_s:g} s each, {rel:.0%} apart")
     if rel <= tol:
-        return True, last / third_s, first / third_s, rel, tol, f"{rates}, {tol:.0%} allowed)"
-    return (False, last / third_s, first / third_s, rel, tol,
-            f"{rates} against {tol:.0%} allowed): the throughput {'rose' if last > first else 'fell'} through the "
-            "window")
+        return _Half(True, last / third_s, first / third_s, rel, tol, f"{rates}, {tol:.0%} allowed)")
+    return _Half(False, last / third_s, first / third_s, rel, tol,
+                 f"{rates} against {tol:.0%} allowed): the throughput {'rose' if last > first else 'fell'} through "
+                 "the window")
 
 
 def _ms(v: float) -> str:
-    return f"{v:.4g} ms"
+    return f"{v:.4g} ms" if abs(v) < 1000 else f"{v:,.0f} ms"
 
 
-def _response_drift(trend: Trend | None, tol: float) -> tuple:
-    """(passed, value, expected, rel, tol, words) of the median R of the window's first and last thirds: a drift when
+def _response_drift(trend: Trend | None, tol: float) -> _Half:
+    """The median R of the window's first and last thirds: a drift when
     Kendall's test finds R ordered in time (p < TREND_P), the thirds' intervals lie apart, and the larger median
     exceeds the smaller by more than tol; passed None when not compared. Elapsed is whole milliseconds, so a median
     below 1 ms counts as 1 ms in the ratio."""
     if trend is None or trend.first_ms is None or trend.last_ms is None:
         buckets = trend.buckets if trend is not None else 0
-        return (None, None, None, None, None, f"median R not compared: {buckets} buckets with samples in the window, "
-                                              "Kendall's test needs 6")
+        return _not_compared(f"median R not compared: {buckets} bucket{'' if buckets == 1 else 's'} with samples in "
+                             "the window, Kendall's test needs 6")
     first, last = trend.first_ms, trend.last_ms
     rel = (max(first, last) - min(first, last)) / max(min(first, last), 1.0)
     ordered = trend.p is not None and trend.p < TREND_P
@@ -280,13 +296,13 @@ def _response_drift(trend: Trend | None, tol: float) -> tuple:
                f"(all buckets alike: no order to test)")
     drift = ordered and apart and rel > tol
     if drift:
-        return (False, last, first, rel, tol, f"{figures}: R {'rose' if last > first else 'fell'} through the window, "
-                                              "beyond its noise and beyond the tolerance")
+        return _Half(False, last, first, rel, tol, f"{figures}: R {'rose' if last > first else 'fell'} through the "
+                                                   "window, beyond its noise and beyond the tolerance")
     if rel <= tol:
         noise = " (a drift beyond noise, within the tolerance)" if ordered and apart else ""
     else:
         noise = " (within noise: " + ("the thirds' intervals overlap" if ordered else f"p ≥ {TREND_P:g}") + ")"
-    return True, last, first, rel, tol, figures + noise
+    return _Half(True, last, first, rel, tol, figures + noise)
 
 
 def steady(cell, first: float | None, last: float | None, third_s: float | None, floor,
@@ -305,11 +321,12 @@ def steady(cell, first: float | None, last: float | None, third_s: float | None,
     the host, and the cell's averages mix two regimes. The figures are the completions', unless only R drifted."""
     counts = _completions_drift(first, last, third_s, floor)
     response = _response_drift(trend, r_tolerance)
-    if counts[0] is None and response[0] is None:
-        return not_made("steady", cell, f"{counts[5]}; {response[5]}")
-    passed = counts[0] is not False and response[0] is not False
-    carrier = response if counts[0] is not False and response[0] is False or counts[0] is None else counts
-    words = f"{counts[5]}; {response[5]}"
+    words = f"{counts.words}; {response.words}"
+    if counts.passed is None and response.passed is None:
+        return not_made("steady", cell, words)
+    passed = counts.passed is not False and response.passed is not False
+    only_r = response.passed is False and counts.passed is not False
+    carrier = response if only_r or counts.passed is None else counts
     if passed:
         why = f"{words[0].upper()}{words[1:]}: steady."
     else:
@@ -317,5 +334,4 @@ def steady(cell, first: float | None, last: float | None, third_s: float | None,
                "server just started, its JIT still compiling), a queue growing (an open workload above capacity), a "
                "resource filling, or a drift of the host. A longer [cell] warmup_s, or a server warmed before the "
                "cell, gives a steady window when it was a warm-up.")
-    _, value, expected, rel, tol, _ = carrier
-    return verdict("steady", cell, value, expected, rel, tol, passed, why)
+    return verdict("steady", cell, carrier.value, carrier.expected, carrier.rel, carrier.tol, passed, why)
