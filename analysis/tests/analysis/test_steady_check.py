@@ -146,33 +146,41 @@ def test_without_completions_to_compare_r_still_decides():
 
 # ---------------------------------------------------------------- response time, from JTLs
 
-def test_an_open_workload_whose_r_doubles_at_a_constant_rate_is_not_steady(tmp_path):
-    """50 arrivals a second for 30 s, R = 50 + 50·t/30 s ms: the completions stay 50/s in every third (their check
+@pytest.mark.parametrize("rate", [20, 50, 200])
+def test_an_open_workload_whose_r_doubles_at_a_constant_rate_is_not_steady(tmp_path, rate):
+    """λ arrivals a second for 30 s, R = 50 + 50·t/30 s ms: the completions stay λ in every third (their check
     alone passed). The window, 2 s to about 29.1 s, holds 27 whole buckets: thirds of 9, 2-11 s and 20-29 s, whose
     middle seconds' medians are R(6.5 s) = 60.8 ms and R(24.5 s) = 90.8 ms: 91/61 − 1 = 49% against 20%."""
-    samples = open_arrivals(50, doubling, 30)
-    summary, steady = analyze_cell(tmp_path, samples, users=10, think_ms=None, think_dist=None,
-                                   properties={"rate_per_s": 50, "threads": 10})
+    threads = max(10, rate // 5)  # each thread's next arrival 200 ms on, after its 100 ms at most
+    samples = open_arrivals(rate, doubling, 30, threads)
+    summary, steady = analyze_cell(tmp_path, samples, users=threads, think_ms=None, think_dist=None,
+                                   properties={"rate_per_s": rate, "threads": threads})
     assert summary.cells[0].intended.workload == "open"
     assert steady.passed is False and "R rose through the window" in steady.explanation
     assert (steady.expected, steady.value, steady.tolerance) == (61.0, 91.0, 0.20)
     assert steady.rel_error == pytest.approx(30 / 61)
-    assert "/s completed in the window's first third and 50/s in its last (9 s each, 0% apart" in steady.explanation
+    # completions end R(t) after their arrival, R growing 1/600 s a second: λ/(1 + 1/600) completions a second,
+    # the same in both thirds
+    assert "(9 s each, 0% apart" in steady.explanation and "the throughput" not in steady.explanation
     t = summary.cells[0].trend
     assert t.tau > 0.9 and t.p < 1e-9 and t.last_low_ms > t.first_high_ms
 
 
-def test_a_closed_workload_with_a_long_think_time_whose_r_doubles_is_not_steady(tmp_path):
-    """20 users thinking 2 s, R from 50 ms to 100 ms: X = 20/2.05 s = 9.76/s, then 20/2.1 s = 9.52/s, 2.4% less,
-    which the completions' 10% floor cannot see. The last request ends by 30 s, so the window (2 s to under 29 s)
-    holds 26 whole buckets: thirds of 8, 2-10 s and 20-28 s, whose middles give R(6 s) = 60 ms and R(24 s) = 90 ms."""
-    samples = closed_drifting(20, 2000, doubling, 30)
-    summary, steady = analyze_cell(tmp_path, samples, think_ms=2000)
+@pytest.mark.parametrize("users, think_ms", [(20, 2000), (10, 1000)])
+def test_a_closed_workload_with_a_long_think_time_whose_r_doubles_is_not_steady(tmp_path, users, think_ms):
+    """20 users thinking 2 s, R from 50 ms to 100 ms: X = 20/2.05 s = 9.76/s, then 20/2.1 s = 9.52/s, 2.4% less
+    (10 users, 1 s: 9.52/s, then 9.09/s, 4.5% less), which the completions' 10% floor cannot see. The last request
+    ends by 30 s, so the window (2 s to under 29 s) holds 26 whole buckets: thirds of 8, 2-10 s and 20-28 s, whose
+    middles give R(6 s) = 60 ms and R(24 s) = 90 ms."""
+    samples = closed_drifting(users, think_ms, doubling, 30)
+    summary, steady = analyze_cell(tmp_path, samples, id=f"users={users}", axes={"users": users}, users=users,
+                                   think_ms=think_ms)
     assert steady.passed is False and "R rose through the window" in steady.explanation
     assert "the throughput" not in steady.explanation  # the completions held
     assert (steady.expected, steady.value, steady.rel_error) == (60.0, 90.0, 0.5)
     validity = [f for f in findings(summary) if f.kind == "validity" and "not steady" in f.statement]
     assert len(validity) == 1 and "R rose through the window" in validity[0].statement
+    assert validity[0].cells == (f"users={users}",)
 
 
 @pytest.mark.parametrize("servers", [20, 2])  # exponential service alone; and queueing for two servers behind it
