@@ -113,16 +113,21 @@ def trend(series: Series | None) -> Trend | None:
         return None
     thirds = window_thirds(series)
     inside = thirds.inside if thirds is not None else ()
-    medians = [series.p50_ms[i] for i in inside if series.p50_ms[i] is not None]
+    medians = _medians(series, inside)
     if len(medians) < TREND_MIN_BUCKETS:
         return Trend(buckets=len(medians), tau=None, p=None, first_ms=None, last_ms=None, rising=False)
     tau, p = kendall(medians)
-    first = [series.p50_ms[i] for i in thirds.first if series.p50_ms[i] is not None]
-    last = [series.p50_ms[i] for i in thirds.last if series.p50_ms[i] is not None]
-    f = median_interval(first) if first else None
-    la = median_interval(last) if last else None
-    rising = tau is not None and p is not None and tau > 0 and p < TREND_P and None not in (f, la) and la[0] > f[0]
-    return Trend(buckets=len(medians), tau=tau, p=p, first_ms=f and f[0], last_ms=la and la[0], rising=rising,
-                 first_low_ms=f and f[1], first_high_ms=f and f[2], last_low_ms=la and la[1],
-                 last_high_ms=la and la[2],
-                 interval_level=min(x[3] for x in (f, la) if x is not None) if f or la else None)
+    none = (None, None, None, None)
+    f_mid, f_low, f_high, f_cover = median_interval(first) if (first := _medians(series, thirds.first)) else none
+    l_mid, l_low, l_high, l_cover = median_interval(last) if (last := _medians(series, thirds.last)) else none
+    rising = (tau is not None and p is not None and tau > 0 and p < TREND_P and None not in (f_mid, l_mid)
+              and l_mid > f_mid)
+    covers = [c for c in (f_cover, l_cover) if c is not None]
+    return Trend(buckets=len(medians), tau=tau, p=p, first_ms=f_mid, last_ms=l_mid, rising=rising,
+                 first_low_ms=f_low, first_high_ms=f_high, last_low_ms=l_low, last_high_ms=l_high,
+                 interval_level=min(covers) if covers else None)
+
+
+def _medians(series: Series, buckets) -> list[float]:
+    """The per-bucket median R of those buckets that had samples."""
+    return [series.p50_ms[i] for i in buckets if series.p50_ms[i] is not None]

@@ -65,7 +65,8 @@ def _overloaded(summary: Summary) -> set[str]:
     return {o.cell for k in summary.curves for o in k.overload if o.overloaded}
 
 
-def _reasons(c: Cell, tol: float, server_limited: bool = False, overloaded: bool = False) -> list[tuple[str, str, dict]]:
+def _reasons(c: Cell, tol: float, server_limited: bool = False,
+             overloaded: bool = False) -> list[tuple[str, str, dict]]:
     """(reason key, grade, figures) for each reason not to take cell c at face value."""
     out = []
     # an outage's figures, or that it left none: findings/outage.py says it
