@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import cpu_demand, curves
+from littlegrid.analysis import cpu_demand, curves, trend
 from littlegrid.analysis.cells import Service
 from littlegrid.summary.model import Cell, Run
 from summary_contract import typed
@@ -34,15 +34,17 @@ def open_cell(rate, served, r_first, r_last, *, busy, threads=4, window=30.0, cp
     t = [float(i) for i in range(buckets)]
     p50 = [r_first + (r_last - r_first) * i / (buckets - 1) for i in range(buckets)]
     axes = {THREADS: threads, "rate_per_s": rate}
-    return typed({"id": f"{THREADS}={threads},rate_per_s={rate}", "axes": axes, "status": "complete",
+    made = typed({"id": f"{THREADS}={threads},rate_per_s={rate}", "axes": axes, "status": "complete",
                   "users": {"n": 50}, "intended": {"rate_per_s": rate, "workload": "open"},
                   "overall": {"count": int(served * window), "throughput_per_s": served, "successes_per_s": served,
                               "mean_ms": (r_first + r_last) / 2},
                   "window": {"length_s": window},
                   "server": {"busy_threads_mean": busy, "threads_max": threads},
                   "host": {"cpu_util_mean": cpu},
-                  "series": {"t_s": t, "p50_ms": p50, "window_start_s": 0.0, "window_end_s": float(buckets)},
+                  "series": {"t_s": t, "p50_ms": p50, "window_start_s": 0.0, "window_end_s": float(buckets),
+                             "bucket_s": 1},
                   "checks": []}, Cell)
+    return made.model_copy(update={"trend": trend.trend(made.series)})  # as the cell stage gives it
 
 
 def build(cells, services=None, cores=2):

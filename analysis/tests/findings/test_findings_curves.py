@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis import curves
+from littlegrid.analysis import curves, trend
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings
@@ -33,7 +33,7 @@ def open_cell(rate, served, r_first, r_last, busy, *, threads=4, window=30.0, si
     if sizing_failed:  # the open plan's threads all waiting on a full server
         checks.append({"name": "generator_sizing", "cell": cid, "passed": False, "rel_error": 0.97,
                        "tolerance": 0.8, "explanation": "λ·W / threads = 0.97"})
-    return typed({"id": cid, "axes": axes, "status": "complete", "users": {"n": 100},
+    made = typed({"id": cid, "axes": axes, "status": "complete", "users": {"n": 100},
                   "intended": {"rate_per_s": rate, "workload": "open"},
                   "overall": {"count": int(served * window), "throughput_per_s": served, "successes_per_s": served,
                               "mean_ms": (r_first + r_last) / 2, "error_rate": 0.0},
@@ -41,8 +41,9 @@ def open_cell(rate, served, r_first, r_last, busy, *, threads=4, window=30.0, si
                   "server": {"busy_threads_mean": busy, "threads_max": threads, "service_mean_ms": 52.0},
                   "host": {"cpu_util_mean": 0.35},
                   "series": {"t_s": [float(i) for i in range(buckets)], "p50_ms": p50, "window_start_s": 0.0,
-                             "window_end_s": float(buckets)},
+                             "window_end_s": float(buckets), "bucket_s": 1},
                   "checks": checks}, Cell)
+    return made.model_copy(update={"trend": trend.trend(made.series)})  # as the cell stage gives it
 
 
 def open_past_capacity(threads=4, service_ms=52.0):

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import histogram, laws, outage, server_metrics
+from littlegrid.analysis import histogram, laws, outage, server_metrics, trend
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
 from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
@@ -79,22 +79,8 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
     if f.engine_shares:
         checks.append(_engine_clocks(cell.id, f.engine_shares, T))
     if not spike:  # a spike's completions fall as its users finish: no steady state to hold
-        checks.append(laws.steady(cell.id, *_window_thirds(f.series), tol["steady"]))
+        checks.append(laws.steady(cell.id, *trend.completions(f.series), tol["steady"], f.trend, tol["steady_r"]))
     return checks
-
-
-def _window_thirds(series: model.Series | None) -> tuple[float | None, float | None, float | None]:
-    """(completions in the first third, in the last third, seconds each) over the series' buckets wholly inside the
-    steady window; Nones with fewer than three such buckets."""
-    if series is None:
-        return None, None, None
-    b = series.bucket_s
-    inside = [x * b for t, x in zip(series.t_s, series.throughput)
-              if t >= series.window_start_s and t + b <= series.window_end_s]
-    third = len(inside) // 3
-    if third < 1:
-        return None, None, None
-    return sum(inside[:third]), sum(inside[-third:]), float(third * b)
 
 
 def _engine_clocks(cell_id: str, shares: list, window_s: float) -> model.Check:
@@ -367,5 +353,6 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
             model.EngineShare.model_validate(plain(s)) for s in c.engines.result(
                 T, cell.threads_by_engine, controller_log.engine_times(cell.controller_log), cell.groups_by_engine)]})
     arrivals = c.arrivals.result() if c.arrivals is not None else None
+    analysed = analysed.model_copy(update={"trend": trend.trend(analysed.series)})
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
     return analysed, elapsed, c.seconds

@@ -16,7 +16,7 @@ from littlegrid.analysis.laws import not_made, throughput_bound
 import numpy as np
 
 from littlegrid.summary.model import (Bounds, Cell, Check, Curve, CurveModels, HostLimit, LeftOut, Overhead, Overload,
-                                      SloCapacity, Trend)
+                                      SloCapacity)
 
 REPETITION = ("rep", "repetition")
 CLOSED, OPEN = "closed", "open"
@@ -25,8 +25,6 @@ X_NAME = {CLOSED: "N", OPEN: "λ"}
 THINK_AXIS = "think_ms"  # the grid axis of the think time Z: the curves of a facet differ in it alone
 CPU_BUSY = 0.9        # host CPU utilisation at which the cores count as saturated (findings use it too)
 NEAR_CAPACITY = 0.9   # served at least this share of the grid's c/S: the server is at its capacity
-TREND_P = 0.01        # Kendall's test of R against time: rising when p is below this and τ > 0
-TREND_MIN_BUCKETS = 6
 NOISE_SIGMAS = 3.0    # a shortfall λ − X counts beyond this many Poisson standard errors √(λ/T)
 OVERHEAD_SHARE = 0.25  # R − bound may vary by this share of its mean (host noise) and still count as constant
 
@@ -133,48 +131,6 @@ def _key(g: Members) -> str:
 
 # ---------------------------------------------------------------- overload (open curves)
 
-def _steady_medians(cell: Cell) -> list[tuple[float, float]] | None:
-    """(t, per-bucket median R) of the steady window's buckets that had samples; None without series."""
-    s = cell.series
-    if s is None:
-        return None
-    return [(t, p) for t, p in zip(s.t_s, s.p50_ms) if p is not None and s.window_start_s <= t < s.window_end_s]
-
-
-def thirds(cell: Cell) -> tuple[float, float] | None:
-    """The median of the per-bucket median R over the steady window's first and last thirds of buckets (the
-    first_ms and last_ms of trend); None when trend tests nothing (no series, fewer than TREND_MIN_BUCKETS)."""
-    points = _steady_medians(cell)
-    if points is None or len(points) < TREND_MIN_BUCKETS:
-        return None
-    third = max(1, len(points) // 3)
-    return _median([p for _, p in points[:third]]), _median([p for _, p in points[-third:]])
-
-
-def trend(cell: Cell) -> Trend | None:
-    """Kendall's τ of the per-bucket median response time against time, over the steady window's buckets."""
-    points = _steady_medians(cell)
-    if points is None:
-        return None
-    if len(points) < TREND_MIN_BUCKETS:
-        return Trend(buckets=len(points), tau=None, p=None, first_ms=None, last_ms=None, rising=False)
-    from scipy import stats as scipy_stats  # noqa: PLC0415 (lazy: 1-2 s to import here, for this test only)
-
-    ts, ps = zip(*points)
-    tau, p = scipy_stats.kendalltau(ts, ps)
-    first, last = thirds(cell)
-    tau = None if tau is None or math.isnan(tau) else float(tau)
-    p = None if p is None or math.isnan(p) else float(p)
-    rising = tau is not None and p is not None and tau > 0 and p < TREND_P and last > first
-    return Trend(buckets=len(ps), tau=tau, p=p, first_ms=first, last_ms=last, rising=rising)
-
-
-def _median(values) -> float:
-    v = sorted(values)
-    k = len(v) // 2
-    return float(v[k]) if len(v) % 2 else (v[k - 1] + v[k]) / 2.0
-
-
 def saturated_resource(cell: Cell, capacity: float | None, from_grid: bool) -> tuple[str | None, float | None,
                                                                                      float | None, float | None]:
     """(the server resource that was full, busy, servers, CPU utilisation): the thread pool busy c of c, the server's
@@ -212,7 +168,7 @@ def overload(cell: Cell, capacity: float | None, from_grid: bool) -> Overload | 
     if rate - served <= noise:
         return None
     resource, busy, servers, cpu = saturated_resource(cell, capacity, from_grid)
-    rising = trend(cell)
+    rising = cell.trend  # the cell stage's (analysis/trend.py), None in a summary older than it
     overloaded = resource is not None and rising is not None and rising.rising
     if overloaded:
         why = (f"offered {rate:g}/s, served {served:.3g}/s (shortfall beyond the {noise:.2g}/s noise), the server's "

@@ -1,9 +1,11 @@
 """Queueing-law checks of one cell: closed law, workload fidelity, Little's law at the server, open workload, throughput bound."""
 
 import math
+from typing import NamedTuple
 
+from littlegrid.analysis.trend import TREND_P
 from littlegrid.summary import plain
-from littlegrid.summary.model import Check
+from littlegrid.summary.model import Check, Trend
 
 # Defaults, overridable per grid in [tolerances]. Where a check's noise can be derived from the window,
 # the tolerance is max(default, 3 × expected error) and the default acts as the floor.
@@ -19,6 +21,7 @@ DEFAULT_TOLERANCES = {
     "throughput_bound": 0.02,  # X may exceed min(N/(D+Z), c/S) by this much
     "mmcn": 0.05,              # |X − X_M/M/c//N| / X_M/M/c//N
     "steady": 0.10,            # |C_last − C_first| / mean: completions in the window's last third against its first
+    "steady_r": 0.20,          # max/min − 1 of the median R of the window's first and last thirds, when beyond noise
 }
 STEADY_SIGMAS = 4.0  # the steady check's noise allowance in standard errors: every cell of a grid is checked
 
@@ -230,24 +233,105 @@ def throughput_bound(cell, x, n, z_ms, d_ms, servers, service_ms, floor, basis) 
     return verdict("throughput_bound", cell, x, bound, excess, floor, excess <= floor, why)
 
 
-def steady(cell, first: float | None, last: float | None, third_s: float | None, floor) -> Check:
-    """Completions in the steady window's first third against its last (whole buckets, equal lengths). A workload in
-    steady state completes as many in each, up to counting noise: the difference of two Poisson counts has standard
-    error √(C_first + C_last), which closed workloads undercut, so STEADY_SIGMAS of it plus the floor bound what
-    noise explains. Beyond it the window holds a warm-up the trim left in (a JIT still compiling after a server
-    start, caches filling, connections opening) or a drift, and the cell's averages mix two regimes."""
+class _Half(NamedTuple):
+    """One half of the steady check (the completions, or R): passed None when not compared; words for the
+    explanation."""
+    passed: bool | None
+    value: float | None
+    expected: float | None
+    rel: float | None
+    tol: float | None
+    words: str
+
+
+def _not_compared(words: str) -> _Half:
+    return _Half(None, None, None, None, None, words)
+
+
+def _completions_drift(first, last, third_s, floor) -> _Half:
+    """The completions in the window's first and last thirds; passed None
+    when not compared."""
     if first is None or last is None or not third_s:
-        return not_made("steady", cell, "the window has fewer than three whole buckets of the series")
+        return _not_compared("completions not compared: the window has fewer than three whole buckets")
     if first + last < 20:
-        return not_made("steady", cell, f"{first + last:g} completions in the window's first and last thirds: too "
-                                        "few to tell a trend from noise")
+        return _not_compared(f"completions not compared: {first + last:g} in the window's first and last thirds are "
+                             "too few to tell a trend from noise")
     mean = (first + last) / 2
     rel = abs(last - first) / mean
     tol = max(floor, STEADY_SIGMAS * math.sqrt(first + last) / mean)
-    rates = f"{first / third_s:.4g}/s in the window's first third and {last / third_s:.4g}/s in its last"
-    why = (f"{rates} ({third_s:g} s each): steady." if rel <= tol else
-           f"{rates} ({third_s:g} s each, {rel:.0%} apart against {tol:.0%} allowed): the throughput "
-           f"{'rose' if last > first else 'fell'} through the window, so its averages mix two regimes; a warm-up the "
-           "trim left in (a server just started, its JIT still compiling) or a drift of the host. A longer "
-           "[cell] warmup_s, or a server warmed before the cell, gives a steady window.")
-    return verdict("steady", cell, last / third_s, first / third_s, rel, tol, rel <= tol, why)
+    rates = (f"{first / third_s:.4g}/s completed in the window's first third and {last / third_s:.4g}/s in its last "
+             f"({third_s:g} s each, {rel:.0%} apart")
+    if rel <= tol:
+        return _Half(True, last / third_s, first / third_s, rel, tol, f"{rates}, {tol:.0%} allowed)")
+    return _Half(False, last / third_s, first / third_s, rel, tol,
+                 f"{rates} against {tol:.0%} allowed): the throughput {'rose' if last > first else 'fell'} through "
+                 "the window")
+
+
+def _ms(v: float) -> str:
+    return f"{v:.4g} ms" if abs(v) < 1000 else f"{v:,.0f} ms"
+
+
+def _response_drift(trend: Trend | None, tol: float) -> _Half:
+    """The median R of the window's first and last thirds: a drift when
+    Kendall's test finds R ordered in time (p < TREND_P), the thirds' intervals lie apart, and the larger median
+    exceeds the smaller by more than tol; passed None when not compared. Elapsed is whole milliseconds, so a median
+    below 1 ms counts as 1 ms in the ratio."""
+    if trend is None or trend.first_ms is None or trend.last_ms is None:
+        buckets = trend.buckets if trend is not None else 0
+        return _not_compared(f"median R not compared: {buckets} bucket{'' if buckets == 1 else 's'} with samples in "
+                             "the window, Kendall's test needs 6")
+    first, last = trend.first_ms, trend.last_ms
+    rel = (max(first, last) - min(first, last)) / max(min(first, last), 1.0)
+    ordered = trend.p is not None and trend.p < TREND_P
+    apart = (trend.last_low_ms is not None and trend.first_high_ms is not None
+             and (trend.last_low_ms > trend.first_high_ms or trend.last_high_ms < trend.first_low_ms))
+    level = f"{trend.interval_level:.0%} " if trend.interval_level is not None else ""
+    figures = (f"the per-bucket median R was {_ms(first)} in the window's first third "
+               f"({level}interval {_ms(trend.first_low_ms)} to {_ms(trend.first_high_ms)}) and {_ms(last)} in its "
+               f"last ({_ms(trend.last_low_ms)} to {_ms(trend.last_high_ms)}), {rel:.0%} apart against {tol:.0%} "
+               f"allowed; Kendall τ = {trend.tau:.2f}, p = {trend.p:.2g} over {trend.buckets} buckets"
+               if trend.tau is not None and trend.p is not None else
+               f"the per-bucket median R was {_ms(first)} in the window's first third and {_ms(last)} in its last "
+               f"(all buckets alike: no order to test)")
+    drift = ordered and apart and rel > tol
+    if drift:
+        return _Half(False, last, first, rel, tol, f"{figures}: R {'rose' if last > first else 'fell'} through the "
+                                                   "window, beyond its noise and beyond the tolerance")
+    if rel <= tol:
+        noise = " (a drift beyond noise, within the tolerance)" if ordered and apart else ""
+    else:
+        noise = " (within noise: " + ("the thirds' intervals overlap" if ordered else f"p ≥ {TREND_P:g}") + ")"
+    return _Half(True, last, first, rel, tol, figures + noise)
+
+
+def steady(cell, first: float | None, last: float | None, third_s: float | None, floor,
+           trend: Trend | None = None, r_tolerance: float = DEFAULT_TOLERANCES["steady_r"]) -> Check:
+    """Whether the steady window is steady, in its completions and in its response time (analysis/trend.py: the
+    window's thirds, whole buckets of equal length).
+
+    Completions in the first third against the last: in steady state as many in each, up to counting noise; the
+    difference of two Poisson counts has standard error √(C_first + C_last), which closed workloads undercut, so
+    STEADY_SIGMAS of it plus the floor bound what noise explains. Completions alone miss a drift of R where the rate
+    is set elsewhere: an open workload's rate is the generator's, and a closed one's with a long Z moves little
+    (X = N/(R+Z)). So the median R of each bucket too: it drifted when Kendall's test finds it ordered in time
+    (p < TREND_P), the thirds' intervals lie apart (both beyond noise) and the larger third's median exceeds the
+    smaller's by more than r_tolerance (beyond what matters: a JIT warming up a few percent after the trim is
+    ordered in time too). Either drift: the window holds a warm-up the trim left in, a queue growing, or a drift of
+    the host, and the cell's averages mix two regimes. The figures are the completions', unless only R drifted."""
+    counts = _completions_drift(first, last, third_s, floor)
+    response = _response_drift(trend, r_tolerance)
+    words = f"{counts.words}; {response.words}"
+    if counts.passed is None and response.passed is None:
+        return not_made("steady", cell, words)
+    passed = counts.passed is not False and response.passed is not False
+    only_r = response.passed is False and counts.passed is not False
+    carrier = response if only_r or counts.passed is None else counts
+    if passed:
+        why = f"{words[0].upper()}{words[1:]}: steady."
+    else:
+        why = (f"{words[0].upper()}{words[1:]}. The cell's averages mix two regimes: a warm-up the trim left in (a "
+               "server just started, its JIT still compiling), a queue growing (an open workload above capacity), a "
+               "resource filling, or a drift of the host. A longer [cell] warmup_s, or a server warmed before the "
+               "cell, gives a steady window when it was a warm-up.")
+    return verdict("steady", cell, carrier.value, carrier.expected, carrier.rel, carrier.tol, passed, why)

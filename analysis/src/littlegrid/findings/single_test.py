@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis.curves import thirds, trend
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, pct, rate
 from littlegrid.summary.model import Cell, Summary
 
@@ -89,10 +88,7 @@ def errors(cell: Cell) -> Finding | None:
 
 
 def latency_shift(cell: Cell) -> Finding | None:
-    medians = thirds(cell)
-    if medians is None or not all(medians) or 1 / SHIFT < medians[1] / medians[0] < SHIFT:
-        return None  # no change beyond SHIFT: Kendall's test is not needed (nor scipy.stats, 1-2 s to import)
-    t = trend(cell)
+    t = cell.trend  # the cell stage's (analysis/trend.py)
     if t is None or t.tau is None or t.p is None or not t.first_ms or not t.last_ms or t.p >= 0.01:
         return None
     ratio = t.last_ms / t.first_ms

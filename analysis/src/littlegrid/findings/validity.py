@@ -20,7 +20,8 @@ CHECK_WORDS = {
     "open_rate": "the arrival rate asked for was not achieved",
     "users": "N is miscounted",
     "server_little": "the server's own metrics disagree with Little's law",
-    "steady": "the throughput was not steady through the window (a warm-up left in, or a drift)",
+    "steady": ("the window was not steady: its throughput or its response time drifted (a warm-up left in, a "
+               "queue growing, or a drift)"),
 }
 
 
@@ -58,7 +59,14 @@ def _server_limited(summary: Summary) -> set[str]:
     return {o.cell for k in summary.curves for o in k.overload if o.resource is not None}
 
 
-def _reasons(c: Cell, tol: float, server_limited: bool = False) -> list[tuple[str, str, dict]]:
+def _overloaded(summary: Summary) -> set[str]:
+    """Open cells past capacity whose queue grew for the whole cell (Curve.overload, overloaded): the steady check
+    they fail on R says what the overload finding already says, that they have no steady state."""
+    return {o.cell for k in summary.curves for o in k.overload if o.overloaded}
+
+
+def _reasons(c: Cell, tol: float, server_limited: bool = False,
+             overloaded: bool = False) -> list[tuple[str, str, dict]]:
     """(reason key, grade, figures) for each reason not to take cell c at face value."""
     out = []
     # an outage's figures, or that it left none: findings/outage.py says it
@@ -74,7 +82,8 @@ def _reasons(c: Cell, tol: float, server_limited: bool = False) -> list[tuple[st
                      "shortfall": 1 - k.value / k.expected if k and "workload" in overhead else None}))
     for name in CHECK_WORDS:
         k = failed(c, name)
-        if k is None or name in overhead or (server_limited and name in OVERLOAD_CONSEQUENCES):
+        if k is None or name in overhead or (server_limited and name in OVERLOAD_CONSEQUENCES) or \
+                (overloaded and name == "steady"):
             continue
         rel, ktol = num(k.rel_error), num(k.tolerance)
         grade = READ_WITH_CARE if rel is not None and ktol and rel <= CARE_FACTOR * ktol else DO_NOT_TRUST
@@ -100,9 +109,9 @@ def validity(summary: Summary, grid: bool = True) -> list[Finding]:
     grid: whether the cells come from a grid (a bare JTL gets no advice on its window length)."""
     tol = summary.tolerances.get("closed_law") or 0.02
     groups: dict = {}
-    limited = _server_limited(summary)
+    limited, overloaded = _server_limited(summary), _overloaded(summary)
     for c in summary.cells:
-        for key, grade, fig in _reasons(c, tol, c.id in limited):
+        for key, grade, fig in _reasons(c, tol, c.id in limited, c.id in overloaded):
             if key == "window" and not grid:  # a JTL from anywhere: no closed-law tolerance it never asked for
                 continue
             groups.setdefault((grade, key), []).append((c, fig))

@@ -391,6 +391,24 @@ class EngineShare(Record):
     clock_against: str | None = None
 
 
+class Trend(Record):
+    """Whether response time drifted through a cell's window (analysis/trend.py): Kendall's τ of the per-bucket median
+    R against time over the window's buckets with samples, its two-sided p-value, and the median of those medians in
+    the window's first and last thirds with their distribution-free intervals (order statistics; interval_level: the
+    coverage the smaller third's interval has). rising: τ > 0, p < 0.01 and the last third's median above the first's."""
+    buckets: int
+    tau: float | None
+    p: float | None
+    first_ms: float | None
+    last_ms: float | None
+    rising: bool
+    first_low_ms: float | None = None
+    first_high_ms: float | None = None
+    last_low_ms: float | None = None
+    last_high_ms: float | None = None
+    interval_level: float | None = None
+
+
 class Cell(Record):
     """One cell: what it is, how it was read and trimmed, and everything measured in its window."""
     id: str
@@ -418,6 +436,7 @@ class Cell(Record):
     facet: str | None = None
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
+    trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
 
 
 class BoundPoint(Record):
@@ -527,17 +546,6 @@ class CurveModels(Record):
     mmcn: list[MmcnPrediction]
     overhead: Overhead | None
     host_limit: HostLimit | None
-
-
-class Trend(Record):
-    """Whether response time rose through a cell's window: Kendall's τ of the per-bucket median against time, its
-    two-sided p-value, and the median of the window's first and last third."""
-    buckets: int
-    tau: float | None
-    p: float | None
-    first_ms: float | None
-    last_ms: float | None
-    rising: bool
 
 
 class Overload(Record):
