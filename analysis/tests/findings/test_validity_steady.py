@@ -32,7 +32,7 @@ def drifting_cell(cell_id, axes, intended, r_first, r_last, x, *, busy=None, thr
 
 def summary_of(cells, service=None):
     services = {c.id: service for c in cells} if service else {}
-    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, laws.DEFAULT_TOLERANCES, 2)
+    cells, built, _ = curves.build(cells, services, [], lambda cid, q: None, laws.DEFAULT_TOLERANCES)
     return typed_summary(cells, curves=built, tolerances=dict(laws.DEFAULT_TOLERANCES))
 
 
