@@ -287,3 +287,15 @@ def test_answered_reads_each_distinct_code_once_and_agrees_with_the_rule_row_by_
     plain = table.assign(response_code=pd.array(codes, dtype="string"))
     assert answered(plain).tolist() == expected.tolist()
     assert 0 < int((~expected).sum()) < n - int(success.sum())  # some failures answered, some not
+
+
+def test_a_server_that_recovers_once_then_dies_ends_the_window_where_it_died(tmp_path):
+    # refused 20-25 s, answered again, refused from 60 s to the end: the death is the outage recorded (it ends the
+    # window); the first, recovered one stays inside the window, its failures among the window's errors
+    samples = service_loop(90, lambda t, s: (1, REFUSED, 49) if 20_000 <= t < 25_000 or t >= 60_000 else None)
+    cell = _cell(tmp_path, samples)
+    o = cell.outage
+    assert (o.recovered, o.figures) == (False, "before") and 59.9 <= o.began_s <= 60.1
+    assert cell.window.end_ms == T0 + round(1000 * o.began_s)
+    first = int(((~samples["success"].astype(bool)) & (samples["start_ms"] < T0 + 25_000)).sum())
+    assert cell.overall.errors >= first > 900 and o.before.errors == cell.overall.errors

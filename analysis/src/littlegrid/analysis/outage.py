@@ -61,7 +61,8 @@ class Stretch:
 
 @dataclass(frozen=True)
 class Silences:
-    """A cell's silences, told apart: its first outage (None: none) and its stalls, in time order."""
+    """A cell's silences, told apart: its outage (None: none; of several, the one the server never came back from,
+    else the first) and its stalls, in time order."""
 
     outage: Stretch | None = None
     stalls: tuple[Stretch, ...] = ()
@@ -127,7 +128,7 @@ class AnsweredSeconds:
         return self._parts[0]
 
     def silences(self, first_start_ms: int, last_end_ms: int) -> Silences:
-        """The cell's silences (module docstring): its first outage and its stalls. first_start_ms, last_end_ms:
+        """The cell's silences (module docstring): its outage and its stalls. first_start_ms, last_end_ms:
         the cell's first sample start and last completion (of its requests)."""
         per_second = self.seconds()
         with_answers = per_second[per_second["count"] > 0]
@@ -140,7 +141,7 @@ class AnsweredSeconds:
         # the stretches between answers in time order: (began, ended); within a second they are < 1 s apart
         began = np.concatenate(([first_start_ms], with_answers["last"].to_numpy()))
         ended = np.concatenate((with_answers["first"].to_numpy(), [last_end_ms]))
-        outage, stalls = None, []
+        outages, stalls = [], []
         last = len(with_answers)
         for i, (b, e) in enumerate(zip(began.tolist(), ended.tolist())):
             lasted = e - b
@@ -152,11 +153,12 @@ class AnsweredSeconds:
             # from the first start, requests were in flight through it by construction
             failed = self._failed_in(per_second, b - (i == 0), e)
             if i == last or failed:  # failures in it, or no answer after it: an outage
-                if outage is None:
-                    outage = Stretch(int(b), int(e), recovered=i < last)
+                outages.append(Stretch(int(b), int(e), recovered=i < last))
             elif i == 0 or self._held(per_second, b, e):
                 stalls.append(Stretch(int(b), int(e), recovered=True))
             # else nothing failed, nothing in flight: the generator paused (two sessions), not the server
+        # one outage is recorded: the one the server never came back from (it ends the window), else the first
+        outage = outages[-1] if outages and not outages[-1].recovered else next(iter(outages), None)
         return Silences(outage, tuple(stalls))
 
     @staticmethod

@@ -37,7 +37,7 @@ class Frame:
 
     @property
     def outage(self) -> Stretch | None:
-        """The cell's first outage, None without one."""
+        """The cell's outage (outage.Silences), None without one."""
         return self.silences.outage
 
     @property
