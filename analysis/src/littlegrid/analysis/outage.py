@@ -13,15 +13,17 @@ answers (or from the cell's first start to its first answer, or from its last an
 lasted at least MIN_SILENT_S, at least SLOWEST_MULTIPLE times the mean response time of the answers (requests in
 flight cannot explain it), and in which the answers the rest of the cell gave at its rate would have put at least
 DUE of them (at a steady rate the chance of none is about e^-DUE). Between answers it needs requests that failed
-in it, or one in flight through it, else the generator paused (a JTL of two sessions), and is neither.
+through it (in its whole seconds), or one in flight through it (it ended the stretch, started in its first half),
+else the generator paused (a JTL of two sessions; a failure just after the last answer is the session's last
+request), and is neither.
 
 Which it is (docs/analysis.md, "Stalls and outages"): an OUTAGE when requests failed or timed out in it (the
 client saw the server fail them), or when no answer follows it (it runs to the cell's end: a server that would
 have answered later cannot be told from one that died, so it is taken as dead); a cell with no answer at all is
-an outage from its start. Otherwise a STALL: nothing failed in it, and
-the requests in flight through it were held and then answered by the same server (JMeter does not retry, and a restarted server
-resets the connections it held), so the server was slow, not gone, however long it lasted. A recovered outage
-and a stall keep the cell's whole window; only an outage the server never came back from ends it.
+an outage from its start. Otherwise a STALL: nothing failed in it, and the requests in flight through it were
+held and then answered by the same server (JMeter does not retry, and a restarted server resets the connections
+it held), so the server was slow, not gone, however long it lasted. A recovered outage and a stall keep the
+cell's whole window; only an outage the server never came back from ends it.
 """
 
 from __future__ import annotations
@@ -150,23 +152,30 @@ class AnsweredSeconds:
             rest = span - lasted
             if rest > 0 and answers * lasted / rest < DUE:
                 continue  # the rest of the cell answers too seldom for this silence to mean anything
-            # from the first start, requests were in flight through it by construction
-            failed = self._failed_in(per_second, b - (i == 0), e)
-            if i == last or failed:  # failures in it, or no answer after it: an outage
+            if i == last or self._failed_within(per_second, b, e):  # no answer after it, or failures through it
                 outages.append(Stretch(int(b), int(e), recovered=i < last))
-            elif i == 0 or self._held(per_second, b, e):
-                stalls.append(Stretch(int(b), int(e), recovered=True))
-            # else nothing failed, nothing in flight: the generator paused (two sessions), not the server
+            elif i == 0 or self._held(per_second, b, e):  # from the first start, requests were in flight by
+                # construction; held requests that then failed (timed out) make an outage, else all were answered
+                failed = self._failed_in(per_second, b - (i == 0), e)
+                (outages if failed else stalls).append(Stretch(int(b), int(e), recovered=True))
+            # else nothing failed inside it, nothing in flight through it: the generator paused (two sessions; a
+            # failure just after its last answer is the session's last request), not the server
         # one outage is recorded: the one the server never came back from (it ends the window), else the first
         outage = outages[-1] if outages and not outages[-1].recovered else next(iter(outages), None)
         return Silences(outage, tuple(stalls))
+
+    @staticmethod
+    def _failed_within(per_second: pd.DataFrame, began_ms: int, ended_ms: int) -> bool:
+        """Whether unanswered requests completed in the whole seconds inside the stretch (through it, not at its
+        edges)."""
+        return bool(per_second.loc[began_ms // 1000 + 1:ended_ms // 1000 - 1, "failed"].any())
 
     @staticmethod
     def _failed_in(per_second: pd.DataFrame, after_ms: int, until_ms: int) -> bool:
         """Whether an unanswered request completed after after_ms and at or before until_ms (whole seconds inside
         by their count, the two edge seconds by their unanswered ones' first and last end)."""
         lo, hi = after_ms // 1000, until_ms // 1000
-        if bool(per_second.loc[lo + 1:hi - 1, "failed"].any()):
+        if AnsweredSeconds._failed_within(per_second, after_ms, until_ms):
             return True
         edge_lo = per_second.loc[lo:lo]
         if len(edge_lo) and int(edge_lo["failed"].iloc[0]) and int(edge_lo["failed_last"].iloc[0]) > after_ms:
