@@ -129,7 +129,8 @@ def test_ten_seconds_of_refused_connections_are_15_percent_of_the_file_with_the_
     assert said.statement.startswith("The server stopped answering 60.1 s into cell refused.jtl for 10 s, then "
                                      "answered again: every request in it was refused")
     a = o.after
-    assert f"after it ({a.length_s:.3g} s): {a.count:,} requests, X = 100/s, mean R = 100 ms, no error." in said.statement
+    after = f"after it ({a.length_s:.3g} s): {a.count:,} requests, X = 100/s, mean R = 100 ms, no error."
+    assert after in said.statement
     assert dict(said.figures)["after_throughput_per_s"] == pytest.approx(100, rel=0.02)
     assert summary.headline.sentences[2] == said.statement.split(". ")[0].rstrip(".") + "."
     # a burst is what the server did while it answered: the outage's refusals are not one

@@ -50,8 +50,9 @@ class LabelSpans:
         """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. rows: the cell's
         rows when these spans saw only some of them (a guess's: it looks for no silence, its seconds have gaps),
         else theirs; series_top: how many labels get series (a guess keeps more, GUESS_SERIES_LABELS, for the
-        whole cell's top ones to be among them). A stall or a recovered outage leaves the window whole; one the server never came back from ends it
-        (outage.window_beside), or, when none is left, the window is the whole cell (outage.figures)."""
+        whole cell's top ones to be among them). A stall or a recovered outage leaves the window whole; one the
+        server never came back from ends it (outage.window_beside), or, when none is left, the window is the whole
+        cell (outage.figures)."""
         requests = [name for name in self.rows if name not in transactions]
         if not requests:
             raise EmptyWindow("no samples")
@@ -68,5 +69,6 @@ def counts_alike(guess: Frame, frame: Frame) -> bool:
     """Whether rows counted under `guess` give `frame`'s figures: the same window and transaction labels, and
     series for every label that has them (read out in `frame`'s order; the guess's others are dropped). Rows and
     blocks only size spills."""
-    return (guess.window == frame.window and guess.transactions == frame.transactions and guess.silences == frame.silences
+    return (guess.window == frame.window and guess.transactions == frame.transactions
+            and guess.silences == frame.silences
             and set(frame.series_labels) <= set(guess.series_labels))
