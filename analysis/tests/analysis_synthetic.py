@@ -63,17 +63,19 @@ REFUSED = ("Non HTTP response code: java.net.ConnectException", "Non HTTP respon
 TIMED_OUT = ("Non HTTP response code: java.net.SocketTimeoutException", "Non HTTP response message: Read timed out")
 
 
-def outcome_loop(users, seconds, elapsed_at, think_ms=50):
+def outcome_loop(users, seconds, elapsed_at, think_ms=50, phase_ms=13):
     """Closed-loop threads: each sample's (elapsed, outcome) from elapsed_at(start offset ms) -> (ms, None | error),
-    None for a success (200) and (code, message) for a failure."""
+    None for a success (200) and (code, message) for a failure, or (ms, outcome, think ms before the thread's next
+    sample) when the pause differs from think_ms (a plan that waits after a failure). Thread i starts phase_ms·i
+    after the first."""
     rows, outcome = [], []
     for i in range(users):
-        t = T0 + i * 13
+        t = T0 + i * phase_ms
         while t < T0 + 1000 * seconds:
-            elapsed, error = elapsed_at(t - T0)
+            elapsed, error, *think = elapsed_at(t - T0)
             rows.append((t, elapsed, f"Thread Group 1-{i + 1}"))
             outcome.append(error)
-            t += elapsed + think_ms
+            t += elapsed + (think[0] if think else think_ms)
     samples = table(rows, users, success=[e is None for e in outcome],
                     codes=["200" if e is None else e[0] for e in outcome])
     order = np.argsort([r[0] for r in rows], kind="stable")
@@ -81,6 +83,22 @@ def outcome_loop(users, seconds, elapsed_at, think_ms=50):
     samples["response_message"] = samples["response_message"].astype(object)
     samples.loc[:, "response_message"] = [messages[i] for i in order]
     return samples
+
+
+def service_loop(seconds, event, threads=10, service_ms=100, think_ms=0, seed=11):
+    """A closed loop of `threads` threads, service time service_ms ± 5%, think think_ms, each sample's outcome
+    from event(start offset ms, S drawn) -> None (served in S) or (elapsed, error, think after it): the faults."""
+    rng = np.random.default_rng(seed)
+
+    def at(t):
+        s = int(rng.integers(round(0.95 * service_ms), round(1.05 * service_ms) + 1))
+        return event(t, s) or (s, None, think_ms)
+    return outcome_loop(threads, seconds, at, think_ms=think_ms, phase_ms=service_ms // threads + 1)
+
+
+def held(at_ms, until_ms, error=None):
+    """Every request in flight at at_ms is held until until_ms, then answered (or fails with `error`)."""
+    return lambda t, s: (until_ms - t, error, 0) if t <= at_ms < t + s else None
 
 
 def write_jtl(samples: pd.DataFrame, path: Path) -> Path:

@@ -168,3 +168,32 @@ def test_every_cell_records_its_facet_the_axes_of_its_curve_but_the_think_time()
     assert {c.facet for c in out if c.id in built[0].cells + built[1].cells} == {f"{THREADS}=10"}
     opened = [open_cell(rate, rate, 10.0, 10.0, busy=1.0) for rate in (10, 20)]
     assert [c.facet for c in build(opened)[0]] == [f"{THREADS}=4,rate_per_s=10", f"{THREADS}=4,rate_per_s=20"]
+
+
+def _with(cell, **record):
+    return typed(cell.model_dump() | record, Cell)
+
+
+def test_a_stall_keeps_its_cell_on_the_curve_and_an_outage_leaves_it_out_saying_why_with_its_figures():
+    stall = {"began_s": 60.0, "lasted_s": 2.5, "held": 10, "held_failed": 0, "shortest_ms": 2_400.0,
+             "longest_ms": 2_600.0, "in_window": True, "rule": "a stall"}
+    # the second cell: 18/s for 30 s, 10 s of it refused at 20/s (200 failures), 10 s before and after it
+    part = {"count": 170, "errors": 0, "throughput_per_s": 17.0, "mean_ms": 110.0, "error_rate": 0.0}
+    outage = {"began_s": 12.0, "lasted_s": 10.0, "recovered": True, "failed": 200, "failed_per_s": 20.0,
+              "failed_by_class": {"connection_refused": 200}, "error_class": "connection_refused",
+              "figures": "whole", "rule": "an outage", "failed_in_window": 200,
+              "before": part | {"length_s": 10.0}, "after": part | {"length_s": 10.0, "mean_ms": 95.0}}
+    died = outage | {"recovered": False, "figures": "before", "lasted_s": 60.0, "failed_in_window": 0, "after": None}
+    cells = [_with(closed(1, 9.0, 100.0), stalls=[stall]),
+             _with(closed(2, 18.0, 100.0), outage=outage, status="outage"),
+             _with(closed(4, 36.0, 100.0), outage=died, status="outage"), closed(8, 72.0, 100.0)]
+    _, (k,), _ = build(cells)
+    assert k.cells == [cells[0].id, cells[3].id]
+    recovered, never = (o.reason for o in k.left_out)
+    assert recovered == (
+        "an outage: no request was answered from 12 s into the cell for 10 s (200 requests failed in it of the "
+        "window's 540), then it recovered: the window's X counts those failures and its R and error rate mix a "
+        "server answering with one failing, so it is no steady state (before it X = 17/s, mean R = 110 ms, 0 "
+        "errors; after it X = 17/s, mean R = 95 ms, 0 errors)")
+    assert never == ("an outage: no request was answered from 12 s into the cell for 60 s (200 requests failed "
+                     "in it); the server never came back, so the cell has only the part before it")

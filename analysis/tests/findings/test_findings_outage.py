@@ -4,9 +4,10 @@ real JTL of a cell whose sample server was SIGKILLed, and from a constructed han
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import littlegrid.summarize
-from analysis_synthetic import REFUSED, T0, outcome_loop, table, write_jtl
+from analysis_synthetic import REFUSED, T0, held, outcome_loop, service_loop, table, write_jtl
 from littlegrid.findings import findings
 
 KILLED = Path(__file__).parents[1] / "analysis" / "fixtures" / "killed-server.jtl"
@@ -17,29 +18,35 @@ def test_a_killed_server_is_said_as_an_outage_in_words():
     first = next(f for f in found if f.kind == "outage")
     assert first.standing == "holds" and first.cells == ("killed-server.jtl",)
     assert first.statement == (
-        "The server stopped answering 7.86 s into cell killed-server.jtl: every request from then on was refused "
-        "(connection refused): 1,075 samples at 95.2/s (1,070 connection_refused, 5 connection_reset), until the "
-        "cell ended, 11.3 s later; its figures are those of the part before it, and the cell is left out of the "
-        "curves.")
+        "The server stopped answering 7.86 s into cell killed-server.jtl and never came back: every request from "
+        "then on was refused (connection refused): 1,075 samples at 95.2/s (1,070 connection_refused, 5 "
+        "connection_reset), until the cell ended 11.3 s later; its figures are those of the part before it.")
     assert dict(first.figures) == {"began_s": 7.861, "lasted_s": 11.291, "failed": 1075.0,
-                                   "error_class": "connection_refused"}
+                                   "error_class": "connection_refused", "recovered": "no"}
     assert "--resume" in first.recommendation
     assert [f.kind for f in found].count("outage") == 1
 
 
-def test_a_hang_that_recovered_says_no_request_completed_and_for_how_long(tmp_path):
-    # one thread, 20 ms requests every 70 ms; the one started at 10.01 s hangs 6 s: no answer from 9.96 s (the last
-    # request before it ended) to 16.01 s
+def test_a_hang_whose_request_was_then_answered_is_a_stall_said_with_what_it_did_to_r(tmp_path):
+    # one thread, 20 ms requests every 70 ms; the one started at 10.01 s hangs 6 s and is answered: no answer from
+    # 9.96 s (the last request before it ended) to 16.01 s, nothing failed (once said as a recovered outage)
     rows, t = [], T0
     while t < T0 + 30_000:
         elapsed = 6_000 if T0 + 10_000 <= t < T0 + 10_070 else 20
         rows.append((t, elapsed, "Thread Group 1-1"))
         t += elapsed + 50
     summary = littlegrid.summarize.analyze([write_jtl(table(rows, 1), tmp_path / "hang.jtl")])
-    first = next(f for f in findings(summary) if f.kind == "outage")
-    assert first.statement.startswith("The server stopped answering 9.96 s into cell hang.jtl: no request completed, "
-                                      "for 6.05 s, then requests were answered again;")
-    assert "its figures are those of the part before it" in first.statement
+    found = findings(summary)
+    assert "outage" not in [f.kind for f in found]
+    (stall,) = [f for f in found if f.kind == "stall"]
+    assert stall.statement == (
+        "In cell hang.jtl, the one request in flight was held for 6.05 s at 9.96 s, then answered; R's p99.9 "
+        "includes it (p99.9 = 6000 ms); its p99 (20 ms) does not reach it: the 1 held request is 0.29% of the "
+        "window's 344. "
+        "A stall, not an outage: nothing failed in it, so the cell keeps its whole window and its place on its "
+        "curve.")
+    assert summary.cells[0].status == "complete" and summary.cells[0].window.length_s > 29
+    assert summary.headline.sentences[-1] == stall.statement.split(". A stall")[0] + "."
 
 
 def test_the_outage_is_not_said_again_as_a_cell_without_figures():
@@ -60,8 +67,10 @@ def test_a_dying_server_is_an_outage_not_a_connection_limit_nor_an_error_burst(t
     kinds = [f.kind for f in found]
     assert kinds.count("outage") == 1 and "error_burst" not in kinds, [(f.kind, f.statement) for f in found]
     assert not [f for f in found if f.kind == "bottleneck" and "Connections" in f.statement]
-    errors = next(f for f in found if f.kind == "errors")  # the window's own refusal is still counted, as it is
-    assert errors.statement.startswith("1 of 717 requests failed")
+    # the file's errors: the window's own refusal (it came while the last answer was in service) and the outage's
+    errors = next(f for f in found if f.kind == "errors")
+    assert errors.statement.startswith("1,798 of 2,656 requests failed (68%), 1,797 of them in the 18 s outage at "
+                                       "12 s. In the window, they concentrate in 'GET /' (1 of 1 errors")
 
 
 def test_without_an_outage_refusals_among_answers_are_a_connection_limit_and_a_burst_inside_is_found(tmp_path):
@@ -94,3 +103,47 @@ def test_refusals_among_answers_before_an_outage_are_still_a_connection_limit(tm
 def test_an_outage_that_left_no_figures_is_not_said_again_by_validity(tmp_path):
     found = _found(tmp_path, outcome_loop(3, 10, lambda t: (0, REFUSED)), "dead.jtl")
     assert [f.kind for f in found] == ["outage"], [(f.kind, f.statement) for f in found]
+
+
+def _headline(tmp_path, samples, name):
+    return littlegrid.summarize.analyze([write_jtl(samples, tmp_path / name)]).headline.sentences
+
+
+def test_the_killed_servers_headline_counts_the_files_failures_and_never_says_none_failed():
+    # issue 49: "No request failed." beside 1,075 refusals, because only the window before the outage was counted
+    sentences = littlegrid.summarize.analyze([KILLED]).headline.sentences
+    assert "No request failed." not in sentences
+    assert sentences[1] == "82% of requests failed (1,075 of 1,316), all of them in the 11.3 s outage at 7.86 s."
+
+
+def test_ten_seconds_of_refused_connections_are_15_percent_of_the_file_with_the_outage_share_and_recovery(tmp_path):
+    # issue 49: 10 threads, S about 100 ms; from 60 s every connection refused at once for 10 s (then 49 ms
+    # before the next try), then 50 s of service. Once: "0.88% of requests failed (53 of 53)"
+    samples = service_loop(120, lambda t, s: (1, REFUSED, 49) if 60_000 <= t < 70_000 else None)
+    summary = littlegrid.summarize.analyze([write_jtl(samples, tmp_path / "refused.jtl")])
+    failed, o = int((~samples["success"].astype(bool)).sum()), summary.cells[0].outage
+    assert failed / len(samples) == pytest.approx(0.15, abs=0.01)
+    assert summary.headline.sentences[1] == (f"15% of requests failed ({failed:,} of {len(samples):,}), "
+                                             f"{o.failed:,} of them in the 10 s outage at 60.1 s.")
+    said = next(f for f in findings(summary) if f.kind == "outage")
+    assert said.statement.startswith("The server stopped answering 60.1 s into cell refused.jtl for 10 s, then "
+                                     "answered again: every request in it was refused")
+    a = o.after
+    after = f"after it ({a.length_s:.3g} s): {a.count:,} requests, X = 100/s, mean R = 100 ms, no error."
+    assert after in said.statement
+    assert dict(said.figures)["after_throughput_per_s"] == pytest.approx(100, rel=0.02)
+    assert summary.headline.sentences[2] == said.statement.split(". ")[0].rstrip(".") + "."
+    # a burst is what the server did while it answered: the outage's refusals are not one
+    assert "error_burst" not in [f.kind for f in findings(summary)]
+
+
+def test_a_stall_of_10_threads_is_its_own_finding_and_no_failure_is_claimed(tmp_path):
+    summary = littlegrid.summarize.analyze([write_jtl(service_loop(300, held(60_000, 62_500)), tmp_path / "stall.jtl")])
+    found = findings(summary)
+    assert [f.kind for f in found].count("stall") == 1 and "outage" not in [f.kind for f in found]
+    stall = next(f for f in found if f.kind == "stall")
+    assert stall.statement.startswith("In cell stall.jtl, all 10 requests in flight were held for 2.5 s at 60 s, "
+                                      "then answered; R's max includes it (max = 25")
+    assert stall.statement.endswith("A stall, not an outage: nothing failed in it, so the cell keeps its whole "
+                                    "window and its place on its curve.")
+    assert summary.headline.sentences[1] == "No request failed."

@@ -85,3 +85,20 @@ def test_the_facts_draw_the_cpu_per_request_the_summary_holds_with_whose_cores()
     assert dict(cellpage.facts(cell_of({"id": "c", "cpu_per_request": unmeasured})))["CPU per request"] == \
         "not measured"
     assert "CPU per request" not in dict(cellpage.facts(cell_of({"id": "c"})))
+
+
+def test_the_facts_show_a_recovered_outage_with_its_parts_and_each_stall_as_the_summary_holds_them():
+    part = {"count": 6_011, "errors": 13, "throughput_per_s": 100.0, "mean_ms": 99.8, "error_rate": 0.0022}
+    outage = {"began_s": 60.1, "lasted_s": 10.0, "recovered": True, "failed": 1_981, "failed_per_s": 198.1,
+              "failed_by_class": {"connection_refused": 1_981}, "error_class": "connection_refused",
+              "figures": "whole", "rule": "r", "failed_in_window": 1_981, "before": part | {"length_s": 60.1},
+              "after": part | {"length_s": 50.0, "count": 5_000, "errors": 0, "error_rate": 0.0}}
+    stall = {"began_s": 30.0, "lasted_s": 2.5, "held": 10, "held_failed": 0, "shortest_ms": 2_400.0,
+             "longest_ms": 2_600.0, "in_window": True, "rule": "r"}
+    rows = cellpage.facts(cell_of({"id": "c", "status": "outage", "outage": outage, "stalls": [stall]}))
+    said = dict(rows)
+    assert said["outage"] == ("at 60.1 s for 10 s, then answered again; 1,981 requests failed in it "
+                              "(connection_refused 1,981)")
+    assert said["before the outage"].startswith("60.1 s: 6,011 requests, X 100/s, mean R 99.8 ms, errors 13")
+    assert said["after the outage"].startswith("50 s: 5,000 requests, X 100/s, mean R 99.8 ms, errors 0")
+    assert said["stall"] == "at 30 s for 2.5 s: 10 requests held, then answered"

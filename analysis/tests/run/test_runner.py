@@ -159,6 +159,15 @@ GOOD_JTL = _jtl([(T0 + 100 * i, 20, True) for i in range(100)])  # 10 s answered
 OUTAGE_JTL = _jtl([(T0 + 100 * i, 20, True) for i in range(50)]
                   + [(T0 + 5000 + 12 * i, 0, False) for i in range(800)])
 
+# answered every 100 ms for 20 s, but the request started at 10 s held 3 s, then answered: a stall, nothing failed
+STALL_JTL = _jtl([(T0 + 100 * i, 20, True) for i in range(100)] + [(T0 + 10_000, 3_000, True)]
+                 + [(T0 + 13_020 + 100 * i, 20, True) for i in range(70)])
+# answered for 8 s, refused at 80/s for 3 s, answered again to 20 s: a recovered outage
+RECOVERED_JTL = _jtl([(T0 + 100 * i, 20, True) for i in range(80)] + [(T0 + 8_000 + 12 * i, 0, False)
+                                                                       for i in range(250)]
+                     + [(T0 + 11_000 + 100 * i, 20, True) for i in range(90)])
+FAKE_JTL = {"complete": GOOD_JTL, "outage": OUTAGE_JTL, "stall": STALL_JTL, "recovered": RECOVERED_JTL}
+
 
 @pytest.fixture
 def fakes(monkeypatch, tmp_path):
@@ -187,9 +196,9 @@ def fakes(monkeypatch, tmp_path):
         if what == "interrupt":
             (folder / "results.jtl").write_text("timeStamp,elapsed\n1,2\n")
             raise cell_run.Interrupted("SIGTERM")
-        jtl = GOOD_JTL if what == "complete" else OUTAGE_JTL if what == "outage" else ""
-        (folder / "results.jtl").write_text(jtl)
-        what = "complete" if what == "outage" else what  # JMeter ran to its end: only the analysis sees the outage
+        (folder / "results.jtl").write_text(FAKE_JTL.get(what, ""))
+        # JMeter ran to its end: only the analysis sees the outage or the stall
+        what = "complete" if what in FAKE_JTL else what
         return cell_run.CellOutcome(status=what, reason=None if what == "complete" else "JMeter exited with code 1: x",
                                     exit_code=0 if what == "complete" else 1, samples=1 if what == "complete" else 0,
                                     started="2026-01-01T00:00:00.000Z", ended="2026-01-01T00:00:05.000Z", took_s=5.0,
@@ -395,6 +404,19 @@ def test_resume_runs_again_a_complete_cell_whose_analysis_found_an_outage_keepin
     assert manifest["status"] == "complete" and manifest["attempts"] == [
         {"attempt": 1, "status": "complete", "reason": None, "folder": "attempts/1"}]
     assert (cell / "attempts" / "1" / "results.jtl").read_text() == OUTAGE_JTL  # the first attempt kept whole
+
+
+def test_resume_runs_again_a_cell_with_a_recovered_outage_but_not_one_with_a_stall(tmp_path, fakes, grid_path,
+                                                                                  monkeypatch, capsys):
+    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    fakes["users=5,think_ms=50"], fakes["users=10,think_ms=0"] = "recovered", "stall"
+    run = run_grid(grid_path, out=tmp_path / "reports", run_id="s")
+    FakeServer.events = []
+    fakes.clear()
+    run_grid(None, resume=run)
+    assert [e[1] for e in FakeServer.events if e[0] == "cell"] == ["users=5,think_ms=50"]
+    assert ("users=5,think_ms=50: complete, but its analysis found an outage (outage 7.9 s into the cell, lasting "
+            "3.1 s (until requests were answered again)") in capsys.readouterr().out
 
 
 def test_retry_runs_a_failed_cell_again_up_to_n_times_and_lists_every_attempt(tmp_path, fakes, grid_path,

@@ -166,9 +166,13 @@ class _Counting:
         self.arrivals = InterarrivalAccumulator() if cell.rate_per_s and cell.workload != "spike" else None
         if self.arrivals is not None:
             self.accumulators.append(self.arrivals)
-        self.outage = outage.OutageCount(frame.outage, frame.window.first_start_ms) if frame.outage is not None else None
-        if self.outage is not None:
-            self.accumulators.append(self.outage)
+        self.everything = _Everything()
+        self.accumulators.append(self.everything)
+        silences = frame.silences
+        self.silences = (outage.SilenceCount(silences, frame.window)
+                         if silences.outage is not None or silences.stalls else None)
+        if self.silences is not None:
+            self.accumulators.append(self.silences)
         self.engines = EngineSharesAccumulator(list(cell.remote_hosts), self.threads) if cell.remote_hosts else None
         if self.engines is not None:
             self.accumulators.append(self.engines)
@@ -233,6 +237,18 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
     finally:
         blocks.close()
     return spans, counting
+
+
+class _Everything:
+    """Every request of the cell, window or not (Transaction Controller rows aside), and those that failed: what a
+    sentence about the file's errors counts."""
+
+    def __init__(self) -> None:
+        self.samples, self.failed = 0, 0
+
+    def add(self, block: Block) -> None:
+        self.samples += len(block.samples)
+        self.failed += int(block.sample_classes.notna().sum())
 
 
 class _Trimmed:
@@ -311,17 +327,21 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     if counting is None:
         counting = _count(reader, fields, cell, frame, by_label)
     window = frame.window
-    read = reading_of(reader.reading)
     c = counting
-    if c.outage is not None:  # the cell's status and reason say it; its figures are the part beside it, if any
-        found = c.outage.result(window.first_start_ms, outage.figures(window, frame.outage))
+    read = reading_of(reader.reading).model_copy(update={"samples": c.everything.samples,
+                                                         "failed": c.everything.failed})
+    found = c.silences.outage(outage.figures(window, frame.outage)) if c.silences is not None else None
+    if c.silences is not None:
+        unanalysed |= {"stalls": [model.Stall.model_validate(plain(s)) for s in c.silences.stalls()]}
+    if found is not None:  # the cell's status and reason say it; its figures are the whole window, marked, or
+        # the part before an outage the server never came back from
         unanalysed |= {"outage": model.Outage.model_validate(plain(found)),
                        "status": "outage" if cell.status == "complete" else cell.status,
                        "reason": "; ".join(filter(None, [cell.reason, outage.reason(found)]))}
-        if found["figures"] == "none":
-            c.discard()
-            return model.Cell.model_validate(unanalysed | {"reading": read,
-                                                           "warnings": list(reader.reading.warnings)}), None, None
+    if found is not None and found["figures"] == "none":
+        c.discard()
+        return model.Cell.model_validate(unanalysed | {"reading": read,
+                                                       "warnings": list(reader.reading.warnings)}), None, None
     window = replace(window, samples_trimmed_before=c.trimmed.before, samples_trimmed_after=c.trimmed.after)
     T = window.length_s
     overall = model.Stats.model_validate(plain(c.overall.result(T)))

@@ -75,11 +75,10 @@ def facet_of(cell: Cell) -> str:
 def why_left_out(cell: Cell) -> str | None:
     """Why a cell is no point of its curve (None: it is one). Failed cells, cells without window figures and
     bursts never are: their X and R describe no steady state."""
+    if cell.outage is not None:  # first: an outage makes the status too, and this says why with its figures
+        return outage_left_out(cell)
     if cell.status != "complete":
         return f"{cell.status}: {cell.reason}" if cell.reason else cell.status
-    if cell.outage is not None:
-        return (f"an outage: no request was answered from {cell.outage.began_s:.3g} s into the cell for "
-                f"{cell.outage.lasted_s:.3g} s")
     if cell.overall is None or not cell.overall.count:
         return "no samples in its steady window"
     if workload_of(cell) == "spike":
@@ -87,6 +86,27 @@ def why_left_out(cell: Cell) -> str | None:
     if load_of(cell) is None:
         return "no load (N or λ) known"
     return None
+
+
+def outage_left_out(cell: Cell) -> str:
+    """Why a cell with an outage is no point of its curve, with the figures that say so. A point is a steady state
+    at one load: a server that never came back left only the part before it, shorter than the cell asked for; a
+    recovered one left a window whose X counts its failures (instant refusals at a high rate read as throughput)
+    and whose R and error rate mix a server answering with one failing, so no single load-response pair holds for
+    it. Its parts before and after are given so the reader sees what the server did while it answered (a stall,
+    where every held request was answered, is no reason: the cell stays on its curve)."""
+    o = cell.outage
+    count = cell.overall.count if cell.overall is not None else None
+    share = f" of the window's {count:,}" if count and o.failed_in_window else ""
+    lead = (f"an outage: no request was answered from {o.began_s:.3g} s into the cell for {o.lasted_s:.3g} s "
+            f"({o.failed:,} requests failed in it{share}")
+    if not o.recovered:
+        return lead + "); the server never came back, so the cell has only the part before it"
+    parts = "; ".join(f"{name} it X = {p.throughput_per_s:.3g}/s, mean R = {p.mean_ms:.3g} ms, "
+                      f"{p.errors:,} errors" for name, p in (("before", o.before), ("after", o.after))
+                      if p is not None and p.throughput_per_s is not None and p.mean_ms is not None)
+    return (lead + "), then it recovered: the window's X counts those failures and its R and error rate mix a "
+            "server answering with one failing, so it is no steady state" + (f" ({parts})" if parts else ""))
 
 
 def group(cells: list[Cell]) -> list[Members]:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.int_sort import unique_inverse
-from littlegrid.analysis.outage import Stretch
+from littlegrid.analysis.outage import Silences, Stretch
 from littlegrid.analysis.window import SteadyWindow, bucketing
 
 
@@ -30,9 +30,15 @@ class Frame:
     series_labels: tuple[str, ...]  # label_series' labels, in rank order (most rows of the cell, ties by label)
     rows: int  # rows of the cell (everything), for accumulators that size their own partitions
     blocks: int  # how many blocks the second pass will hand over (1: the cell fits one block, nothing to spill)
-    # a stretch in which no request succeeded (outage.py): the window ends where it began, or, when nothing
-    # precedes it, is the whole cell, counted for the outage's own requests only
-    outage: Stretch | None = None
+    # the stretches in which no request was answered (outage.py): stalls and a recovered outage are marked inside
+    # the window; an outage the server never came back from ends it, or, when nothing precedes it, the window is
+    # the whole cell, counted for the outage's own requests only
+    silences: Silences = Silences()
+
+    @property
+    def outage(self) -> Stretch | None:
+        """The cell's outage (outage.Silences), None without one."""
+        return self.silences.outage
 
     @property
     def axis(self) -> tuple[int, int, int]:

@@ -20,7 +20,7 @@ GUESS_SERIES_LABELS = 3 * LABEL_SERIES_MAX
 class LabelSpans:
     """Per label, over every block: rows, first start and last end (the window needs them over the samples,
     i.e. without the Transaction Controller labels, which only the whole pass knows); and the answers per second,
-    which tell an outage (outage.py) before anything is counted."""
+    which tell stalls and outages (outage.py) before anything is counted."""
 
     def __init__(self) -> None:
         self.rows: dict[str, int] = {}
@@ -48,28 +48,27 @@ class LabelSpans:
     def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int,
               rows: int | None = None, series_top: int = LABEL_SERIES_MAX) -> Frame:
         """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. rows: the cell's
-        rows when these spans saw only some of them (a guess's: it looks for no outage, its seconds have gaps),
+        rows when these spans saw only some of them (a guess's: it looks for no silence, its seconds have gaps),
         else theirs; series_top: how many labels get series (a guess keeps more, GUESS_SERIES_LABELS, for the
-        whole cell's top ones to be among them). With an outage, the window is the part before it, or after it
-        (outage.window_outside), or, when none is left, the whole cell (outage.figures)."""
+        whole cell's top ones to be among them). A stall or a recovered outage leaves the window whole; one the
+        server never came back from ends it (outage.window_beside), or, when none is left, the window is the whole
+        cell (outage.figures)."""
         requests = [name for name in self.rows if name not in transactions]
         if not requests:
             raise EmptyWindow("no samples")
         first, last = min(self.first[n] for n in requests), max(self.last[n] for n in requests)
-        stretch = self.answers.outage(first, last) if rows is None else None
-        if stretch is None:
-            window = window_of(first, last, warmup_s, cooldown_s)
-        else:
-            window = (outage.window_outside(first, last, warmup_s, cooldown_s, stretch)
-                      or window_of(first, last, 0.0, 0.0))
-        return Frame(window=window, transactions=frozenset(transactions),
+        silences = self.answers.silences(first, last) if rows is None else outage.Silences()
+        window = (outage.window_beside(first, last, warmup_s, cooldown_s, silences.outage)
+                  if silences.outage is not None else window_of(first, last, warmup_s, cooldown_s))
+        return Frame(window=window or window_of(first, last, 0.0, 0.0), transactions=frozenset(transactions),
                      series_labels=series_labels(self.rows, series_top),
-                     rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks, outage=stretch)
+                     rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks, silences=silences)
 
 
 def counts_alike(guess: Frame, frame: Frame) -> bool:
     """Whether rows counted under `guess` give `frame`'s figures: the same window and transaction labels, and
     series for every label that has them (read out in `frame`'s order; the guess's others are dropped). Rows and
     blocks only size spills."""
-    return (guess.window == frame.window and guess.transactions == frame.transactions and guess.outage == frame.outage
+    return (guess.window == frame.window and guess.transactions == frame.transactions
+            and guess.silences == frame.silences
             and set(frame.series_labels) <= set(guess.series_labels))

@@ -2,8 +2,8 @@
 
 A pure function of the typed summary (littlegrid.summary.model.Summary, read by attribute; no I/O):
 `findings(summary)` -> [Finding], ranked; `as_json(found)` for summary.json. The families live in one module each:
-outage (a server that stopped answering), capacity (saturation, bottleneck, waiting, knee), waves (a spike served
-c at a time), where_time (R split where the server measures it; time in service flat or stretched), validity,
+outage (a server that stopped answering, or paused: a stall), capacity (saturation, bottleneck, waiting, knee),
+waves (a spike served c at a time), where_time (R split where the server measures it; time in service flat or stretched), validity,
 think (think time), advice (recommendations), two_arms (the comparison's significant differences, and a grid's two
 arms in words).
 """
@@ -27,7 +27,7 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
     arms: the grid's two arms paired cell by cell with their deltas (the comparison stage's, handed in by analyze:
     findings come before comparison), said in words."""
     single = single_test.is_single_test(summary)
-    found: list[Finding] = outage.outages(summary)
+    found: list[Finding] = outage.outages(summary) + outage.stalls(summary)
     if single:
         found += single_test.single_test(summary)
     plateaus = capacity.plateaus(summary)

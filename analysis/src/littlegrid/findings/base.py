@@ -12,13 +12,14 @@ STANDINGS = ("holds", "suggests", "cannot tell")
 # What a performance engineer needs first: whether the server stopped answering, what limits the system, where
 # the requests wait, which cells not to trust; then the shape of the curves, the arms, the think time and what to
 # do next.
-KIND_ORDER = ("outage", "throughput", "slowest", "errors", "latency_shift", "error_burst", "saturation", "overload",
-              "bottleneck", "waiting", "service", "transactions", "validity", "knee", "overhead", "arms", "think_time",
-              "scaling", "recommendation")
+KIND_ORDER = ("outage", "stall", "throughput", "slowest", "errors", "latency_shift", "error_burst", "saturation",
+              "overload", "bottleneck", "waiting", "service", "transactions", "validity", "knee", "overhead", "arms",
+              "think_time", "scaling", "recommendation")
 # How a performance engineer reads them: the answer (what limits the system, where requests wait, the shape of the
 # curves), then whether the test can be trusted, then what to do.
 GROUPS = ("answer", "trust", "action")
-GROUP_OF = {"outage": "trust", "validity": "trust", "think_time": "trust", "recommendation": "action"}
+GROUP_OF = {"outage": "trust", "stall": "trust", "validity": "trust", "think_time": "trust",
+            "recommendation": "action"}
 TOMCAT_THREADS = "server.tomcat.threads.max"
 THROTTLE = "littlegrid.throttle.max-concurrent"
 MAX_CONNECTIONS = "server.tomcat.max-connections"

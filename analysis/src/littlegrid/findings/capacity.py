@@ -414,12 +414,13 @@ def outage_edge_failures(cell: Cell) -> float:
     """How many failures the start of the cell's outage can leave in its window (0 without one). The window ends
     with the last answer; while that answer was in service the dying server already failed the others, at the
     outage's own rate: about failed_per_s × R of them, a Poisson count, allowed up to its mean + 4 standard errors
-    + 1. More than that came before the outage began, while the server still answered: a limit of its own."""
+    + 1. More than that came before the outage began, while the server still answered: a limit of its own. A
+    recovered outage lies inside the window: its own failures there (failed_in_window) are the outage's too."""
     o = cell.outage
     if o is None:
         return 0.0
     mean = (num(o.failed_per_s) or 0.0) * (overall(cell, "mean_ms") or 0.0) / 1000.0
-    return mean + 4.0 * math.sqrt(mean) + 1.0
+    return o.failed_in_window + mean + 4.0 * math.sqrt(mean) + 1.0
 
 
 def _connection_errors(cell: Cell, classes=CONNECTION_CLASSES) -> int:

@@ -9,6 +9,7 @@ A single JTL gets its own: the throughput and the slowest transaction, where the
 from __future__ import annotations
 
 from littlegrid.findings.base import Finding, ms, num, pct, rate
+from littlegrid.findings.single_test import outage_share
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
 from littlegrid.summary.comparison import interval_text
 from littlegrid.summary.model import Curve, Summary
@@ -139,6 +140,16 @@ def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
     return sentences[:2] + [text], used + idx
 
 
+def _most_in(f: Finding, label, errors: float | None) -> str:
+    """Where most errors are, by label: the window's (the file's when the window holds them all)."""
+    if not label:
+        return ""
+    own, window = num(_figure(f, "label_errors")), num(_figure(f, "window_errors"))
+    if window is None or window == errors:
+        return f", most of them in '{label}' ({own:g} of {errors if window is None else window:g})"
+    return f"; of the window's {window:g}, most in '{label}' ({own:g})"
+
+
 def single(found: list[Finding]) -> tuple[list[str], list[int]]:
     sentences, used = [], []
     tp, slow = _first(found, "throughput"), _first(found, "slowest")
@@ -155,19 +166,24 @@ def single(found: list[Finding]) -> tuple[list[str], list[int]]:
     if err is not None:
         f = found[err]
         label = _figure(f, "label")
-        sentences.append(f"{pct(num(_figure(f, 'error_rate')))} of requests failed"
-                         + (f", most of them in '{label}' ({num(_figure(f, 'label_errors')):g} of "
-                            f"{num(_figure(f, 'errors')):g})" if label else "") + ".")
+        errors, requests = num(_figure(f, "errors")), num(_figure(f, "requests"))
+        in_outage = num(_figure(f, "outage_errors"))
+        counted = f" ({errors:,.0f} of {requests:,.0f})" if errors is not None and requests is not None else ""
+        outage = (outage_share(in_outage, errors, num(_figure(f, "outage_lasted_s")),
+                               num(_figure(f, "outage_began_s"))) if in_outage else "")
+        sentences.append(f"{pct(num(_figure(f, 'error_rate')))} of requests failed{counted}{outage}"
+                         + (_most_in(f, label, errors) if not outage else "") + ".")
         used.append(err)
-    elif tp is not None:
+    elif tp is not None:  # the errors finding counts every sample of the file: none failed
         sentences.append("No request failed.")
     shift = _first(found, "latency_shift")
     burst = _first(found, "error_burst")
     doubt = next((i for i, f in enumerate(found) if f.kind == "outage"
                   or (f.kind == "validity" and _figure(f, "grade") == "Do not trust")), None)
-    for i in (doubt, shift, burst):
+    stall = _first(found, "stall")
+    for i in (doubt, stall, shift, burst):
         if i is not None and len(sentences) < 3:
-            sentences.append(found[i].statement.split(". ")[0].rstrip(".") + "." if i == doubt
+            sentences.append(found[i].statement.split(". ")[0].rstrip(".") + "." if i in (doubt, stall)
                              else found[i].statement.split(": ")[0] + ".")
             used.append(i)
     return sentences[:3], used

@@ -66,24 +66,52 @@ def slowest(cell: Cell) -> Finding | None:
                    fields({"label": k0, "p90_ms": s0.p90_ms, "mean_ms": s0.mean_ms}), (), (cell.id,))
 
 
+def file_errors(cell: Cell) -> tuple[int, int]:
+    """(failed, requests) over every sample of the cell's files, window or not (the reading's count; the window's
+    for a summary written before it was counted)."""
+    r, o = cell.reading, cell.overall
+    if r is not None and r.samples is not None and r.failed is not None:
+        return r.failed, r.samples
+    return (o.errors, o.count) if o is not None else (0, 0)
+
+
+def outage_share(in_outage: float, failed: float, lasted_s: float, began_s: float) -> str:
+    """", 1,985 of them in the 10 s outage at 60 s": the outage's share of the failures, said apart."""
+    share = "all of them" if in_outage == failed else f"{in_outage:,.0f} of them"
+    return f", {share} in the {lasted_s:.3g} s outage at {began_s:.3g} s"
+
+
 def errors(cell: Cell) -> Finding | None:
-    o = cell.overall
-    if not o.errors:
+    """The file's errors (every sample, the window's trim and an outage included), the outage's share named, then
+    where the window's errors concentrate, by label and by type. None only when no request of the file failed."""
+    failed, requests = file_errors(cell)
+    if not failed:
         return None
+    o, outage = cell.overall, cell.outage
+    in_outage = outage.failed if outage is not None else 0
+    window_errors = o.errors if o is not None else 0
     by_label = sorted(((k, s) for k, s in cell.labels.items() if s.errors and not s.transaction),
                       key=lambda kv: -kv[1].errors) or \
         sorted(((k, s) for k, s in cell.labels.items() if s.errors), key=lambda kv: -kv[1].errors)
-    top = by_label[:SLOWEST]
-    parts = [f"'{k}' ({s.errors:,} of {o.errors:,} errors, {s.errors / o.errors:.0%}; {pct(s.error_rate)} of its "
-             f"requests)" for k, s in top]
-    types = cell.errors.by_type[:3] if cell.errors is not None else []
-    statement = (f"{o.errors:,} of {o.count:,} requests failed ({pct(o.error_rate)})"
-                 + (": they concentrate in " + ", ".join(parts) if parts else "")
-                 + ("; by type: " + ", ".join(f"{t.type} ({t.count:,})" for t in types) if types else "") + ".")
-    figures = {"errors": o.errors, "error_rate": o.error_rate}
+    top = by_label[:SLOWEST] if window_errors else []
+    parts = [f"'{k}' ({s.errors:,} of {window_errors:,} errors, {s.errors / window_errors:.0%}; "
+             f"{pct(s.error_rate)} of its requests)" for k, s in top]
+    types = cell.errors.by_type[:3] if cell.errors is not None and window_errors else []
+    share = outage_share(in_outage, failed, outage.lasted_s, outage.began_s) if in_outage else ""
+    detail = (": they concentrate in " + ", ".join(parts) if parts else "") + \
+        ("; by type: " + ", ".join(f"{t.type} ({t.count:,})" for t in types) if types else "")
+    statement = f"{failed:,} of {requests:,} requests failed ({pct(failed / requests)}){share}"
+    if detail and window_errors != failed:  # the labels and types are the window's: said apart
+        statement += ". In the window, " + detail.lstrip(":; ")
+    statement += (detail if window_errors == failed else "") + "."
+    figures = {"errors": failed, "requests": requests, "error_rate": failed / requests, "outage_errors": in_outage,
+               "window_errors": window_errors}
+    if outage is not None and in_outage:
+        figures |= {"outage_lasted_s": outage.lasted_s, "outage_began_s": outage.began_s}
     if top:
         figures |= {"label": top[0][0], "label_errors": top[0][1].errors}
-    return Finding("errors", statement, "holds", "failed samples of the window, by label and by type",
+    return Finding("errors", statement, "holds",
+                   "failed samples of the whole file (the outage's apart); by label and by type, the window's",
                    tuple(Figure(f"errors {k}", s.errors, "") for k, s in top), fields(figures), (), (cell.id,))
 
 
@@ -107,11 +135,15 @@ def latency_shift(cell: Cell) -> Finding | None:
 def error_bursts(cell: Cell) -> Finding | None:
     """Buckets with far more errors than the test's mean rate: runs of them, the largest first. Only the buckets
     wholly inside the window count: one the window's end cuts holds errors after it (the first second of an
-    outage, when the window ends where the server stopped answering)."""
+    outage, when the window ends where the server stopped answering); and none an outage overlaps (a recovered
+    one lies inside the window: its failures are its own finding's)."""
     s = cell.series
     if s is None or not s.errors:
         return None
-    inside = [(t, e) for t, e in zip(s.t_s, s.errors) if s.window_start_s <= t and t + s.bucket_s <= s.window_end_s]
+    o = cell.outage  # its failures are the outage finding's: a burst is what the server did while it answered
+    began, ended = (o.began_s, o.began_s + o.lasted_s) if o is not None else (0.0, -1.0)
+    inside = [(t, e) for t, e in zip(s.t_s, s.errors) if s.window_start_s <= t and t + s.bucket_s <= s.window_end_s
+              and not (t < ended and t + s.bucket_s > began)]
     total = sum(e for _, e in inside)
     if total < BURST_MIN or len(inside) < 4:
         return None

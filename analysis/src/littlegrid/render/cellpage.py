@@ -125,6 +125,31 @@ def _think_text(think: ThinkTime | None) -> str:
     return f"{fmt.ms(think.mean_ms)} over {think.gaps} gaps" + (f"; {text}" if text else "")
 
 
+def _part_text(p) -> str:
+    """One part of the window beside an outage (model.OutagePart), as the summary holds it."""
+    return (f"{fmt.seconds(p.length_s)}: {fmt.num(p.count)} requests, X {fmt.rate(p.throughput_per_s)}, mean R "
+            f"{fmt.ms(p.mean_ms)}, errors {fmt.num(p.errors)} ({fmt.pct(p.error_rate)})")
+
+
+def _silence_rows(cell: Cell) -> list[tuple[str, str]]:
+    """The outage (when, how long, what failed, recovered or not) with the window's parts before and after it, and
+    each stall (when, how long, how many requests held)."""
+    rows = []
+    o = cell.outage
+    if o is not None:
+        rows.append(("outage", f"at {fmt.seconds(o.began_s)} for {fmt.seconds(o.lasted_s)}, "
+                               + ("then answered again" if o.recovered else "never came back")
+                               + f"; {fmt.num(o.failed)} requests failed in it"
+                               + (f" ({', '.join(f'{k} {fmt.num(n)}' for k, n in o.failed_by_class.items())})"
+                                  if o.failed_by_class else "")))
+        rows += [(f"{name} the outage", _part_text(p)) for name, p in (("before", o.before), ("after", o.after))
+                 if p is not None]
+    rows += [("stall", f"at {fmt.seconds(st.began_s)} for {fmt.seconds(st.lasted_s)}: {fmt.num(st.held)} requests "
+                       f"held, then answered" + (f" ({fmt.num(st.held_failed)} failed)" if st.held_failed else "")
+                       + ("" if st.in_window else " (outside the steady window)")) for st in cell.stalls]
+    return rows
+
+
 def facts(cell: Cell) -> list[tuple[str, str]]:
     w, i, srv, host = cell.window, cell.intended, cell.server, cell.host
     rows = [("status", cell.status + (f": {cell.reason}" if cell.reason else "")),
@@ -154,6 +179,7 @@ def facts(cell: Cell) -> list[tuple[str, str]]:
                                         f"{cost.words}, at X = {fmt.rate(cost.throughput_per_s)}"))
     elif cost is not None:
         rows.append(("CPU per request", cost.words))
+    rows += _silence_rows(cell)
     rows = [(k, v) for k, v in rows if v]
     for warning in cell.warnings:  # reader and analysis warnings (e.g. rows skipped)
         rows.append(("warning", warning))

@@ -42,7 +42,8 @@ UNFINISHED = "not finished: running, or the runner stopped before the cell ended
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grid", nargs="?", type=Path, help="the grid file (TOML); optional with --resume")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="re-run only the cells of RUN_DIR not complete, "
-                        "and those whose analysis found an outage (the earlier attempt kept in cells/<id>/attempts/)")
+                        "and those whose analysis found an outage, recovered or not (not a stall; the earlier attempt "
+                        "kept in cells/<id>/attempts/)")
     parser.add_argument("--retry", type=int, default=0, metavar="N", help="re-run a failed cell up to N more times "
                         "during the run, each attempt kept (default 0)")
     parser.add_argument("--dry-run", action="store_true", help="validate, print the cells and the expected time, run nothing")
@@ -351,7 +352,9 @@ class _Run:
 
 def _outage_cells(folder: rf.RunFolder) -> dict[str, str]:
     """The cells of a run folder that ran to their end but whose analysis found an outage (the server or target
-    stopped answering): {cell id: the analysis's reason}. Analysed now, from the cells' own files."""
+    stopped answering: requests failed in it, or it never came back), recovered or not: {cell id: the analysis's
+    reason}. A stall (requests held, then all answered) leaves the cell complete: its data are what the server did,
+    and running it again would only hide the pause. Analysed now, from the cells' own files."""
     from littlegrid.summarize import analyze  # the resume's one use of the analysis
     try:
         summary = analyze([folder.root])

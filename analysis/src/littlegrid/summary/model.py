@@ -109,6 +109,10 @@ class Reading(Record):
     transaction_rows_excluded: int
     absent_columns: list[str]
     format: str
+    # every request of the cell's files, window or not (Transaction Controller rows aside), and how many failed:
+    # what a sentence about the file's errors counts (None: a summary written before they were counted)
+    samples: int | None = None
+    failed: int | None = None
 
 
 class Window(Record):
@@ -351,12 +355,28 @@ class Check(Record):
     explanation: str
 
 
+class OutagePart(Record):
+    """The part of a cell's window on one side of an outage: its length, the requests completed in it and how many
+    failed, their throughput (every request, failed or not, per second of the part), mean response time and error
+    rate."""
+    length_s: float
+    count: int
+    errors: int
+    throughput_per_s: float | None
+    mean_ms: float | None
+    error_rate: float | None
+
+
 class Outage(Record):
-    """A stretch of the cell in which no request was answered (the server or target died, hung or refused every
-    connection; analysis/outage.py, its rule): from began_s seconds after the cell's first sample started, for
-    lasted_s, to the cell's end unless recovered. failed: the requests that completed in it (none answered), by
-    error class, the most frequent first (error_class; null when none completed). figures: the cell's figures are
-    those of the part "before" it, "after" it (it began with the cell and recovered), or "none" (none left)."""
+    """A stretch of the cell in which no request was answered and requests failed or timed out, or after which no
+    answer came (the server or target died, hung or refused every connection; analysis/outage.py, its rule): from
+    began_s seconds after the cell's first sample started, for lasted_s, to the cell's end unless recovered.
+    failed: the requests that completed in it (none answered), by error class, the most frequent first
+    (error_class; null when none completed); failed_in_window: how many of them completed inside the steady window.
+    figures: the cell's figures are the "whole" window's, a recovered outage inside it (its parts `before` and
+    `after` it given apart), those of the part "before" it (the server never came back: the window ends where it
+    began), or "none" (none left). "after" (the part after it) only in summaries written before stalls were told
+    from outages."""
     began_s: float
     lasted_s: float
     recovered: bool
@@ -365,6 +385,27 @@ class Outage(Record):
     failed_by_class: dict[str, int]
     error_class: str | None
     figures: str
+    rule: str
+    failed_in_window: int = 0
+    before: OutagePart | None = None
+    after: OutagePart | None = None
+
+
+class Stall(Record):
+    """A stretch of the cell in which no request was answered, nothing failed, and the requests held through it
+    were answered after it (analysis/outage.py, its rule): the server paused and came back. From began_s seconds
+    after the cell's first sample started, for lasted_s; held: the requests in flight through it (started before
+    its end, completed at or after it), held_failed of them failed when released, the quickest took shortest_ms
+    and the longest longest_ms.
+    in_window: whether it overlaps the steady window (a stall in the warm-up is trimmed with it). The cell keeps
+    its whole window: the held requests stay in its figures."""
+    began_s: float
+    lasted_s: float
+    held: int
+    held_failed: int
+    shortest_ms: float
+    longest_ms: float
+    in_window: bool
     rule: str
 
 
@@ -434,6 +475,7 @@ class Cell(Record):
     # the axes that set the cell's curve apart besides its think time (analysis.curves.facet_of), as "k=v,…" ("":
     # none): cells of one facet differ only in load, think time and repetition. None: a summary of an older littlegrid
     facet: str | None = None
+    stalls: list[Stall] = []  # the stalls of the cell, in time order
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
     trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
