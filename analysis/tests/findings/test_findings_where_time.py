@@ -85,7 +85,7 @@ def test_with_the_throttle_time_in_service_stays_flat_and_the_queue_takes_the_re
     # unthrottled: at N = 4c each request is in service N/c × S = 4S
     heaviest = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 4 * cores})
     assert dict(stretched[0].figures)["service_last_ms"] == pytest.approx(4 * s_ms, rel=0.01)
-    assert f"N/cores × S = {4 * cores:g}/{cores:g} × " in stretched[0].statement
+    assert f"L/cores × S = {4 * cores:g}/{cores:g} × " in stretched[0].statement  # L_server = N: Z = 0, pool ≥ N
     assert heaviest.id in stretched[0].cells
     # throttled: W_q = L_q/X with L_q = N − K, so at N = 4c three quarters of R wait in the queue
     queue = of(found, "waiting", cores)
@@ -153,7 +153,7 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
 
 def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sharing_figure():
     """The unthrottled N = 1 cell served in 10 ms what takes 5 (the host busy with something else): still
-    stretched by R's growth, but N/cores × S from it (40 ms at N = 8) is said not to be the service time alone."""
+    stretched by R's growth, but L/cores × S from it (40 ms at N = 8) is said not to be the service time alone."""
     from typed_cells import update
     s = throttling(5.0, 2)
     slow = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 1})
@@ -162,7 +162,7 @@ def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sh
                          for c in s.cells])
     stretched = of(findings(s), "service", 0)
     assert [f.resource for f in stretched] == ["stretched"]
-    assert "8/2 × 10 ms = 40 ms, but 20 ms was measured: S from the lightest cell" in stretched[0].statement
+    assert "8/2 × 10 ms = 40 ms, but 20 ms was measured, less than that: S from the lightest cell" in stretched[0].statement
     plain = of(findings(throttling(5.0, 2)), "service", 0)[0].statement
     assert "8/2 × 5 ms = 20 ms, measured 20 ms." in plain
 

@@ -15,7 +15,9 @@ def test_the_littles_law_headline_names_the_ten_thread_pool_its_cap_and_the_othe
     assert 1 <= len(head["sentences"]) <= 3
     first = head["sentences"][0]
     assert first.startswith(f"With {THREADS} = 10, 10 Tomcat threads cap throughput at c/S = 100/s")
-    assert "measured); response time grows as N/" in first
+    # past c/S, R = N/X − Z with this curve's Z = 0 and X its measured level
+    level = next(dict(f.figures)["throughput_per_s"] for f in found if f.kind == "saturation")
+    assert first.endswith(f"measured); past it response time grows as R = N/X − Z = N/{level:.3g} s (Z = 0).")
     assert head["sentences"][1].startswith(f"With {THREADS} = 100, throughput keeps growing with N, to 983/s at N = 100")
     # the sentences come from the findings the indexes point at
     assert {found[i].kind for i in head["findings"]} >= {"saturation", "bottleneck", "scaling"}

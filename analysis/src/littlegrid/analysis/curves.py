@@ -27,7 +27,6 @@ NEAR_CAPACITY = 0.9   # served at least this share of the grid's c/S: the server
 TREND_P = 0.01        # Kendall's test of R against time: rising when p is below this and τ > 0
 TREND_MIN_BUCKETS = 6
 NOISE_SIGMAS = 3.0    # a shortfall λ − X counts beyond this many Poisson standard errors √(λ/T)
-OVERHEAD_SHARE = 0.25  # R − bound may vary by this share of its mean (host noise) and still count as constant
 
 
 @dataclass(frozen=True)
@@ -254,21 +253,19 @@ def _standard_error_ms(cell: Cell) -> float | None:
 
 
 def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
-    """R − max(D, N·D_max − Z) at every point, and whether it grows from the point where it is least to where it
-    is most by more than noise: three standard errors of those two cells' mean R plus OVERHEAD_SHARE of the mean."""
+    """R − max(D, N·D_max − Z) at every point, and how it changes with the load: its trend against the cells' own
+    standard errors (models.gap_change), never its spread against a share of its mean."""
     lower = {p.load: p.r_lower_ms for p in bound.points}
     rows = [(c, c.overall.mean_ms - lower[load_of(c)]) for c in cells
             if c.overall.mean_ms is not None and load_of(c) in lower]
     if len(rows) < 2:
         return None
-    low, high = min(rows, key=lambda r: r[1]), max(rows, key=lambda r: r[1])
-    ses = [_standard_error_ms(c) or 0.0 for c in (low[0], high[0])]
     excess = [e for _, e in rows]
-    mean = sum(excess) / len(excess)
-    spread = high[1] - low[1]
-    tolerance = NOISE_SIGMAS * math.hypot(*ses) + OVERHEAD_SHARE * abs(mean)
-    grows = spread > tolerance and load_of(high[0]) > load_of(low[0])
-    return Overhead(excess_ms=excess, spread_ms=spread, tolerance_ms=tolerance, mean_ms=mean, grows=grows)
+    change = models.gap_change([load_of(c) for c, _ in rows], excess, [_standard_error_ms(c) for c, _ in rows])
+    return Overhead(excess_ms=excess, spread_ms=max(excess) - min(excess), tolerance_ms=change.margin_ms,
+                    mean_ms=sum(excess) / len(excess), grows=change.trend == "rises", trend=change.trend,
+                    change_ms=change.change_ms, change_low_ms=change.low_ms, change_high_ms=change.high_ms,
+                    interval_basis=change.basis)
 
 
 def host_limit(g: Members, cores: float | None, bound: Bounds | None) -> HostLimit | None:

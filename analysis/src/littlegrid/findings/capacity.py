@@ -562,9 +562,11 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         n_star = bound.n_star
         leaving = next(((c, r, lo) for c, r, lo in ratios if r > (1 + LATENCY_MARGIN) * lo), None)
         offset = curve.models.overhead
-        if leaving and offset is not None and not offset.grows:
-            out.append(_constant_overhead(curve, members, ratios, offset))
+        if leaving and offset is not None and offset.trend in OFFSET_WORDS:  # a knee needs the gap to rise
+            out.append(_offset(curve, members, ratios, offset))
             continue
+        unshown = leaving is not None and offset is not None and offset.trend == "not shown" \
+            and offset.change_ms is not None
         worst = max(ratios, key=lambda t: t[1] / t[2])
         head = group_words(curve)
         at = f" {head}" if head else ""
@@ -572,8 +574,10 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         if leaving:
             c, r, lo = leaving
             statement = (f"Response time leaves its lower bound{at} at N = {users(c):g}: R = {ms(r)} against "
-                         f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%}); "
-                         f"the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
+                         f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%})"
+                         + (f", though the gap R − max(D, N·D_max − Z) is not shown to rise with N: "
+                            f"{_change_words(curve, members, offset)}, not wholly above 0" if unshown else "")
+                         + f"; the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
         elif below:  # R under its "lower" bound everywhere: the bound, not the system, is off
             statement = (f"Response time stays below its lower bound max(D, N·D_max − Z) at every N measured{at} "
                          f"(N = {users(members[0]):g}–{users(members[-1]):g}; {worst[1] / worst[2] - 1:+.0%} at "
@@ -598,9 +602,11 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         evidence = tuple(Figure("R", r, "ms", c.id) for c, r, _ in ratios) + \
             tuple(Figure("R lower bound", lo, "ms", c.id) for c, _, lo in ratios)
         basis = bound.basis
-        standing = "holds" if basis.startswith("grid") else "suggests"
-        why = (f"bounds from {basis}" if standing == "holds"
+        standing = "holds" if basis.startswith("grid") and not unshown else "suggests"
+        why = (f"bounds from {basis}" if basis.startswith("grid")
                else f"bounds {basis}: D and D_max are estimates from the same cells")
+        if unshown:
+            why += f"; the gap's trend with ln N, against {offset.interval_basis}, is not shown to rise"
         out.append(Finding("knee", statement + (" " + tail[0] if tail else ""), standing, why,
                            evidence + (tail[1] if tail else ()),
                            fields({"n_star": n_star, "users": users(leaving[0]) if leaving else None,
@@ -609,22 +615,49 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     return out
 
 
-def _constant_overhead(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
-    """R above its lower bound by about the same at every N: a per-request cost outside the server's service
-    demand (network, generator, container), not queueing; a knee needs that distance to grow with N."""
+# What a gap R − bound shown not to rise with the load is, by its trend (analysis.models.gap_change). A gap whose
+# trend is not shown either way leaves R's departure from its bound to the knee finding, with that caveat.
+OFFSET_WORDS = {
+    "constant": "a constant per-request overhead (network, generator, container), not a queue that grows with the load",
+    "falls": "the lightest cells are the slowest (a warm-up such as JIT compilation, or a cold cache), not a queue "
+             "that grows with the load",
+}
+
+
+def _change_words(curve: Curve, members: list[Cell], offset) -> str:
+    """"its fitted change from N = 10 to 160 is −3.7 ms (95% interval −7.1 to −0.38 ms)"."""
+    return (f"its fitted change from {load_words(curve, load(curve, members[0]))} to {load(curve, members[-1]):g} is "
+            f"{offset.change_ms:+.2g} ms (95% interval {offset.change_low_ms:+.2g} to {offset.change_high_ms:+.2g} ms)")
+
+
+def _offset(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
+    """R above its lower bound at every N by a gap shown not to rise with N, worded by its trend: constant within the
+    stated margin (a per-request cost outside the server's service demand, not queueing), or falling (the lightest
+    cells slowest). A knee needs the gap to rise."""
     head = group_words(curve)
-    statement = (f"No knee{(' ' + head) if head else ''}: each request spends ≈ {ms(offset.mean_ms)} beyond its "
-                 f"lower bound max(D, N·D_max − Z) at every N measured (N = {users(members[0]):g}–"
-                 f"{users(members[-1]):g}; the distance varies by {ms(offset.spread_ms)}, within its "
-                 f"{ms(offset.tolerance_ms)} noise): a constant per-request overhead (network, generator, container), "
-                 f"not a queue that grows with the load.")
+    first, last = members[0], members[-1]
+    gaps = [r - lo for _, r, lo in ratios]
+    change = _change_words(curve, members, offset)
+    if offset.trend == "constant":
+        shape = (f"each request spends ≈ {ms(offset.mean_ms)} beyond its lower bound max(D, N·D_max − Z) at every N "
+                 f"measured ({load_words(curve, load(curve, first))}–{load(curve, last):g}); {change}, within "
+                 f"±{ms(offset.tolerance_ms)} (a quarter of that gap, the margin 'constant' is held to)")
+    else:
+        shape = (f"R − max(D, N·D_max − Z) falls as the load grows, from {ms(gaps[0])} at "
+                 f"{load_words(curve, load(curve, first))} to {ms(gaps[-1])} at {load_words(curve, load(curve, last))}"
+                 f"; {change}, wholly below 0")
+    statement = f"No knee{(' ' + head) if head else ''}: {shape}: {OFFSET_WORDS[offset.trend]}."
     evidence = tuple(Figure("R − lower bound", r - lo, "ms", c.id) for c, r, lo in ratios)
     return Finding("overhead", statement, "holds",
-                   "R − max(D, N·D_max − Z) does not grow with N beyond three standard errors of the mean R plus "
-                   "a quarter of its mean", evidence,
+                   f"the trend of R − max(D, N·D_max − Z) with ln N, against {offset.interval_basis}: constant when "
+                   f"its change over the curve lies within ±{ms(offset.tolerance_ms)} (the equivalence margin, a "
+                   f"quarter of the mean gap), falling when its 95% interval lies below 0",
+                   evidence,
                    fields({"overhead_ms": offset.mean_ms, "spread_ms": offset.spread_ms,
-                           "tolerance_ms": offset.tolerance_ms, "users": None}),
-                   tuple(curve.fixed.items()), tuple(c.id for c in members))
+                           "change_ms": offset.change_ms, "change_low_ms": offset.change_low_ms,
+                           "change_high_ms": offset.change_high_ms, "margin_ms": offset.tolerance_ms,
+                           "users": None}),
+                   tuple(curve.fixed.items()), tuple(c.id for c in members), offset.trend)
 
 
 def _apart(a: Tail, b: Tail) -> bool:

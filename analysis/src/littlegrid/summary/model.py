@@ -453,14 +453,25 @@ class MmcnPrediction(Record):
 
 
 class Overhead(Record):
-    """R minus its lower bound at each point of a closed curve, and whether that distance grows with N: a knee
-    needs it to grow; a distance the same at every N (within tolerance_ms: three standard errors of the two
-    cells' mean R, plus a quarter of the mean distance) is a constant per-request overhead, not queueing."""
+    """R minus its lower bound max(D, N·D_max − Z) at each point of a closed curve (the gap, `excess_ms`; `spread_ms`
+    from its least to its most, `mean_ms`), and how it changes with the load, judged by its trend, not its spread
+    (analysis.models.gap_change): `change_ms`, the fitted change of the gap from the lightest load to the heaviest
+    (least squares against ln N, each cell weighted by its mean R's standard error), with its 95% interval
+    `change_low_ms`–`change_high_ms` (`interval_basis` says how it was had). `trend`: "constant" when that whole
+    interval lies within ±`tolerance_ms`, the equivalence margin (a quarter of the mean gap); else "rises" or "falls"
+    when it lies wholly above or below 0; else "not shown". `grows`: the trend "rises", which a knee needs; a constant
+    gap is a per-request overhead, not queueing. trend None: a summary of an older littlegrid (tolerance_ms was then
+    three standard errors plus a quarter of the mean, against the spread)."""
     excess_ms: list[float]
     spread_ms: float
     tolerance_ms: float
     mean_ms: float
     grows: bool
+    trend: str | None = None
+    change_ms: float | None = None
+    change_low_ms: float | None = None
+    change_high_ms: float | None = None
+    interval_basis: str | None = None
 
 
 class HostLimit(Record):
