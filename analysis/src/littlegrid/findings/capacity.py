@@ -513,7 +513,8 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
             hungry = [c for c in cells if starved(c)]
             out.append(Finding("waiting", statement, "suggests" if hungry else "holds",
                                f"R − R_server above {WAIT_SHARE:.0%} of R and at least one request waiting in front of it"
-                               + (f"; but the generator is starved at N = {', '.join(f'{users(c):g}' for c in hungry)}"
+                               + (f"; but the generator is starved at "
+                                  f"{load_words(curve, ', '.join(f'{load(curve, c):g}' for c in hungry))}"
                                   f", so part of R − R_server may be JMeter's own delay, not a queue at the server"
                                   if hungry else ""),
                                tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
