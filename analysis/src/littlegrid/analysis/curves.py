@@ -253,19 +253,18 @@ def _standard_error_ms(cell: Cell) -> float | None:
 
 
 def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
-    """R − max(D, N·D_max − Z) at every point, and how it changes with the load: its trend against the cells' own
-    standard errors (models.gap_change), never its spread against a share of its mean."""
+    """R − max(D, N·D_max − Z) at every point, and how it changes with the load: judged against the cells' own
+    standard errors (models.gap_trend), never by its spread against a share of its mean."""
     lower = {p.load: p.r_lower_ms for p in bound.points}
     rows = [(c, c.overall.mean_ms - lower[load_of(c)]) for c in cells
             if c.overall.mean_ms is not None and load_of(c) in lower]
     if len(rows) < 2:
         return None
     excess = [e for _, e in rows]
-    change = models.gap_change([load_of(c) for c, _ in rows], excess, [_standard_error_ms(c) for c, _ in rows])
-    return Overhead(excess_ms=excess, spread_ms=max(excess) - min(excess), tolerance_ms=change.margin_ms,
-                    mean_ms=sum(excess) / len(excess), grows=change.trend == "rises", trend=change.trend,
-                    change_ms=change.change_ms, change_low_ms=change.low_ms, change_high_ms=change.high_ms,
-                    interval_basis=change.basis)
+    t = models.gap_trend([load_of(c) for c, _ in rows], excess, [_standard_error_ms(c) for c, _ in rows])
+    return Overhead(excess_ms=excess, spread_ms=max(excess) - min(excess), tolerance_ms=t.margin_ms,
+                    mean_ms=sum(excess) / len(excess), grows=t.trend == "rises", trend=t.trend,
+                    deviation_ms=t.deviation_ms, pairs=t.pairs, pairs_rising=t.rising, pairs_falling=t.falling)
 
 
 def host_limit(g: Members, cores: float | None, bound: Bounds | None) -> HostLimit | None:

@@ -16,8 +16,9 @@ KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFIC
              f"line N/(D+Z); beyond it queueing costs more than {1 - KNEE_EFFICIENCY:.0%} of the throughput")
 EXPONENTIAL_THINK = ("exponential", "exp")
 POOL_FULL = 0.9  # busy threads / threads.max at which a pool counts as full (the findings use it too)
-OFFSET_MARGIN = 0.25  # a gap R − bound is "constant" when its change over the curve is within ± this share of it
-CONFIDENCE = 0.95     # the gap's change is given with this interval
+OFFSET_MARGIN = 0.25  # a gap R − bound is "constant" when every cell's lies within ± this share of their mean
+CONFIDENCE_Z = 1.959964  # each cell's gap with its 95% interval (normal: its mean R over thousands of samples)
+PAIR_SIGMAS = 3.0     # two cells' gaps differ beyond this many standard errors of their difference
 
 
 def latency_slos(criteria) -> list[tuple[str, str, float, bool]]:
@@ -176,67 +177,57 @@ def mmcn_check(row: MmcnPrediction, cycle_cv: float | None, completions: int, fl
 
 
 @dataclass(frozen=True)
-class GapChange:
-    """How the gap R − bound changes over a curve: the fitted change from its lightest load to its heaviest, the
-    interval, how the interval was had, and the verdict (OffsetTrend words: constant, rises, falls, not shown)."""
+class GapTrend:
+    """How the gap R − bound changes over a curve (gap_trend): the margin "constant" is held to, the widest a cell's
+    95% interval reaches from the mean gap (None without every cell's standard error), the pairs of cells, those
+    whose gaps differ beyond PAIR_SIGMAS standard errors and the margin, upwards and downwards (heavier minus
+    lighter), the verdict: "constant", "rises", "falls" or "not shown"."""
 
-    change_ms: float | None
-    low_ms: float | None
-    high_ms: float | None
-    basis: str
     margin_ms: float
+    deviation_ms: float | None
+    pairs: int
+    rising: int
+    falling: int
     trend: str
 
 
-def gap_change(loads: list[float], gaps: list[float], standard_errors: list[float | None]) -> GapChange:
-    """Whether the gap between R and its lower bound changes with the load, judged by its trend, not its spread.
+def gap_trend(loads: list[float], gaps: list[float], standard_errors: list[float | None]) -> GapTrend:
+    """Whether the gap between R and its lower bound changes with the load, judged by its trend against the cells'
+    own noise, not by its spread against a share of its mean.
 
-    The gap is fitted as a + b·ln(load) by weighted least squares, each cell weighted by 1/se² of its mean R (the
-    cells' own noise): ln, because grids space their loads by factors (1, 2, 4, 8) and on a line in N the heaviest
-    cell alone would set the slope. The change over the curve is b·ln(N_max/N_min), with var(b) = 1/Σw(x − x̄)².
-    When the cells scatter about the line more than their standard errors explain (χ²/(n−2) > 1: other noise, or
-    a gap that is no line), var(b) is scaled by that ratio and the interval takes Student's t with n − 2 degrees of
-    freedom; else the normal quantile. Without a standard error for every cell, ordinary least squares with the
-    residual scatter (n ≥ 3). The verdict is an equivalence test first: "constant" when the whole interval lies
-    within ±OFFSET_MARGIN of the mean gap (the margin); else "rises" or "falls" when the interval lies wholly above
-    or below 0; else "not shown" (too few cells, or too much noise, to tell)."""
-    from scipy import stats  # noqa: PLC0415 (lazy: the import costs a second, and only curves with bounds need it)
-
-    mean = sum(gaps) / len(gaps)
+    "constant" is an equality claim, so it needs an equivalence test: every cell's gap, with its 95% interval
+    (± CONFIDENCE_Z standard errors of its mean R, sd/√n from its exact histogram), lies within ±OFFSET_MARGIN of the
+    mean gap: the margin, stated with the claim. Otherwise the trend is read from every pair of cells, the heavier
+    against the lighter: their gaps differ when by more than PAIR_SIGMAS standard errors of the difference
+    (√(se_i² + se_j²)), a real difference, and by more than the margin, one that 'constant' would not allow.
+    "rises" when some pairs rise so and none falls, "falls" when some fall and none rises (a sign test of pairs
+    that weighs each difference by its noise, whatever the shape: a gap that climbs past the knee, or a lightest
+    cell slowed by its warm-up while the rest differ by less than the margin); else "not shown": pairs both ways (a
+    gap that wanders by more than its noise and its margin: neither constant nor a trend), or none while the
+    intervals are too wide for the margin. Without a cell's standard error no constancy is claimed, and its
+    differences are taken at face value against the margin."""
+    n = len(gaps)
+    mean = sum(gaps) / n
     margin = OFFSET_MARGIN * abs(mean)
-    x = [math.log(v) if v > 0 else math.nan for v in loads]
-    n = len(x)
-    known = all(se is not None and se > 0 for se in standard_errors)
-    if n < 2 or any(math.isnan(v) for v in x) or max(x) == min(x) or (not known and n < 3):
-        return GapChange(None, None, None, "too few cells with a standard error of R to fit a trend", margin,
-                         "not shown")
-    w = [1.0 / se ** 2 for se in standard_errors] if known else [1.0] * n
-    sw = sum(w)
-    xm = sum(wi * xi for wi, xi in zip(w, x)) / sw
-    gm = sum(wi * gi for wi, gi in zip(w, gaps)) / sw
-    sxx = sum(wi * (xi - xm) ** 2 for wi, xi in zip(w, x))
-    slope = sum(wi * (xi - xm) * (gi - gm) for wi, xi, gi in zip(w, x, gaps)) / sxx
-    chi2 = sum(wi * (gi - gm - slope * (xi - xm)) ** 2 for wi, xi, gi in zip(w, x, gaps))
-    dof = n - 2
-    variance = 1.0 / sxx
-    if known and (dof == 0 or chi2 / dof <= 1):
-        quantile = stats.norm.ppf(0.5 + CONFIDENCE / 2)
-        basis = "the cells' standard errors of R"
-    else:
-        variance *= chi2 / dof
-        quantile = stats.t.ppf(0.5 + CONFIDENCE / 2, dof)
-        basis = ("the cells' standard errors of R, widened by their scatter about the line (χ²/dof = "
-                 f"{chi2 / dof:.3g})" if known else "the cells' scatter about the line (no standard errors of R)")
-    span = max(x) - min(x)
-    change = slope * span
-    half = quantile * math.sqrt(variance) * span
-    low, high = change - half, change + half
-    if -margin <= low and high <= margin:
+    known = all(se is not None and se >= 0 for se in standard_errors)
+    ses = [se if se is not None else 0.0 for se in standard_errors]
+    deviation = max(abs(g - mean) + CONFIDENCE_Z * se for g, se in zip(gaps, ses)) if known else None
+    order = sorted(range(n), key=lambda i: loads[i])
+    rising = falling = pairs = 0
+    for a, i in enumerate(order):
+        for j in order[a + 1:]:
+            if loads[j] == loads[i]:
+                continue
+            pairs += 1
+            apart = max(PAIR_SIGMAS * math.hypot(ses[i], ses[j]), margin)  # real, and more than 'constant' allows
+            rising += gaps[j] - gaps[i] > apart
+            falling += gaps[i] - gaps[j] > apart
+    if deviation is not None and deviation <= margin:
         trend = "constant"
-    elif low > 0:
+    elif rising and not falling:
         trend = "rises"
-    elif high < 0:
+    elif falling and not rising:
         trend = "falls"
     else:
         trend = "not shown"
-    return GapChange(change, low, high, basis, margin, trend)
+    return GapTrend(margin, deviation, pairs, rising, falling, trend)

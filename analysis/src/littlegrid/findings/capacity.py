@@ -566,8 +566,7 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         if leaving and offset is not None and offset.trend in OFFSET_WORDS:  # a knee needs the gap to rise
             out.append(_offset(curve, members, ratios, offset))
             continue
-        unshown = leaving is not None and offset is not None and offset.trend == "not shown" \
-            and offset.change_ms is not None
+        unshown = leaving is not None and offset is not None and offset.trend == "not shown"
         worst = max(ratios, key=lambda t: t[1] / t[2])
         head = group_words(curve)
         at = f" {head}" if head else ""
@@ -577,7 +576,7 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
             statement = (f"Response time leaves its lower bound{at} at N = {users(c):g}: R = {ms(r)} against "
                          f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%})"
                          + (f", though the gap R − max(D, N·D_max − Z) is not shown to rise with N: "
-                            f"{_change_words(curve, members, offset)}, not wholly above 0" if unshown else "")
+                            f"{_pairs_words(offset)}" if unshown else "")
                          + f"; the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
         elif below:  # R under its "lower" bound everywhere: the bound, not the system, is off
             statement = (f"Response time stays below its lower bound max(D, N·D_max − Z) at every N measured{at} "
@@ -607,7 +606,8 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         why = (f"bounds from {basis}" if basis.startswith("grid")
                else f"bounds {basis}: D and D_max are estimates from the same cells")
         if unshown:
-            why += f"; the gap's trend with ln N, against {offset.interval_basis}, is not shown to rise"
+            why += ("; R − max(D, N·D_max − Z) is not shown to rise (its pairs of cells differ both ways, or none "
+                    "beyond noise)")
         out.append(Finding("knee", statement + (" " + tail[0] if tail else ""), standing, why,
                            evidence + (tail[1] if tail else ()),
                            fields({"n_star": n_star, "users": users(leaving[0]) if leaving else None,
@@ -616,7 +616,7 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     return out
 
 
-# What a gap R − bound shown not to rise with the load is, by its trend (analysis.models.gap_change). A gap whose
+# What a gap R − bound shown not to rise with the load is, by its trend (analysis.models.gap_trend). A gap whose
 # trend is not shown either way leaves R's departure from its bound to the knee finding, with that caveat.
 OFFSET_WORDS = {
     "constant": "a constant per-request overhead (network, generator, container), not a queue that grows with the load",
@@ -625,10 +625,15 @@ OFFSET_WORDS = {
 }
 
 
-def _change_words(curve: Curve, members: list[Cell], offset) -> str:
-    """"its fitted change from N = 10 to 160 is −3.7 ms (95% interval −7.1 to −0.38 ms)"."""
-    return (f"its fitted change from {load_words(curve, load(curve, members[0]))} to {load(curve, members[-1]):g} is "
-            f"{offset.change_ms:+.2g} ms (95% interval {offset.change_low_ms:+.2g} to {offset.change_high_ms:+.2g} ms)")
+def _pairs_words(offset) -> str:
+    """"of its 10 pairs of cells, 4 fall and none rises beyond both three standard errors of their difference and
+    ±0.8 ms" (the margin: a difference 'constant' would allow is no trend either)."""
+    def count(k: int, verb: str) -> str:
+        return f"{'none' if not k else k} {verb}{'s' if k <= 1 else ''}"
+
+    return (f"of its {offset.pairs} pair{'s' if offset.pairs != 1 else ''} of cells, "
+            f"{count(offset.pairs_falling, 'fall')} and {count(offset.pairs_rising, 'rise')} beyond both three "
+            f"standard errors of their difference and ±{ms(offset.tolerance_ms)}")
 
 
 def _offset(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
@@ -638,26 +643,26 @@ def _offset(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
     head = group_words(curve)
     first, last = members[0], members[-1]
     gaps = [r - lo for _, r, lo in ratios]
-    change = _change_words(curve, members, offset)
     if offset.trend == "constant":
         shape = (f"each request spends ≈ {ms(offset.mean_ms)} beyond its lower bound max(D, N·D_max − Z) at every N "
-                 f"measured ({load_words(curve, load(curve, first))}–{load(curve, last):g}); {change}, within "
-                 f"±{ms(offset.tolerance_ms)} (a quarter of that gap, the margin 'constant' is held to)")
+                 f"measured ({load_words(curve, load(curve, first))}–{load(curve, last):g}), every cell's within "
+                 f"±{ms(offset.tolerance_ms)} of that with its 95% interval (the margin 'constant' is held to, a "
+                 f"quarter of the gap; the farthest reaches {ms(offset.deviation_ms)})")
     else:
         shape = (f"R − max(D, N·D_max − Z) falls as the load grows, from {ms(gaps[0])} at "
                  f"{load_words(curve, load(curve, first))} to {ms(gaps[-1])} at {load_words(curve, load(curve, last))}"
-                 f"; {change}, wholly below 0")
+                 f" ({_pairs_words(offset)})")
     statement = f"No knee{(' ' + head) if head else ''}: {shape}: {OFFSET_WORDS[offset.trend]}."
     evidence = tuple(Figure("R − lower bound", r - lo, "ms", c.id) for c, r, lo in ratios)
     return Finding("overhead", statement, "holds",
-                   f"the trend of R − max(D, N·D_max − Z) with ln N, against {offset.interval_basis}: constant when "
-                   f"its change over the curve lies within ±{ms(offset.tolerance_ms)} (the equivalence margin, a "
-                   f"quarter of the mean gap), falling when its 95% interval lies below 0",
+                   f"constant when every cell's R − max(D, N·D_max − Z), with its 95% interval from its standard "
+                   f"error, lies within ±{ms(offset.tolerance_ms)} (a quarter of the mean gap) of the mean; falling "
+                   f"when some pairs of cells fall beyond three standard errors of their difference and none rises",
                    evidence,
                    fields({"overhead_ms": offset.mean_ms, "spread_ms": offset.spread_ms,
-                           "change_ms": offset.change_ms, "change_low_ms": offset.change_low_ms,
-                           "change_high_ms": offset.change_high_ms, "margin_ms": offset.tolerance_ms,
-                           "users": None}),
+                           "margin_ms": offset.tolerance_ms, "deviation_ms": offset.deviation_ms,
+                           "pairs": offset.pairs, "pairs_rising": offset.pairs_rising,
+                           "pairs_falling": offset.pairs_falling, "users": None}),
                    tuple(curve.fixed.items()), tuple(c.id for c in members), offset.trend)
 
 

@@ -454,13 +454,13 @@ class MmcnPrediction(Record):
 
 class Overhead(Record):
     """R minus its lower bound max(D, N·D_max − Z) at each point of a closed curve (the gap, `excess_ms`; `spread_ms`
-    from its least to its most, `mean_ms`), and how it changes with the load, judged by its trend, not its spread
-    (analysis.models.gap_change): `change_ms`, the fitted change of the gap from the lightest load to the heaviest
-    (least squares against ln N, each cell weighted by its mean R's standard error), with its 95% interval
-    `change_low_ms`–`change_high_ms` (`interval_basis` says how it was had). `trend`: "constant" when that whole
-    interval lies within ±`tolerance_ms`, the equivalence margin (a quarter of the mean gap); else "rises" or "falls"
-    when it lies wholly above or below 0; else "not shown". `grows`: the trend "rises", which a knee needs; a constant
-    gap is a per-request overhead, not queueing. trend None: a summary of an older littlegrid (tolerance_ms was then
+    from its least to its most, `mean_ms`), and how it changes with the load, judged against the cells' own noise,
+    not by its spread (analysis.models.gap_trend). `trend`: "constant" when every cell's gap with its 95% interval
+    lies within ±`tolerance_ms` of the mean gap (the equivalence margin, a quarter of that mean; `deviation_ms`: the
+    farthest such interval reaches, null without every cell's standard error); else "rises" or "falls" when, of the
+    `pairs` of cells, some differ that way beyond three standard errors and the margin (`pairs_rising`,
+    `pairs_falling`: heavier minus lighter) and none the other; else "not shown". `grows`: the trend "rises", which a knee needs; a constant
+    gap is a per-request overhead, not queueing. trend null: a summary of an older littlegrid (its tolerance_ms was
     three standard errors plus a quarter of the mean, against the spread)."""
     excess_ms: list[float]
     spread_ms: float
@@ -468,10 +468,10 @@ class Overhead(Record):
     mean_ms: float
     grows: bool
     trend: str | None = None
-    change_ms: float | None = None
-    change_low_ms: float | None = None
-    change_high_ms: float | None = None
-    interval_basis: str | None = None
+    deviation_ms: float | None = None
+    pairs: int | None = None
+    pairs_rising: int | None = None
+    pairs_falling: int | None = None
 
 
 class HostLimit(Record):
