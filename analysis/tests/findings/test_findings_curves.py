@@ -179,3 +179,24 @@ def test_a_gap_constant_within_its_stated_margin_on_the_same_grid_is_still_const
     assert figures["overhead_ms"] == pytest.approx(3.1) and figures["margin_ms"] == pytest.approx(3.1 / 4)
     assert 0.4 < figures["deviation_ms"] < figures["margin_ms"]
     assert "every cell's within ±0.775 ms of that with its 95% interval" in offset.statement
+
+
+def test_every_finding_and_the_headline_of_an_open_curve_name_its_loads_by_lambda_never_n():
+    from littlegrid.findings.headline import headline as compose
+    from typed_cells import update
+
+    s, cap, rates = open_past_capacity()
+    # requests waiting in front of the server at the heaviest rate, where the generator also fell short of its
+    # load (a failed fidelity check): the caveat names that cell by its rate
+    heavy = s.cells[-1]
+    starved = update(heavy, server=update(heavy.server, waiting_in_front=3.0, wait_in_front_ms=200.0),
+                     checks=[*heavy.checks, {"name": "workload", "cell": heavy.id, "passed": False, "rel_error": 0.2,
+                                             "tolerance": 0.02, "explanation": "X·(R+Z) short of N"}])
+    s = update(s, cells=[*s.cells[:-1], starved])
+    found = findings(s)
+    texts = [t for f in found for t in (f.statement, f.why)] + compose(s, found, False)["sentences"]
+    assert not [t for t in texts if "N = " in t]
+    waiting = [f for f in found if f.kind == "waiting" and f.resource == "in_front"]
+    assert waiting and f"the generator is starved at λ = {rates[3]}/s" in waiting[0].why
+    (sat,) = [f for f in found if f.kind == "saturation"]
+    assert f"from λ = {rates[2]}/s on (λ = {rates[2]} and {rates[3]}/s" in sat.statement
