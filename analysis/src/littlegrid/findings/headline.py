@@ -86,9 +86,9 @@ def _other(curve: Curve, found: list[Finding]) -> str | None:
     if curve.workload == "open":
         return f"{lead} follows the offered rate up to {rate(_value(f, 'line_per_s'))}"
     x, line, n = _figure(f, "throughput_per_s"), _figure(f, "line_per_s"), _figure(f, "users")
-    lifted = f"to {rate(x)} at {load_words(curve, n)}" if x is not None and n is not None else "with N"
-    share = f" ({x / line:.0%} of N/(D+Z))" if x and line else ""
-    return f"{lead} keeps growing with N, {lifted}{share}"
+    lifted = f", to {rate(x)} at {load_words(curve, n)}" if x is not None and n is not None else ""
+    share = f" ({x / line:.0%} of N/(D+Z))" if x and line and lifted else ""
+    return f"{lead} keeps growing with N{lifted}{share}"
 
 
 def _arms(f: Finding) -> str:
