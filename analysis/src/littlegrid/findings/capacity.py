@@ -641,23 +641,23 @@ def _offset(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
     stated margin (a per-request cost outside the server's service demand, not queueing), or falling (the lightest
     cells slowest). A knee needs the gap to rise."""
     head = group_words(curve)
-    first, last = members[0], members[-1]
-    gaps = [r - lo for _, r, lo in ratios]
+    (first, r0, lo0), (last, r1, lo1) = ratios[0], ratios[-1]  # the lightest and heaviest cells with a bound
     if offset.trend == "constant":
         shape = (f"each request spends ≈ {ms(offset.mean_ms)} beyond its lower bound max(D, N·D_max − Z) at every N "
                  f"measured ({load_words(curve, load(curve, first))}–{load(curve, last):g}), every cell's within "
                  f"±{ms(offset.tolerance_ms)} of that with its 95% interval (the margin 'constant' is held to, a "
                  f"quarter of the gap; the farthest reaches {ms(offset.deviation_ms)})")
     else:
-        shape = (f"R − max(D, N·D_max − Z) falls as the load grows, from {ms(gaps[0])} at "
-                 f"{load_words(curve, load(curve, first))} to {ms(gaps[-1])} at {load_words(curve, load(curve, last))}"
+        shape = (f"R − max(D, N·D_max − Z) falls as the load grows, from {ms(r0 - lo0)} at "
+                 f"{load_words(curve, load(curve, first))} to {ms(r1 - lo1)} at {load_words(curve, load(curve, last))}"
                  f" ({_pairs_words(offset)})")
     statement = f"No knee{(' ' + head) if head else ''}: {shape}: {OFFSET_WORDS[offset.trend]}."
     evidence = tuple(Figure("R − lower bound", r - lo, "ms", c.id) for c, r, lo in ratios)
     return Finding("overhead", statement, "holds",
                    f"constant when every cell's R − max(D, N·D_max − Z), with its 95% interval from its standard "
                    f"error, lies within ±{ms(offset.tolerance_ms)} (a quarter of the mean gap) of the mean; falling "
-                   f"when some pairs of cells fall beyond three standard errors of their difference and none rises",
+                   f"when some pairs of cells fall beyond three standard errors of their difference and that margin, "
+                   f"and none rises so",
                    evidence,
                    fields({"overhead_ms": offset.mean_ms, "spread_ms": offset.spread_ms,
                            "margin_ms": offset.tolerance_ms, "deviation_ms": offset.deviation_ms,
