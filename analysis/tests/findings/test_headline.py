@@ -143,7 +143,8 @@ def test_a_headline_never_prints_a_missing_figure():
     assert told == "The test ran at 52/s."  # the figures it has, and nothing for those it lacks
 
 
-@pytest.mark.parametrize("think_ms, words", [(1000.0, "R = N/X − Z = N/40 s − 1 s"), (250.0, "R = N/X − Z = N/40 s − 0.25 s"),
+@pytest.mark.parametrize("think_ms, words", [(1000.0, "R = N/X − Z = N/40 s − 1 s"),
+                                             (250.0, "R = N/X − Z = N/40 s − 0.25 s"),
                                              (0.0, "R = N/X − Z = N/40 s (Z = 0)"),
                                              (None, "R = N/X − Z = N/40 s − Z (Z not known)")])
 def test_r_past_the_level_is_written_with_the_curves_think_time_never_as_if_it_were_zero(think_ms, words):

@@ -116,7 +116,8 @@ def service_time(summary: Summary) -> list[Finding]:
             cpu = server_cpu.util(c1.host)
             (l0, _), (l1, how) = in_service(c0), in_service(c1)
             if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and l1 is not None and l1 > cores:
-                s = s0 / max(1.0, (l0 or 0.0) / cores)  # the lightest cell's time in service, itself shared if L > cores
+                # the lightest cell's time in service, itself shared when it had more in service than cores
+                s = s0 / max(1.0, (l0 or 0.0) / cores)
                 shared = l1 / cores * s
                 statement += (f" The {l1:.3g} requests in service ({how}) share the {cores:g} "
                               f"core{'s' if cores != 1 else ''}"
