@@ -124,9 +124,10 @@ def test_a_constant_distance_above_the_lower_bound_is_overhead_and_a_growing_one
     services = {c.id: Service(200, 20.0, "const") for c in flat}
     _, (k,), _ = build(flat, services)
     assert k.models.overhead.grows is False and k.models.overhead.mean_ms == pytest.approx(6.75, abs=0.05)
+    assert k.models.overhead.trend == "constant" and k.models.overhead.tolerance_ms == pytest.approx(6.75 / 4, abs=0.02)
     growing = [cell(1, 26.7), cell(2, 30.0), cell(4, 45.0), cell(8, 90.0)]
     _, (k,), _ = build(growing, {c.id: Service(200, 20.0, "const") for c in growing})
-    assert k.models.overhead.grows is True
+    assert k.models.overhead.grows is True and k.models.overhead.trend == "rises"
 
 
 def test_the_host_limit_is_the_slope_of_busy_cores_against_x_after_what_runs_anyway():

@@ -150,3 +150,37 @@ def test_a_simulated_machine_repairman_run_matches_the_exact_model_and_a_wrong_s
     # the same measurements against a model with one server instead of two: the check must fail at high N
     wrong = models.mmcn_prediction(s.cells[3], Service(1, 50.0, "exp"))
     assert wrong.rel_error > 0.5
+
+
+
+@pytest.mark.parametrize("gaps, se, trend, deviation", [
+    # N = 1 and 8, each cell's mean R with standard error se; the margin is a quarter of the mean gap
+    ((3.0, 3.0), 0.1, "constant", 1.959964 * 0.1),        # each 95% interval reaches 0.2 ms from 3: inside ±0.75
+    ((3.0, 5.0), 0.1, "rises", 1.0 + 1.959964 * 0.1),     # 1.2 > ±1; 2 ms apart, beyond 3·√2·0.1 and ±1
+    ((5.0, 3.0), 0.1, "falls", 1.0 + 1.959964 * 0.1),
+    ((3.0, 3.5), 0.3, "not shown", 0.25 + 1.959964 * 0.3),  # 0.84 > ±0.81, and 0.5 apart within 3·√2·0.3, ±0.81
+])
+def test_the_gap_above_the_bound_is_constant_only_inside_its_margin_else_judged_by_its_pairs(gaps, se, trend,
+                                                                                            deviation):
+    got = models.gap_trend([1.0, 8.0], list(gaps), [se, se])
+    assert got.margin_ms == pytest.approx(0.25 * sum(gaps) / 2)
+    assert got.deviation_ms == pytest.approx(deviation)
+    assert (got.pairs, got.trend) == (1, trend)
+
+
+def test_a_gap_that_wanders_beyond_its_noise_is_neither_constant_nor_a_trend_and_a_slow_lightest_cell_falls():
+    loads, se = [10.0, 20.0, 40.0, 80.0, 160.0], [0.07, 0.05, 0.035, 0.025, 0.018]
+    # 2, 5.5, 1.5, 4, 2.5 ms: spread 4 ms, mean 3.1 (margin ±0.78); of the 10 pairs, 4 rise and 4 fall beyond
+    # both their noise (≤ 0.26 ms) and the margin
+    wander = models.gap_trend(loads, [2.0, 5.5, 1.5, 4.0, 2.5], se)
+    assert (wander.trend, wander.pairs, wander.rising, wander.falling) == ("not shown", 10, 4, 4)
+    # the lightest cell 6 ms slower (a warm-up), the rest apart by 0.1–0.2 ms, beyond their noise but within the
+    # ±0.8 ms margin: the 4 pairs with the lightest fall, none rises
+    slow = models.gap_trend(loads, [8.0, 2.1, 2.0, 1.9, 2.0], se)
+    assert (slow.trend, slow.rising, slow.falling) == ("falls", 0, 4)
+    # a gap that climbs faster than any line (past a knee) still rises: every pair beyond the ±7 ms margin
+    climb = models.gap_trend([1.0, 2.0, 4.0, 8.0], [6.7, 10.0, 25.0, 70.0], [0.05] * 4)
+    assert (climb.trend, climb.rising, climb.falling) == ("rises", 5, 0)
+    # without standard errors no constancy is claimed
+    bare = models.gap_trend([1.0, 8.0], [3.0, 3.0], [None, None])
+    assert (bare.deviation_ms, bare.trend) == (None, "not shown")

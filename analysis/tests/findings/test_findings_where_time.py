@@ -86,7 +86,7 @@ def test_with_the_throttle_time_in_service_stays_flat_and_the_queue_takes_the_re
     # unthrottled: at N = 4c each request is in service N/c × S = 4S
     heaviest = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 4 * cores})
     assert dict(stretched[0].figures)["service_last_ms"] == pytest.approx(4 * s_ms, rel=0.01)
-    assert f"N/cores × S = {4 * cores:g}/{cores:g} × " in stretched[0].statement
+    assert f"L/cores × S = {4 * cores:g}/{cores:g} × " in stretched[0].statement  # L_server = N: Z = 0, pool ≥ N
     assert heaviest.id in stretched[0].cells
     # throttled: W_q = L_q/X with L_q = N − K, so at N = 4c three quarters of R wait in the queue
     queue = of(found, "waiting", cores)
@@ -177,7 +177,7 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
 
 def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sharing_figure():
     """The unthrottled N = 1 cell served in 10 ms what takes 5 (the host busy with something else): still
-    stretched by R's growth, but N/cores × S from it (40 ms at N = 8) is said not to be the service time alone."""
+    stretched by R's growth, but L/cores × S from it (40 ms at N = 8) is said not to be the service time alone."""
     from typed_cells import update
     s = throttling(5.0, 2)
     slow = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 1})
@@ -186,7 +186,7 @@ def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sh
                          for c in s.cells])
     stretched = of(findings(s), "service", 0)
     assert [f.resource for f in stretched] == ["stretched"]
-    assert "8/2 × 10 ms = 40 ms, but 20 ms was measured: S from the lightest cell" in stretched[0].statement
+    assert "8/2 × 10 ms = 40 ms, but 20 ms was measured, less than that: S from the lightest cell" in stretched[0].statement
     plain = of(findings(throttling(5.0, 2)), "service", 0)[0].statement
     assert "8/2 × 5 ms = 20 ms, measured 20 ms." in plain
 
@@ -318,3 +318,46 @@ def test_an_arm_that_leaves_the_cpu_idle_while_the_other_fills_it_is_named():
             f"(JMeter's own work included)): {THROTTLE} = 2 left the cores idle 45% of the time") in text
     both_idle = _with_cpu(s, {c.id: 0.5 for c in s.cells})
     assert "kept the CPU full" not in of(findings(both_idle, arms_of(both_idle, both_idle.run.arms)), "arms")[0].statement
+
+
+def cpu_bound(pool: int, z_ms: float = 100.0, s_ms: float = 10.0, cores: int = 2, loads=(2, 40), l_server=True):
+    """A closed curve on paper whose requests each need S ms of CPU on c cores shared evenly, Z = 100 ms, a pool of
+    `pool` Tomcat threads. N = 2: X = N/(S+Z) = 18.2/s, nothing shared. N = 40 saturates the cores: X = c/S =
+    200/s, R = N/X − Z = 100 ms, and X·Z = 20 users think. Of the 20 requests at the server, min(20, pool) are in
+    service, each taking L/c × S (100 ms with a pool ≥ 20; 80 ms with 16), the rest wait in front."""
+    cells = []
+    for n in loads:
+        x = min(n / ((s_ms + z_ms) / 1000), 1000 * cores / s_ms)
+        r = 1000 * n / x - z_ms
+        at_server = x * r / 1000
+        in_service = min(at_server, pool)
+        service = max(s_ms, in_service / cores * s_ms)
+        server = {"service_mean_ms": service, "throughput_per_s": x, "busy_threads_mean": in_service,
+                  "threads_max": pool, "in_flight_mean": in_service if l_server else None,
+                  "wait_in_front_ms": r - service, "waiting_in_front": x * (r - service) / 1000}
+        axes = {"server.tomcat.threads.max": pool, "users": n}
+        cells.append(typed_cell({
+            "id": f"users={n}", "axes": axes, "users": {"n": n},
+            "intended": {"think_ms": z_ms, "think_dist": "constant", "workload": "closed"},
+            "overall": {"count": int(30 * x), "mean_ms": r, "throughput_per_s": x, "successes_per_s": x,
+                        "error_rate": 0.0},
+            "window": {"length_s": 30.0}, "think_time": {"mean_ms": z_ms, "gaps": int(30 * x)},
+            "server": server, "host": {"cpu_util_mean": min(1.0, x * s_ms / 1000 / cores)}}))
+    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, cores)
+    return typed_summary(cells, run={"host": {"cpus": cores}}, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
+
+
+@pytest.mark.parametrize("pool, in_service, each_ms", [(200, 20.0, 100.0), (16, 16.0, 80.0)])
+def test_cores_are_shared_by_the_requests_in_service_not_by_the_n_users(pool, in_service, each_ms):
+    """With Z = 100 ms, 20 of the 40 users think; with a pool of 16 only 16 requests are in service. N/cores × S
+    (40/2 × 10 ms = 200 ms) would blame other load on the host for the 100 or 80 ms measured; L/cores × S is it."""
+    for measured in (True, False):  # L_server measured, else X·R_server by Little's law
+        (found,) = of(findings(cpu_bound(pool, l_server=measured)), "service")
+        assert found.resource == "stretched"
+        assert "other load" not in found.statement, found.statement
+        figures = dict(found.figures)
+        assert figures["in_service_requests"] == pytest.approx(in_service)
+        assert figures["shared_service_ms"] == pytest.approx(each_ms)
+        assert figures["service_last_ms"] == pytest.approx(each_ms)
+        assert f"L/cores × S = {in_service:g}/2 × 10 ms = {each_ms:g} ms, measured {each_ms:g} ms." in found.statement
+        assert ("L_server measured at the server" if measured else "X·R_server = 200/s × ") in found.statement

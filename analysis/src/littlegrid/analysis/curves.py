@@ -26,7 +26,6 @@ THINK_AXIS = "think_ms"  # the grid axis of the think time Z: the curves of a fa
 CPU_BUSY = 0.9        # host CPU utilisation at which the cores count as saturated (findings use it too)
 NEAR_CAPACITY = 0.9   # served at least this share of the grid's c/S: the server is at its capacity
 NOISE_SIGMAS = 3.0    # a shortfall λ − X counts beyond this many Poisson standard errors √(λ/T)
-OVERHEAD_SHARE = 0.25  # R − bound may vary by this share of its mean (host noise) and still count as constant
 
 
 @dataclass(frozen=True)
@@ -242,21 +241,18 @@ def _standard_error_ms(cell: Cell) -> float | None:
 
 
 def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
-    """R − max(D, N·D_max − Z) at every point, and whether it grows from the point where it is least to where it
-    is most by more than noise: three standard errors of those two cells' mean R plus OVERHEAD_SHARE of the mean."""
+    """R − max(D, N·D_max − Z) at every point, and how it changes with the load: judged against the cells' own
+    standard errors (models.gap_trend), never by its spread against a share of its mean."""
     lower = {p.load: p.r_lower_ms for p in bound.points}
     rows = [(c, c.overall.mean_ms - lower[load_of(c)]) for c in cells
             if c.overall.mean_ms is not None and load_of(c) in lower]
     if len(rows) < 2:
         return None
-    low, high = min(rows, key=lambda r: r[1]), max(rows, key=lambda r: r[1])
-    ses = [_standard_error_ms(c) or 0.0 for c in (low[0], high[0])]
     excess = [e for _, e in rows]
-    mean = sum(excess) / len(excess)
-    spread = high[1] - low[1]
-    tolerance = NOISE_SIGMAS * math.hypot(*ses) + OVERHEAD_SHARE * abs(mean)
-    grows = spread > tolerance and load_of(high[0]) > load_of(low[0])
-    return Overhead(excess_ms=excess, spread_ms=spread, tolerance_ms=tolerance, mean_ms=mean, grows=grows)
+    t = models.gap_trend([load_of(c) for c, _ in rows], excess, [_standard_error_ms(c) for c, _ in rows])
+    return Overhead(excess_ms=excess, spread_ms=max(excess) - min(excess), tolerance_ms=t.margin_ms,
+                    mean_ms=sum(excess) / len(excess), grows=t.trend == "rises", trend=t.trend,
+                    deviation_ms=t.deviation_ms, pairs=t.pairs, pairs_rising=t.rising, pairs_falling=t.falling)
 
 
 def host_limit(g: Members, bound: Bounds | None) -> HostLimit | None:

@@ -3,6 +3,7 @@
 
 import math
 import re
+from dataclasses import dataclass
 
 from littlegrid.analysis import mmcn, usl
 from littlegrid.analysis.laws import not_made, throughput_bound, verdict
@@ -15,6 +16,9 @@ KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFIC
              f"line N/(D+Z); beyond it queueing costs more than {1 - KNEE_EFFICIENCY:.0%} of the throughput")
 EXPONENTIAL_THINK = ("exponential", "exp")
 POOL_FULL = 0.9  # busy threads / threads.max at which a pool counts as full (the findings use it too)
+OFFSET_MARGIN = 0.25  # a gap R − bound is "constant" when every cell's lies within ± this share of their mean
+CONFIDENCE_Z = 1.959964  # each cell's gap with its 95% interval (normal: its mean R over thousands of samples)
+PAIR_SIGMAS = 3.0     # two cells' gaps differ beyond this many standard errors of their difference
 
 
 def latency_slos(criteria) -> list[tuple[str, str, float, bool]]:
@@ -170,3 +174,60 @@ def mmcn_check(row: MmcnPrediction, cycle_cv: float | None, completions: int, fl
         why += (f" With the server's measured S = {row.measured_service_ms:.1f} ms and the realised Z = "
                 f"{row.realised_think_ms:.1f} ms the model gives {row.predicted_x_measured_inputs:.2f}/s.")
     return verdict("mmcn", row.cell, row.measured_x, row.predicted_x, row.rel_error, tol, ok, why)
+
+
+@dataclass(frozen=True)
+class GapTrend:
+    """How the gap R − bound changes over a curve (gap_trend): the margin "constant" is held to, the widest a cell's
+    95% interval reaches from the mean gap (None without every cell's standard error), the pairs of cells, those
+    whose gaps differ beyond PAIR_SIGMAS standard errors and the margin, upwards and downwards (heavier minus
+    lighter), the verdict: "constant", "rises", "falls" or "not shown"."""
+
+    margin_ms: float
+    deviation_ms: float | None
+    pairs: int
+    rising: int
+    falling: int
+    trend: str
+
+
+def gap_trend(loads: list[float], gaps: list[float], standard_errors: list[float | None]) -> GapTrend:
+    """Whether the gap between R and its lower bound changes with the load, judged by its trend against the cells'
+    own noise, not by its spread against a share of its mean.
+
+    "constant" is an equality claim, so it needs an equivalence test: every cell's gap, with its 95% interval
+    (± CONFIDENCE_Z standard errors of its mean R, sd/√n from its exact histogram), lies within ±OFFSET_MARGIN of the
+    mean gap: the margin, stated with the claim. Otherwise the trend is read from every pair of cells, the heavier
+    against the lighter: their gaps differ when by more than PAIR_SIGMAS standard errors of the difference
+    (√(se_i² + se_j²)), a real difference, and by more than the margin, one that 'constant' would not allow.
+    "rises" when some pairs rise so and none falls, "falls" when some fall and none rises (a sign test of pairs
+    that weighs each difference by its noise, whatever the shape: a gap that climbs past the knee, or a lightest
+    cell slowed by its warm-up while the rest differ by less than the margin); else "not shown": pairs both ways (a
+    gap that wanders by more than its noise and its margin: neither constant nor a trend), or none while the
+    intervals are too wide for the margin. Without a cell's standard error no constancy is claimed, and its
+    differences are taken at face value against the margin."""
+    n = len(gaps)
+    mean = sum(gaps) / n
+    margin = OFFSET_MARGIN * abs(mean)
+    known = all(se is not None and se >= 0 for se in standard_errors)
+    ses = [se if se is not None else 0.0 for se in standard_errors]
+    deviation = max(abs(g - mean) + CONFIDENCE_Z * se for g, se in zip(gaps, ses)) if known else None
+    order = sorted(range(n), key=lambda i: loads[i])
+    rising = falling = pairs = 0
+    for a, i in enumerate(order):
+        for j in order[a + 1:]:
+            if loads[j] == loads[i]:
+                continue
+            pairs += 1
+            apart = max(PAIR_SIGMAS * math.hypot(ses[i], ses[j]), margin)  # real, and more than 'constant' allows
+            rising += gaps[j] - gaps[i] > apart
+            falling += gaps[i] - gaps[j] > apart
+    if deviation is not None and deviation <= margin:
+        trend = "constant"
+    elif rising and not falling:
+        trend = "rises"
+    elif falling and not rising:
+        trend = "falls"
+    else:
+        trend = "not shown"
+    return GapTrend(margin, deviation, pairs, rising, falling, trend)

@@ -198,9 +198,21 @@ def load(curve: Curve, cell: Cell) -> float | None:
     return num(curve.x[curve.cells.index(cell.id)]) if cell.id in curve.cells else None
 
 
-def load_words(curve: Curve, value: float) -> str:
-    """"N = 20" on a closed curve, "λ = 100/s" on an open one."""
-    return f"N = {value:g}" if curve.workload != "open" else f"λ = {value:g}/s"
+def load_words(curve: Curve, value: float | str) -> str:
+    """"N = 20" on a closed curve, "λ = 100/s" on an open one: a curve's x is the analysis's (Curve.x_name), the
+    users N when closed and the offered rate λ when open. The one way a finding or the headline names a load;
+    `value` may be a list already written ("20 and 40")."""
+    listed = f"{value:g}" if isinstance(value, (int, float)) else value
+    return f"λ = {listed}/s" if curve.workload == "open" else f"{curve.x_name or 'N'} = {listed}"
+
+
+def response_law_words(x_per_s: float, think_ms: float | None) -> str:
+    """R past saturation by the closed law N = X·(R+Z): "R = N/X − Z = N/40 s − 1 s". Z is the curve's (None when
+    think time does not apply or is unknown: then the law is given without its figure, never as if Z were 0)."""
+    law = f"R = N/X − Z = N/{x_per_s:.3g} s"
+    if think_ms is None:
+        return f"{law} − Z (Z not known)"
+    return f"{law} (Z = 0)" if think_ms == 0 else f"{law} − {seconds(think_ms)}"
 
 
 def group_words(curve: Curve) -> str:
@@ -213,8 +225,7 @@ def cells_words(cells: list[Cell], curve: Curve) -> str:
     xs = [f"{load(curve, c):g}" for c in cells]
     listed = xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
     head = group_words(curve)
-    lead = f"N = {listed}" if curve.workload != "open" else f"λ = {listed}/s"
-    return lead + (f" {head}" if head else "")
+    return load_words(curve, listed) + (f" {head}" if head else "")
 
 
 def cell_words(cell: Cell) -> str:
@@ -235,6 +246,11 @@ def rate(x: float | None) -> str:
 
 def ms(x: float | None) -> str:
     return "no figure" if x is None else f"{x:.3g} ms" if x < 100 else f"{x:.0f} ms"
+
+
+def seconds(x_ms: float) -> str:
+    """A duration given in ms, in seconds: "1 s", "0.25 s"."""
+    return f"{x_ms / 1000:.3g} s"
 
 
 def pct(x: float | None) -> str:

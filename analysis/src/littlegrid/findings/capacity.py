@@ -536,7 +536,8 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
             hungry = [c for c in cells if starved(c)]
             out.append(Finding("waiting", statement, "suggests" if hungry else "holds",
                                f"R − R_server above {WAIT_SHARE:.0%} of R and at least one request waiting in front of it"
-                               + (f"; but the generator is starved at N = {', '.join(f'{users(c):g}' for c in hungry)}"
+                               + (f"; but the generator is starved at "
+                                  f"{load_words(curve, ', '.join(f'{load(curve, c):g}' for c in hungry))}"
                                   f", so part of R − R_server may be JMeter's own delay, not a queue at the server"
                                   if hungry else ""),
                                tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
@@ -585,9 +586,10 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         n_star = bound.n_star
         leaving = next(((c, r, lo) for c, r, lo in ratios if r > (1 + LATENCY_MARGIN) * lo), None)
         offset = curve.models.overhead
-        if leaving and offset is not None and not offset.grows:
-            out.append(_constant_overhead(curve, members, ratios, offset))
+        if leaving and offset is not None and offset.trend in OFFSET_WORDS:  # a knee needs the gap to rise
+            out.append(_offset(curve, members, ratios, offset))
             continue
+        unshown = leaving is not None and offset is not None and offset.trend == "not shown"
         worst = max(ratios, key=lambda t: t[1] / t[2])
         head = group_words(curve)
         at = f" {head}" if head else ""
@@ -595,8 +597,10 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         if leaving:
             c, r, lo = leaving
             statement = (f"Response time leaves its lower bound{at} at N = {users(c):g}: R = {ms(r)} against "
-                         f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%}); "
-                         f"the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
+                         f"max(D, N·D_max − Z) = {ms(lo)} (+{r / lo - 1:.0%}, margin {LATENCY_MARGIN:.0%})"
+                         + (f", though the gap R − max(D, N·D_max − Z) is not shown to rise with N: "
+                            f"{_pairs_words(offset)}" if unshown else "")
+                         + f"; the bounds' knee is N* = (D+Z)/D_max = {n_star:.3g}.")
         elif below:  # R under its "lower" bound everywhere: the bound, not the system, is off
             statement = (f"Response time stays below its lower bound max(D, N·D_max − Z) at every N measured{at} "
                          f"(N = {users(members[0]):g}–{users(members[-1]):g}; {worst[1] / worst[2] - 1:+.0%} at "
@@ -621,9 +625,12 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
         evidence = tuple(Figure("R", r, "ms", c.id) for c, r, _ in ratios) + \
             tuple(Figure("R lower bound", lo, "ms", c.id) for c, _, lo in ratios)
         basis = bound.basis
-        standing = "holds" if basis.startswith("grid") else "suggests"
-        why = (f"bounds from {basis}" if standing == "holds"
+        standing = "holds" if basis.startswith("grid") and not unshown else "suggests"
+        why = (f"bounds from {basis}" if basis.startswith("grid")
                else f"bounds {basis}: D and D_max are estimates from the same cells")
+        if unshown:
+            why += ("; R − max(D, N·D_max − Z) is not shown to rise (its pairs of cells differ both ways, or none "
+                    "beyond noise)")
         out.append(Finding("knee", statement + (" " + tail[0] if tail else ""), standing, why,
                            evidence + (tail[1] if tail else ()),
                            fields({"n_star": n_star, "users": users(leaving[0]) if leaving else None,
@@ -632,22 +639,54 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     return out
 
 
-def _constant_overhead(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
-    """R above its lower bound by about the same at every N: a per-request cost outside the server's service
-    demand (network, generator, container), not queueing; a knee needs that distance to grow with N."""
+# What a gap R − bound shown not to rise with the load is, by its trend (analysis.models.gap_trend). A gap whose
+# trend is not shown either way leaves R's departure from its bound to the knee finding, with that caveat.
+OFFSET_WORDS = {
+    "constant": "a constant per-request overhead (network, generator, container), not a queue that grows with the load",
+    "falls": "the lightest cells are the slowest (a warm-up such as JIT compilation, or a cold cache), not a queue "
+             "that grows with the load",
+}
+
+
+def _pairs_words(offset) -> str:
+    """"of its 10 pairs of cells, 4 fall and none rises beyond both three standard errors of their difference and
+    ±0.8 ms" (the margin: a difference 'constant' would allow is no trend either)."""
+    def count(k: int, verb: str) -> str:
+        return f"{'none' if not k else k} {verb}{'s' if k <= 1 else ''}"
+
+    return (f"of its {offset.pairs} pair{'s' if offset.pairs != 1 else ''} of cells, "
+            f"{count(offset.pairs_falling, 'fall')} and {count(offset.pairs_rising, 'rise')} beyond both three "
+            f"standard errors of their difference and ±{ms(offset.tolerance_ms)}")
+
+
+def _offset(curve: Curve, members: list[Cell], ratios, offset) -> Finding:
+    """R above its lower bound at every N by a gap shown not to rise with N, worded by its trend: constant within the
+    stated margin (a per-request cost outside the server's service demand, not queueing), or falling (the lightest
+    cells slowest). A knee needs the gap to rise."""
     head = group_words(curve)
-    statement = (f"No knee{(' ' + head) if head else ''}: each request spends ≈ {ms(offset.mean_ms)} beyond its "
-                 f"lower bound max(D, N·D_max − Z) at every N measured (N = {users(members[0]):g}–"
-                 f"{users(members[-1]):g}; the distance varies by {ms(offset.spread_ms)}, within its "
-                 f"{ms(offset.tolerance_ms)} noise): a constant per-request overhead (network, generator, container), "
-                 f"not a queue that grows with the load.")
+    (first, r0, lo0), (last, r1, lo1) = ratios[0], ratios[-1]  # the lightest and heaviest cells with a bound
+    if offset.trend == "constant":
+        shape = (f"each request spends ≈ {ms(offset.mean_ms)} beyond its lower bound max(D, N·D_max − Z) at every N "
+                 f"measured ({load_words(curve, load(curve, first))}–{load(curve, last):g}), every cell's within "
+                 f"±{ms(offset.tolerance_ms)} of that with its 95% interval (the margin 'constant' is held to, a "
+                 f"quarter of the gap; the farthest reaches {ms(offset.deviation_ms)})")
+    else:
+        shape = (f"R − max(D, N·D_max − Z) falls as the load grows, from {ms(r0 - lo0)} at "
+                 f"{load_words(curve, load(curve, first))} to {ms(r1 - lo1)} at {load_words(curve, load(curve, last))}"
+                 f" ({_pairs_words(offset)})")
+    statement = f"No knee{(' ' + head) if head else ''}: {shape}: {OFFSET_WORDS[offset.trend]}."
     evidence = tuple(Figure("R − lower bound", r - lo, "ms", c.id) for c, r, lo in ratios)
     return Finding("overhead", statement, "holds",
-                   "R − max(D, N·D_max − Z) does not grow with N beyond three standard errors of the mean R plus "
-                   "a quarter of its mean", evidence,
+                   f"constant when every cell's R − max(D, N·D_max − Z), with its 95% interval from its standard "
+                   f"error, lies within ±{ms(offset.tolerance_ms)} (a quarter of the mean gap) of the mean; falling "
+                   f"when some pairs of cells fall beyond three standard errors of their difference and that margin, "
+                   f"and none rises so",
+                   evidence,
                    fields({"overhead_ms": offset.mean_ms, "spread_ms": offset.spread_ms,
-                           "tolerance_ms": offset.tolerance_ms, "users": None}),
-                   tuple(curve.fixed.items()), tuple(c.id for c in members))
+                           "margin_ms": offset.tolerance_ms, "deviation_ms": offset.deviation_ms,
+                           "pairs": offset.pairs, "pairs_rising": offset.pairs_rising,
+                           "pairs_falling": offset.pairs_falling, "users": None}),
+                   tuple(curve.fixed.items()), tuple(c.id for c in members), offset.trend)
 
 
 def _apart(a: Tail, b: Tail) -> bool:

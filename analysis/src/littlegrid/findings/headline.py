@@ -8,7 +8,7 @@ A single JTL gets its own: the throughput and the slowest transaction, where the
 
 from __future__ import annotations
 
-from littlegrid.findings.base import Finding, ms, num, pct, rate
+from littlegrid.findings.base import Finding, load_words, ms, num, pct, rate, response_law_words
 from littlegrid.findings.single_test import outage_share
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
 from littlegrid.summary.comparison import interval_text
@@ -17,13 +17,37 @@ from littlegrid.summary.model import Curve, Summary
 TRUST_KINDS = ("outage", "validity")
 
 
+class _Missing(Exception):
+    """A figure a sentence needs is not in its finding (absent, None, NaN): that sentence is not said, since a
+    headline never prints a missing value."""
+
+
 def _figure(f: Finding, name: str) -> float | str | None:
-    return dict(f.figures).get(name)
+    """A figure of the finding: a finite number or a text; None when absent or not a number (NaN, ±inf)."""
+    value = dict(f.figures).get(name)
+    return value if isinstance(value, str) else num(value)
 
 
-def _first(found: list[Finding], kind: str, curve: str | None = None) -> int | None:
+def _value(f: Finding, name: str) -> float:
+    """A number a sentence cannot go without: the one path every headline figure is read by (_Missing if none)."""
+    value = _figure(f, name)
+    if not isinstance(value, float):
+        raise _Missing(name)
+    return value
+
+
+def _said(compose, *args) -> str | None:
+    """The sentence compose(*args) writes, or None when a figure it needs is missing."""
+    try:
+        return compose(*args)
+    except _Missing:
+        return None
+
+
+def _first(found: list[Finding], kind: str, curve: str | None = None, having: str | None = None) -> int | None:
+    """The first finding of a kind (on a curve, with a figure) that claims something."""
     return next((i for i, f in enumerate(found) if f.kind == kind and (curve is None or f.curve == curve)
-                 and f.standing != "cannot tell"), None)
+                 and (having is None or _figure(f, having) is not None) and f.standing != "cannot tell"), None)
 
 
 def _limiter(f: Finding | None) -> str:
@@ -31,14 +55,17 @@ def _limiter(f: Finding | None) -> str:
     if f is None:
         return "Something not measured"
     if f.resource == "thread_pool":
-        threads = num(_figure(f, "threads_max"))
+        threads = _figure(f, "threads_max")
         return f"{threads:g} Tomcat threads" if threads else "Tomcat's thread pool"
     return {"cpu": "The host's CPU", "throttle": "The throttle", "connections": "Connection limits",
             "generator": "The generator (not the server)"}.get(f.resource or "", "Something not measured")
 
 
 def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None) -> str:
-    level, bound = num(_figure(sat, "throughput_per_s")), num(_figure(sat, "bound_per_s"))
+    """"4 Tomcat threads cap throughput at c/S = 40/s (39.8/s measured); past it response time grows as R = N/X − Z
+    = N/39.8 s − 1 s": the level, and past it R by the closed law with the curve's own Z (an open curve has no
+    N/X: past capacity its queue grows for as long as the load lasts)."""
+    level, bound = _value(sat, "throughput_per_s"), _figure(sat, "bound_per_s")
     who = _limiter(bottleneck)
     verb = "caps" if who.endswith(("CPU", "pool", "throttle", "server)", "measured")) else "cap"
     cap = (f"{'c/S = ' if bottleneck is not None and bottleneck.resource == 'thread_pool' else ''}{rate(bound)} "
@@ -46,9 +73,9 @@ def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None) -> str:
     text = (f"With {curve.label}, {who[0].lower() + who[1:] if not who[0].isdigit() else who}" if curve.fixed
             else who) + f" {verb} throughput at {cap}"
     if curve.workload == "open":
-        return text + f"; past it the queue grows for as long as the load lasts"
-    if level:
-        return text + f"; response time grows as N/{level:.3g} s"
+        return text + "; past it the queue grows for as long as the load lasts"
+    if level > 0:
+        return text + f"; past it response time grows as {response_law_words(level, num(curve.think_ms))}"
     return text
 
 
@@ -57,14 +84,13 @@ def _other(curve: Curve, found: list[Finding]) -> str | None:
     if i is None:
         return None
     f = found[i]
-    x, line = num(_figure(f, "throughput_per_s")), num(_figure(f, "line_per_s"))
-    n = num(_figure(f, "users"))
     lead = f"With {curve.label}, throughput" if curve.fixed else "Throughput"
     if curve.workload == "open":
-        return f"{lead} follows the offered rate up to {rate(line)}"
-    lifted = f"to {rate(x)} at N = {n:g}" if x is not None and n is not None else "with N"
-    share = f" ({x / line:.0%} of N/(D+Z))" if x and line else ""
-    return f"{lead} keeps growing with N, {lifted}{share}"
+        return f"{lead} follows the offered rate up to {rate(_value(f, 'line_per_s'))}"
+    x, line, n = _figure(f, "throughput_per_s"), _figure(f, "line_per_s"), _figure(f, "users")
+    lifted = f", to {rate(x)} at {load_words(curve, n)}" if x is not None and n is not None else ""
+    share = f" ({x / line:.0%} of N/(D+Z))" if x and line and lifted else ""
+    return f"{lead} keeps growing with N{lifted}{share}"
 
 
 def _arms(f: Finding) -> str | None:
@@ -113,7 +139,7 @@ def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
     sentences, used = [], []
     saturated, others = [], []
     for curve in summary.curves:
-        sat = _first(found, "saturation", curve.key)
+        sat = _first(found, "saturation", curve.key, having="throughput_per_s")
         if sat is not None:
             bottleneck = _first(found, "bottleneck", curve.key)
             saturated.append((curve, sat, bottleneck))
@@ -121,58 +147,80 @@ def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
             others.append(curve)
     if saturated:
         curve, sat, bottleneck = saturated[0]
-        sentences.append(_capped(curve, found[sat], found[bottleneck] if bottleneck is not None else None) + ".")
-        used += [i for i in (sat, bottleneck) if i is not None]
-    rest = [_capped(c, found[s], found[b] if b is not None else None) for c, s, b in saturated[1:2]]
-    rest += [t for t in (_other(c, found) for c in others[:2]) if t]
-    # a grid with two arms exists to compare them: that is the second sentence, from the first group's finding
-    arms = next((i for i, f in enumerate(found) if f.kind == "arms" and f.standing != "cannot tell"
-                 and _arms(f) is not None), None)
-    if arms is not None:
-        sentences.append(_arms(found[arms]))
+        capped = _said(_capped, curve, found[sat], found[bottleneck] if bottleneck is not None else None)
+        if capped:
+            sentences.append(capped + ".")
+            used += [i for i in (sat, bottleneck) if i is not None]
+    rest = [_said(_capped, c, found[s], found[b] if b is not None else None) for c, s, b in saturated[1:2]]
+    told = [(c, t) for c in others[:2] if (t := _said(_other, c, found))]
+    rest = [t for t in rest + [t for _, t in told] if t]
+    arms = _first(found, "arms", having="arms")  # a crossed finding (two groups' arms) names no arms of its own
+    arms_words = _said(_arms, found[arms]) if arms is not None else None
+    if arms_words:  # a grid with two arms exists to compare them: that is the second sentence
+        sentences.append(arms_words)
         used.append(arms)
     elif rest:
         sentences.append("; ".join(rest) + ".")
-        used += [i for c in others[:2] if (i := _first(found, "scaling", c.key)) is not None]
+        used += [i for c, _ in told if (i := _first(found, "scaling", c.key)) is not None]
     if not sentences:
         sentences.append("No curve saturated or grew over the load measured: see the cells below.")
     text, idx = _trust(found, summary)
     return sentences[:2] + [text], used + idx
 
 
+def _failed(f: Finding) -> str:
+    """"15% of requests failed (1,994 of 12,992), 1,981 of them in the 10 s outage at 60.1 s": the file's counts,
+    the outage's share named apart, else the label most of them are in."""
+    errors, requests = _figure(f, "errors"), _figure(f, "requests")
+    counted = f" ({errors:,.0f} of {requests:,.0f})" if errors is not None and requests is not None else ""
+    in_outage = _figure(f, "outage_errors")
+    lasted, began = _figure(f, "outage_lasted_s"), _figure(f, "outage_began_s")
+    outage = ("" if not in_outage else outage_share(in_outage, errors, lasted, began)
+              if errors is not None and lasted is not None and began is not None else f", {in_outage:,.0f} of them in an outage")
+    most = "" if outage else _most_in(f, _figure(f, "label"), errors)
+    return f"{pct(_value(f, 'error_rate'))} of requests failed{counted}{outage}{most}."
+
+
 def _most_in(f: Finding, label, errors: float | None) -> str:
     """Where most errors are, by label: the window's (the file's when the window holds them all)."""
-    if not label:
+    own, window = _figure(f, "label_errors"), _figure(f, "window_errors")
+    if not label or own is None:
         return ""
-    own, window = num(_figure(f, "label_errors")), num(_figure(f, "window_errors"))
+    total = errors if window is None else window
+    if total is None:
+        return f", most of them in '{label}' ({own:g})"
     if window is None or window == errors:
-        return f", most of them in '{label}' ({own:g} of {errors if window is None else window:g})"
+        return f", most of them in '{label}' ({own:g} of {total:g})"
     return f"; of the window's {window:g}, most in '{label}' ({own:g})"
+
+
+def _ran(tp: Finding) -> str:
+    """"The test ran at 52/s with p90 120 ms" (the rate alone when the p90 is missing)."""
+    p90 = _figure(tp, "p90_ms")
+    return f"The test ran at {rate(_value(tp, 'throughput_per_s'))}" + (f" with p90 {ms(p90)}" if p90 is not None
+                                                                          else "")
+
+
+def _slowest(slow: Finding) -> str:
+    """"the slowest is 'login' (p90 300 ms)"."""
+    label = _figure(slow, "label")
+    if not isinstance(label, str):
+        raise _Missing("label")
+    return f"the slowest is '{label}' (p90 {ms(_value(slow, 'p90_ms'))})"
 
 
 def single(found: list[Finding]) -> tuple[list[str], list[int]]:
     sentences, used = [], []
     tp, slow = _first(found, "throughput"), _first(found, "slowest")
-    if tp is not None:
-        f = found[tp]
-        text = (f"The test ran at {rate(num(_figure(f, 'throughput_per_s')))} with p90 "
-                f"{ms(num(_figure(f, 'p90_ms')))}")
-        if slow is not None:
-            s = found[slow]
-            text += f"; the slowest is '{_figure(s, 'label')}' (p90 {ms(num(_figure(s, 'p90_ms'))) })"
-        sentences.append(text + ".")
-        used += [i for i in (tp, slow) if i is not None]
+    ran = _said(_ran, found[tp]) if tp is not None else None
+    if ran:
+        slowest = _said(_slowest, found[slow]) if slow is not None else None
+        sentences.append(ran + (f"; {slowest}" if slowest else "") + ".")
+        used += [tp] + ([slow] if slowest else [])
     err = _first(found, "errors")
-    if err is not None:
-        f = found[err]
-        label = _figure(f, "label")
-        errors, requests = num(_figure(f, "errors")), num(_figure(f, "requests"))
-        in_outage = num(_figure(f, "outage_errors"))
-        counted = f" ({errors:,.0f} of {requests:,.0f})" if errors is not None and requests is not None else ""
-        outage = (outage_share(in_outage, errors, num(_figure(f, "outage_lasted_s")),
-                               num(_figure(f, "outage_began_s"))) if in_outage else "")
-        sentences.append(f"{pct(num(_figure(f, 'error_rate')))} of requests failed{counted}{outage}"
-                         + (_most_in(f, label, errors) if not outage else "") + ".")
+    failed = _said(_failed, found[err]) if err is not None else None
+    if failed:
+        sentences.append(failed)
         used.append(err)
     elif tp is not None:  # the errors finding counts every sample of the file: none failed
         sentences.append("No request failed.")

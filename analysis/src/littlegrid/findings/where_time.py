@@ -5,7 +5,8 @@ The split is the analysis's (analysis/server_metrics.py: wait_in_front_ms = R �
 L_q / X by Little's law, in_service_ms = R_server − W_q); these findings only read it per curve. Time in service
 "stays flat" when it takes a small share of what R gained over the curve (the queueing happens outside the service:
 in a throttle's queue, in Tomcat's accept queue), and "stretches" when it takes most of it (the requests in service
-share something: N requests on c cores each take about N/c × S).
+share something: L requests in service on c cores each take about L/c × S). L is the requests IN SERVICE, not the N
+users: with think time some of them think, and a pool smaller than N holds the rest in front of the server.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ LOAD_STEP = 1.5      # the curve's load grew at least this much...
 R_GROWTH = 1.5       # ...and R at least this much: something queued, so where it queued can be said
 FLAT_SHARE = 0.25    # time in service took at most this share of R's growth: it stays flat
 STRETCH_SHARE = 0.6  # at least this share: the service itself stretches
-PS_SLACK = 0.25      # measured time in service within this of N/cores × S: the cores shared evenly, as said
+PS_SLACK = 0.25      # measured time in service within this of L/cores × S: the cores shared evenly, as said
 WAIT_SHARE = 0.10    # W_q above this share of R: requests wait in the throttle's queue
 QUEUE_MIN = 0.5      # and at least this many wait there on average (L_q)
 
@@ -32,6 +33,33 @@ def in_service_ms(cell: Cell) -> float | None:
         return None
     split = num(s.in_service_ms)
     return split if split is not None else num(s.service_mean_ms)
+
+
+def in_service(cell: Cell) -> tuple[float | None, str]:
+    """(the requests in service at the server on average, how that is known). L_server, the time-average of the
+    requests in flight at the server, when it was measured; else Little's law on the server, X·R_server; else on the
+    client, X·R, an upper bound (it counts those waiting in front of the server too). A throttle's queue is in
+    flight but not in service: L_q (measured), or X·W_q, is taken off. (None, why) without X or any of these."""
+    s = cell.server
+    x = (num(s.throughput_per_s) if s is not None else None) or overall(cell, "throughput_per_s")
+    queued = 0.0
+    if s is not None and (num(s.throttle_wait_ms) or 0) > 0:
+        lq = num(s.throttle_queue_mean)
+        queued = lq if lq is not None else (x or 0.0) * s.throttle_wait_ms / 1000.0
+    less = " less the throttle's queue" if queued else ""
+    if s is not None and num(s.in_flight_mean) is not None:
+        return max(0.0, s.in_flight_mean - queued), f"L_server measured at the server{less}"
+    if x is None:
+        return None, "no throughput"
+    r_server = num(s.service_mean_ms) if s is not None else None
+    if r_server is not None:
+        return (max(0.0, x * r_server / 1000.0 - queued),
+                f"X·R_server = {rate(x)} × {ms(r_server)} by Little's law{less}")
+    r = overall(cell, "mean_ms")
+    if r is None:
+        return None, "no response time"
+    return (max(0.0, x * r / 1000.0 - queued),
+            f"X·R = {rate(x)} × {ms(r)} by Little's law, at most: it counts those in front of the server{less}")
 
 
 def split_words(cell: Cell) -> str:
@@ -72,6 +100,7 @@ def service_time(summary: Summary) -> list[Finding]:
         if not n0 or not n1 or n1 < LOAD_STEP * n0 or r1 < R_GROWTH * r0:
             continue
         share = (s1 - s0) / (r1 - r0)
+        in_service_figures = {}
         head = group_words(curve)
         at = f" {head}" if head else ""
         trend = (f"{ms(s0)} at {load_words(curve, n0)}, {ms(s1)} at {load_words(curve, n1)} (×{s1 / s0:.2g}), "
@@ -85,17 +114,29 @@ def service_time(summary: Summary) -> list[Finding]:
             statement = (f"Time in service stretches with the load{at}: {trend}; the service itself took "
                          f"{min(share, 1):.0%} of what R gained.")
             cpu = server_cpu.util(c1.host)
-            if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and n1 > cores:
-                s = s0 / max(1.0, n0 / cores)  # the lightest cell's time in service, itself shared if N > cores
-                shared = n1 / cores * s
-                statement += (f" The {n1:g} requests in service share the {cores:g} core{'s' if cores != 1 else ''}"
+            (l0, _), (l1, how) = in_service(c0), in_service(c1)
+            if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and l1 is not None and l1 > cores:
+                # the lightest cell's time in service, itself shared when it had more in service than cores
+                s = s0 / max(1.0, (l0 or 0.0) / cores)
+                shared = l1 / cores * s
+                statement += (f" The {l1:.3g} requests in service ({how}) share the {cores:g} "
+                              f"core{'s' if cores != 1 else ''}"
                               f"{'' if server_cpu.shared(summary.run) else ' the server was pinned to'} "
-                              f"({cpu:.0%} busy): each "
-                              f"takes about N/cores × S = {n1:g}/{cores:g} × {ms(s)} = {ms(shared)}")
-                statement += (f", measured {ms(s1)}." if abs(s1 / shared - 1) <= PS_SLACK else
-                              f", but {ms(s1)} was measured: S from the lightest cell ({ms(s0)} at "
-                              f"{load_words(curve, n0)}) is not the service time alone (other load on the host, "
-                              f"or a start-up cost), so the stretch is read from R's growth, not from this figure.")
+                              f"({cpu:.0%} busy): each takes about L/cores × S = {l1:.3g}/{cores:g} × {ms(s)} = "
+                              f"{ms(shared)}")
+                if abs(s1 / shared - 1) <= PS_SLACK:
+                    statement += f", measured {ms(s1)}."
+                elif s1 > shared:
+                    statement += (f", but {ms(s1)} was measured, more than the cores' share: something besides "
+                                  f"these requests took core time (other load on the host), or they wait on "
+                                  f"something besides the cores; the stretch is read from R's growth, not from "
+                                  f"this figure.")
+                else:
+                    statement += (f", but {ms(s1)} was measured, less than that: S from the lightest cell "
+                                  f"({ms(s0)} at {load_words(curve, n0)}) is more than each request's core time "
+                                  f"(other load on the host then, waiting on I/O, or a start-up cost), so the "
+                                  f"stretch is read from R's growth, not from this figure.")
+                in_service_figures = {"in_service_requests": l1, "shared_service_ms": shared}
             else:
                 statement += " The requests in service share something inside the server (cores, a lock, a pool)."
         else:
@@ -109,7 +150,8 @@ def service_time(summary: Summary) -> list[Finding]:
                            f"{share:.2f}: flat at most {FLAT_SHARE:g}, stretched at least {STRETCH_SHARE:g}; time in "
                            f"service is R_server less the throttle's W_q = L_q/X",
                            evidence, fields({"users": n1, "service_first_ms": s0, "service_last_ms": s1,
-                                             "r_first_ms": r0, "r_last_ms": r1, "service_share": share}),
+                                             "r_first_ms": r0, "r_last_ms": r1, "service_share": share}
+                                            | in_service_figures),
                            tuple(curve.fixed.items()), tuple(c.id for c, _, _ in points), shape))
     return out
 

@@ -223,7 +223,8 @@ def model_rows(summary: Summary) -> list[dict]:
                      "lambda": u.lambda_ if u else None, "r2": u.r2 if u else None,
                      "n_peak": u.n_peak if u else None,
                      "usl_note": "" if u is None or u.ok else (u.reason or "no fit"),
-                     "overhead_ms": m.overhead.mean_ms if m.overhead and not m.overhead.grows else None})
+                     "overhead_ms": m.overhead.mean_ms if m.overhead and (
+                         m.overhead.trend == "constant" if m.overhead.trend else not m.overhead.grows) else None})
     return rows
 
 

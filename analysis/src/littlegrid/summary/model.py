@@ -550,14 +550,25 @@ class MmcnPrediction(Record):
 
 
 class Overhead(Record):
-    """R minus its lower bound at each point of a closed curve, and whether that distance grows with N: a knee
-    needs it to grow; a distance the same at every N (within tolerance_ms: three standard errors of the two
-    cells' mean R, plus a quarter of the mean distance) is a constant per-request overhead, not queueing."""
+    """R minus its lower bound max(D, N·D_max − Z) at each point of a closed curve (the gap, `excess_ms`; `spread_ms`
+    from its least to its most, `mean_ms`), and how it changes with the load, judged against the cells' own noise,
+    not by its spread (analysis.models.gap_trend). `trend`: "constant" when every cell's gap with its 95% interval
+    lies within ±`tolerance_ms` of the mean gap (the equivalence margin, a quarter of that mean; `deviation_ms`: the
+    farthest such interval reaches, null without every cell's standard error); else "rises" or "falls" when, of the
+    `pairs` of cells, some differ that way beyond three standard errors and the margin (`pairs_rising`,
+    `pairs_falling`: heavier minus lighter) and none the other; else "not shown". `grows`: the trend "rises", which a knee needs; a constant
+    gap is a per-request overhead, not queueing. trend null: a summary of an older littlegrid (its tolerance_ms was
+    three standard errors plus a quarter of the mean, against the spread)."""
     excess_ms: list[float]
     spread_ms: float
     tolerance_ms: float
     mean_ms: float
     grows: bool
+    trend: str | None = None
+    deviation_ms: float | None = None
+    pairs: int | None = None
+    pairs_rising: int | None = None
+    pairs_falling: int | None = None
 
 
 class HostLimit(Record):
