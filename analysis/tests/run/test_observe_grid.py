@@ -105,3 +105,12 @@ def test_a_source_that_does_not_answer_prometheus_text_is_refused_before_any_loa
     problem = "connection refused" if answer == "refused" else "answers HTML, not Prometheus text"
     assert code == 2 and err.count("\n") == 1 and not (tmp_path / "reports").exists()
     assert f"{path}:15: [observe] prometheus: {bad}: {problem}" in err
+
+
+def test_the_dry_run_says_what_each_cell_observes(tmp_path, capsys):
+    from littlegrid.run.runner import run_grid
+
+    run_grid(grid(tmp_path, '[observe]\nprometheus = ["http://10.0.0.7:9100/metrics"]\n'), dry_run=True,
+             out=tmp_path / "reports")
+    assert "observed once a second beside each cell, into observed.csv: http://10.0.0.7:9100/metrics" in \
+        capsys.readouterr().out

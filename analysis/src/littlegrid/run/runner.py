@@ -522,6 +522,9 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     if grid.server is not None and grid.server.warmup_s:
         print(f"each start of the sample server is warmed for {grid.server.warmup_s:g} s before its cell "
               "([server] warmup_s; those requests are not recorded)")
+    observed = list(grid.observe.sources) + (["the sample server's actuator"] if grid.server is not None else [])
+    if observed:
+        print(f"observed once a second beside each cell, into observed.csv: {', '.join(observed)}")
     if grid.remote_hosts:
         print(f"users is the total N, split across the {grid.engines} engines (the first engines listed take "
               "one more thread when N does not divide)")
