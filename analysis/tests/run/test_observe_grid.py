@@ -62,7 +62,8 @@ def test_a_grid_without_observe_observes_nothing(tmp_path):
 @pytest.mark.parametrize("observe,line,problem", [
     ('[observe]\nprometheus = ["10.0.0.7:9100/metrics"]\n', 13, "[observe] prometheus: '10.0.0.7:9100/metrics' is not an "
                                                                 "http:// or https:// URL with a host"),
-    ('[observe]\nprometheus = ["http://a:99999/metrics"]\n', 13, "the port is not a number"),
+    ('[observe]\nprometheus = ["http://a:99999/metrics"]\n', 13, "is not a URL (Port out of range"),
+    ('[observe]\nprometheus = ["http://[::1/metrics"]\n', 13, "is not a URL (Invalid IPv6 URL)"),
     ('[observe]\nprometheus = ["http://a/m", "http://a/m"]\n', 13, "a URL is listed twice"),
     ('[observe]\nprometheus = [9100]\n', 13, "must be a list of URLs"),
     ('[observe]\nscrape = ["http://a/m"]\n', 13, "[observe] scrape: unknown key (expected one of: pools, prometheus)"),

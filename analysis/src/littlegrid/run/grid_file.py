@@ -262,8 +262,9 @@ class _Validator:
             raise self.fail("server", "heap", f"must look like 512m or 2g, got {heap!r}")
         ready = self.number("server", "ready_timeout_s", table.get("ready_timeout_s", 60.0), positive=True)
         cpus = table.get("cpus")
-        if cpus is not None and (not isinstance(cpus, list) or not cpus or len(set(cpus)) != len(cpus) or any(
-                isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus)):
+        # the numbers checked before their set is made: a list of lists ([[]]) has no set
+        if cpus is not None and (not isinstance(cpus, list) or not cpus or any(
+                isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus) or len(set(cpus)) != len(cpus)):
             raise self.fail("server", "cpus", f"must be a list of distinct CPU numbers counted from 0, e.g. [1], "
                             f"got {cpus!r}")
         warmup = self.number("server", "warmup_s", table.get("warmup_s", 0.0))
@@ -474,13 +475,15 @@ class _Validator:
         if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
             raise self.fail("observe", "prometheus", 'must be a list of URLs, e.g. ["http://10.0.0.7:9100/metrics"]')
         for url in urls:
-            parts = urlsplit(url)
+            try:
+                parts = urlsplit(url)
+                port = parts.port
+            except ValueError as e:  # an unclosed [IPv6 address, a port not a number or out of range
+                raise self.fail("observe", "prometheus", f"{url!r} is not a URL ({e})")
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise self.fail("observe", "prometheus", f"{url!r} is not an http:// or https:// URL with a host")
-            try:
-                parts.port
-            except ValueError:
-                raise self.fail("observe", "prometheus", f"{url!r}: the port is not a number 1-65535")
+            if port == 0:
+                raise self.fail("observe", "prometheus", f"{url!r}: port 0 is no port to scrape")
         if len(set(urls)) != len(urls):
             raise self.fail("observe", "prometheus", "a URL is listed twice")
         pools_table = table.get("pools", {})
