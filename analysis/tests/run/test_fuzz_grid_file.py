@@ -21,11 +21,13 @@ CRITERIA_PIECES = ["p90", "<", "300ms", "error_rate", "1%", "throughput", ">", "
 KEYS = ["name", "plan", "description", "criteria", "expect", "arms", "server", "target", "cell", "axes", "properties",
         "jmeter", "tolerances", "plan_options", "users", "think_ms", "rate_per_s", "duration_s", "warmup_s",
         "cooldown_s", "rampup_s", "repetitions", "start", "knobs", "heap", "host", "port", "path", "method",
-        "protocol", "think_dist", "min", "max", "resolution", "closed_law", "server.tomcat.threads.max", "bogus"]
+        "protocol", "think_dist", "min", "max", "resolution", "closed_law", "server.tomcat.threads.max", "bogus",
+        "observe", "prometheus", "pools", "busy", "size", "workers"]
 
 scalars = st.one_of(st.booleans(), st.integers(-10**20, 10**20), st.floats(allow_nan=True),
                     st.sampled_from(["", "GET", "/", "poisson", "512m", "plans/closed.jmx", "10,100", "é", "\x00",
-                                     "users=1,2", "p90 < 300ms"]),
+                                     "users=1,2", "p90 < 300ms", "http://127.0.0.1:9100/metrics", "http://[::1",
+                                     'app_busy{role!="a",h=~"w.*"}', 'a{b=~"("}']),
                     st.text(max_size=12),
                     st.lists(st.sampled_from(CRITERIA_PIECES), min_size=1, max_size=6).map(" ".join))
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),

@@ -161,6 +161,9 @@ REFUSALS = [
         '[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = [1, 1]\n[target]'),
      r"grid\.toml:\d+: \[server\] cpus: must be a list of distinct CPU numbers counted from 0, e\.g\. \[1\], "
      r"got \[1, 1\]"),
+    ("server cpus a list of lists (found by the grid fuzzer: a traceback before)", lambda t: t.replace(
+        '[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = [[]]\n[target]'),
+     r"\[server\] cpus: must be a list of distinct CPU numbers"),
     ("server cpus empty", lambda t: t.replace(
         '[target]\nhost = "127.0.0.1"\nport = 8080', '[server]\nstart = true\ncpus = []\n[target]'),
      r"\[server\] cpus: must be a list of distinct CPU numbers"),

@@ -443,3 +443,50 @@ def test_retry_runs_a_failed_cell_again_up_to_n_times_and_lists_every_attempt(tm
     tries["n"] = 0
     run = run_grid(grid_path, out=tmp_path / "reports", run_id="r0")
     assert tries["n"] == 1 and json.loads((run / "manifest.json").read_text())["status"] == "failed"
+
+
+def test_the_sample_servers_actuator_is_observed_beside_the_grids_sources_and_counted_per_cell(tmp_path, fakes,
+                                                                                                 monkeypatch):
+    import dataclasses
+
+    from littlegrid.run import runner
+
+    monkeypatch.setattr(runner, "_preflight", lambda grid: None)  # the grid's source is not served here
+    seen, inner = [], runner.run_cell
+
+    def observing(jmeter, plan, folder, properties, **kw):
+        seen.append((kw["observe_sources"], kw["observe_keep"]))
+        counts = {url: {"scrapes": 20, "failed": 1, "slow": 0, "errors": {"timed out": 1}}
+                  for url in kw["observe_sources"]}
+        return dataclasses.replace(inner(jmeter, plan, folder, properties, **kw), observed=counts)
+
+    monkeypatch.setattr(runner, "run_cell", observing)
+    path = knob_grid(tmp_path)
+    path.write_text(path.read_text() + '[observe]\nprometheus = ["http://10.0.0.7:9100/metrics"]\n'
+                    '[observe.pools.workers]\nbusy = "app_workers_busy"\nsize = 4\n')
+    run = run_grid(path, out=tmp_path / "reports", run_id="o")
+    actuator = "http://127.0.0.1:40001/actuator/prometheus"  # FakeServer's management port
+    assert seen and all(sources == ["http://10.0.0.7:9100/metrics", actuator] for sources, _ in seen)
+    assert all(keep == {"app_workers_busy"} for _, keep in seen)
+    cm = json.loads((run / "cells" / "users=5,think_ms=0,server.tomcat.threads.max=2" / "manifest.json").read_text())
+    assert cm["observe"][actuator] == {"scrapes": 20, "failed": 1, "slow": 0, "errors": {"timed out": 1}}
+
+
+def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(tmp_path):
+    import csv
+
+    from http_stub import serving
+    from littlegrid.run import run_folder as rf
+    from littlegrid.run.cell_run import run_cell
+
+    with serving(lambda path: b"process_cpu_seconds_total 1.5\ngo_goroutines 9\n") as port:
+        url = f"http://127.0.0.1:{port}/metrics"
+        gone = "http://127.0.0.1:9/metrics"  # discard port: nothing answers, the cell goes on regardless
+        outcome = run_cell(_StandInJMeter(2.5), tmp_path / "plan.jmx", tmp_path, {}, duration_s=5,
+                           observe_sources=[url, gone])
+    with (tmp_path / rf.OBSERVED).open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert outcome.took_s < 2.5 + 2.0  # JMeter's time, and the closing scrape's: the dead source held nothing up
+    assert {r["metric"] for r in rows} == {"process_cpu_seconds_total"} and {r["source"] for r in rows} == {url}
+    assert len(rows) >= 3 and outcome.observed[url]["failed"] == 0
+    assert outcome.observed[gone]["failed"] == outcome.observed[gone]["scrapes"] >= 3

@@ -20,6 +20,7 @@ import pytest
 from littlegrid.summarize import analyze
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import engines
+from littlegrid.analysis.observed import map_readings, readings_from_rows
 from littlegrid.run.runner import run_grid
 from littlegrid.usererror import UserError
 from waiting import wait_for
@@ -121,6 +122,15 @@ think_ms = [0, 50]
         if closed_plan.name == "closed.jmx":  # every request's think time, as drawn: the cell's think_ms exactly
             assert {r["think_drawn_ms"] for r in results} == {str(cm["axes"]["think_ms"])}, cid
         assert len(rows(folder / "host-metrics.csv")) >= 5
+        # The actuator is observed as any service is ([observe]'s one path): its Tomcat pool read through the mapping
+        (actuator,) = cm["observe"]
+        assert actuator.endswith("/actuator/prometheus") and cm["observe"][actuator]["scrapes"] >= 5
+        observed = map_readings(readings_from_rows(rows(folder / "observed.csv")))
+        (pool,) = [p for p in observed.thread_pools if p.kind == "tomcat" and {s.size for s in p.seconds} == {2.0}]
+        assert pool.source == actuator and pool.host == "127.0.0.1" and len(pool.seconds) >= 5
+        busiest = max(s.busy for s in pool.seconds)
+        assert busiest <= 2 and (busiest == 2 or cid != "users=4,think_ms=0")  # as server-metrics.csv says above
+        assert observed.process_cpu and observed.process_cpu[0].source == actuator
         mean_ms[cid] = sum(int(r["elapsed"]) for r in results) / len(results)
     ratio = mean_ms["users=4,think_ms=0"] / mean_ms["users=2,think_ms=0"]
     print(f"R(4 users) / R(2 users) without think time: {ratio:.2f} (about 2 on a quiet host); mean R {mean_ms}; "

@@ -14,6 +14,7 @@ from typing import Callable
 from littlegrid.run import run_folder as rf
 from littlegrid.run.jmeter import JMeter
 from littlegrid.run.metrics_sampler import MetricsSampler
+from littlegrid.run.observe import Observer
 from littlegrid.run.processes import spawn, stop_group
 from littlegrid.run.progress import Live
 
@@ -31,6 +32,7 @@ class CellOutcome:
     ended: str
     took_s: float
     errors: int | None = None  # failed samples by JMeter's summariser (None: it printed no summary)
+    observed: dict | None = None  # [observe]: per source, scrapes, failed, slow, problems (None: nothing observed)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -57,6 +59,8 @@ def run_cell(
     server: subprocess.Popen | None = None,
     cpus: tuple[int, ...] | None = None,
     server_cpus: tuple[int, ...] | None = None,
+    observe_sources: list[str] | None = None,
+    observe_keep: frozenset[str] = frozenset(),
 ) -> CellOutcome:
     """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, the two metrics CSVs).
 
@@ -66,7 +70,8 @@ def run_cell(
     the cell: when it exits, JMeter is stopped (every request from then on would fail at once and read as
     throughput) and the cell fails, saying when the server died and how. `cpus`: the CPUs JMeter runs on, and
     `server_cpus` those the sample server was pinned to (grid `[server] cpus`), whose busy share the host metrics
-    add (None: both run anywhere).
+    add (None: both run anywhere). `observe_sources`: the Prometheus endpoints scraped once a second into
+    observed.csv, each on its own thread (run/observe.py), keeping the known families and `observe_keep`.
     """
     started, t0 = rf.utc_now(), time.monotonic()
     # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
@@ -77,9 +82,10 @@ def run_cell(
                          extra=controller_options)
     live = Live()
     tail: deque[str] = deque(maxlen=20)
+    observer = Observer(folder / rf.OBSERVED, observe_sources or [], keep=observe_keep)
     with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url,
                         connector_port=connector_port, server_cpus=server_cpus), \
-            out.open("w", encoding="utf-8") as console:
+            observer, out.open("w", encoding="utf-8") as console:
         # cwd = the cell's folder: anything JMeter writes relative to its working directory stays in the run folder.
         process = spawn(cmd, cpus=cpus, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
@@ -130,7 +136,8 @@ def run_cell(
         status, reason = "complete", None
     count, errors = live.totals
     return CellOutcome(status=status, reason=reason, exit_code=code, samples=samples, started=started,
-                       ended=rf.utc_now(), took_s=time.monotonic() - t0, errors=errors if count else None)
+                       ended=rf.utc_now(), took_s=time.monotonic() - t0, errors=errors if count else None,
+                       observed=observer.summary() if observe_sources else None)
 
 
 def _pump(process: subprocess.Popen, lines: queue.Queue) -> None:

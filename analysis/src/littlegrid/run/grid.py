@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from littlegrid.analysis.observed import PoolSpec
 from littlegrid.plan.derive import PlanOptions
 from littlegrid.run.engines import Rmi
 from littlegrid.usererror import UserError
@@ -46,6 +47,20 @@ class ServerSpec:
     cpus: tuple[int, ...] | None = None
     # [server] warmup_s: requests to the target after each start, before the first cell (run/server_warmup.py)
     warmup_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class ObserveSpec:
+    """[observe]: the Prometheus endpoints scraped once a second through every cell, and the pools the user names."""
+
+    sources: tuple[str, ...] = ()
+    lines: tuple[int | None, ...] = ()  # each source's line in the grid file, for a refusal to name
+    pools: tuple[PoolSpec, ...] = ()
+
+    @property
+    def keep(self) -> frozenset[str]:
+        """The sample names the user's pools read, kept beside the known families."""
+        return frozenset(n for p in self.pools for n in (p.busy.metric, getattr(p.size, "metric", None)) if n)
 
 
 @dataclass(frozen=True)
@@ -108,6 +123,8 @@ class Grid:
     own_plan: "PlanOptions | None" = None
     # How the controller and remote_hosts talk ([engines]): over SSL with a keystore unless the grid says ssl = false.
     rmi: Rmi = field(default_factory=lambda: Rmi(keystore=None))
+    # [observe]: what is scraped beside every cell (the sample server's actuator is added when the runner starts it)
+    observe: ObserveSpec = field(default_factory=ObserveSpec)
     raw: dict = field(repr=False, default_factory=dict)
 
     @property

@@ -5,19 +5,25 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from littlegrid.comparison.arms import parse_arms
 from littlegrid.criteria.grammar import parse as parse_criterion
 from littlegrid.findings import expect
 from littlegrid.plan import derive as own
 from littlegrid.run import engines as eng
-from littlegrid.run.grid import Grid, SearchRange, ServerSpec, Target, Timing
+from littlegrid.analysis.observed import PoolSpec
+from littlegrid.analysis.prometheus_text import parse_selector
+from littlegrid.run.grid import Grid, ObserveSpec, SearchRange, ServerSpec, Target, Timing
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.plan_properties import declared_properties, plan_strings
 from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
-            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines"}
+            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines", "observe"}
+OBSERVE_KEYS = {"prometheus", "pools"}
+POOL_KEYS = {"busy", "size"}
+POOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINES_KEYS = {"keystore", "ssl", "controller_host"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s", "cpus", "warmup_s"}
@@ -131,11 +137,12 @@ class _Validator:
         arms = self.arms(axes)
         if own_plan is not None:
             self.check_own_plan(plan, own_plan, axes, properties, ranges)
+        observe = self.observe(server is not None)
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
                     remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
-                    own_plan=own_plan, rmi=rmi, raw=raw)
+                    own_plan=own_plan, rmi=rmi, observe=observe, raw=raw)
 
     def expectations(self, axes: dict) -> None:
         """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
@@ -259,8 +266,9 @@ class _Validator:
             raise self.fail("server", "heap", f"must look like 512m or 2g, got {heap!r}")
         ready = self.number("server", "ready_timeout_s", table.get("ready_timeout_s", 60.0), positive=True)
         cpus = table.get("cpus")
-        if cpus is not None and (not isinstance(cpus, list) or not cpus or len(set(cpus)) != len(cpus) or any(
-                isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus)):
+        # the numbers checked before their set is made: a list of lists ([[]]) has no set
+        if cpus is not None and (not isinstance(cpus, list) or not cpus or any(
+                isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus) or len(set(cpus)) != len(cpus)):
             raise self.fail("server", "cpus", f"must be a list of distinct CPU numbers counted from 0, e.g. [1], "
                             f"got {cpus!r}")
         warmup = self.number("server", "warmup_s", table.get("warmup_s", 0.0))
@@ -458,6 +466,78 @@ class _Validator:
             raise self.fail(None, "plan", "its thread count does not read its engine's share, so each engine would "
                             "run all of users: write ThreadGroup.num_threads as "
                             "${__P(users.${__P(__jm.D_TG,)},${__P(users,10)})} (as plans/closed.jmx does)")
+
+    def observe(self, server_started: bool) -> ObserveSpec:
+        """[observe] prometheus = ["http://host:port/path", ...] and [observe.pools.<name>] busy/size: URLs and
+        selectors checked here; whether each URL answers Prometheus text is checked before any load (runner)."""
+        table = self.table("observe", OBSERVE_KEYS)
+        if table is None:
+            return ObserveSpec()
+        urls = table.get("prometheus", [])
+        if isinstance(urls, str):
+            urls = [urls]
+        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise self.fail("observe", "prometheus", 'must be a list of URLs, e.g. ["http://10.0.0.7:9100/metrics"]')
+        for url in urls:
+            try:
+                parts = urlsplit(url)
+                port = parts.port
+            except ValueError as e:  # an unclosed [IPv6 address, a port not a number or out of range
+                raise self.fail("observe", "prometheus", f"{url!r} is not a URL ({e})")
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise self.fail("observe", "prometheus", f"{url!r} is not an http:// or https:// URL with a host")
+            if port == 0:
+                raise self.fail("observe", "prometheus", f"{url!r}: port 0 is no port to scrape")
+        if len(set(urls)) != len(urls):
+            raise self.fail("observe", "prometheus", "a URL is listed twice")
+        pools_table = table.get("pools", {})
+        if not isinstance(pools_table, dict):
+            raise self.fail("observe", "pools", "must be tables: [observe.pools.<name>] busy = \"<metric{labels}>\"")
+        pools = []
+        for name, spec in pools_table.items():
+            where = f"observe.pools.{name}"
+            if not isinstance(spec, dict):
+                raise self.fail("observe", "pools", f"{name}: must be a table [observe.pools.{name}]")
+            if not POOL_NAME.match(name):
+                raise self.fail(where, None, "a pool's name is letters, digits, '_', '.' or '-' (at most 64)")
+            for key in spec:
+                if key not in POOL_KEYS:
+                    raise self.fail(where, key, f"unknown key (expected one of: {', '.join(sorted(POOL_KEYS))})")
+            if "busy" not in spec:
+                raise self.fail(where, "busy", 'missing: the selector of its busy workers, e.g. '
+                                'busy = "executor_active_threads{name=\\"workers\\"}"')
+            busy = self.selector(where, "busy", spec["busy"])
+            size = spec.get("size")
+            if isinstance(size, str):
+                size = self.selector(where, "size", size)
+            elif size is not None and (isinstance(size, bool) or not isinstance(size, (int, float)) or size <= 0):
+                raise self.fail(where, "size", f"must be a selector or a number > 0, got {size!r}")
+            pools.append(PoolSpec(name=name, busy=busy, size=float(size) if isinstance(size, (int, float)) else size))
+        if pools and not urls and not server_started:
+            raise self.fail(f"observe.pools.{pools[0].name}", None, "a pool is read from the sources scraped, and "
+                            "none is named: give them in [observe] prometheus = [...]")
+        return ObserveSpec(sources=tuple(urls), lines=tuple(self._line_of_value("observe", "prometheus", u)
+                                                              for u in urls), pools=tuple(pools))
+
+    def selector(self, table: str, key: str, text):
+        if not isinstance(text, str):
+            raise self.fail(table, key, f"must be a selector (metric{{labels}}) or a number, got {text!r}")
+        try:
+            return parse_selector(text)
+        except UserError as e:
+            raise self.fail(table, key, str(e))
+
+    def _line_of_value(self, table: str, key: str, value: str) -> int | None:
+        """The line holding `value` in `key`'s list (which may span lines), else the key's own line."""
+        start = self._line_of(table, key)
+        lines = self.text.splitlines()
+        if start is not None:
+            for n in range(start, len(lines) + 1):
+                if f'"{value}"' in lines[n - 1] or f"'{value}'" in lines[n - 1]:
+                    return n
+                if n > start and re.match(r"^\s*(\[|[A-Za-z_\"]+\s*=)", lines[n - 1]):
+                    break  # the next key or table: the list has ended
+        return start
 
     # -- value helpers ---------------------------------------------------------------------------
     def table(self, name: str, allowed: set[str]) -> dict | None:

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from littlegrid.analysis.prometheus_text import parse_prometheus  # the one reader of the text format
 from littlegrid.run.host_metrics import COLUMNS as HOST_COLUMNS
 from littlegrid.run.host_metrics import HostSampler
 
@@ -31,31 +32,6 @@ SERVER_METRICS = {
 # Tomcat names a connector <protocol>-<io>-[<address>-]<port> (http-nio-8080, http-nio-127.0.0.1-8080,
 # http-nio-auto-1-34567): its port is the last field.
 _CONNECTOR_PORT = re.compile(r"-(\d+)$")
-
-_SAMPLE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s+(\S+)(?:\s+-?\d+)?\s*$")
-_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
-
-
-def parse_prometheus(text: str) -> list[tuple[str, dict, float]]:
-    """(metric name, labels, value) for every sample line of the Prometheus text format; bad lines are skipped."""
-    samples = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if not m:
-            continue
-        name, labels_text, value_text = m.groups()
-        try:
-            value = float(value_text)  # accepts NaN, +Inf, -Inf and exponents, as the format allows
-        except ValueError:
-            continue
-        labels = {k: v.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
-                  for k, v in _LABEL.findall(labels_text or "")}
-        samples.append((name, labels, value))
-    return samples
-
 
 def server_row(text: str, connector_port: int | None = None) -> dict:
     """The server-metrics CSV columns from one scrape; a metric the server does not expose stays empty.

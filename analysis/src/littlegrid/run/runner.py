@@ -22,6 +22,7 @@ from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
 from littlegrid.run.grid import Cell, Grid, Target, format_value
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
+from littlegrid.run.observe import check_source
 from littlegrid.run.plan_properties import save_service_properties, workload_of
 from littlegrid.run.progress import Clock, Live, hms
 from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
@@ -298,7 +299,8 @@ class _Run:
                                connector_port=self.server.port if self.server else None,
                                on_progress=show, server=getattr(self.server, "process", None),
                                cpus=self.cpus[1] if self.cpus else None,
-                               server_cpus=self.cpus[0] if self.cpus else None)
+                               server_cpus=self.cpus[0] if self.cpus else None,
+                               observe_sources=self._observe_sources(), observe_keep=grid.observe.keep)
         except Interrupted as e:
             self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
                                                       "status": "incomplete", "reason": f"interrupted by {e.signal_name}",
@@ -306,6 +308,8 @@ class _Run:
             raise
         manifest = {**base, "started": outcome.started, "ended": outcome.ended, "status": outcome.status,
                     "reason": outcome.reason, "exit_code": outcome.exit_code, "samples": outcome.samples}
+        if outcome.observed is not None:
+            manifest["observe"] = outcome.observed
         if grid.remote_hosts:  # which engine produced what: rows carry the engine as thread-name prefix
             manifest["samples_by_engine"] = rf.samples_by_engine(folder / rf.RESULTS, list(grid.remote_hosts))
         self.folder.write_cell_manifest(cell.id, manifest)
@@ -320,6 +324,10 @@ class _Run:
               + (f"reason: {outcome.reason}  " if outcome.reason else "")
               + f"elapsed {hms(time.monotonic() - t0)}  ETA {hms(clock.expected_total())}", flush=True)
         return outcome
+
+    def _observe_sources(self) -> list[str]:
+        """[observe]'s endpoints, and the sample server's actuator when the runner started it: one path for both."""
+        return list(self.grid.observe.sources) + ([self.server.metrics_url] if self.server is not None else [])
 
     def _target(self) -> Target:
         t = self.grid.target
@@ -428,7 +436,8 @@ def _controller_options(grid: Grid) -> list[str]:
 
 # -- before anything runs ----------------------------------------------------------------------------
 def _preflight(grid: Grid) -> None:
-    """Refuse, in one line, what would make every cell fail: no server jar, a busy port, an unreachable target."""
+    """Refuse, in one line, what would make every cell fail: no server jar, a busy port, an unreachable target, an
+    [observe] URL that does not answer Prometheus text."""
     if grid.server is not None:
         find_server_jar()
         if grid.server.cpus:
@@ -437,6 +446,8 @@ def _preflight(grid: Grid) -> None:
             raise UserError(f"{grid.path}: [server] port {grid.server.port} on 127.0.0.1 is already in use")
     else:
         _reachable(grid.target.host, grid.target.port, f"{grid.path}: [target] {grid.target.host}:{grid.target.port}")
+    for url, line in zip(grid.observe.sources, grid.observe.lines):
+        check_source(url, f"{grid.path}:{line}: [observe] prometheus" if line else f"{grid.path}: [observe] prometheus")
     for engine in grid.remote_hosts:
         host, _, port = engine.rpartition(":") if ":" in engine.lstrip("[").split("]")[-1] else (engine, "", "1099")
         _reachable(host.strip("[]"), int(port), f"{grid.path}: remote_hosts {engine} (is jmeter-server running?)")
@@ -514,6 +525,9 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     if grid.server is not None and grid.server.warmup_s:
         print(f"each start of the sample server is warmed for {grid.server.warmup_s:g} s before its cell "
               "([server] warmup_s; those requests are not recorded)")
+    observed = list(grid.observe.sources) + (["the sample server's actuator"] if grid.server is not None else [])
+    if observed:
+        print(f"observed once a second beside each cell, into observed.csv: {', '.join(observed)}")
     if grid.remote_hosts:
         print(f"users is the total N, split across the {grid.engines} engines (the first engines listed take "
               "one more thread when N does not divide)")

@@ -1,0 +1,346 @@
+"""What a service's own Prometheus endpoints said during a cell (the readings of observed.csv), mapped without
+configuration onto the resources the analysis reasons about: thread pools (busy of size), connection pools (active,
+max, pending), the process's CPU (cores busy), its host's CPU (busy share and cores), and GC pauses; each series tied
+to the URL it was scraped from and so to the host it measured. Pure: readings in, typed per-second figures out.
+
+Families read (the names as the libraries write them, not guessed):
+- Micrometer (Spring Boot's actuator): Tomcat `tomcat_threads_busy_threads` of `tomcat_threads_config_max_threads`,
+  Jetty `jetty_threads_busy` of `jetty_threads_config_max`, executors `executor_active_threads` of
+  `executor_pool_max_threads` (Integer.MAX_VALUE there means unbounded: no size), HikariCP
+  `hikaricp_connections_active|max|pending`, `process_cpu_usage` (a share of all the host's CPUs) times
+  `system_cpu_count`, `process_cpu_time_ns_total`, `jvm_gc_pause_seconds_sum|_count`. Micrometer ships no binder
+  for Undertow's worker pool: name it in `[observe.pools]`.
+- The Prometheus client libraries (Go, Python, Node, Java): `process_cpu_seconds_total`, the CPU of the process
+  serving the endpoint (an exporter's endpoint gives the exporter's own, so node_exporter's is left out).
+- node_exporter: `node_cpu_seconds_total` by cpu and mode, `node_load1`, `node_memory_MemAvailable_bytes`,
+  `node_network_receive_bytes_total` and `node_network_transmit_bytes_total` (loopback left out).
+A pool of any other name is given by the user as two selectors (`[observe.pools.<name>]`), or a selector and a size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from littlegrid.analysis.prometheus_text import Selector, label_text, parse_label_text
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One sample of one scrape: observed.csv's row."""
+
+    time_ms: int
+    source: str     # the URL scraped
+    metric: str
+    labels: dict
+    value: float
+
+
+@dataclass(frozen=True)
+class PoolFamily:
+    """A thread pool as a library exposes it: busy threads, the configured maximum, the label naming the pool."""
+
+    kind: str
+    busy: str
+    size: str
+    identity: str | None  # the label telling one pool from another (None: the whole label set does)
+
+
+THREAD_POOLS = (
+    PoolFamily("tomcat", "tomcat_threads_busy_threads", "tomcat_threads_config_max_threads", "name"),
+    PoolFamily("jetty", "jetty_threads_busy", "jetty_threads_config_max", None),
+    PoolFamily("executor", "executor_active_threads", "executor_pool_max_threads", "name"),
+)
+HIKARI = {"active": "hikaricp_connections_active", "max": "hikaricp_connections_max",
+          "pending": "hikaricp_connections_pending"}
+PROCESS_CPU_SECONDS = "process_cpu_seconds_total"    # Prometheus client libraries: CPU seconds of the process
+PROCESS_CPU_NS = "process_cpu_time_ns_total"         # Micrometer (recent versions): the same in nanoseconds
+PROCESS_CPU_USAGE = "process_cpu_usage"              # Micrometer: share of all the host's CPUs, 0..1
+SYSTEM_CPU_COUNT = "system_cpu_count"                # Micrometer: the CPUs the JVM sees
+GC_PAUSE_SUM, GC_PAUSE_COUNT = "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count"
+NODE_CPU = "node_cpu_seconds_total"
+NODE_LOAD1 = "node_load1"
+NODE_MEM_AVAILABLE = "node_memory_MemAvailable_bytes"
+NODE_NETWORK = ("node_network_receive_bytes_total", "node_network_transmit_bytes_total")
+NODE_IDLE_MODES = ("idle", "iowait")  # a CPU in iowait runs nothing: it is idle with I/O pending
+# Executors report Integer.MAX_VALUE for a pool without a maximum: not a size any finding could use.
+UNBOUNDED = 2**31 - 1
+
+# The sample names the mapping reads: what the scraper keeps of each scrape (with the user's selectors).
+KNOWN_FAMILIES = frozenset(
+    [n for f in THREAD_POOLS for n in (f.busy, f.size)] + list(HIKARI.values())
+    + [PROCESS_CPU_SECONDS, PROCESS_CPU_NS, PROCESS_CPU_USAGE, SYSTEM_CPU_COUNT, GC_PAUSE_SUM, GC_PAUSE_COUNT,
+       NODE_CPU, NODE_LOAD1, NODE_MEM_AVAILABLE, *NODE_NETWORK])
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """A pool the user names: busy = a selector (matching series summed), size = a selector or a fixed number."""
+
+    name: str
+    busy: Selector
+    size: Selector | float
+
+
+# -- the figures ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PoolSecond:
+    time_ms: int
+    busy: float
+    size: float | None  # None: unbounded, or not exposed
+
+
+@dataclass(frozen=True)
+class ThreadPool:
+    source: str
+    host: str
+    kind: str   # tomcat | jetty | executor | named (the user's [observe.pools])
+    name: str   # the pool's label (Tomcat's connector, the executor's bean), or the user's name
+    seconds: tuple[PoolSecond, ...]
+
+
+@dataclass(frozen=True)
+class ConnectionPoolSecond:
+    time_ms: int
+    active: float | None
+    max: float | None
+    pending: float | None
+
+
+@dataclass(frozen=True)
+class ConnectionPool:
+    source: str
+    host: str
+    name: str   # HikariCP's pool label
+    seconds: tuple[ConnectionPoolSecond, ...]
+
+
+@dataclass(frozen=True)
+class CpuSecond:
+    time_ms: int
+    cores_busy: float        # CPU seconds per second: 1.0 is one core kept busy
+    cores: float | None      # the CPUs the process sees (system_cpu_count), when exposed
+
+
+@dataclass(frozen=True)
+class ProcessCpu:
+    source: str
+    host: str
+    metric: str              # which family gave it
+    seconds: tuple[CpuSecond, ...]
+
+
+@dataclass(frozen=True)
+class HostSecond:
+    time_ms: int
+    cpu_util: float | None           # busy share of all the host's CPUs since the previous scrape (None: the first)
+    cores: int | None
+    load1: float | None
+    mem_available_bytes: float | None
+    network_bytes_per_s: float | None  # received + sent, loopback left out
+
+
+@dataclass(frozen=True)
+class HostFigures:
+    source: str
+    host: str
+    seconds: tuple[HostSecond, ...]
+
+
+@dataclass(frozen=True)
+class GcSecond:
+    time_ms: int
+    pause_s_per_s: float     # seconds the JVM stood paused per second
+    pauses_per_s: float
+
+
+@dataclass(frozen=True)
+class GcPauses:
+    source: str
+    host: str
+    seconds: tuple[GcSecond, ...]
+
+
+@dataclass(frozen=True)
+class Observed:
+    thread_pools: tuple[ThreadPool, ...] = ()
+    connection_pools: tuple[ConnectionPool, ...] = ()
+    process_cpu: tuple[ProcessCpu, ...] = ()
+    hosts: tuple[HostFigures, ...] = ()
+    gc: tuple[GcPauses, ...] = ()
+
+
+# -- the mapping ------------------------------------------------------------------------------------
+class _Scrape:
+    """One scrape of one source: its time and its samples by name."""
+
+    def __init__(self, time_ms: int):
+        self.time_ms = time_ms
+        self.by_name: dict[str, list[tuple[dict, float]]] = defaultdict(list)
+
+    def series(self, name: str) -> list[tuple[dict, float]]:
+        return self.by_name.get(name, [])
+
+    def total(self, name: str, keep=lambda labels: True) -> float | None:
+        values = [v for labels, v in self.series(name) if keep(labels)]
+        return sum(values) if values else None
+
+    def matching(self, selector: Selector) -> float | None:
+        values = [v for labels, v in self.series(selector.metric) if selector.matches(selector.metric, labels)]
+        return sum(values) if values else None
+
+
+def host_of(source: str) -> str:
+    """The host a URL's figures measured: its host name or address, as the URL gives it."""
+    return urlsplit(source).hostname or source
+
+
+def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = ()) -> Observed:
+    """The typed figures of every source: one series per resource found, each point one scrape (gauges) or one
+    interval between two scrapes (counters, as rates; an interval where a counter went back, a restart, is left
+    out). NaN samples are not readings."""
+    pools = tuple(pools)
+    scrapes: dict[str, dict[int, _Scrape]] = defaultdict(dict)
+    for r in readings:
+        if math.isnan(r.value):
+            continue
+        by_time = scrapes[r.source]
+        scrape = by_time.get(r.time_ms) or by_time.setdefault(r.time_ms, _Scrape(r.time_ms))
+        scrape.by_name[r.metric].append((r.labels, r.value))
+    thread_pools, connection_pools, process_cpu, hosts, gc = [], [], [], [], []
+    for source in sorted(scrapes):
+        ordered = [scrapes[source][t] for t in sorted(scrapes[source])]
+        host = host_of(source)
+        thread_pools += [ThreadPool(source, host, family.kind, name, seconds)
+                         for family in THREAD_POOLS for name, seconds in _family_pools(ordered, family)]
+        thread_pools += [ThreadPool(source, host, "named", spec.name, seconds)
+                         for spec in pools if (seconds := _named_pool(ordered, spec))]
+        connection_pools += [ConnectionPool(source, host, name, seconds) for name, seconds in _hikari(ordered)]
+        # node_exporter's process_* series describe node_exporter itself, never the service: its host figures do
+        exporter = any(s.series(NODE_CPU) for s in ordered)
+        if not exporter and (cpu := _process_cpu(ordered)):
+            process_cpu.append(ProcessCpu(source, host, *cpu))
+        if seconds := _host(ordered):
+            hosts.append(HostFigures(source, host, seconds))
+        if seconds := _gc(ordered):
+            gc.append(GcPauses(source, host, seconds))
+    return Observed(tuple(thread_pools), tuple(connection_pools), tuple(process_cpu), tuple(hosts), tuple(gc))
+
+
+def _key(labels: dict, identity: str | None) -> str:
+    return labels.get(identity, "") if identity else label_text(labels)
+
+
+def _family_pools(scrapes: list[_Scrape], family: PoolFamily) -> list[tuple[str, tuple[PoolSecond, ...]]]:
+    pools: dict[str, list[PoolSecond]] = defaultdict(list)
+    for s in scrapes:
+        sizes: dict[str, float] = defaultdict(float)
+        for labels, v in s.series(family.size):
+            sizes[_key(labels, family.identity)] += v
+        busy: dict[str, float] = defaultdict(float)
+        for labels, v in s.series(family.busy):
+            busy[_key(labels, family.identity)] += v
+        for name, b in busy.items():
+            size = sizes.get(name)
+            pools[name].append(PoolSecond(s.time_ms, b, None if size is None or size >= UNBOUNDED else size))
+    return [(name, tuple(seconds)) for name, seconds in sorted(pools.items())]
+
+
+def _named_pool(scrapes: list[_Scrape], spec: PoolSpec) -> tuple[PoolSecond, ...]:
+    seconds = []
+    for s in scrapes:
+        busy = s.matching(spec.busy)
+        if busy is None:
+            continue
+        size = s.matching(spec.size) if isinstance(spec.size, Selector) else float(spec.size)
+        seconds.append(PoolSecond(s.time_ms, busy, size))
+    return tuple(seconds)
+
+
+def _hikari(scrapes: list[_Scrape]) -> list[tuple[str, tuple[ConnectionPoolSecond, ...]]]:
+    pools: dict[str, list[ConnectionPoolSecond]] = defaultdict(list)
+    for s in scrapes:
+        values: dict[str, dict[str, float]] = defaultdict(dict)
+        for field, metric in HIKARI.items():
+            for labels, v in s.series(metric):
+                values[labels.get("pool", "")][field] = values[labels.get("pool", "")].get(field, 0.0) + v
+        for name, fields in values.items():
+            pools[name].append(ConnectionPoolSecond(s.time_ms, fields.get("active"), fields.get("max"),
+                                                    fields.get("pending")))
+    return [(name, tuple(seconds)) for name, seconds in sorted(pools.items())]
+
+
+def _counter_rates(scrapes: list[_Scrape], name: str, keep=lambda labels: True, born_at_zero: bool = False,
+                   scale: float = 1.0) -> dict[int, float]:
+    """time_ms of the later scrape -> the counter's increase per second since the earlier one, summed over its
+    series. A series in both scrapes adds its increase; one that went back (a restart) voids the interval; one
+    born between them adds its value when `born_at_zero` (counters a library registers at their first event)."""
+    rates = {}
+    for before, after in zip(scrapes, scrapes[1:]):
+        seconds = (after.time_ms - before.time_ms) / 1000.0
+        old = {label_text(labels): v for labels, v in before.series(name) if keep(labels)}
+        new = {label_text(labels): v for labels, v in after.series(name) if keep(labels)}
+        if seconds <= 0 or not new or (not old and not born_at_zero):
+            continue
+        increase, reset = 0.0, False
+        for key, v in new.items():
+            if key in old:
+                reset |= v < old[key]
+                increase += v - old[key]
+            elif born_at_zero:
+                increase += v
+        if not reset:
+            rates[after.time_ms] = increase * scale / seconds
+    return rates
+
+
+def _process_cpu(scrapes: list[_Scrape]) -> tuple[str, tuple[CpuSecond, ...]] | None:
+    """Cores busy of the process: an exact counter when the source has one, else Micrometer's usage gauge."""
+    cores = {s.time_ms: s.total(SYSTEM_CPU_COUNT) for s in scrapes}
+    for metric, scale in ((PROCESS_CPU_SECONDS, 1.0), (PROCESS_CPU_NS, 1e-9)):
+        rates = _counter_rates(scrapes, metric, scale=scale)
+        if rates:
+            return metric, tuple(CpuSecond(t, r, cores[t]) for t, r in sorted(rates.items()))
+    seconds = tuple(CpuSecond(s.time_ms, usage * cores[s.time_ms], cores[s.time_ms]) for s in scrapes
+                    if (usage := s.total(PROCESS_CPU_USAGE)) is not None and cores[s.time_ms])
+    return (PROCESS_CPU_USAGE, seconds) if seconds else None
+
+
+def _host(scrapes: list[_Scrape]) -> tuple[HostSecond, ...]:
+    idle = _counter_rates(scrapes, NODE_CPU, keep=lambda labels: labels.get("mode") in NODE_IDLE_MODES)
+    every = _counter_rates(scrapes, NODE_CPU)
+    network = {}
+    for metric in NODE_NETWORK:
+        for t, r in _counter_rates(scrapes, metric, keep=lambda labels: labels.get("device") != "lo").items():
+            network[t] = network.get(t, 0.0) + r
+    seconds = []
+    for s in scrapes:
+        cpus = {labels.get("cpu") for labels, _ in s.series(NODE_CPU)}
+        t = s.time_ms
+        util = 1.0 - idle.get(t, 0.0) / every[t] if every.get(t) else None
+        second = HostSecond(t, None if util is None else min(1.0, max(0.0, util)), len(cpus) or None,
+                            s.total(NODE_LOAD1), s.total(NODE_MEM_AVAILABLE), network.get(t))
+        if any(v is not None for v in (second.cpu_util, second.cores, second.load1, second.mem_available_bytes)):
+            seconds.append(second)
+    return tuple(seconds)
+
+
+def _gc(scrapes: list[_Scrape]) -> tuple[GcSecond, ...]:
+    pause = _counter_rates(scrapes, GC_PAUSE_SUM, born_at_zero=True)
+    count = _counter_rates(scrapes, GC_PAUSE_COUNT, born_at_zero=True)
+    return tuple(GcSecond(t, pause[t], count.get(t, 0.0)) for t in sorted(pause))
+
+
+def readings_from_rows(rows: Iterable[dict]) -> list[Reading]:
+    """observed.csv's rows (as csv.DictReader gives them) as readings; a row that does not read is skipped."""
+    readings = []
+    for row in rows:
+        try:
+            readings.append(Reading(int(row["time_ms"]), row["source"], row["metric"],
+                                    parse_label_text(row.get("labels") or ""), float(row["value"])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return readings
