@@ -343,8 +343,9 @@ def cpu_bound(pool: int, z_ms: float = 100.0, s_ms: float = 10.0, cores: int = 2
                         "error_rate": 0.0},
             "window": {"length_s": 30.0}, "think_time": {"mean_ms": z_ms, "gaps": int(30 * x)},
             "server": server, "host": {"cpu_util_mean": min(1.0, x * s_ms / 1000 / cores)}}))
-    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES, cores)
-    return typed_summary(cells, run={"host": {"cpus": cores}}, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
+    run = {"host": {"cpus": cores}}
+    cells, built, _ = curves.build(costed(cells, run), {}, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    return typed_summary(cells, run=run, curves=built, tolerances=dict(DEFAULT_TOLERANCES))
 
 
 @pytest.mark.parametrize("pool, in_service, each_ms", [(200, 20.0, 100.0), (16, 16.0, 80.0)])

@@ -22,7 +22,8 @@ from needs import missing
 from waiting import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
-CELL_FILES = ["host-metrics.csv", "jmeter.log", "jmeter.out", "manifest.json", "results.jtl", "server-metrics.csv"]
+CELL_FILES = ["host-metrics.csv", "jmeter.log", "jmeter.out", "manifest.json", "observed.csv", "results.jtl",
+              "server-metrics.csv"]
 
 
 def status(url: str) -> dict | None:
