@@ -465,6 +465,13 @@ def test_recommendations_limit_concurrency_near_n_star_size_the_pool_and_name_th
     pools = {dict(f.where).get("users"): dict(f.figures)["threads_max"] for f in rec
              if (f.recommendation or "").startswith(THREADS)}
     assert pools == {10: 10.0, 20: 100.0, 100: 100.0}
+    # the pool rule compares point estimates against a 5% margin: the words say that much and no more (issue 49:
+    # "more threads add no throughput and raise p99" claimed what one run's figures without intervals cannot show)
+    sized = {dict(f.where).get("users"): f.statement for f in rec if (f.recommendation or "").startswith(THREADS)}
+    assert "10 threads came within 5% of the best throughput measured; more threads gained at most 5% here" \
+        in sized[10]
+    assert "Fewer than 100 threads gave more than 5% less throughput, so take 100." in sized[20]
+    assert not any(w in s for s in sized.values() for w in ("add no throughput", "raise p99", "cost throughput"))
     nxt = {dict(f.where)[THREADS]: f.recommendation for f in rec if (f.recommendation or "").startswith("run N")}
     assert nxt == {10: "run N = 2, 5", 100: "run N = 150, 300"}
 

@@ -105,13 +105,18 @@ def pool_size(summary: Summary) -> list[Finding]:
             return text + (f", load average {load(c):.2g}" if load(c) is not None else "")
 
         statement = f"Thread-pool size at {where}: " + "; ".join(describe(c) for c in members) + ". "
+        # a point-estimate rule (no interval): the words say what was measured against the SAME_X margin, never
+        # that more threads "add nothing" or "raise" p99, which one run's figures cannot show
+        margin = f"{SAME_X:.0%}"
         if smaller:
-            statement += f"Fewer than {_threads(chosen)} threads cost throughput, so take {_threads(chosen)}"
+            statement += (f"Fewer than {_threads(chosen)} threads gave more than {margin} less throughput, so take "
+                          f"{_threads(chosen)}")
         else:
-            statement += f"{_threads(chosen)} threads reach the best throughput"
+            statement += f"{_threads(chosen)} threads came within {margin} of the best throughput measured"
         if larger:
             worse = [c for c in larger if (overall(c, "p99_ms") or 0) > (overall(chosen, "p99_ms") or 0)]
-            statement += ("; more threads add no throughput" + (" and raise p99" if worse else "") + ".")
+            statement += (f"; more threads gained at most {margin} here"
+                          + (" and measured a higher p99 (no interval judges it)" if worse else "") + ".")
         else:
             statement += "."
         out.append(Finding("recommendation", statement, "holds",
