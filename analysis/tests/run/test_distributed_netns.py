@@ -203,12 +203,20 @@ def test_a_closed_grid_over_two_engines_in_their_own_namespaces_matches_the_laws
         shares = {s.engine: s.threads for s in cell.engine_shares}
         assert shares == dict(zip([f"{a}:1099" for a in ENGINES], [n // 2, n // 2])), shares
         assert cell.overall.error_rate < 0.01, cell.id
+        # What the laws guarantee, each with its tolerance from the window. The asymptotic bound X <= N/(S+Z) and
+        # c/S caps from above (up to N requests straddle each edge of the window); R cannot fall below S. Below the
+        # bound X sits at N/(R+Z): the closed law above with the realised R and Z, and the workload check with the
+        # intended Z (the generator delivered the load asked). How far R rises above S on the veth path (108 ms for
+        # S = 100 ms on a quiet host, 0.93 of the bound at N = 4) is the path's own time, which no law bounds: a
+        # fixed allowance for it failed on quiet fresh-clone runs (0.925 and 0.930 of the bound).
         bound = min(n / (SERVICE_S + THINK_MS / 1000), THREADS / SERVICE_S)
-        window = cell.window.length_s
-        # up to N requests straddle each edge of the window, plus 5% for sleeps and a shared 2-core host
-        tolerance = 0.05 + 2 * n / (bound * window)
         x = cell.overall.throughput_per_s
-        assert abs(x - bound) / bound <= tolerance, (cell.id, x, bound, tolerance)
+        edges = 2 * n / (bound * cell.window.length_s)
+        assert x <= bound * (1 + edges), (cell.id, x, bound, edges)
+        assert cell.overall.mean_ms >= 1000 * SERVICE_S, (cell.id, cell.overall.mean_ms)
+        assert checks["workload"].passed, checks["workload"]
+        if n >= 2 * THREADS:  # well past the knee the pool is never idle: X = c/S by the utilisation law, 5% kept
+            assert x >= THREADS / SERVICE_S * (1 - 0.05 - edges), (cell.id, x, THREADS / SERVICE_S)  # for its overhead
 
     (cell,) = analyze([own]).cells
     names = [f"{a}:1099" for a in ENGINES]
