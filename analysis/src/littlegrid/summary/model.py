@@ -280,9 +280,16 @@ class Server(Record):
     wait_in_front_ms: float | None
     in_front_reason: str | None
     client_minus_server_ms: float | None
+    # what busy_threads_mean and threads_max measured (analysis/observed.py's mapping): the pool's kind ("tomcat",
+    # "jetty", "executor", "named": the user's [observe.pools]), its name, and the URL it was scraped from; null: no pool
+    pool_kind: str | None = None
+    pool_name: str | None = None
+    source: str | None = None
 
 
 class Host(Record):
+    """The generator's host: the machine littlegrid and JMeter ran on (host-metrics.csv). The server's host is this
+    one only when Run.target.placement says so; the server's own figures are in Cell.observed."""
     readings: int
     load1_mean: float | None
     run_queue_mean: float | None
@@ -300,7 +307,9 @@ class CpuPerRequest(Record):
     those cores is in it, what runs whatever the load too. `basis` says whose cores they were:
     "server_pinned": the CPUs the grid pinned the server to, measured apart, JMeter on others;
     "host_shared": the host's cores, which the server shared with the generator, so it includes JMeter's own work;
-    "generator_host": the host JMeter ran on, the server not started there: the generator's CPU, not the server's;
+    "server_process": the service process's own CPU as it reported it ([observe]: process_cpu_*), on its host;
+    "server_host": the server host's CPUs as its node_exporter reported them ([observe]), the generator elsewhere;
+    "generator_host": (older summaries only) the host JMeter ran on, the server elsewhere: never the server's;
     "not_measured": no CPU figure or no core count (core_ms null). `words` says the same for a sentence."""
     basis: str
     words: str
@@ -309,6 +318,85 @@ class CpuPerRequest(Record):
     busy_cores: float | None  # U·cores: core-seconds busy per second
     throughput_per_s: float | None
     core_ms: float | None
+
+
+# ----- what [observe] scraped (analysis/observed.py maps observed.csv; window means over the cell's steady window)
+
+class ObservedSource(Record):
+    """One scraped URL over the cell, and the host its figures measured (the URL's host); `target_host`: that host
+    is the one the target ran on (the same name or address, or both this host)."""
+    url: str
+    host: str
+    target_host: bool
+    scrapes: int
+    failed: int
+    slow: int
+    readings: int  # scrapes answered inside the window
+
+
+class ObservedPool(Record):
+    """A pool of workers the service reports: Tomcat's, Jetty's, an executor's threads, or one the user named in
+    [observe.pools] (kind "named"). busy: workers busy; size: the pool's maximum (null: unbounded or not exposed)."""
+    source: str
+    host: str
+    kind: str
+    name: str
+    busy_mean: float
+    busy_max: float
+    size: float | None
+    full_share: float | None  # share of the window's readings with busy ≥ size (null: no size)
+    readings: int
+
+
+class ObservedConnectionPool(Record):
+    """A connection pool (HikariCP): connections in use, its maximum, requests waiting for one."""
+    source: str
+    host: str
+    name: str
+    active_mean: float | None
+    max: float | None
+    pending_mean: float | None
+    readings: int
+
+
+class ObservedProcessCpu(Record):
+    """The service process's CPU: cores it kept busy (CPU-seconds per second), and the CPUs it sees when exposed."""
+    source: str
+    host: str
+    metric: str
+    cores_busy_mean: float
+    cores: float | None
+    readings: int
+
+
+class ObservedHost(Record):
+    """A host's own figures (node_exporter): busy share of all its CPUs, its CPU count, load, memory, network."""
+    source: str
+    host: str
+    cpu_util_mean: float | None
+    cores: int | None
+    load1_mean: float | None
+    mem_available_min_bytes: float | None
+    network_bytes_per_s_mean: float | None
+    readings: int
+
+
+class ObservedGc(Record):
+    """A JVM's garbage-collection pauses: the share of time it stood paused, and pauses per second."""
+    source: str
+    host: str
+    pause_share: float
+    pauses_per_s: float
+
+
+class Observed(Record):
+    """Everything [observe] scraped during the cell, over its steady window, each figure with its source and host."""
+    sources: list[ObservedSource]
+    thread_pools: list[ObservedPool] = []
+    connection_pools: list[ObservedConnectionPool] = []
+    process_cpu: list[ObservedProcessCpu] = []
+    hosts: list[ObservedHost] = []
+    gc: list[ObservedGc] = []
 
 
 # ----- exact histograms (what comparisons resample)
@@ -479,6 +567,7 @@ class Cell(Record):
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
     trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
+    observed: Observed | None = None  # null: nothing was scraped ([observe] empty, or a JTL without a run folder)
 
 
 class BoundPoint(Record):
@@ -716,6 +805,17 @@ class Unfinished(Record):
                 + (f" ({self.reason})" if self.reason else "") + f"; finish it with `{self.resume}`")
 
 
+class TargetPlacement(Record):
+    """Where the service under test ran, as the run recorded it before any load: `placement` "this_host" (a
+    loopback address or one of this host's own), "elsewhere" (another host; a network namespace is one), or
+    "unknown" (JTL files, a folder of an older littlegrid). The generator's host figures are the server's only
+    for "this_host"."""
+    host: str | None
+    port: int | None
+    addresses: list[str] = []  # what `host` resolved to when the run started
+    placement: str = "unknown"
+
+
 class Run(Record):
     """What was run: from the run folder's manifest and grid, or the JTL files' names (source "jtl")."""
     id: str
@@ -738,6 +838,7 @@ class Run(Record):
     # whether the runner started the sample server on the host it measured ([server] start = true); false: the
     # target was a server elsewhere, the host's CPU is the generator's; null: not said (JTL files, a grid with neither)
     server_started: bool | None = None
+    target: TargetPlacement | None = None  # null: not recorded (JTL files, older run folders)
 
 
 class Trim(Record):
