@@ -301,6 +301,19 @@ class Host(Record):
     server_cpu_util_mean: float | None = None
 
 
+class ServerCpu(Record):
+    """The server's CPU over the cell's window, as analysis/server_cpu.py answers it (the one place that does):
+    whose cores (`basis`: "server_pinned", "host_shared", "server_process", "server_host", "not_measured", as
+    CpuPerRequest's), the host they are on, how many and how busy. Findings and models read this, never Cell.host
+    (the generator's host) for the server."""
+    basis: str
+    host: str | None            # the host the figure measured ("this host" for the generator's own), null: none
+    cores: float | None
+    util: float | None          # busy share of `cores` over the window
+    shared_with_generator: bool  # JMeter ran on these cores too, so the figure holds the generator's work
+    words: str                  # whose cores, for a sentence
+
+
 class CpuPerRequest(Record):
     """CPU per request at one cell, the demand law's D = U·cores/X over the steady window, in core-ms: the one
     definition every stage reads (analysis/cpu_demand.py computes it, nothing else does). Everything that ran on
@@ -567,6 +580,7 @@ class Cell(Record):
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
     trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
+    server_cpu: ServerCpu | None = None  # null: a cell without a window
     observed: Observed | None = None  # null: nothing was scraped ([observe] empty, or a JTL without a run folder)
 
 
