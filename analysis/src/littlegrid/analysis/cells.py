@@ -140,11 +140,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
     placement = manifest.get("target")  # where the target ran, as the runner found it before any load
     server_started = True if (grid.get("server") or {}).get("start") is True else (
         False if grid.get("target") else None)
-    port = _port(placement, target, grid.get("server"))
-    pools = _pools(grid.get("observe"))
-    on_target = {url: same_host(record, placement) for url, record in (manifest.get("observe_hosts") or {}).items()}
-    # an older folder's server-metrics.csv: the sample server's actuator, which the runner started on this host
-    on_target[server_metrics_csv.SOURCE] = server_started is True
+    port, pools, on_target = observe_context(manifest)
     cells = []
     for index, cell_id in enumerate(manifest.get("cells") or []):
         folder = run_dir / "cells" / cell_id
@@ -184,7 +180,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             server_knobs=knobs,
             service=service_of(knobs, props, target.get("path")),
             observed=_existing(folder / "observed.csv"),
-            server_metrics=_existing(folder / "server-metrics.csv"),
+            server_metrics=_existing(folder / server_metrics_csv.SOURCE),
             host_metrics=_existing(folder / "host-metrics.csv"),
             observe_counts=cm.get("observe") or {},
             observe_pools=pools,
@@ -244,6 +240,18 @@ def _workload(cm: dict, props: dict) -> str:
     if "requests_per_user" in props or "spike" in Path(str(cm.get("plan", ""))).stem:
         return "spike"
     return "closed"
+
+
+def observe_context(manifest: dict) -> tuple[int | None, tuple, dict]:
+    """What reading a cell's scrapes needs from the run's manifest: the port under test, the grid's
+    [observe.pools], and per source whether its host is the target's."""
+    grid = manifest.get("grid") or {}
+    placement = manifest.get("target")
+    port = _port(placement, grid.get("target") or {}, grid.get("server"))
+    on_target = {url: same_host(record, placement) for url, record in (manifest.get("observe_hosts") or {}).items()}
+    # an older folder's server-metrics.csv: the sample server's actuator, which the runner started on this host
+    on_target[server_metrics_csv.SOURCE] = (grid.get("server") or {}).get("start") is True
+    return port, _pools(grid.get("observe")), on_target
 
 
 def same_host(source: dict | None, target: dict | None) -> bool:
