@@ -101,14 +101,15 @@ def test_a_named_pool_comes_before_an_unnamed_choice_and_a_single_pool_is_the_on
 
 
 SPRING = "http://10.0.0.7:8080/actuator/prometheus"
+SCRAPE = "/actuator/prometheus"  # the uri of the scrape's own requests: not load
 
 
 def spring(t, orders, errors=None, actuator=(0, 0.0)):
     """A Spring Boot service's request timer: (count, sum) of GET /orders, of its 500s once born, of the scrape."""
     lines = [f'http_server_requests_seconds_count{{method="GET",status="200",uri="/orders"}} {orders[0]}',
              f'http_server_requests_seconds_sum{{method="GET",status="200",uri="/orders"}} {orders[1]}',
-             f'http_server_requests_seconds_count{{method="GET",status="200",uri="/actuator/prometheus"}} {actuator[0]}',
-             f'http_server_requests_seconds_sum{{method="GET",status="200",uri="/actuator/prometheus"}} {actuator[1]}']
+             f'http_server_requests_seconds_count{{method="GET",status="200",uri="{SCRAPE}"}} {actuator[0]}',
+             f'http_server_requests_seconds_sum{{method="GET",status="200",uri="{SCRAPE}"}} {actuator[1]}']
     if errors:
         lines += [f'http_server_requests_seconds_count{{method="GET",status="500",uri="/orders"}} {errors[0]}',
                   f'http_server_requests_seconds_sum{{method="GET",status="500",uri="/orders"}} {errors[1]}']

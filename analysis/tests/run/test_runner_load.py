@@ -170,7 +170,7 @@ users = [20]
     (cell,) = analyze([run]).cells
     srv, window_s = cell.server, cell.window.length_s
     checks = {c.name: c for c in cell.checks}
-    interval_s = 1.0  # the observer's schedule (run/observe.py): one scrape per tick, a late tick skipped, never caught up
+    interval_s = 1.0  # the observer's schedule (run/observe.py): one scrape a tick, a late one skipped, no catch-up
     # Every tick of the window answered: at most the two partial ticks at its edges are missing, and no stretch
     # of the window went longer than one skipped tick without a reading.
     assert srv.failed_scrapes == 0, srv

@@ -1,7 +1,7 @@
 """CPU per request, written once: the demand law U = X·D read at each cell, D = U·cores/X over the steady window
-(core-ms per request, on the server's cores as analysis/server_cpu.py answers them per cell, Cell.server_cpu), and over a curve the fit of
-busy cores against X that separates the marginal cost of a request from what runs whatever the load. Findings,
-the curves' host limit and the arms read these figures from the summary; none computes its own."""
+(core-ms per request, on the server's cores as analysis/server_cpu.py answers them per cell, Cell.server_cpu), and
+over a curve the fit of busy cores against X that separates the marginal cost of a request from what runs whatever
+the load. Findings, the curves' host limit and the arms read these figures from the summary; none computes its own."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ SPREAD = 1.5  # a fit of busy cores against X needs the highest X at least this 
 
 def per_request(cell: Cell) -> CpuPerRequest | None:
     """The cell's CPU per request, D = U·cores/X on the server's cores as server_cpu.py answered them
-    (Cell.server_cpu; None for a cell without a window's figures): "not measured" without a CPU figure of the server's host or a core count,
-    never a guess and never the generator's host for a server elsewhere."""
+    (Cell.server_cpu; None for a cell without a window's figures): "not measured" without a CPU figure of the
+    server's host or a core count, never a guess and never the generator's host for a server elsewhere."""
     if cell.overall is None:
         return None
     cpu, x = cell.server_cpu, cell.overall.throughput_per_s

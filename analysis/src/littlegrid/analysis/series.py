@@ -293,7 +293,8 @@ class TimeSeriesAccumulator:
         is longer than the budget), and rates are per second. Samples are placed by completion time, like X.
         active_threads: when any row of the cell has allThreads, each named engine's peak allThreads in the bucket
         added up (allThreads counts one engine's threads, and engines may run unequal shares); without names, the
-        peak × engines; with no allThreads, the thread names that completed a sample in the bucket. server: the server's
+        peak × engines; with no allThreads, the thread names that completed a sample in the bucket. server: the
+        server's
         gauges as (time_ms, value) points ("in_flight", "busy_threads": analysis/observed_window.series_points);
         host: the generator's host-metrics.csv; both drawn as per-bucket means.
         last_end_ms: the axis up to the bucket holding it (a growing axis: the rows so far), else all of it."""

@@ -112,7 +112,8 @@ def server_figures(requests: ServerRequests | None, pool: ThreadPool | None, win
     elif in_flight:
         out["in_flight_mean"] = out["in_flight_sampled_mean"]
         out["in_flight_source"] = "sampled"
-        out["in_flight_se"] = float(np.std(in_flight, ddof=1) / math.sqrt(len(in_flight))) if len(in_flight) > 1 else None
+        out["in_flight_se"] = (float(np.std(in_flight, ddof=1) / math.sqrt(len(in_flight)))
+                               if len(in_flight) > 1 else None)
     elif total is not None:
         out["in_flight_mean"] = total[0] / total[1]
         out["in_flight_source"] = LITTLE

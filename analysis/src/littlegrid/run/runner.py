@@ -28,7 +28,8 @@ from littlegrid.run.progress import Clock, Live, hms
 from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
 
-HELP = "run a grid file: JMeter once per cell, the host and the [observe] sources sampled beside each, into reports/<run-id>/"
+HELP = ("run a grid file: JMeter once per cell, the host and the [observe] sources sampled beside each, into "
+        "reports/<run-id>/")
 EXAMPLES = [
     "littlegrid run grids/ci.toml",
     "littlegrid run grids/ci.toml --dry-run",

@@ -1,7 +1,7 @@
 """The live figures of a grid: the running cell from the rows read so far, the finished cells from the analysis.
 
 Every figure comes from the functions the final summary uses (read_jtl, classify, window_of, the sample statistics'
-and time series' accumulators, the scrapes' mapping and server block, analyze_cell), so that the page and the report agree: a finished
+and time series' accumulators, the scrapes' mapping, analyze_cell), so that the page and the report agree: a finished
 cell's row *is* its summary entry's figures; the running cell's are the same formulas over the rows written so far,
 counted batch by batch (counts.py), with the steady window starting after the warm-up and ending at the last sample
 read (its cool-down is not known yet).
