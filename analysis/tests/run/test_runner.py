@@ -495,6 +495,9 @@ def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(t
     with (tmp_path / rf.OBSERVED).open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert outcome.took_s < 2.5 + 2.0  # JMeter's time, and the closing scrape's: the dead source held nothing up
-    assert {r["metric"] for r in rows} == {"process_cpu_seconds_total"} and {r["source"] for r in rows} == {url}
-    assert len(rows) >= 3 and outcome.observed[url]["failed"] == 0
+    answered, failed = [r for r in rows if r["metric"]], [r for r in rows if not r["metric"]]
+    assert {r["metric"] for r in answered} == {"process_cpu_seconds_total"} and {r["source"] for r in answered} == {url}
+    assert len(answered) >= 3 and outcome.observed[url]["failed"] == 0
     assert outcome.observed[gone]["failed"] == outcome.observed[gone]["scrapes"] >= 3
+    # each failed scrape is a row with its time and source and no metric (the analysis counts it in the window)
+    assert {r["source"] for r in failed} == {gone} and len(failed) == outcome.observed[gone]["failed"]
