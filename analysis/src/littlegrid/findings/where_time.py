@@ -85,6 +85,16 @@ def _measured(members: list[Cell]) -> list[tuple[Cell, float, float]]:
     return out
 
 
+def _whose(cell) -> str:
+    """Whose cores the requests in service share, after their count: nothing to add for this host's (shared with
+    JMeter), "the server was pinned to", or the host the server's own figure measured."""
+    if server_cpu.shared(cell):
+        return ""
+    if server_cpu.basis(cell) == server_cpu.SERVER_PINNED:
+        return " the server was pinned to"
+    return f" of {cell.server_cpu.host}"
+
+
 def service_time(summary: Summary) -> list[Finding]:
     """Per closed curve whose R grew with the load: does time in service stay flat or stretch?"""
     out = []
@@ -120,7 +130,7 @@ def service_time(summary: Summary) -> list[Finding]:
                 shared = l1 / cores * s
                 statement += (f" The {l1:.3g} requests in service ({how}) share the {cores:g} "
                               f"core{'s' if cores != 1 else ''}"
-                              f"{'' if server_cpu.shared(c1) else ' the server was pinned to'} "
+                              f"{_whose(c1)} "
                               f"({cpu:.0%} busy): each takes about L/cores × S = {l1:.3g}/{cores:g} × {ms(s)} = "
                               f"{ms(shared)}")
                 if abs(s1 / shared - 1) <= PS_SLACK:
