@@ -157,7 +157,7 @@ def saturated_resource(cell: Cell, capacity: float | None, from_grid: bool) -> t
     s = cell.server
     busy = s.busy_threads_mean if s is not None else None
     servers = (s.threads_max if s is not None else None) or _number(cell.axes.get("server.tomcat.threads.max"))
-    cpu = server_cpu.util(cell.host)
+    cpu = server_cpu.util(cell)
     if busy is not None and servers and busy >= models.POOL_FULL * float(servers):
         return "thread_pool", busy, servers, cpu
     if cpu is not None and cpu >= CPU_BUSY:

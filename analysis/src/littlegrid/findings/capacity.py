@@ -206,7 +206,8 @@ def overload(summary: Summary) -> list[Finding]:
                     f"{ms(t.last_ms)} in its last; Kendall τ = {t.tau:.2f}, p = {t.p:.1g})"
                     if o.overloaded else "R did not rise through the window: the excess was refused or never sent")
             busy = (f"busy {o.busy:.3g} of {o.servers:g} threads" if o.busy is not None and o.servers
-                    else f"{server_cpu.owner(summary.run)} CPU {pct(o.cpu_util)}" if o.resource == "cpu"
+                    else f"{server_cpu.owner(_cell(members, o.cell).server_cpu)} CPU {pct(o.cpu_util)}"
+                    if o.resource == "cpu"
                     else f"X at {basis}")
             parts.append(f"offered {rate(o.offered_per_s)} exceeds capacity ≈ {rate(cap)} ({basis}); "
                          f"{rate(o.served_per_s)} served, {busy}; {grew}")
@@ -232,6 +233,11 @@ def overload(summary: Summary) -> list[Finding]:
 
 
 # ---------------------------------------------------------------- the bottleneck
+
+def _cell(members, cell_id: str):
+    """The member cell of that id (its server CPU says whose CPU an overload row's figure is)."""
+    return next(c for c in members if c.id == cell_id)
+
 
 def _mean(values):
     values = [v for v in values if v is not None]
@@ -262,12 +268,12 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                        fields(figures | extra), where, ids, resource)
 
     servers = [c.server for c in cells]
-    cpus = [num(server_cpu.util(c.host)) for c in cells]
+    cpus = [num(server_cpu.util(c)) for c in cells]
     cpu = _mean(cpus)
-    shared = server_cpu.shared(summary.run)
-    elsewhere = server_cpu.basis(summary.run) == server_cpu.GENERATOR_HOST  # the host measured is JMeter's alone
+    shared = server_cpu.shared(cells[0])
+    elsewhere = server_cpu.basis(cells[0]) == server_cpu.GENERATOR_HOST  # older summaries: JMeter's host alone
     # pinned ([server] cpus): its own cores, measured apart
-    cpu_name = f"{server_cpu.owner(summary.run)} CPU"
+    cpu_name = f"{server_cpu.owner(cells[0].server_cpu)} CPU"
     # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
     # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
     # (laws.GENERATOR_OVERHEAD_MS). An open plan's thread pool fills as a consequence of a saturated server, and
@@ -301,8 +307,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         at = _cpu_quoted(p)  # one CPU per request per curve, the one its host limit quotes
         cost = at.cpu_per_request if at is not None else None
         limit = p.curve.models.host_limit
-        text = (f"{server_cpu.owner(summary.run).capitalize()} CPU caps X = {rate(x)} at {on}: "
-                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(summary.run)} is {pct(cpu)} busy"))
+        text = (f"{server_cpu.owner(cells[0].server_cpu).capitalize()} CPU caps X = {rate(x)} at {on}: "
+                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(cells[0])} is {pct(cpu)} busy"))
         if elsewhere:
             text += " (the server ran elsewhere: its CPU is not measured)"
         if cost is not None:
