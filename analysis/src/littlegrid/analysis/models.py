@@ -5,11 +5,15 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from littlegrid.analysis import mmcn, usl
+from littlegrid.analysis.histogram import read_cell_histogram
 from littlegrid.analysis.laws import not_made, throughput_bound, verdict
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain
-from littlegrid.summary.model import BoundPoint, Bounds, Cell, Check, Knee, MmcnPrediction, SloCapacity, UslFit
+from littlegrid.summary.model import (BoundPoint, Bounds, Cell, Check, Concurrency, Knee, MmcnPrediction, SloCapacity,
+                                      UslFit)
 
 KNEE_EFFICIENCY = 0.9
 KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFICIENCY:.0%} of the contention-free "
@@ -82,6 +86,63 @@ def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
                          r_lower_ms=max(d, c.users.n * d_max - z)) for c in members]
     return Bounds(d_ms=d, d_max_ms=d_max, n_star=(d + z) / d_max, capacity_per_s=capacity, basis=basis,
                   points=points)
+
+
+def mean_standard_error_ms(cell: Cell) -> float | None:
+    """The standard error of the cell's mean R from its exact elapsed histogram (sd/√n), None without one."""
+    h = cell.histogram
+    if h is None or not h.elapsed_ms.counts:
+        return None
+    v, n = np.asarray(h.elapsed_ms.values, float), np.asarray(h.elapsed_ms.counts, float)
+    total = n.sum()
+    if total < 2:
+        return None
+    mean = (v * n).sum() / total
+    return float(math.sqrt(((v - mean) ** 2 * n).sum() / (total - 1) / total))
+
+
+def successes_standard_error_per_s(cell: Cell) -> float | None:
+    """The standard error of the cell's throughput of successful requests: sd/√k of its k whole seconds'
+    completions (the summary's histogram; neighbouring seconds taken as independent), scaled by the successes'
+    share of them; without those, a Poisson count's √successes/T. None without successes or a window."""
+    x, successes = cell.overall.successes_per_s, cell.overall.successes
+    if not x or not successes:
+        return None
+    got = read_cell_histogram(cell)
+    if got is not None and len(got[1]) >= 2:
+        per_second = got[1].astype(float)
+        share = successes / cell.overall.count
+        return float(share * per_second.std(ddof=1) / math.sqrt(len(per_second)))
+    window = cell.window.length_s if cell.window is not None else None
+    return math.sqrt(successes) / window if window else None
+
+
+CONCURRENCY_RULE = ("L = X_max·D (Little's law at the server): X_max the highest throughput of successful requests, "
+                    "D the mean R at the lightest cell; 95% intervals: X's from its completions per second, D's "
+                    "from its histogram (sd/√n), L's the product of their ends")
+
+
+def concurrency(members: list[Cell]) -> Concurrency | None:
+    """The requests in service at the curve's highest throughput, L = X_max·D, with its interval (the record's
+    docstring says what each part is). Little's law holds for any stable system whatever its inside, so L is
+    the size of the limit a plateau meets (c workers with service time S serve at most c/S, and then
+    X_max·S = c) without knowing what the limit is. D is R where nothing queues, at the lightest cell: on a
+    closed curve its smallest N (at N = 1 a request never waits for another; the realised Z only spaces them
+    out), on an open one its smallest λ. None when no cell has successes or the lightest no mean R."""
+    light = next((c for c in members if c.overall is not None and c.overall.mean_ms), None)
+    rated = [c for c in members if c.overall is not None and c.overall.successes_per_s]
+    if light is None or not rated:
+        return None
+    top = max(rated, key=lambda c: c.overall.successes_per_s)
+    x, d = top.overall.successes_per_s, light.overall.mean_ms
+    x_se, d_se = successes_standard_error_per_s(top), mean_standard_error_ms(light)
+    x_lo, x_hi = (None, None) if x_se is None else (max(0.0, x - CONFIDENCE_Z * x_se), x + CONFIDENCE_Z * x_se)
+    d_lo, d_hi = (None, None) if d_se is None else (max(0.0, d - CONFIDENCE_Z * d_se), d + CONFIDENCE_Z * d_se)
+    known = None not in (x_lo, d_lo)
+    return Concurrency(in_service=x * d / 1000.0, low=x_lo * d_lo / 1000.0 if known else None,
+                       high=x_hi * d_hi / 1000.0 if known else None, x_max_per_s=x, x_low_per_s=x_lo,
+                       x_high_per_s=x_hi, x_cell=top.id, d_ms=d, d_low_ms=d_lo, d_high_ms=d_hi, d_cell=light.id,
+                       rule=CONCURRENCY_RULE)
 
 
 def usl_fit(members: list[Cell]) -> UslFit:
