@@ -8,48 +8,8 @@ import pytest
 
 from littlegrid.analysis import curves, models
 from littlegrid.summary.model import Cell
+from plateau_cells import WINDOW_S, cell, closed_curve, open_curve
 from summary_contract import typed
-
-WINDOW_S = 20
-
-
-def cell(load: float, x: float, r: float, think: float = 0.0, open_: bool = False, failed_per_s: float = 0.0,
-         spread_ms: int = 1, wobble: int = 2) -> Cell:
-    """A cell of `load` users (or offered λ/s when open_) that completed x successes per second with mean R = r
-    (to the whole ms, as JMeter's elapsed): its exact histogram holds R ± spread_ms in equal halves, and its
-    seconds alternate x ± wobble completions (plus failed_per_s failures, answered in 1 ms)."""
-    r = round(r)
-    wobble = min(wobble, int(x) // 4)  # a second never counts fewer than none
-    per_second = [round(x + failed_per_s) + (wobble if k % 2 else -wobble) for k in range(WINDOW_S)]
-    count = sum(per_second)
-    failures = round(failed_per_s * WINDOW_S)
-    successes = count - failures
-    values = sorted({r - spread_ms, r + spread_ms} | ({1} if failures else set()))
-    counts = {r - spread_ms: successes // 2, r + spread_ms: successes - successes // 2, 1: failures}
-    axes = {"rate_per_s": load} if open_ else {"users": load, "think_ms": think}
-    return typed({"id": ",".join(f"{k}={v:g}" for k, v in axes.items()), "axes": axes,
-                  "users": {"n": int(load) if not open_ else 50},
-                  "intended": ({"rate_per_s": load, "workload": "open"} if open_
-                               else {"think_ms": think, "think_dist": "constant"}),
-                  "overall": {"count": count, "successes": successes, "errors": failures,
-                              "throughput_per_s": count / WINDOW_S, "successes_per_s": successes / WINDOW_S,
-                              "mean_ms": sum(v * counts[v] for v in values) / count},
-                  "window": {"length_s": float(WINDOW_S)},
-                  "histogram": {"elapsed_ms": {"values": values, "counts": [counts[v] for v in values]},
-                                "completions_per_s": {"seconds": WINDOW_S, "second": list(range(WINDOW_S)),
-                                                      "count": per_second}},
-                  "checks": []}, Cell)
-
-
-def closed_curve(c: int, s_ms: float, z_ms: float) -> list[Cell]:
-    """N = 1 and ½, 1, 2 and 4 times the knee N* = c(S+Z)/S: X = min(N/(S+Z), c/S) exactly, R = N/X − Z
-    (deterministic service, FIFO)."""
-    out = []
-    knee = c * (s_ms + z_ms) / s_ms
-    for n in sorted({1, *(max(2, round(k * knee)) for k in (0.5, 1, 2, 4))}):
-        x = min(n / ((s_ms + z_ms) / 1000), c / (s_ms / 1000))
-        out.append(cell(n, x, max(s_ms, 1000 * n / x - z_ms), z_ms))
-    return out
 
 
 @pytest.mark.parametrize("c", [2, 4, 8])
@@ -110,5 +70,5 @@ def test_without_histograms_x_falls_back_to_a_poisson_count_and_d_has_no_interva
 def test_every_curve_carries_its_concurrency_in_its_models():
     built = curves.curves_of(closed_curve(4, 25.0, 0.0))
     assert built[0].models.concurrency.in_service == pytest.approx(4.0, rel=0.05)
-    opened = curves.curves_of([cell(20, 20, 52.0, open_=True), cell(120, 80, 900.0, open_=True)])
-    assert opened[0].models.concurrency.in_service == pytest.approx(80 * 0.052)
+    opened = curves.curves_of(open_curve(4, 50.0))
+    assert opened[0].models.concurrency.in_service == pytest.approx(4 * 1.02, rel=0.01)

@@ -52,12 +52,20 @@ def think_of(c: Cell) -> float | None:
     return max(0.0, (think.mean_ms if think is not None else None) or 0.0)
 
 
+def served_per_s(c: Cell) -> float:
+    """The cell's throughput of successful requests (all responses' in a summary without the split): the models'
+    X, since a failure answered fast (a refused connection, a proxy's 502) holds no server for its service time
+    and would put 1/D_max above what the service can serve."""
+    ok = c.overall.successes_per_s
+    return ok if ok is not None else c.overall.throughput_per_s
+
+
 def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
     """Closed: X(N) ≤ min(N/(D+Z), 1/D_max), R(N) ≥ max(D, N·D_max − Z), N* = (D+Z)/D_max. Open (x = the offered rate
     λ): X(λ) ≤ min(λ, 1/D_max), R(λ) ≥ D; there is no N*, and 1/D_max is the capacity past which the queue grows.
 
     D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise they are
-    estimates, marked as such in "basis": D_max = 1/(highest X measured), and D = R at the lightest cell, or its
+    estimates, marked as such in "basis": D_max = 1/(highest X of successful requests measured), and D = R at the lightest cell, or its
     R_server when that cell's thread pool is already full. Then its R holds the wait for a thread in front of the
     server (a blocking proxy with 10 threads at N = 20: R = 208 ms for 100 ms of service), and a D with that queue
     in it puts N* and the "lower" bound too high. Only then: R_server leaves out the client's and the network's
@@ -75,7 +83,7 @@ def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
         if r_server and busy is not None and pool and busy >= POOL_FULL * float(pool) and r_server < d:
             d = r_server
             basis = "estimated: D = R_server at the lightest cell (its thread pool is full), D_max = 1/max X"
-        d_max = 1000.0 / max(c.overall.throughput_per_s for c in members)
+        d_max = 1000.0 / max(served_per_s(c) for c in members)
     capacity = 1000.0 / d_max
     if open_:
         points = [BoundPoint(load=c.intended.rate_per_s, x_upper=min(c.intended.rate_per_s, capacity), r_lower_ms=d)
@@ -130,11 +138,11 @@ def concurrency(members: list[Cell]) -> Concurrency | None:
     closed curve its smallest N (at N = 1 a request never waits for another; the realised Z only spaces them
     out), on an open one its smallest λ. None when no cell has successes or the lightest no mean R."""
     light = next((c for c in members if c.overall is not None and c.overall.mean_ms), None)
-    rated = [c for c in members if c.overall is not None and c.overall.successes_per_s]
+    rated = [c for c in members if c.overall is not None and served_per_s(c)]
     if light is None or not rated:
         return None
-    top = max(rated, key=lambda c: c.overall.successes_per_s)
-    x, d = top.overall.successes_per_s, light.overall.mean_ms
+    top = max(rated, key=served_per_s)
+    x, d = served_per_s(top), light.overall.mean_ms
     x_se, d_se = successes_standard_error_per_s(top), mean_standard_error_ms(light)
     x_lo, x_hi = (None, None) if x_se is None else (max(0.0, x - CONFIDENCE_Z * x_se), x + CONFIDENCE_Z * x_se)
     d_lo, d_hi = (None, None) if d_se is None else (max(0.0, d - CONFIDENCE_Z * d_se), d + CONFIDENCE_Z * d_se)
@@ -156,7 +164,7 @@ def knee(members: list[Cell], bound: Bounds) -> Knee:
     load = None
     for c in members:
         line = c.users.n / ((d + z) / 1000.0) if d + z > 0 else math.inf
-        if c.overall.throughput_per_s >= KNEE_EFFICIENCY * line:
+        if served_per_s(c) >= KNEE_EFFICIENCY * line:
             load = c.users.n
         else:
             break
