@@ -100,3 +100,18 @@ def test_the_cannot_tell_lines_say_each_missing_thing_once():
         assert "(no server metrics)" not in f.statement
     waiting = next(f for f in found if f.kind == "waiting")
     assert waiting.statement.endswith(": no server metrics.")
+
+
+@pytest.mark.parametrize("kind, name, said", [("named", "workers", "The pool 'workers' caps X"),
+                                              ("jetty", None, "Jetty's thread pool caps X"),
+                                              ("executor", "jobs", "The executor pool 'jobs' caps X")])
+def test_a_scraped_pool_full_at_the_plateau_is_named_by_what_was_scraped(kind, name, said):
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(c, server={"busy_threads_mean": min(4.0, c.users.n), "threads_max": 4,
+                                                    "pool_kind": kind, "pool_name": name,
+                                                    "source": "http://10.0.0.2:9100/metrics"}))
+    found = findings(s)
+    b = bottleneck(found)
+    assert b.resource == "thread_pool" and b.statement.startswith(said)
+    assert "the server reports a pool of 4" in b.statement and "of the pool's size" in b.why
+    assert not [w for w in SAMPLE_SERVER_WORDS if w in text_of(s, found)], text_of(s, found)

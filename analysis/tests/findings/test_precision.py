@@ -37,3 +37,8 @@ def test_a_count_is_an_integer_only_when_its_interval_lies_within_half_of_it():
     assert precision.count(4.1, 3.55, 4.65) == "3.5 to 4.7"  # ends outwards: never narrower
     assert precision.count(3.5, 3.45, 3.55) == "3.45 to 3.55"
     assert precision.count(4.19, None, None) == "about 4.2"
+
+
+def test_a_ratio_names_the_figure_it_multiplies():
+    assert precision.ratio(8.853, 8.122, 9.678, "the throughput") == "about 9.9× the throughput (9.1× to 10.7×)"
+    assert precision.ratio(0.12, 0.08, 0.16, "the throughput") == "about +12% on the throughput (+8% to +16%)"

@@ -201,7 +201,8 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
     evidence = tuple(Figure("X", x, "/s", c.id) for x, c in zip(xs, p.cells))
     line_name = "λ offered" if p.kind == "open" else "N/(D+Z)"
     evidence += tuple(Figure(line_name, _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
-    figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling}
+    figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling,
+               "bound_basis": "grid" if _grid(p.bound) else "estimated"}
     if p.kind == "open":
         figures["offered_per_s"] = load(p.curve, first)
     return Finding("saturation", statement, p.standing, p.why, evidence, fields(figures),
