@@ -809,8 +809,9 @@ class Finding(Record):
 
 
 class Headline(Record):
-    """The answer in at most three sentences, composed from the findings (their indexes in `findings`): what limits
-    throughput and where, what the other curves do, and whether the test can be trusted."""
+    """The answer in at most two sentences, composed from the findings (their indexes in `findings`): what limits
+    throughput, at what rate and where the rest wait; then what changes or completes it (a reason not to trust the
+    figures, the arms' choice, the other curves, the checks). Older summaries may hold three."""
     sentences: list[str]
     findings: list[int]
 
