@@ -115,3 +115,13 @@ def test_a_scraped_pool_full_at_the_plateau_is_named_by_what_was_scraped(kind, n
     assert b.resource == "thread_pool" and b.statement.startswith(said)
     assert "the server reports a pool of 4" in b.statement and "of the pool's size" in b.why
     assert not [w for w in SAMPLE_SERVER_WORDS if w in text_of(s, found)], text_of(s, found)
+
+
+def test_a_generator_out_of_threads_is_never_said_to_leave_a_pool_below_its_size_when_none_was_measured():
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(c, checks=[*c.checks, {
+        "name": "generator_sizing", "passed": False, "rel_error": 0.3, "tolerance": 0.1,
+        "explanation": "the plan's threads were all busy"}]))
+    b = bottleneck(findings(s))
+    assert b.resource == "generator" and "(no pool measured, " in b.statement
+    assert "threads.max" not in b.statement

@@ -312,7 +312,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         c, k = sizing[0]
         return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
                      f"exhausted in {cell_words(c)} ({k.explanation}) while the server was not at its limit "
-                     f"(busy threads below threads.max, {cpu_name} {'unknown' if cpu is None else pct(cpu)}).",
+                     f"({_pool_below(summary, cells[0], busy)}, {cpu_name} "
+                     f"{'unknown' if cpu is None else pct(cpu)}).",
                      "holds",
                      "an open plan without free threads cannot start requests on time, and no server resource was full",
                      [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
@@ -415,6 +416,14 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                  f"{_absent(summary, p, missing)}. Measure next: {_measure_next(summary, cells[0])}.", "cannot tell",
                  "saturated, but no evidence names a resource",
                  [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)])
+
+
+def _pool_below(summary: Summary, cell: Cell, busy: list) -> str:
+    """"busy threads below threads.max" when a pool was measured (its size by the pool's own name), else that no
+    pool was measured: never a claim about a pool no figure shows."""
+    if all(b is None for b in busy):
+        return "no pool measured"
+    return f"busy threads below {pool_size_name(summary, cell)}"
 
 
 def _server_cpu_words(cells: list[Cell]) -> tuple[float | None, str | None]:
