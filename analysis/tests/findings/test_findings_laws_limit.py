@@ -125,3 +125,10 @@ def test_a_generator_out_of_threads_is_never_said_to_leave_a_pool_below_its_size
     b = bottleneck(findings(s))
     assert b.resource == "generator" and "(no pool measured, " in b.statement
     assert "threads.max" not in b.statement
+
+
+def test_a_curve_where_nothing_succeeded_is_no_plateau_and_raises_nothing():
+    # every request failed fast at every load: no successes to level, no bound to draw from them
+    cells = [cell(n, 0, 1.0, failed_per_s=100 * n) for n in (1, 2, 4, 8)]
+    found = findings(summary_of(cells))
+    assert not [f for f in found if f.kind in ("saturation", "bottleneck")]

@@ -83,7 +83,8 @@ def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
         if r_server and busy is not None and pool and busy >= POOL_FULL * float(pool) and r_server < d:
             d = r_server
             basis = "estimated: D = R_server at the lightest cell (its thread pool is full), D_max = 1/max X"
-        d_max = 1000.0 / max(served_per_s(c) for c in members)
+        # a curve without one success has no served rate to bound: its responses' rate, as before the split
+        d_max = 1000.0 / (max(served_per_s(c) for c in members) or max(c.overall.throughput_per_s for c in members))
     capacity = 1000.0 / d_max
     if open_:
         points = [BoundPoint(load=c.intended.rate_per_s, x_upper=min(c.intended.rate_per_s, capacity), r_lower_ms=d)

@@ -125,7 +125,8 @@ def plateaus(summary: Summary) -> list[Plateau]:
         start = None
         for k, c in enumerate(members):
             later = [j for j in range(k + 1, len(members)) if users(members[j]) >= LOAD_STEP * users(c)]
-            if later and all(xs[j] <= (1 + LEVEL_GROWTH) * xs[k] for j in range(k + 1, len(members))):
+            # a level of no successes is no service's limit (the outage and validity findings say why nothing succeeded)
+            if later and xs[k] and all(xs[j] <= (1 + LEVEL_GROWTH) * xs[k] for j in range(k + 1, len(members))):
                 start = k
                 break
         if start is not None:
@@ -144,7 +145,7 @@ def plateaus(summary: Summary) -> list[Plateau]:
                                f"{xs[-1] / line:.0%} of N/(D+Z), but no heavier cell shows X staying level"))
             continue
         lines = [_line(bound, c) for c in members]
-        contended = [k for k, (x, ln) in enumerate(zip(xs, lines)) if x is not None and ln and x < CONTENDED * ln]
+        contended = [k for k, (x, ln) in enumerate(zip(xs, lines)) if x and ln and x < CONTENDED * ln]
         if contended and contended[-1] == len(members) - 1:
             first = next(k for k in range(len(members)) if all(j in contended for j in range(k, len(members))))
             estimated = not _grid(bound)
