@@ -486,7 +486,8 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
                  f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it. "
                  f"{_no_metrics(missing[0])[0].upper() + _no_metrics(missing[0])[1:]} and {cpu_words}: to tell "
                  f"which, measure next {_measure_next(summary, p.cells[0])}.")
-    interval = (f"; L's 95% interval {low:.3g} to {high:.3g}, the product of X's and D's" if None not in (low, high)
+    interval = (f"; L = {precision.interval(conc.in_service, low, high)} with its 95% interval, the product of the "
+                f"ends of X's and D's" if None not in (low, high)
                 else "; without an interval (no histogram or seconds to judge X and D by)")
     heaviest = p.cells[-1]
     r, x = overall(heaviest, "mean_ms"), overall(heaviest, "successes_per_s")
