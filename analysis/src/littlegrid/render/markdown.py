@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from littlegrid.render import fmt, overview
+from littlegrid.render import fmt, overview, words
 from littlegrid.summary.model import Summary
 
 TOP = 5          # findings listed (the rest are in the report)
@@ -67,8 +67,10 @@ def summary_markdown(summary: Summary, report_href: str | None = None) -> str:
     top = [f for f in summary.findings if not f.minor][:TOP]
     if top:
         lines.append("### Findings")
-        lines += [f"{i}. **{text(f.kind.replace('_', ' '))}** ({text(f.standing)}): {text(f.statement)}"
-                  for i, f in enumerate(top, 1)]
+        for group, items in words.by_group(top):
+            lines.append(f"\n**{text(words.group_title(group))}**\n")
+            lines += [f"- **{text(words.kind(f))}**: {text(f.statement)} "
+                      f"({text(words.HOW_SURE)}: {text(words.sure(f.standing))})" for _, f in items]
         rest = len(summary.findings) - len(top)
         if rest:
             lines.append(f"\n{rest} more finding{'s' if rest > 1 else ''} in the report.")

@@ -788,6 +788,9 @@ class Headline(Record):
     throughput and where, what the other curves do, and whether the test can be trusted."""
     sentences: list[str]
     findings: list[int]
+    # the cells whose figures those findings cite (their Finding.cells), in the summary's cell order: the report's
+    # first chart rings them; empty in summaries written before it was recorded
+    cells: list[str] = []
 
 
 class Expectation(Record):
