@@ -6,7 +6,7 @@ import html
 import pytest
 
 from littlegrid import cli, findings, summary as summary_io
-from littlegrid.render import words
+from littlegrid.render import overview, words
 from littlegrid.render.report import build_report
 from littlegrid.summary import plain
 from littlegrid.summary.model import Evidence, Finding, Headline, Summary
@@ -72,3 +72,14 @@ def test_the_words_come_from_the_tables_and_an_unknown_standing_or_group_is_said
     assert words.text([f]) == ("Can the figures be trusted?\n1. bottleneck: thread pool: s.\n"
                                "   How sure: measured: w.\n   Its figures: X 97.14 /s (users=10)\n   Do: do it")
     assert words.text([]).startswith("No findings")
+
+
+def test_the_verdict_and_the_checks_read_the_same_in_explain_its_markdown_and_the_report(three, capsys):
+    s, run, page = three
+    text, md = _explain(run, capsys), _explain(run, capsys, "--markdown").replace("\\", "")
+    o = overview.outcomes(s)
+    assert o["verdict"] == "fail" and o["criteria_failed"] >= 1  # the golden grid fails a criterion
+    verdict, checks = f"Verdict: {words.verdict(o)}", f"Checks of the data: {words.checks(o)}"
+    assert verdict == f"Verdict: {o['criteria_failed']} of {len(o['criteria'])} criteria FAIL"
+    for said in (verdict, checks):
+        assert said in text and said in md and said in page, said

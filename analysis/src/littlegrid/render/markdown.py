@@ -22,21 +22,13 @@ def text(value) -> str:
 
 
 def _verdict(summary: Summary) -> str:
+    """The verdict and the checks in the report's words (render/words.py), with the first failed criteria."""
     o = overview.outcomes(summary)
-    if o["verdict"] == "pass":
-        head = f"**Verdict: pass**: all {o['criteria_passed']} criteria hold."
-    elif o["verdict"] == "fail":
-        head = f"**Verdict: FAIL**: {o['criteria_failed']} of {len(o['criteria'])} criteria fail."
-    elif o["verdict"] == "undecided":
-        head = (f"**Verdict: undecided**: no criterion fails, but {o['criteria_unknown']} of {len(o['criteria'])} "
-                f"could not be evaluated.")
-    else:
-        head = "**Verdict: none**: the grid gives no criteria."
     failed = [c for c in o["criteria"] if c["passed"] is False][:TOP]
-    lines = [head] + [f"- FAIL `{text(c['criterion'])}` at {text(c['cell'] or 'grid')}: "
-                      f"{text(fmt.metric(c['value'], c['metric'], c['unit']))}" for c in failed]
-    lines.append(f"\nChecks of the data: {o['checks_passed']} pass, {o['checks_failed']} fail, "
-                 f"{o['checks_unknown']} could not be made.")
+    lines = [f"**{text(words.VERDICT)}: {text(words.verdict(o))}**"]
+    lines += [f"- FAIL `{text(c['criterion'])}` at {text(c['cell'] or 'grid')}: "
+              f"{text(fmt.metric(c['value'], c['metric'], c['unit']))}" for c in failed]
+    lines.append(f"\n{text(words.CHECKS)}: {text(words.checks(o))}.")
     return "\n".join(lines)
 
 

@@ -80,3 +80,23 @@ def text(found: list[Finding]) -> str:
             if f.recommendation:
                 lines.append(f"   {DO}: {f.recommendation}")
     return "\n".join(lines)
+
+
+def verdict(outcomes: dict) -> str:
+    """The criteria's verdict in words ("all 18 criteria pass"), from overview.outcomes: the report's verdict line
+    and summary.md say it alike."""
+    n = len(outcomes["criteria"])
+    return {"pass": f"all {outcomes['criteria_passed']} criteria pass",
+            "fail": f"{outcomes['criteria_failed']} of {n} criteria FAIL",
+            "undecided": f"no criterion fails, but {outcomes['criteria_unknown']} of {n} could not be evaluated",
+            }.get(outcomes["verdict"], "no criteria were given")
+
+
+def checks(outcomes: dict) -> str:
+    """"15 pass, 4 fail, 0 could not be made": the analysis's checks of the data, counted."""
+    return (f"{outcomes['checks_passed']} pass, {outcomes['checks_failed']} fail, "
+            f"{outcomes['checks_unknown']} could not be made")
+
+
+CHECKS = "Checks of the data"
+VERDICT = "Verdict"
