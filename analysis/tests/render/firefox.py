@@ -141,7 +141,8 @@ def open_page(firefox: Firefox, path: Path, screenshot: Path | None = None, prob
                                                      "target": {"context": context}, "awaitPromise": False})
         visit.probe = json.loads(result["result"]["value"]) if result.get("type") == "success" else result
     if screenshot is not None:
-        shot = firefox.command("browsingContext.captureScreenshot", {"context": context, "origin": "viewport" if first_screen else "document"})
+        shot = firefox.command("browsingContext.captureScreenshot",
+                               {"context": context, "origin": "viewport" if first_screen else "document"})
         screenshot.write_bytes(base64.b64decode(shot["data"]))
     firefox.command("browsingContext.close", {"context": context})
     return visit
