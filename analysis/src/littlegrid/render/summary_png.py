@@ -44,6 +44,7 @@ def _by_load(summary: Summary, ax_x, ax_r) -> bool:
     p = proof.proof(summary)
     if p is None:
         return False
+    loads = [x for k in p.curves for x in k.load]
     for k in p.curves:
         colour = PALETTE[k.colour % len(PALETTE)]
         for ax, values, bound in ((ax_x, k.x_per_s, k.bound_x_per_s), (ax_r, k.r_ms, k.bound_r_ms)):
@@ -54,7 +55,9 @@ def _by_load(summary: Summary, ax_x, ax_r) -> bool:
             if cited:
                 ax.scatter(*zip(*cited), s=170, facecolors="none", edgecolors=colour, linewidths=2, zorder=3)
         m = k.mark
-        if m is not None:
+        # a knee or capacity beyond the loads measured stays off the chart, as the page's chart leaves it (summary.md
+        # says it in words): the axes span what was measured
+        if m is not None and (m.axis == "y" or min(loads) <= m.at <= max(loads)):
             for ax in ((ax_x, ax_r) if m.axis == "x" else (ax_x,)):
                 line = ax.axvline if m.axis == "x" else ax.axhline
                 line(m.at, color=colour, linestyle=":", linewidth=1.3)
