@@ -814,6 +814,9 @@ class Headline(Record):
     figures, the arms' choice, the other curves, the checks). Older summaries may hold three."""
     sentences: list[str]
     findings: list[int]
+    # the cells whose figures those findings cite (their Finding.cells), in the summary's cell order: the report's
+    # first chart rings them; empty in summaries written before it was recorded
+    cells: list[str] = []
 
 
 class Expectation(Record):
