@@ -58,21 +58,25 @@ def test_pinned_cpus_measured_apart_come_first():
     assert cpu.words == "its own CPU 1 (JMeter on CPU 0)"
 
 
-def test_the_process_cpu_on_the_targets_host_with_its_cores_comes_next():
-    cpu = server_cpu.of_cell(cell(process=(1.5, 4.0), node=(0.8, 8)), ELSEWHERE)
+def test_the_target_hosts_node_exporter_comes_next_before_the_process():
+    # saturation is the cores': the host's busy share answers even when the process reports its own CPU
+    cpu = server_cpu.of_cell(cell(process=(1.5, 4.0), node=(0.6, 4)), ELSEWHERE)
+    assert (cpu.basis, cpu.host, cpu.cores, cpu.util) == (server_cpu.SERVER_HOST, "10.0.0.7", 4.0, 0.6)
+    assert cpu.shared_with_generator is False and cpu.words == "10.0.0.7's 4 cores (its node_exporter)"
+
+
+def test_this_hosts_cores_come_before_the_process_when_the_target_ran_here():
+    # the sample server unpinned: JMeter takes part of the cores, so the process alone would read below saturation
+    cpu = server_cpu.of_cell(cell(host_cpu=0.98, process=(1.2, 2.0)), HERE)
+    assert (cpu.basis, cpu.util, cpu.shared_with_generator) == (server_cpu.HOST_SHARED, 0.98, True)
+
+
+def test_the_process_cpu_with_its_cores_when_nothing_measured_its_host():
+    cpu = server_cpu.of_cell(cell(process=(1.5, 4.0)), ELSEWHERE)
     # 1.5 cores busy of the 4 the process sees: 37.5 %, the process's own work (JMeter is not in it)
     assert (cpu.basis, cpu.host, cpu.cores, cpu.util) == (server_cpu.SERVER_PROCESS, "10.0.0.7", 4.0, 0.375)
     assert cpu.shared_with_generator is False and "10.0.0.7" in cpu.words
-    # without system_cpu_count, the cores are the same host's node_exporter's
-    cpu = server_cpu.of_cell(cell(process=(1.5, None), node=(0.8, 8)), ELSEWHERE)
-    assert (cpu.basis, cpu.cores, cpu.util) == (server_cpu.SERVER_PROCESS, 8.0, pytest.approx(1.5 / 8))
-
-
-def test_the_target_hosts_node_exporter_without_a_process_cpu():
-    cpu = server_cpu.of_cell(cell(node=(0.6, 4)), ELSEWHERE)
-    assert (cpu.basis, cpu.host, cpu.cores, cpu.util) == (server_cpu.SERVER_HOST, "10.0.0.7", 4.0, 0.6)
-    assert cpu.shared_with_generator is False and cpu.words == "10.0.0.7's 4 cores (its node_exporter)"
-    # a process CPU with no core count anywhere says nothing of its share: not measured, not guessed
+    # a process CPU with no core count says nothing of its share: not measured, not guessed
     assert server_cpu.of_cell(cell(process=(1.5, None)), ELSEWHERE).basis == server_cpu.NOT_MEASURED
 
 

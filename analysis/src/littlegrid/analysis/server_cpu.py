@@ -3,11 +3,15 @@
 
 1. the CPUs the grid pinned the sample server to (`[server] cpus`), measured apart on this host, JMeter on the
    others (server_pinned);
-2. the service process's own CPU as it reports it ([observe]: process_cpu_*) from a source on the target's host,
-   with a core count (system_cpu_count, or the same host's node_exporter) (server_process);
-3. the target host's node_exporter: its busy share and cores (server_host);
-4. this host, when the target ran here: the generator's host-metrics.csv, whose cores JMeter shares (host_shared);
+2. the target host's node_exporter: its busy share and cores (server_host);
+3. this host, when the target ran here: the generator's host-metrics.csv, whose cores JMeter shares (host_shared);
+4. the service process's own CPU as it reports it ([observe]: process_cpu_*) from a source on the target's host,
+   with a core count (system_cpu_count) (server_process);
 5. otherwise not measured: the generator's host is never the server's when the server ran elsewhere.
+
+The host's figures come before the process's: whether the cores are saturated is a property of the cores, and a
+process kept from them by other work on its host (JMeter's, when the target ran here) shows a busy share well
+below 1 while the host's is at 1. The process's figure answers when nothing measured its host.
 
 Every stage that reasons about the server's CPU (bounds from the demand law, the CPU bottleneck, time in service
 shared by the cores, CPU per request: analysis/cpu_demand.py) reads Cell.server_cpu, so the rule is written once.
@@ -48,18 +52,15 @@ def of_cell(cell: Cell, run: Run) -> ServerCpu | None:
         if util is not None:
             return _answer(SERVER_PINNED, THIS_HOST, float(len(run.server_cpus)), util, False, run)
     hosts = [h for h in (observed.hosts if observed else ()) if h.source in on_target]
-    for p in (observed.process_cpu if observed else ()):
-        if p.source not in on_target:
-            continue
-        cores = p.cores or next((float(h.cores) for h in hosts if h.host == p.host and h.cores), None)
-        if cores:
-            return _answer(SERVER_PROCESS, p.host, cores, p.cores_busy_mean / cores, False, run)
     for h in hosts:
         if h.cpu_util_mean is not None and h.cores:
             return _answer(SERVER_HOST, h.host, float(h.cores), h.cpu_util_mean, here, run)
     if here and not run.server_cpus and cell.host is not None and cell.host.cpu_util_mean is not None \
             and run.host.cpus:
         return _answer(HOST_SHARED, THIS_HOST, float(run.host.cpus), cell.host.cpu_util_mean, True, run)
+    for p in (observed.process_cpu if observed else ()):
+        if p.source in on_target and p.cores:
+            return _answer(SERVER_PROCESS, p.host, p.cores, p.cores_busy_mean / p.cores, False, run)
     cores = float(len(run.server_cpus)) if run.server_cpus else float(run.host.cpus) if here and run.host.cpus \
         else None
     return _answer(NOT_MEASURED, None, cores, None, here and not run.server_cpus, run)
