@@ -71,13 +71,20 @@ def main(args) -> int:
         gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db,
                                   allow_other_host=args.allow_other_host)
         outcomes += baseline_outcomes(gate)
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
+    failed = counts["failed"] + counts["error"]
+    after = []  # the gate's lines, said after the verdicts; its files and verdict kept before anything is printed
+    if gate is not None:
+        after += [f"note: {note}" for note in gate.notes]
+        table = baseline.write_table(gate, path)
+        after += [f"wrote {table}"] if table is not None else []
+        kept = baseline.keep_verdict(gate, passed=not failed)
+        after += [f"note: {kept}"] if kept is not None else []
     for o in outcomes:
         if o.status in ("failed", "error") or args.verbose:
             print(f"{PREFIX[o.status]} {o.message}")
     if args.junit:
         write_junit(args.junit, outcomes, summary.run)
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
-    failed = counts["failed"] + counts["error"]
     closing = f"{counts['passed']} passed, {failed} failed"
     if counts["skipped"]:
         closing += f", {counts['skipped']} check{'s' * (counts['skipped'] != 1)} could not be made"
@@ -85,15 +92,8 @@ def main(args) -> int:
         closing += " (nothing to judge: the grid has no criteria" + ("" if args.criteria_only else
                                                                        " and the summary no checks") + ")"
     print(closing)
-    if gate is not None:
-        for note in gate.notes:
-            print(f"note: {note}")
-        table = baseline.write_table(gate, path)
-        if table is not None:
-            print(f"wrote {table}")
-        kept = baseline.keep_verdict(gate, passed=not failed)
-        if kept is not None:
-            print(f"note: {kept}")
+    for line in after:
+        print(line)
     return 1 if failed else 0
 
 

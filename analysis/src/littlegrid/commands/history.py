@@ -1,18 +1,21 @@
-"""`littlegrid history`: record a run in the history (add)."""
+"""`littlegrid history`: record a run in the history (add), draw the trends across runs (report)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from littlegrid import summary as summary_file
-from littlegrid.history import store as history_store
+from littlegrid.history import store as history_store, trends
 from littlegrid.history.record import record
+from littlegrid.render import trends as trends_view
 from littlegrid.usererror import UserError
 
-HELP = "the history of runs: record a run (add)"
+HELP = "the history of runs: record a run (add), draw the trends across runs (report)"
 EXAMPLES = [
     "littlegrid history add reports/ci-20260101T120000Z",
     "littlegrid history add reports/ci-20260101T120000Z --db postgresql://ci@db.example/littlegrid",
+    "littlegrid history report --db reports/history.sqlite -o reports/trends",
 ]
 DB_HELP = f"the history: a file path or sqlite:///FILE, or postgresql://USER@HOST/DB (default {history_store.DEFAULT})"
 
@@ -22,11 +25,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = sub.add_parser("add", help="record an analysed run (its figures with their intervals) in the history")
     add.add_argument("run_dir", metavar="RUN", help="run folder holding summary.json (or the file itself)")
     add.add_argument("--db", metavar="URL", help=DB_HELP)
+    trends = sub.add_parser("report", help="the trends page: every grid's cells across runs, with the noise band")
+    trends.add_argument("--db", metavar="URL", help=DB_HELP)
+    trends.add_argument("-o", "--output", type=Path, default=Path("reports/trends"),
+                        help="output folder (default reports/trends)")
 
 
 def main(args: argparse.Namespace) -> int:
-    print(add_run(args.run_dir, args.db))
+    if args.history_command == "add":
+        print(add_run(args.run_dir, args.db))
+        return 0
+    print(trends_page(args.db, args.output))
     return 0
+
+
+def trends_page(db: str | None, out_dir: Path) -> Path:
+    """The trends of the history at `db` drawn into out_dir/index.html."""
+    store = history_store.open_store(db, create=False)
+    try:
+        runs = store.runs(figures=True)
+    finally:
+        store.close()
+    return trends_view.draw(trends.build(runs, db or history_store.DEFAULT), out_dir)
 
 
 def add_run(run_dir: str, db: str | None) -> str:

@@ -67,3 +67,18 @@ def half_width(within_se: float, noise: Noise, z: float) -> float:
     if not noise.measured:
         return own
     return math.hypot(own, noise.t() * math.sqrt(2) * noise.between_sd)
+
+
+def prediction_band(figures: list[Figure]) -> tuple[float, float] | None:
+    """Where the next run of the same experiment falls (95%): from the last K_MAX runs (at least K_MIN), mean ± t·s·
+    √(1 + 1/k), s their standard deviation (between and within runs together: a new run has both), on the log scale
+    for relative metrics. None with fewer runs."""
+    usable = [f for f in figures[-K_MAX:] if f.value is not None and (f.metric not in LOG_SCALE or f.value > 0)]
+    if len(usable) < K_MIN:
+        return None
+    log = usable[0].metric in LOG_SCALE
+    values = np.log([f.value for f in usable]) if log else np.array([f.value for f in usable])
+    k = len(values)
+    half = float(stats.t.ppf(0.975, k - 1)) * float(values.std(ddof=1)) * math.sqrt(1 + 1 / k)
+    lo, hi = float(values.mean()) - half, float(values.mean()) + half
+    return (math.exp(lo), math.exp(hi)) if log else (max(0.0, lo), hi)
