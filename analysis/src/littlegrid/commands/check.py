@@ -68,7 +68,7 @@ def main(args) -> int:
                      criteria_only=args.criteria_only)
     gate = None
     if args.baseline:
-        gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db,
+        gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db or None,
                                   allow_other_host=args.allow_other_host)
         outcomes += baseline_outcomes(gate)
     counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
