@@ -98,6 +98,16 @@ def test_a_baseline_of_another_grid_plan_or_configuration_is_refused_in_one_line
     assert gate.not_comparable(runs["two"], base) is None
 
 
+def test_a_changed_target_is_the_change_under_test_named_not_refused(runs):
+    base = runs["three"]
+    slower = replace(runs["slower"], config={**runs["slower"].config, "target": {"path": "/io?ms=120"}})
+    based = replace(base, config={**base.config, "target": {"path": "/io?ms=100"}})
+    assert gate.not_comparable(slower, based) is None
+    _, notes = gate.judge(slower, based, DEFAULTS)
+    assert notes == ["the target differs from the baseline's: path '/io?ms=100' vs '/io?ms=120' (the change under "
+                     "test)"]
+
+
 def test_another_kind_of_host_is_named_and_a_kernel_update_is_not(runs):
     base = runs["one"]
     bigger = replace(base, host={**base.host, "cpus": 8, "memory_gib": 64})

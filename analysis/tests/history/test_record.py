@@ -53,3 +53,14 @@ def test_the_commit_is_the_checkout_the_run_folder_is_in(tmp_path):
     assert rec.commit == head.strip()
     assert rec.key == "r1@2026-01-01Tr1" and rec.grid_name == "ci" and rec.report is None
     assert {f.cell for f in rec.figures} == {"rate=10", "rate=20"}
+
+
+def test_a_changed_target_is_recorded_but_keeps_the_grid_and_configuration_comparable(tmp_path):
+    hashes = []
+    for name, path in (("a", "/"), ("b", "/io?ms=120")):
+        folder = run_folder(tmp_path, name)
+        (folder / "grid.toml").write_text(f'name = "ci"\n[target]\npath = "{path}"\n[axes]\nusers = [1, 2]\n')
+        rec = record(summary_file.read(folder / "summary.json"), folder / "summary.json")
+        hashes.append((rec.grid_hash, rec.config_hash))
+        assert rec.config["target"] == {"path": path}
+    assert hashes[0] == hashes[1]

@@ -12,7 +12,7 @@ from littlegrid.criteria.evaluate import in_where
 from littlegrid.criteria.relative import RelativeCriterion
 from littlegrid.history import noise as run_noise
 from littlegrid.history.figures import Z95
-from littlegrid.history.record import host_kind, host_text
+from littlegrid.history.record import comparable_config, host_kind, host_text
 from littlegrid.history.store import Figure, RunRecord, StoredRun
 
 
@@ -80,9 +80,9 @@ def not_comparable(candidate: RunRecord, baseline: RunRecord) -> str | None:
     if candidate.plan_hash != baseline.plan_hash:
         differs.append("another plan")
     if candidate.config_hash != baseline.config_hash:
-        changed = [f"{k} {baseline.config.get(k)} vs {candidate.config.get(k)}"
-                   for k in sorted(set(baseline.config) | set(candidate.config))
-                   if baseline.config.get(k) != candidate.config.get(k)]
+        mine, theirs = comparable_config(candidate.config), comparable_config(baseline.config)
+        changed = [f"{k} {theirs.get(k)} vs {mine.get(k)}" for k in sorted(set(theirs) | set(mine))
+                   if theirs.get(k) != mine.get(k)]
         differs.append("another server configuration (" + "; ".join(changed) + ")")
     if not differs:
         return None
@@ -118,9 +118,18 @@ def judge(candidate: RunRecord, baseline: RunRecord, criteria: list[RelativeCrit
             past = [f for r in earlier for f in r.record.figures if f.cell == cell and f.metric == crit.key]
             results.append(regression(crit, cell, base[cell][crit.key], figures[crit.key],
                                       run_noise.between_runs(past)))
-    notes = [f"cell {c} is only in the baseline: not judged" for c in base if c not in mine]
+    notes = target_change(candidate, baseline)
+    notes += [f"cell {c} is only in the baseline: not judged" for c in base if c not in mine]
     notes += [f"cell {c} is not in the baseline: not judged" for c in mine if c not in base]
     return results, notes
+
+
+def target_change(candidate: RunRecord, baseline: RunRecord) -> list[str]:
+    """The target's change, named: it is the change under test (a slower endpoint, another build), not a refusal."""
+    mine, theirs = candidate.config.get("target") or {}, baseline.config.get("target") or {}
+    changed = [f"{k} {theirs.get(k)!r} vs {mine.get(k)!r}" for k in sorted(set(mine) | set(theirs))
+               if mine.get(k) != theirs.get(k)]
+    return [f"the target differs from the baseline's: {'; '.join(changed)} (the change under test)"] if changed else []
 
 
 class _Axes:

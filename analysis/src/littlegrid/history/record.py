@@ -16,8 +16,10 @@ from littlegrid.history.store import RunRecord
 from littlegrid.summary.model import Summary
 
 GIB = 1 << 30
-# grid-file keys that describe a grid without changing what it runs
-UNJUDGED_GRID_KEYS = {"description"}
+# grid-file keys that do not make another grid: its description, and the target (the service, path and method under
+# test: a slower endpoint is the change the gate is there to catch, so it is recorded, named, and compared)
+UNJUDGED_GRID_KEYS = {"description", "target"}
+RECORDED_NOT_JUDGED = ("target",)  # configuration recorded with the run, not part of what makes runs comparable
 
 
 def record(summary: Summary, summary_path: Path, *, report: str | None = None) -> RunRecord:
@@ -26,13 +28,14 @@ def record(summary: Summary, summary_path: Path, *, report: str | None = None) -
     folder = summary_path.parent
     run = summary.run
     host = host_facts(summary)
-    config = server_config(summary)
+    grid = grid_file(folder)
+    config = server_config(summary) | {"target": (grid or {}).get("target", {})}
     if report is None and (folder / "report" / "index.html").is_file():
         report = str((folder / "report").resolve())
     return RunRecord(
         key=f"{run.id}@{run.started or ''}", run_id=run.id, grid_name=run.grid_name,
         grid_hash=grid_hash(summary, folder), plan_hash=plan_hash(run.plan), config=config,
-        config_hash=digest(config), host=host, host_kind=digest(host_kind(host)),
+        config_hash=digest(comparable_config(config)), host=host, host_kind=digest(host_kind(host)),
         commit=commit_of(folder), started=run.started, report=report, figures=figures.run_figures(summary))
 
 
@@ -42,15 +45,21 @@ def digest(value) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def grid_hash(summary: Summary, folder: Path) -> str:
-    """The grid as parsed from the run folder's grid.toml (comments, layout and its description do not count),
-    else (a summary of JTL files, or one without its folder) its name, axes and plan as the summary holds them."""
-    grid = folder / "grid.toml"
+def grid_file(folder: Path) -> dict | None:
+    """The run folder's grid.toml as parsed, or None (a summary of JTL files, or one without its folder)."""
     try:
-        parsed = tomllib.loads(grid.read_text(encoding="utf-8"))
+        parsed = tomllib.loads((folder / "grid.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        parsed = None
-    if isinstance(parsed, dict):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def grid_hash(summary: Summary, folder: Path) -> str:
+    """The grid as parsed from the run folder's grid.toml (comments, layout, its description and its [target] do not
+    count: the target is the change a gate measures, recorded in the configuration), else its name, axes and plan
+    as the summary holds them."""
+    parsed = grid_file(folder)
+    if parsed is not None:
         return digest({k: v for k, v in parsed.items() if k not in UNJUDGED_GRID_KEYS})
     return digest({"name": summary.run.grid_name, "axes": summary.axes, "plan": Path(summary.run.plan or "").name})
 
@@ -72,6 +81,11 @@ def server_config(summary: Summary) -> dict:
     run = summary.run
     return {"knobs": run.server_knobs or {}, "server_cpus": run.server_cpus, "generator_cpus": run.generator_cpus,
             "placement": run.target.placement if run.target is not None else "unknown"}
+
+
+def comparable_config(config: dict) -> dict:
+    """The configuration that must match for two runs to be compared: all of it but the target."""
+    return {k: v for k, v in config.items() if k not in RECORDED_NOT_JUDGED}
 
 
 def host_facts(summary: Summary) -> dict:
