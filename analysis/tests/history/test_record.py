@@ -55,11 +55,13 @@ def test_the_commit_is_the_checkout_the_run_folder_is_in(tmp_path):
     assert {f.cell for f in rec.figures} == {"rate=10", "rate=20"}
 
 
-def test_a_changed_target_is_recorded_but_keeps_the_grid_and_configuration_comparable(tmp_path):
+def test_a_changed_target_or_plan_path_keeps_the_grid_and_configuration_comparable(tmp_path):
+    # the target is recorded as the change under test; the plan is judged by its content (plan_hash), not its path
     hashes = []
-    for name, path in (("a", "/"), ("b", "/io?ms=120")):
+    for name, path, plan in (("a", "/", "plans/closed.jmx"), ("b", "/io?ms=120", "/srv/littlegrid/plans/closed.jmx")):
         folder = run_folder(tmp_path, name)
-        (folder / "grid.toml").write_text(f'name = "ci"\n[target]\npath = "{path}"\n[axes]\nusers = [1, 2]\n')
+        (folder / "grid.toml").write_text(
+            f'name = "ci"\nplan = "{plan}"\n[target]\npath = "{path}"\n[axes]\nusers = [1, 2]\n')
         rec = record(summary_file.read(folder / "summary.json"), folder / "summary.json")
         hashes.append((rec.grid_hash, rec.config_hash))
         assert rec.config["target"] == {"path": path}

@@ -16,9 +16,10 @@ from littlegrid.history.store import RunRecord
 from littlegrid.summary.model import Summary
 
 GIB = 1 << 30
-# grid-file keys that do not make another grid: its description, and the target (the service, path and method under
+# grid-file keys that do not make another grid: its description; the plan's path (its content is the plan hash: a
+# grid copied elsewhere names the same plan by another path); and the target (the service, path and method under
 # test: a slower endpoint is the change the gate is there to catch, so it is recorded, named, and compared)
-UNJUDGED_GRID_KEYS = {"description", "target"}
+UNJUDGED_GRID_KEYS = {"description", "plan", "target"}
 RECORDED_NOT_JUDGED = ("target",)  # configuration recorded with the run, not part of what makes runs comparable
 
 
@@ -55,9 +56,8 @@ def grid_file(folder: Path) -> dict | None:
 
 
 def grid_hash(summary: Summary, folder: Path) -> str:
-    """The grid as parsed from the run folder's grid.toml (comments, layout, its description and its [target] do not
-    count: the target is the change a gate measures, recorded in the configuration), else its name, axes and plan
-    as the summary holds them."""
+    """The grid as parsed from the run folder's grid.toml (comments, layout and UNJUDGED_GRID_KEYS do not count), else
+    its name, axes and plan as the summary holds them."""
     parsed = grid_file(folder)
     if parsed is not None:
         return digest({k: v for k, v in parsed.items() if k not in UNJUDGED_GRID_KEYS})
