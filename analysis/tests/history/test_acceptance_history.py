@@ -19,7 +19,7 @@ from littlegrid import cli, summary as summary_file
 from littlegrid.history.store import open_store
 from littlegrid.run.jmeter import repo_root
 from littlegrid.summarize import analyze
-from runs import run_folder
+from history_runs import run_folder
 
 pytestmark = pytest.mark.acceptance
 ROOT = repo_root(Path(__file__).parent)

@@ -8,7 +8,7 @@ import pytest
 
 from littlegrid import cli
 from littlegrid.history.store import open_store
-from runs import HOST, run_folder
+from history_runs import HOST, run_folder
 
 
 @pytest.fixture(scope="module")

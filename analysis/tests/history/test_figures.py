@@ -8,7 +8,7 @@ import pytest
 
 from littlegrid import summary as summary_file
 from littlegrid.history.figures import Z95, interval, run_figures, wilson
-from runs import run_folder
+from history_runs import run_folder
 
 
 def test_wilson_known_answers():

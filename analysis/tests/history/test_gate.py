@@ -12,7 +12,7 @@ from littlegrid.criteria import relative
 from littlegrid.history import gate
 from littlegrid.history.record import record
 from littlegrid.history.store import StoredRun
-from runs import HOST, run_folder
+from history_runs import HOST, run_folder
 
 DEFAULTS = [relative.parse(t) for t in relative.DEFAULTS]
 

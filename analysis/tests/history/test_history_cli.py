@@ -3,7 +3,7 @@
 from analysis_synthetic import closed_loop, make_run
 from littlegrid import cli
 from littlegrid.history.store import open_store
-from runs import run_folder
+from history_runs import run_folder
 
 
 def test_history_add_records_a_run_and_says_so(tmp_path, capsys):

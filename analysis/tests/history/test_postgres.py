@@ -10,9 +10,8 @@ from littlegrid import summary as summary_file
 from littlegrid.history import trends
 from littlegrid.history.record import record
 from littlegrid.history.store import SCHEMA_VERSION, open_store
-from pg import postgres
-from runs import run_folder
-from test_store import _writer, a_record
+from history_pg import postgres
+from history_runs import a_record, add_runs, run_folder
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +88,7 @@ def test_writers_in_parallel_processes_all_land_on_postgresql(pg_url):
     admin.dispose()
     url = pg_url.replace("/postgres", "/parallel")
     context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_writer, args=(url, w, 10)) for w in range(3)]  # all create the tables at once
+    workers = [context.Process(target=add_runs, args=(url, w, 10)) for w in range(3)]  # all create the tables at once
     for w in workers:
         w.start()
     for w in workers:

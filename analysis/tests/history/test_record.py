@@ -5,7 +5,7 @@ import subprocess
 
 from littlegrid import summary as summary_file
 from littlegrid.history.record import commit_of, grid_hash, host_facts, host_kind, plan_hash, record
-from runs import run_folder
+from history_runs import run_folder
 
 
 def test_the_grid_hash_reads_the_grid_file_as_parsed_without_its_description(tmp_path):

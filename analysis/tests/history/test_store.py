@@ -6,18 +6,10 @@ import sqlite3
 
 import pytest
 
+from history_runs import a_record, add_runs
 from littlegrid.history import store as history_store
-from littlegrid.history.store import Figure, RunRecord, open_store
+from littlegrid.history.store import open_store
 from littlegrid.usererror import UserError
-
-
-def a_record(key="r1@t", run_id="r1", p90=120.0, gate_cells=("users=1",)) -> RunRecord:
-    figures = tuple(Figure(c, {"users": 1}, m, v, v * 0.9, v * 1.1, v * 0.05, 100)
-                    for c in gate_cells for m, v in (("p90_ms", p90), ("throughput_per_s", 9.5)))
-    figures += (Figure("users=1", {"users": 1}, "error_rate", None, None, None, None, 0),)
-    return RunRecord(key, run_id, "ci", "g" * 16, "p" * 16, {"knobs": {"threads": 2}}, "c" * 16,
-                     {"cpus": 2, "memory_gib": 24, "os": "Linux", "arch": "x86_64"}, "h" * 16, "a" * 40,
-                     "2026-01-01T00:00:00Z", "/srv/reports/r1/report", figures)
 
 
 def test_a_run_reads_back_as_it_was_recorded_and_a_second_add_replaces_it(tmp_path):
@@ -72,17 +64,10 @@ def test_a_newer_store_a_foreign_database_and_a_missing_one_are_refused_in_one_l
         "reports/history.sqlite")
 
 
-def _writer(db: str, worker: int, count: int) -> None:
-    store = open_store(db)
-    for i in range(count):
-        store.add(a_record(key=f"w{worker}-{i}", run_id=f"w{worker}-{i}"))
-    store.close()
-
-
 def test_writers_in_parallel_processes_all_land_and_the_file_stays_whole(tmp_path):
     db = str(tmp_path / "shared.sqlite")
     context = multiprocessing.get_context("spawn")  # fresh interpreters: two CI jobs, not two threads of one
-    workers = [context.Process(target=_writer, args=(db, w, 15)) for w in range(3)]
+    workers = [context.Process(target=add_runs, args=(db, w, 15)) for w in range(3)]
     for w in workers:
         w.start()
     for w in workers:

@@ -10,7 +10,7 @@ import pytest
 from littlegrid import cli
 from littlegrid.history import trends
 from littlegrid.history.store import open_store
-from runs import run_folder
+from history_runs import run_folder
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from analysis_synthetic import open_mm2_window
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.stats import nearest_rank
+from littlegrid.history.store import Figure, RunRecord, open_store
 from littlegrid.summary import SCHEMA, plain
 from littlegrid.summary.model import Summary
 from summary_contract import complete
@@ -62,3 +63,21 @@ def run_folder(parent: Path, run_id: str, **options) -> Path:
     Summary.model_validate(data)
     (folder / "summary.json").write_text(json.dumps(data), encoding="utf-8")
     return folder
+
+
+def a_record(key="r1@t", run_id="r1", p90=120.0, gate_cells=("users=1",)) -> RunRecord:
+    """A record written by hand: two figures of one cell, and an error rate the cell could not measure."""
+    figures = tuple(Figure(c, {"users": 1}, m, v, v * 0.9, v * 1.1, v * 0.05, 100)
+                    for c in gate_cells for m, v in (("p90_ms", p90), ("throughput_per_s", 9.5)))
+    figures += (Figure("users=1", {"users": 1}, "error_rate", None, None, None, None, 0),)
+    return RunRecord(key, run_id, "ci", "g" * 16, "p" * 16, {"knobs": {"threads": 2}}, "c" * 16,
+                     {"cpus": 2, "memory_gib": 24, "os": "Linux", "arch": "x86_64"}, "h" * 16, "a" * 40,
+                     "2026-01-01T00:00:00Z", "/srv/reports/r1/report", figures)
+
+
+def add_runs(db: str, worker: int, count: int) -> None:
+    """A writer process: `count` runs named w<worker>-<i> added one transaction each."""
+    store = open_store(db)
+    for i in range(count):
+        store.add(a_record(key=f"w{worker}-{i}", run_id=f"w{worker}-{i}"))
+    store.close()
