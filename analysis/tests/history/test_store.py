@@ -81,3 +81,15 @@ def test_writers_in_parallel_processes_all_land_and_the_file_stays_whole(tmp_pat
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_a_database_that_cannot_be_reached_or_read_is_one_line(tmp_path):
+    with pytest.raises(UserError, match=r"^--db postgresql://littlegrid@127.0.0.1:1/none: cannot open the history: "):
+        open_store("postgresql://littlegrid@127.0.0.1:1/none")
+    db = tmp_path / "h.sqlite"
+    store = open_store(str(db))
+    with sqlite3.connect(db) as conn:  # the table gone under an open store: its next read fails
+        conn.execute("DROP TABLE figures")
+    with pytest.raises(UserError, match=r"h.sqlite: the history failed: no such table: figures$"):
+        store.runs(figures=True)
+    store.close()

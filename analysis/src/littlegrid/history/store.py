@@ -70,15 +70,33 @@ def url_of(given: str | None) -> str:
     return f"sqlite:///{Path(given).resolve()}"
 
 
+def _one_line(method):
+    """A store operation whose database fails underneath it (the server went away, the disk is full, a lock held
+    past the busy timeout) says so in one line naming the database instead of a traceback."""
+    import functools
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            return method(self, *args, **kwargs)
+        except DBAPIError as e:
+            first = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
+            raise UserError(f"{self.shown}: the history failed: {first}") from None
+    return guarded
+
+
 class Store:
     """An opened history (open_store): its engine and the tables, at SCHEMA_VERSION."""
 
-    def __init__(self, engine, tables):
-        self.engine, self.t = engine, tables
+    def __init__(self, engine, tables, shown: str = DEFAULT):
+        self.engine, self.t, self.shown = engine, tables, shown
 
     def close(self) -> None:
         self.engine.dispose()
 
+    @_one_line
     def add(self, record: RunRecord) -> int:
         """Record a run with its figures in one transaction; a run recorded before (same key) is replaced."""
         from sqlalchemy import delete, insert, select
@@ -104,6 +122,7 @@ class Store:
                      "lo": f.lo, "hi": f.hi, "se": f.se, "samples": f.samples} for f in record.figures])
         return pk
 
+    @_one_line
     def set_gate(self, key: str, verdict: str) -> bool:
         """The gate's verdict of the run recorded under `key`; False when the store does not hold it."""
         from sqlalchemy import update
@@ -114,6 +133,7 @@ class Store:
             _lock(conn)
             return conn.execute(update(runs).where(runs.c.key == key).values(gate=verdict)).rowcount > 0
 
+    @_one_line
     def runs(self, *, figures: bool = False) -> list[StoredRun]:
         """Every run in the order it was recorded, with its figures when asked for."""
         from sqlalchemy import select
@@ -137,7 +157,7 @@ def open_store(given: str | None, *, create: bool = True) -> Store:
     store written by a newer littlegrid, an unknown kind of database or one that cannot be reached is refused in one
     line naming it. create=False: a store that does not exist yet is refused instead of created."""
     from sqlalchemy import create_engine, event
-    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, ProgrammingError
+    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
     url = url_of(given)
     if url.startswith("sqlite:///") and not create and not Path(url[len("sqlite:///"):]).is_file():
@@ -171,11 +191,11 @@ def open_store(given: str | None, *, create: bool = True) -> Store:
     tables = _tables()
     try:
         _migrate(engine, tables, given or DEFAULT)
-    except (OperationalError, ProgrammingError) as e:
+    except DBAPIError as e:
         engine.dispose()
-        raise UserError(f"--db {given or DEFAULT}: cannot open the history: {str(e.orig).strip().splitlines()[0]}") \
-            from None
-    return Store(engine, tables)
+        first = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
+        raise UserError(f"--db {given or DEFAULT}: cannot open the history: {first}") from None
+    return Store(engine, tables, given or DEFAULT)
 
 
 def _tables() -> dict:
