@@ -111,3 +111,16 @@ def test_a_relative_criterion_needs_a_baseline_and_an_empty_baseline_is_none(fol
     code, _, err = littlegrid(capsys, "check", folders["one"], "--baseline", "history:last-pass", "--db",
                               folders["one"] / "absent.sqlite")
     assert code == 2 and "no history here yet" in err
+
+
+def test_last_pass_is_the_last_comparable_run_that_passed(folders, capsys, tmp_path):
+    db = tmp_path / "history.sqlite"
+    for name in ("one", "big_host"):  # one passed on this kind of host, then one on a bigger host
+        littlegrid(capsys, "history", "add", folders[name], "--db", db)
+        code, _, _ = littlegrid(capsys, "check", folders[name], "--baseline", "history:last-pass", "--db", db,
+                                "--allow-other-host")
+        assert code == 0
+    assert gates(db) == [("one", "passed"), ("big_host", "passed")]
+    littlegrid(capsys, "history", "add", folders["two"], "--db", db)
+    code, _, err = littlegrid(capsys, "check", folders["two"], "--baseline", "history:last-pass", "--db", db)
+    assert code == 0 and err == "" and "Baseline: `one`" in (folders["two"] / "baseline.md").read_text()

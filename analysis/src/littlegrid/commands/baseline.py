@@ -48,7 +48,11 @@ def open_gate(summary_path: Path, summary: Summary, base: str, texts: list[str],
                              f"{db or history_store.DEFAULT}: nothing to gate against (this run is the baseline "
                              f"once it passes)")
             return out
-        out.baseline = passed[-1].record
+        # the last that passed and is comparable (a change of CI runner does not strand the gate on an old host);
+        # when none is, the last that passed, refused below naming what differs
+        comparable = [r for r in passed if gate.not_comparable(candidate, r.record) is None
+                      and gate.other_host(candidate, r.record) is None]
+        out.baseline = (comparable or passed)[-1].record
     else:
         base_path = summary_file.locate(base)
         out.baseline = record(summary_file.read(base_path), base_path)
