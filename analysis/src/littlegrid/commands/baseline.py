@@ -38,8 +38,18 @@ def open_gate(summary_path: Path, summary: Summary, base: str, texts: list[str],
     criteria = [relative.parse(t) for t in texts or relative.DEFAULTS]
     candidate = record(summary, summary_path)
     store = _history(db, needed=base == LAST_PASS)
+    try:
+        return _judged(Gate(candidate=candidate, store=store), base, criteria, db, allow_other_host)
+    except UserError:
+        if store is not None:
+            store.close()
+        raise
+
+
+def _judged(out: Gate, base: str, criteria: list, db: str | None, allow_other_host: bool) -> Gate:
+    """open_gate's work once the history is open (it closes the store when this refuses)."""
+    candidate, store = out.candidate, out.store
     history = store.runs(figures=True) if store is not None else []
-    out = Gate(candidate=candidate, store=store)
     if base == LAST_PASS:
         passed = [r for r in history if r.gate == "passed" and r.record.grid_hash == candidate.grid_hash
                   and r.record.key != candidate.key]
