@@ -18,7 +18,7 @@ from littlegrid.render import baseline as baseline_table
 from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
-LAST_PASS = "history:last-pass"
+LAST_PASS = relative.LAST_PASS
 SECTION = "## Against the baseline"  # the section check adds to report/summary.md (replaced when run again)
 
 

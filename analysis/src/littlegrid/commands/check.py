@@ -11,7 +11,6 @@ from pathlib import Path
 
 from littlegrid import summary as summary_file
 from littlegrid.atomic import write_atomic
-from littlegrid.commands import baseline
 from littlegrid.criteria import evaluate, grammar, relative
 from littlegrid.summary.model import Check, CriterionResult, Run, Summary
 from littlegrid.usererror import UserError
@@ -47,7 +46,7 @@ def add_arguments(parser) -> None:
                         help="judge the criteria only; failed analysis checks do not fail the run")
     parser.add_argument("--baseline", metavar="BASE", default="",
                         help="also judge the run against a baseline: a run folder (or its summary.json), or "
-                             f"{baseline.LAST_PASS} (the history's last run of this grid that passed); relative "
+                             f"{relative.LAST_PASS} (the history's last run of this grid that passed); relative "
                              "criteria (--criterion 'p90 regress < 10%') fail only beyond the run-to-run noise "
                              f"(default criteria: {'; '.join(relative.DEFAULTS)})".replace("%", "%%") + "; '' = no baseline")
     parser.add_argument("--db", metavar="URL", help="the history the noise and history:last-pass are read from and "
@@ -63,11 +62,13 @@ def main(args) -> int:
     relatives = [c for c in args.criterion if relative.is_relative(c)]
     if relatives and not args.baseline:
         raise UserError(f"criterion '{relatives[0]}': a relative criterion needs --baseline (a run folder or "
-                        f"{baseline.LAST_PASS})")
+                        f"{relative.LAST_PASS})")
     outcomes = judge(summary, extra=[c for c in args.criterion if c not in relatives],
                      criteria_only=args.criteria_only)
     gate = None
     if args.baseline:
+        # imported here: the gate's bootstrap and statistics cost a plain `check` nothing
+        from littlegrid.commands import baseline
         gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db or None,
                                   allow_other_host=args.allow_other_host)
         outcomes += baseline_outcomes(gate)
@@ -75,6 +76,7 @@ def main(args) -> int:
     failed = counts["failed"] + counts["error"]
     after = []  # the gate's lines, said after the verdicts; its files and verdict kept before anything is printed
     if gate is not None:
+        from littlegrid.commands import baseline
         after += [f"note: {note}" for note in gate.notes]
         table = baseline.write_table(gate, path)
         after += [f"wrote {table}"] if table is not None else []
