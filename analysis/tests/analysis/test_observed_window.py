@@ -13,6 +13,7 @@ from littlegrid.analysis import observed_window, server_metrics_csv
 from littlegrid.analysis.observed import PoolSpec, Reading, map_readings, readings_from_rows
 from littlegrid.analysis.prometheus_text import parse_prometheus, parse_selector
 from littlegrid.analysis.window import SteadyWindow
+from sample_server_text import SAMPLE_SERVER
 
 T0 = 1_700_000_000_000
 ACTUATOR = "http://127.0.0.1:8081/actuator/prometheus"
@@ -24,21 +25,6 @@ def scrape(source, time_ms, text):
 
 def window(start_ms, end_ms):
     return SteadyWindow(start_ms, end_ms, 0.0, 0.0, start_ms, end_ms, 0, 0)
-
-
-SAMPLE_SERVER = """tomcat_threads_busy_threads{name="http-nio-127.0.0.1-8080"} 3.0
-tomcat_connections_current_connections{name="http-nio-127.0.0.1-8080"} 12.0
-tomcat_threads_config_max_threads{name="http-nio-127.0.0.1-8080"} 10.0
-littlegrid_in_flight_requests 2.0
-littlegrid_in_flight_seconds_total 41.25
-littlegrid_throttle_queue_length 0.0
-littlegrid_service_seconds_count{endpoint="/",method="GET"} 1000.0
-littlegrid_service_seconds_sum{endpoint="/",method="GET"} 20.5
-littlegrid_service_seconds_count{endpoint="/work",method="GET"} 500.0
-littlegrid_service_seconds_sum{endpoint="/work",method="GET"} 10.0
-littlegrid_service_seconds_count{endpoint="/actuator/prometheus",method="GET"} 7.0
-littlegrid_service_seconds_sum{endpoint="/actuator/prometheus",method="GET"} 0.5
-"""
 
 
 def test_the_sample_servers_families_sum_their_series_and_leave_the_scrape_itself_out():

@@ -8,6 +8,7 @@ import pytest
 from littlegrid.analysis.prometheus_text import (exposition_problem, label_text, parse_label_text, parse_prometheus,
                                                  parse_selector)
 from littlegrid.usererror import UserError
+from sample_server_text import SAMPLE_SERVER
 
 FIXTURES = Path(__file__).parent / "fixtures" / "observed"
 
@@ -69,3 +70,12 @@ def test_a_selector_reads_name_and_each_matcher_kind_and_matches_as_promql_does(
 def test_what_is_not_a_selector_is_refused_saying_so(text):
     with pytest.raises(UserError):
         parse_selector(text)
+
+
+def test_the_text_format_gives_names_labels_and_values_and_skips_what_it_cannot_read():
+    samples = parse_prometheus("# HELP tomcat_threads_busy_threads\n# TYPE tomcat_threads_busy_threads gauge\n"
+                               + SAMPLE_SERVER + 'jvm_weird{label="a \\"quoted\\" } brace"} 1.5e3 1700000000000\n'
+                               "broken line without value\nprocess_start_time_seconds NaN\n")
+    assert ("littlegrid_in_flight_requests", {}, 2.0) in samples
+    assert ("jvm_weird", {"label": 'a "quoted" } brace'}, 1500.0) in samples  # escaped quote, brace, timestamp
+    assert not any(name == "broken" for name, _, _ in samples)

@@ -5,6 +5,7 @@ exact histogram and blocks of seconds the comparison resamples. No load, no JMet
 from __future__ import annotations
 
 import json
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,22 @@ def a_record(key="r1@t", run_id="r1", p90=120.0, gate_cells=("users=1",)) -> Run
     return RunRecord(key, run_id, "ci", "g" * 16, "p" * 16, {"knobs": {"threads": 2}}, "c" * 16,
                      {"cpus": 2, "memory_gib": 24, "os": "Linux", "arch": "x86_64"}, "h" * 16, "a" * 40,
                      "2026-01-01T00:00:00Z", "/srv/reports/r1/report", figures)
+
+
+def add_in_parallel(db: str, writers: int, count: int) -> list:
+    """`writers` fresh interpreters (two CI jobs, not two threads of one) each adding `count` runs at once; the runs
+    the store then holds, with their figures."""
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=add_runs, args=(db, w, count)) for w in range(writers)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    assert [w.exitcode for w in workers] == [0] * writers
+    store = open_store(db)
+    runs = store.runs(figures=True)
+    store.close()
+    return runs
 
 
 def add_runs(db: str, worker: int, count: int) -> None:

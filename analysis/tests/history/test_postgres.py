@@ -1,7 +1,6 @@
 """The history on a real PostgreSQL (started by the test): the same runs give the same history and the same trends
 as on SQLite, an older store is migrated forward, and writers in parallel processes all land."""
 
-import multiprocessing
 from dataclasses import replace
 
 import pytest
@@ -11,7 +10,7 @@ from littlegrid.history import trends
 from littlegrid.history.record import record
 from littlegrid.history.store import SCHEMA_VERSION, open_store
 from history_pg import postgres
-from history_runs import a_record, add_runs, run_folder
+from history_runs import a_record, add_in_parallel, run_folder
 
 
 @pytest.fixture(scope="module")
@@ -87,14 +86,5 @@ def test_writers_in_parallel_processes_all_land_on_postgresql(pg_url):
         conn.execute(text("CREATE DATABASE parallel"))
     admin.dispose()
     url = pg_url.replace("/postgres", "/parallel")
-    context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=add_runs, args=(url, w, 10)) for w in range(3)]  # all create the tables at once
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(120)
-    assert [w.exitcode for w in workers] == [0, 0, 0]
-    store = open_store(url)
-    runs = store.runs(figures=True)
-    store.close()
+    runs = add_in_parallel(url, 3, 10)
     assert sorted(r.record.run_id for r in runs) == sorted(f"w{w}-{i}" for w in range(3) for i in range(10))

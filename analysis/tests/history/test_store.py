@@ -1,12 +1,11 @@
 """The history store on SQLite: a run's record read back as written, a run added twice replaced, an older store
 migrated forward on open, a newer one refused, and writers in parallel processes that all land."""
 
-import multiprocessing
 import sqlite3
 
 import pytest
 
-from history_runs import a_record, add_runs
+from history_runs import a_record, add_in_parallel
 from littlegrid.history import store as history_store
 from littlegrid.history.store import open_store
 from littlegrid.usererror import UserError
@@ -66,16 +65,7 @@ def test_a_newer_store_a_foreign_database_and_a_missing_one_are_refused_in_one_l
 
 def test_writers_in_parallel_processes_all_land_and_the_file_stays_whole(tmp_path):
     db = str(tmp_path / "shared.sqlite")
-    context = multiprocessing.get_context("spawn")  # fresh interpreters: two CI jobs, not two threads of one
-    workers = [context.Process(target=add_runs, args=(db, w, 15)) for w in range(3)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(120)
-    assert [w.exitcode for w in workers] == [0, 0, 0]
-    store = open_store(db)
-    runs = store.runs(figures=True)
-    store.close()
+    runs = add_in_parallel(db, 3, 15)
     assert sorted(r.record.run_id for r in runs) == sorted(f"w{w}-{i}" for w in range(3) for i in range(15))
     assert all(len(r.record.figures) == 3 for r in runs)
     with sqlite3.connect(db) as conn:
