@@ -92,6 +92,23 @@ def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
     assert "not measured" not in b.statement
 
 
+def test_a_full_server_host_names_the_cpu_from_that_host_and_says_what_the_generators_own_host_showed():
+    # the server host's node_exporter 99% busy; the generator fell short of N by 20% (not its per-cycle overhead)
+    # with its own host 97% busy: the run cannot know JMeter had CPUs of its own, so it says what it measured
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    short = {"name": "workload", "cell": None, "value": 0.8, "expected": 1.0, "rel_error": 0.2, "tolerance": 0.05,
+             "passed": False, "explanation": "X·(R+Z) = 0.8 of N"}
+    s = update_cells(s, lambda c: update(c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 2,
+                                                          "util": 0.99, "shared_with_generator": False,
+                                                          "words": "10.0.0.2's 2 cores (its node_exporter)"},
+                                          host={"readings": 30, "cpu_util_mean": 0.97}, checks=[short]))
+    b = bottleneck(findings(s))
+    assert b.resource == "cpu" and "10.0.0.2's 2 cores (its node_exporter) is 99% busy" in b.statement
+    assert "on CPUs of its own" not in b.statement and "pinned" not in b.why
+    assert "its own host's CPU was 97% busy, so it may have been short of CPU too" in b.statement
+    assert "measured on the server's host" in b.why
+
+
 def test_the_cannot_tell_lines_say_each_missing_thing_once():
     s = summary_of(closed_curve(4, 25.0, 0.0))
     found = findings(s)

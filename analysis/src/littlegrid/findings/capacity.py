@@ -294,7 +294,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     cpu = _mean(cpus)
     shared = server_cpu.shared(cells[0])
     elsewhere = server_cpu.basis(cells[0]) == server_cpu.GENERATOR_HOST  # older summaries: JMeter's host alone
-    # pinned ([server] cpus): its own cores, measured apart
+    pinned = server_cpu.basis(cells[0]) == server_cpu.SERVER_PINNED  # its own cores, measured apart
     cpu_name = f"{server_cpu.owner(cells[0].server_cpu)} CPU"
     # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
     # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
@@ -347,14 +347,22 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
             text += (" JMeter shares these cores, so D includes the generator's own work per request"
                      + (f", and the generator, starved of them, fell short of the load asked for ({starved_words})"
                         if short else "") + ".")
-        elif short:
+        elif short and pinned:
             text += f" The generator, on CPUs of its own, still fell short of the load asked for ({starved_words})."
+        elif short:  # the server's host measured apart: whether JMeter had CPUs of its own, its own host says
+            generator = _mean([num(c.host.cpu_util_mean) if c.host is not None else None for c in cells])
+            text += (f" The generator also fell short of the load asked for ({starved_words})"
+                     + ("" if generator is None else f"; its own host's CPU was {pct(generator)} busy"
+                        + (", so it may have been short of CPU too" if generator >= CPU_BUSY else ""))
+                     + ".")
         return found("cpu", text, "holds",
                      "the generator host's CPU near 1 while X stays level; the server ran on another host"
                      if elsewhere else
                      "host CPU near 1 while X stays level; the generator shares this host's cores, so the server's "
                      "own share is not separated" if shared else
-                     "the CPUs the server was pinned to near 1 while X stays level; JMeter ran on the others",
+                     "the CPUs the server was pinned to near 1 while X stays level; JMeter ran on the others"
+                     if pinned else
+                     f"{server_cpu.words(cells[0])} near 1 while X stays level, measured on the server's host",
                      [Figure("host CPU utilisation" if shared else "server CPUs' utilisation", u, "", c.id)
                       for c, u in zip(cells, cpus)],
                      cpu_util=cpu, demand_core_ms=cost.core_ms if cost is not None else None,
