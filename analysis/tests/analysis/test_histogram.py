@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from littlegrid.analysis import tail
-from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram
+from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram, whole_seconds
 from littlegrid.analysis.stats import nearest_rank as sorted_nearest_rank, percentile_of
 from littlegrid.summarize import analyze
 from littlegrid.comparison.bootstrap import nearest_rank
@@ -129,3 +129,13 @@ def test_histograms_merged_two_at_a_time_or_many_or_block_by_block_count_every_s
         for got in (merged(hs[:2] + [merged(hs[2:])]), merged(hs), hs[0].merge(hs[1]).merge(merged(hs[2:])),
                     accumulated.result()):
             assert got.values.tolist() == want.values.tolist() and got.counts.tolist() == want.counts.tolist()
+
+
+def test_whole_seconds_leaves_out_the_last_bin_that_a_partial_second_lengthened():
+    # completions_per_second over a 19.99 s window: 19 bins, the last spanning 1.99 s (150 + 148 completions)
+    ends = np.concatenate([np.linspace(1000 * i + 1, 1000 * i + 999, 150) for i in range(20)])
+    per_second = completions_per_second(ends, 0.0, 19_990.0)
+    assert len(per_second) == 19 and per_second[-1] > 290 and set(per_second[:-1]) == {150}
+    assert whole_seconds(per_second, 19.99).tolist() == [150] * 18
+    assert whole_seconds(per_second, 19.0).tolist() == per_second.tolist()  # a whole-second window: all bins full
+    assert whole_seconds(per_second, None).tolist() == per_second.tolist()

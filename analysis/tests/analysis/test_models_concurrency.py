@@ -72,3 +72,20 @@ def test_every_curve_carries_its_concurrency_in_its_models():
     assert built[0].models.concurrency.in_service == pytest.approx(4.0, rel=0.05)
     opened = curves.curves_of(open_curve(4, 50.0))
     assert opened[0].models.concurrency.in_service == pytest.approx(4 * 1.02, rel=0.01)
+
+
+def test_the_windows_last_longer_second_does_not_widen_x_s_interval():
+    # analyze's completions per second over a 19.99 s window: 19 bins, the last holding 1.99 s of completions.
+    # Counted as one second it reads as a 2× outlier and widens X's interval about 20-fold (gunicorn's 4 workers
+    # were said as "3.5 to 4.9"); left out, the pool of 4 is named.
+    def lengthened(m: Cell) -> Cell:
+        counts = list(m.histogram.completions_per_s.count)
+        per_second = counts[:18] + [counts[18] + counts[19]]
+        done = m.histogram.completions_per_s.model_copy(update={"seconds": 19, "second": list(range(19)),
+                                                               "count": per_second})
+        return m.model_copy(update={"window": m.window.model_copy(update={"length_s": 19.99}),
+                                    "histogram": m.histogram.model_copy(update={"completions_per_s": done})})
+
+    got = models.concurrency([lengthened(m) for m in closed_curve(4, 25.0, 0.0)])
+    # the whole seconds alternate 160 ± 2: X's half-width about 1.96·2/√18 = 0.9/s, L's about ±0.03 with D's
+    assert got.low < 4 < got.high and got.high - got.low < 0.2

@@ -201,6 +201,15 @@ def completions_per_second(end_ms: np.ndarray, start_ms: float, window_end_ms: f
     return per_second
 
 
+def whole_seconds(per_second: np.ndarray, window_s: float | None) -> np.ndarray:
+    """The completions of the seconds that each span exactly one second: completions_per_second joins a window's last
+    partial second to the one before, so that bin spans 1 + frac(window) seconds and, in a spread of counts, reads as
+    an outlier of up to twice the rate (sd/√k 20× too large over a 20 s window). Without a window length, all."""
+    if window_s is None or len(per_second) < 3 or abs(window_s - round(window_s)) < 1e-3:
+        return per_second
+    return per_second[:-1]
+
+
 def cell_histogram(elapsed: ExactHistogram, per_second: np.ndarray) -> dict:
     """The summary's `histogram` of one cell: `elapsed_ms` {values, counts} and `completions_per_s`, sparse
     (the seconds with completions and their counts: a window of months with a few thousand samples stays small).

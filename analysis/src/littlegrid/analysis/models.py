@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from littlegrid.analysis import mmcn, usl
-from littlegrid.analysis.histogram import read_cell_histogram
+from littlegrid.analysis.histogram import read_cell_histogram, whole_seconds
 from littlegrid.analysis.laws import not_made, throughput_bound, verdict
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain
@@ -112,17 +112,17 @@ def mean_standard_error_ms(cell: Cell) -> float | None:
 
 def successes_standard_error_per_s(cell: Cell) -> float | None:
     """The standard error of the cell's throughput of successful requests: sd/√k of its k whole seconds'
-    completions (the summary's histogram; neighbouring seconds taken as independent), scaled by the successes'
-    share of them; without those, a Poisson count's √successes/T. None without successes or a window."""
+    completions (the summary's histogram, its window's last longer bin left out: histogram.whole_seconds;
+    neighbouring seconds taken as independent), scaled by the successes' share of them; without those, a Poisson count's √successes/T. None without successes or a window."""
     x, successes = cell.overall.successes_per_s, cell.overall.successes
     if not x or not successes:
         return None
     got = read_cell_histogram(cell)
-    if got is not None and len(got[1]) >= 2:
-        per_second = got[1].astype(float)
+    window = cell.window.length_s if cell.window is not None else None
+    per_second = whole_seconds(got[1], window).astype(float) if got is not None else None
+    if per_second is not None and len(per_second) >= 2:
         share = successes / cell.overall.count
         return float(share * per_second.std(ddof=1) / math.sqrt(len(per_second)))
-    window = cell.window.length_s if cell.window is not None else None
     return math.sqrt(successes) / window if window else None
 
 
