@@ -280,3 +280,11 @@ def test_the_sample_server_in_a_namespace_observed_only_through_observe_meets_li
     assert bottleneck.where == {"port": 8080} and bottleneck.resource == "thread_pool", bottleneck
     assert bottleneck.figures["throughput_per_s"] == pytest.approx(100.0, rel=0.05)
     assert summary.run.target.placement == "elsewhere", summary.run.target
+    # each cell's pool is the Tomcat connector of the port that cell loaded, scraped from that server's actuator:
+    # both actuators are scraped in every cell, and the idle server's pool is not the one under test
+    for cell in summary.cells:
+        port = cell.axes["port"]
+        server = cell.server
+        assert server is not None and server.pool_kind == "tomcat", (cell.id, server)
+        assert server.pool_name.endswith(str(port)) and server.threads_max == SAMPLE_SERVERS[port], (cell.id, server)
+        assert server.source == f"http://{SERVICE_HOST}:{port + 1}/actuator/prometheus", (cell.id, server.source)
