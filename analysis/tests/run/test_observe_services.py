@@ -53,8 +53,10 @@ HOLD_MS = 25                    # /sleep?ms=25: what each request holds a gunico
 LIMIT_TOLERANCE = 0.5           # the inferred limit within ±0.5 of the pool (issue 50)
 PLATEAU_TOLERANCE = 0.05        # the saturation level within 5% of the measured plateau
 # The sample server's vocabulary, and the server's CPU: no sentence about a service that has none of these (or
-# whose CPU nothing measured) may speak them
-FOREIGN_WORDS = re.compile(r"tomcat|threads\.max|throttle|the server's cpu", re.I)
+# whose CPU nothing measured) may speak them. Saying that the server's CPU was not measured is what a reader must
+# be told, and claims nothing about it; the generator's cores worded as the server's ("the server's 2 cores") are
+# what issue 50 found said.
+FOREIGN_WORDS = re.compile(r"tomcat|threads\.max|throttle|the server's cpu(?! was not measured)|server's \d+ cores?", re.I)
 
 
 @dataclass(frozen=True)
