@@ -14,16 +14,18 @@ PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
 # The stages in pipeline order: each may import the ones before it (and the shared modules), never one after it.
 # `summarize` (a module, not a package) composes the pure stages into the summary; the run and the search, which make
 # runs and analyse them, come after it.
-STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "render", "summarize", "plan", "run", "search")
+STAGES = ("jtl", "criteria", "analysis", "findings", "comparison", "history", "render", "summarize", "plan", "run",
+          "search")
 PACKAGES = tuple(s for s in STAGES if s != "summarize")
 # What every stage may use: the version, the error type, the atomic writer, the summary contract (a package: the
 # reader and writer, the typed model, the schema generator).
 CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summary.schema",
-            "littlegrid.summary.comparison"}
+            "littlegrid.summary.comparison", "littlegrid.summary.trends"}
 SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic"} | CONTRACT
 # The commands composing stages, all in one package (and the CLI dispatching to them); no stage imports them.
 COMMANDS = {"littlegrid.cli"} | {f"littlegrid.commands.{name}" for name in (
-    "analyze", "summary_source", "check", "explain", "report", "compare", "plan", "engines", "report_read_ahead")}
+    "analyze", "summary_source", "check", "explain", "report", "compare", "plan", "engines", "report_read_ahead",
+    "history")}
 # What the renderer may use beside its own modules: no stage at all, only what is shared.
 RENDER_NEEDS = SHARED
 

@@ -43,6 +43,11 @@ def _search():
     return runner
 
 
+def _history():
+    from littlegrid.commands import history
+    return history
+
+
 def _explain():
     from littlegrid.commands import explain
     return explain
@@ -64,6 +69,7 @@ COMMANDS = {
     "report": (_report, "render the HTML report of a run (or of JTL files)"),
     "compare": (_compare, "compare two runs cell by cell, with confidence intervals"),
     "check": (_check, "evaluate the criteria: exit 1 when one fails, JUnit XML on request"),
+    "history": (_history, "the history of runs: record one, draw the trends across them"),
     "search": (_search, "capacity search: the largest load meeting an SLO, in a handful of cells"),
     "explain": (_explain, "print the findings: what the run shows, why, and what to change"),
     "plan": (_plan, "a plan of your own: what littlegrid controls in it, and the plan each cell runs"),

@@ -168,3 +168,8 @@ def test_the_families_kept_are_the_ones_the_mapping_reads():
     assert {"tomcat_threads_busy_threads", "hikaricp_connections_pending", "process_cpu_seconds_total",
             "node_cpu_seconds_total", "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count"} <= KNOWN_FAMILIES
     assert "go_goroutines" not in KNOWN_FAMILIES and "jvm_gc_pause_seconds_max" not in KNOWN_FAMILIES
+    # the server's request families: the sample server's own, Tomcat's connections, Spring Boot's request timer
+    assert {"littlegrid_in_flight_requests", "littlegrid_in_flight_seconds_total", "littlegrid_throttle_queue_length",
+            "littlegrid_service_seconds_count", "littlegrid_service_seconds_sum",
+            "tomcat_connections_current_connections", "http_server_requests_seconds_count",
+            "http_server_requests_seconds_sum"} <= KNOWN_FAMILIES

@@ -20,7 +20,7 @@ from littlegrid.analysis.rowblock import Block, Frame
 from littlegrid.analysis.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIES_RULE, POINT_BUDGET,
                                         SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,
                                         label_series, series_labels, time_series)
-from littlegrid.analysis.server_metrics import per_bucket_mean
+from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
 from littlegrid.analysis.window import EmptyWindow, SteadyWindow, steady_window, window_mask
 from littlegrid.jtl import read_jtl
 
@@ -176,7 +176,8 @@ def _synthetic(rows: int, seed: int, all_threads: str) -> tuple[pd.DataFrame, fr
 
 def _gauges(window: SteadyWindow) -> tuple[pd.DataFrame, pd.DataFrame]:
     t = window.first_start_ms + np.arange(0, window.last_end_ms - window.first_start_ms, 700)
-    server = pd.DataFrame({"time_ms": t, "in_flight": (t // 1000) % 17 * 1.0, "busy_threads": (t // 300) % 5 * 1.0})
+    server = {"in_flight": list(zip(t.tolist(), ((t // 1000) % 17 * 1.0).tolist())),
+              "busy_threads": list(zip(t.tolist(), ((t // 300) % 5 * 1.0).tolist()))}
     return server, pd.DataFrame({"time_ms": t[::3], "load1": np.linspace(0.1, 3.0, len(t[::3]))})
 
 
@@ -356,9 +357,9 @@ def _reference_time_series(samples: pd.DataFrame, failed: np.ndarray, window: St
     else:  # no allThreads column: threads that completed a sample in the bucket
         distinct = pd.Series(samples["thread"].astype("string").to_numpy()).groupby(bucket).nunique()
         out["active_threads"] = [float(distinct.get(i, 0)) for i in range(buckets)]
-    out["in_flight"] = per_bucket_mean(server, "in_flight", t0, bucket_s, buckets)
-    out["busy_threads"] = per_bucket_mean(server, "busy_threads", t0, bucket_s, buckets)
-    out["load1"] = per_bucket_mean(host, "load1", t0, bucket_s, buckets)
+    out["in_flight"] = per_bucket_mean((server or {}).get("in_flight", ()), t0, bucket_s, buckets)
+    out["busy_threads"] = per_bucket_mean((server or {}).get("busy_threads", ()), t0, bucket_s, buckets)
+    out["load1"] = per_bucket_mean(frame_points(host, "load1"), t0, bucket_s, buckets)
     return out
 
 

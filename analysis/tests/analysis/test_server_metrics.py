@@ -1,16 +1,23 @@
-"""Server and host figures from the 1 Hz metrics files, and Little's law inside the server."""
+"""Server and host figures from the 1 Hz metrics files (an older folder's server-metrics.csv read through its adaptor
+into the mapping's figures, as every server figure is), and Little's law inside the server."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
-from littlegrid.analysis.server_metrics import host_figures, in_front_of_server, read_metrics, server_figures
+from littlegrid.analysis import observed_window
+from littlegrid.analysis.server_metrics import host_figures, in_front_of_server, read_metrics
 from littlegrid.analysis.window import SteadyWindow
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
 
 WINDOW = SteadyWindow(T0 + 2000, T0 + 29000, 2.0, 1.0, T0, T0 + 30000, 0, 0)
+
+
+def server_figures(path, window):
+    """The server block of a server-metrics.csv, through the one path: adaptor, mapping, window."""
+    return observed_window.server_block(observed_window.read(None, path), window)
 
 
 def server_csv(l_mean=2.0, x=20.0, r_s=0.1, with_integral=True, seconds=31):
@@ -27,7 +34,7 @@ def server_csv(l_mean=2.0, x=20.0, r_s=0.1, with_integral=True, seconds=31):
 
 def test_l_comes_from_the_in_flight_integral_when_the_server_provides_it(tmp_path):
     server_csv().to_csv(tmp_path / "s.csv", index=False)
-    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    s = server_figures(tmp_path / "s.csv", WINDOW)
     assert s["in_flight_source"] == "integral" and s["in_flight_mean"] == pytest.approx(2.0)
     assert s["throughput_per_s"] == pytest.approx(20.0) and s["service_mean_ms"] == pytest.approx(100.0)
     assert s["readings"] == 28  # the readings at T0+2 s … T0+29 s
@@ -35,7 +42,7 @@ def test_l_comes_from_the_in_flight_integral_when_the_server_provides_it(tmp_pat
 
 def test_without_the_integral_l_is_the_mean_of_the_sampled_in_flight_with_its_standard_error(tmp_path):
     server_csv(with_integral=False).drop(columns=["connections"]).to_csv(tmp_path / "s.csv", index=False)
-    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    s = server_figures(tmp_path / "s.csv", WINDOW)
     assert s["in_flight_source"] == "sampled" and s["in_flight_mean"] == pytest.approx(2.0)
     assert s["in_flight_se"] == pytest.approx(1 / np.sqrt(28), rel=0.05)
     assert s["connections_mean"] is None  # a missing column is no figure, not an error
@@ -79,14 +86,14 @@ def test_the_throttle_queue_splits_server_time_into_queue_wait_and_time_in_servi
     frame = server_csv(l_mean=2.0, x=20.0, r_s=0.1)
     frame["throttle_queue"] = 1.2
     frame.to_csv(tmp_path / "s.csv", index=False)
-    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    s = server_figures(tmp_path / "s.csv", WINDOW)
     assert s["throttle_wait_ms"] == pytest.approx(60.0)
     assert s["in_service_ms"] == pytest.approx(40.0)
 
 
 def test_without_a_throttle_queue_column_there_is_no_split(tmp_path):
     server_csv().drop(columns=["throttle_queue"]).to_csv(tmp_path / "s.csv", index=False)
-    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    s = server_figures(tmp_path / "s.csv", WINDOW)
     assert s["throttle_wait_ms"] is None and s["in_service_ms"] is None
 
 
@@ -96,18 +103,20 @@ def test_readings_count_answered_scrapes_and_the_longest_gap_is_the_longest_stre
     frame["threads_max"] = 10
     frame.loc[10:12, "threads_max"] = np.nan
     frame.to_csv(tmp_path / "s.csv", index=False)
-    s = server_figures(read_metrics(tmp_path / "s.csv"), WINDOW)
+    s = server_figures(tmp_path / "s.csv", WINDOW)
     assert (s["readings"], s["failed_scrapes"]) == (25, 3)  # 28 rows in the window
     assert s["longest_gap_s"] == pytest.approx(4.0)  # from the reading at +9 s to the one at +13 s
     assert s["threads_max"] == 10
 
 
-def test_with_a_reading_every_second_the_longest_gap_is_one_second_and_with_none_it_is_the_window():
+def test_with_a_reading_every_second_the_longest_gap_is_one_second_and_with_none_it_is_the_window(tmp_path):
     window_ms = (WINDOW.start_ms, WINDOW.end_ms)
     every_second = np.arange(window_ms[0], window_ms[1] + 1, 1000)
-    s = server_figures(pd.DataFrame({"time_ms": every_second, "in_flight": 1.0}), WINDOW)
+    pd.DataFrame({"time_ms": every_second, "in_flight": 1.0}).to_csv(tmp_path / "s.csv", index=False)
+    s = server_figures(tmp_path / "s.csv", WINDOW)
     assert s["longest_gap_s"] == pytest.approx(1.0) and s["readings"] == len(every_second)
-    none = server_figures(pd.DataFrame({"time_ms": every_second, "in_flight": np.nan}), WINDOW)
+    pd.DataFrame({"time_ms": every_second, "in_flight": np.nan}).to_csv(tmp_path / "n.csv", index=False)
+    none = server_figures(tmp_path / "n.csv", WINDOW)
     assert none["readings"] == 0 and none["longest_gap_s"] == pytest.approx(27.0) and none["in_flight_mean"] is None
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from analysis_synthetic import table
 from littlegrid.analysis.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
-                                            exponential_cdf_measured, ks_p_value, realised_gaps, think_time_stats)
+                                            exponential_cdf_measured, ks_exponential, ks_p_value, realised_gaps, think_time_stats)
 from littlegrid.analysis.window import steady_window
 
 
@@ -57,6 +57,18 @@ def test_the_measured_exponential_cdf_is_that_of_floor_of_gap_plus_a_uniform_fra
     ks = np.arange(0, 40)
     empirical = np.searchsorted(np.sort(measured), ks, side="right") / g.size
     assert np.max(np.abs(empirical - exponential_cdf_measured(ks, 7.0))) < 0.003
+
+
+def test_the_measured_exponentials_mean_is_the_gaps_mean_so_a_long_true_exponential_is_not_rejected():
+    # E[floor(g + f)] = E[g] for a uniform fraction f (Σ_k P(G > k) = μ under exponential_cdf_measured): the null's
+    # mean is the measured mean. A 0.5 ms shift of μ = 100 ms moves the CDF by up to 0.0018, which 2 M gaps reject
+    # (the 5% critical distance there is 0.00096), so a biased estimate fails here and the exact one does not.
+    rng = np.random.default_rng(11)
+    g = rng.exponential(100.0, 2_000_000)
+    measured = np.floor(g + rng.random(g.size)).astype(np.int64)
+    ks = ks_exponential(measured)
+    assert ks["mean_ms"] == pytest.approx(measured.mean(), abs=1e-9)
+    assert ks["p"] > 0.01
 
 
 def test_true_exponential_think_time_has_cv_1_and_ks_does_not_reject_the_exponential():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.summarize import analyze
-from littlegrid.findings import text
+from littlegrid.render.words import text
 from littlegrid.run.jmeter import repo_root
 
 pytestmark = pytest.mark.acceptance
@@ -26,7 +26,7 @@ def test_the_classic_grid_shows_the_findings_it_expects(runnable, tmp_path, name
     from littlegrid.run.runner import run_grid
     run = run_grid(GRIDS / f"{name}.toml", out=tmp_path, run_id=name)
     summary = analyze([run])
-    print(text([f.model_dump() for f in summary.findings]))  # the record: what `littlegrid explain` prints
+    print(text(summary.findings))  # the record: what `littlegrid explain` prints
     missed = [e for e in summary.expectations if e.passed is not True]
     assert summary.expectations and not missed, missed
     if name == "littles-law":  # the textbook figure: 10 threads of 100 ms serve 100/s

@@ -625,7 +625,10 @@ def test_explain_prints_the_findings_as_text_and_as_json(tmp_path, capsys):
     summary.write(s, tmp_path / "summary.json")
     assert cli.main(["explain", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("1. [saturation, holds] Throughput levels off at 98/s–99.2/s from N = 10")
+    verdict, rest = out.split("\n\n", 1)  # the verdict line first, as the report's first screen says it
+    assert verdict.startswith("Verdict: ") and "Checks of the data: " in verdict
+    assert rest.startswith("The answer\n1. saturation: Throughput levels off at 98/s–99.2/s from N = 10")
+    assert "How sure: measured" in out and "standing:" not in out  # the report's words (render/words.py)
     assert "expect bottleneck thread_pool where server.tomcat.threads.max == 10: met: Tomcat's thread pool" in out
     assert cli.main(["explain", str(tmp_path), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)["findings"]

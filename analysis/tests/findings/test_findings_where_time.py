@@ -362,3 +362,29 @@ def test_cores_are_shared_by_the_requests_in_service_not_by_the_n_users(pool, in
         assert figures["service_last_ms"] == pytest.approx(each_ms)
         assert f"L/cores × S = {in_service:g}/2 × 10 ms = {each_ms:g} ms, measured {each_ms:g} ms." in found.statement
         assert ("L_server measured at the server" if measured else "X·R_server = 200/s × ") in found.statement
+
+
+def test_the_requests_in_service_share_the_cores_of_the_servers_host_when_its_node_exporter_measured_them():
+    """The unthrottled arm on a server elsewhere whose node_exporter was scraped: its cores are that host's (its
+    busy share as the throttling cells give it), while the generator's own host was 30% busy. The sentence names
+    that host's cores, never the generator's."""
+    from littlegrid.summary.model import Observed, TargetPlacement
+    from typed_cells import update
+
+    s = throttling(5.0, 2, (1, 2, 4, 8))
+    node = "http://10.0.0.7:9100/metrics"
+
+    def observed(c):
+        return Observed.model_validate({
+            "sources": [{"url": node, "host": "10.0.0.7", "target_host": True, "scrapes": 30, "failed": 0,
+                         "slow": 0, "readings": 27}],
+            "hosts": [{"source": node, "host": "10.0.0.7", "cpu_util_mean": c.host.cpu_util_mean, "cores": 2,
+                       "load1_mean": None, "mem_available_min_bytes": None, "network_bytes_per_s_mean": None,
+                       "readings": 27}]})
+    cells = [update(c, observed=observed(c), host=update(c.host, cpu_util_mean=0.3)) for c in s.cells]
+    run = update(s.run, target=TargetPlacement(host="10.0.0.7", port=8080, addresses=["10.0.0.7"],
+                                               placement="elsewhere"))
+    s = recosted(update(s, run=run, cells=cells))
+    assert {c.server_cpu.basis for c in s.cells} == {"server_host"}
+    (stretched,) = of(findings(s, arms_of(s, s.run.arms)), "service", 0)
+    assert "share the 2 cores of 10.0.0.7 (100% busy)" in stretched.statement

@@ -28,8 +28,9 @@ class Visit:
 
 
 def open_page(browser, path: Path, screenshot: Path | None = None, on_request_failed=None,
-              viewport: tuple[int, int] = (1400, 1000)) -> tuple[Visit, object]:
-    """Load a page from file://, wait for its charts, and report console errors, requests, dialogs and charts."""
+              viewport: tuple[int, int] = (1400, 1000), first_screen: bool = False) -> tuple[Visit, object]:
+    """Load a page from file://, wait for its charts, and report console errors, requests, dialogs and charts;
+    `first_screen`: the screenshot holds what the viewport shows unscrolled, not the whole page."""
     visit = Visit()
     page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
     if on_request_failed is not None:
@@ -55,7 +56,7 @@ def open_page(browser, path: Path, screenshot: Path | None = None, on_request_fa
                              "with_data": int(host.get_attribute("data-series-with-data") or 0),
                              "canvas": host.query_selector("canvas") is not None})
     if screenshot is not None:
-        page.screenshot(path=str(screenshot), full_page=True)
+        page.screenshot(path=str(screenshot), full_page=not first_screen)
     return visit, page
 
 

@@ -108,9 +108,10 @@ class Firefox:
 
 
 def open_page(firefox: Firefox, path: Path, screenshot: Path | None = None, probe: str | None = None,
-              viewport: tuple[int, int] = (1400, 1000)) -> Visit:
+              viewport: tuple[int, int] = (1400, 1000), first_screen: bool = False) -> Visit:
     """Load a page from file://, wait for its charts, and report console errors, requests, dialogs and charts;
-    `probe`: a JavaScript expression whose JSON.stringify'd value lands, parsed, in visit.probe."""
+    `probe`: a JavaScript expression whose JSON.stringify'd value lands, parsed, in visit.probe; `first_screen`: the
+    screenshot holds what the viewport shows unscrolled, not the whole page."""
     context = firefox.command("browsingContext.create", {"type": "tab"})["context"]
     # No network events: Firefox's BiDi reports none for file:// pages (an <img> and a fetch to 127.0.0.1:9
     # gave none). A request shows up instead as the report's CSP refusing it, a console error (test_firefox).
@@ -140,7 +141,8 @@ def open_page(firefox: Firefox, path: Path, screenshot: Path | None = None, prob
                                                      "target": {"context": context}, "awaitPromise": False})
         visit.probe = json.loads(result["result"]["value"]) if result.get("type") == "success" else result
     if screenshot is not None:
-        shot = firefox.command("browsingContext.captureScreenshot", {"context": context, "origin": "document"})
+        shot = firefox.command("browsingContext.captureScreenshot",
+                               {"context": context, "origin": "viewport" if first_screen else "document"})
         screenshot.write_bytes(base64.b64decode(shot["data"]))
     firefox.command("browsingContext.close", {"context": context})
     return visit

@@ -41,7 +41,9 @@ def test_the_headline_is_first_and_the_findings_are_grouped_with_their_evidence(
     s, out = answered
     page = (out / "index.html").read_text(encoding="utf-8")
     assert s.headline is not None and 1 <= len(s.headline.sentences) <= 3
-    assert page.index('id="headline"') < page.index('id="findings"') < page.index('id="verdict"')
+    # issue 51: the verdict in one line and the chart the headline rests on come before the findings
+    assert page.index('id="headline"') < page.index('id="verdict"') < page.index('data-chart="glance-x"') \
+        < page.index('id="findings"') < page.index('id="criteria"')
     assert s.headline.sentences[0].replace("'", "&#39;") in page
     groups = [g for g in ("answer", "trust", "action") if f'id="findings-{g}"' in page]
     assert groups and groups[0] == "answer"
@@ -82,7 +84,9 @@ def test_summary_png_is_a_real_chart(answered, tmp_path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
-    assert (width, height) == (1100, 420) and len(data) > 20_000  # two panels of lines, not a blank image
+    # two panels of lines, not a blank image, 420 px high, under the title and the headline's lines (issue 51)
+    lines = len(__import__("textwrap").wrap(" ".join(s.headline.sentences), summary_png.HEADLINE_WIDTH))
+    assert lines >= 2 and (width, height) == (1100, round(100 * (4.2 + 0.4 + 0.19 * lines))) and len(data) > 20_000
     empty = s.model_copy(update={"curves": [], "cells": [c.model_copy(update={"series": None}) for c in s.cells]})
     assert summary_png.write(empty, tmp_path / "none.png", "x") is None and not (tmp_path / "none.png").exists()
 

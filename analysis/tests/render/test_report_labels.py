@@ -39,10 +39,12 @@ def reported(request, corpus, tmp_path_factory):
     return corpus / request.param, out, summary["cells"][0]
 
 
-def test_the_overview_of_a_jtl_opens_with_its_label_table_before_the_verdict(reported):
+def test_the_overview_of_a_jtl_opens_with_its_verdict_line_then_its_label_table(reported):
     _, out, cell = reported
     html = (out / "index.html").read_text(encoding="utf-8")
-    assert html.index('id="labels"') < html.index('id="errors"') < html.index('id="verdict"')
+    # issue 51: the verdict is one line of the first screen, under the headline; the label table follows
+    assert html.index('id="headline"') < html.index('id="verdict"') < html.index('id="labels"') \
+        < html.index('id="errors"')
     data = json.loads(_json_block(Page(html), "label-data"))
     # transactions first (what a user of a multi-step plan waits for), then the requests, each part by name
     assert [r[0] for r in data["rows"]] == sorted(cell["labels"], key=lambda k: (not cell["labels"][k]["transaction"], k))

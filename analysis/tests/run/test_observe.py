@@ -87,10 +87,12 @@ def test_a_slow_an_html_and_a_vanishing_source_are_counted_and_never_hold_up_the
     assert "HTML" in next(iter(counts[html_url]["errors"]))
     assert counts[gone_url]["scrapes"] - counts[gone_url]["failed"] >= 2  # answered before it went away...
     assert counts[gone_url]["errors"].get("connection refused", 0) >= 2   # ...refused after, and counted
-    by_source = {}
+    answered, failed = {}, {}
     for r in rows(out):
-        by_source.setdefault(r["source"], set()).add(r["time_ms"])
-    assert len(by_source[good_url]) >= 5 and slow_url not in by_source and html_url not in by_source
+        (answered if r["metric"] else failed).setdefault(r["source"], []).append(r["time_ms"])
+    assert len(set(answered[good_url])) >= 5 and slow_url not in answered and html_url not in answered
+    # each failed scrape is one row with its time and source and no metric, as the manifest counts them
+    assert len(failed[html_url]) == counts[html_url]["failed"] and good_url not in failed
 
 
 def test_an_observer_of_nothing_writes_the_header_only(tmp_path):

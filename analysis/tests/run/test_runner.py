@@ -470,6 +470,14 @@ def test_the_sample_servers_actuator_is_observed_beside_the_grids_sources_and_co
     assert all(keep == {"app_workers_busy"} for _, keep in seen)
     cm = json.loads((run / "cells" / "users=5,think_ms=0,server.tomcat.threads.max=2" / "manifest.json").read_text())
     assert cm["observe"][actuator] == {"scrapes": 20, "failed": 1, "slow": 0, "errors": {"timed out": 1}}
+    # where the target and each source ran, recorded before any load: the sample server here, the node elsewhere
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["target"] == {"host": "127.0.0.1", "port": 40000, "addresses": ["127.0.0.1"], "placement": "this_host"}
+    assert m["observe_hosts"][actuator]["placement"] == "this_host"
+    assert m["observe_hosts"]["http://10.0.0.7:9100/metrics"]["placement"] == "elsewhere"
+    from littlegrid.summarize import analyze
+    summary = analyze([run])
+    assert summary.run.target.placement == "this_host" and summary.run.target.port == 40000
 
 
 def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(tmp_path):
@@ -487,6 +495,9 @@ def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(t
     with (tmp_path / rf.OBSERVED).open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert outcome.took_s < 2.5 + 2.0  # JMeter's time, and the closing scrape's: the dead source held nothing up
-    assert {r["metric"] for r in rows} == {"process_cpu_seconds_total"} and {r["source"] for r in rows} == {url}
-    assert len(rows) >= 3 and outcome.observed[url]["failed"] == 0
+    answered, failed = [r for r in rows if r["metric"]], [r for r in rows if not r["metric"]]
+    assert {r["metric"] for r in answered} == {"process_cpu_seconds_total"} and {r["source"] for r in answered} == {url}
+    assert len(answered) >= 3 and outcome.observed[url]["failed"] == 0
     assert outcome.observed[gone]["failed"] == outcome.observed[gone]["scrapes"] >= 3
+    # each failed scrape is a row with its time and source and no metric (the analysis counts it in the window)
+    assert {r["source"] for r in failed} == {gone} and len(failed) == outcome.observed[gone]["failed"]

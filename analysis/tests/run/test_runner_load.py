@@ -21,6 +21,7 @@ from littlegrid.summarize import analyze
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import engines
 from littlegrid.analysis.observed import map_readings, readings_from_rows
+from littlegrid.analysis.observed_window import pool_under_test
 from littlegrid.run.runner import run_grid
 from littlegrid.usererror import UserError
 from waiting import wait_for
@@ -98,10 +99,13 @@ think_ms = [0, 50]
     assert (run / "grid.toml").read_bytes() == grid.read_bytes()
     assert m["cells"] == ["users=2,think_ms=0", "users=2,think_ms=50", "users=4,think_ms=0", "users=4,think_ms=50"]
     assert (run / "server.log").stat().st_size > 0
+    # recorded before any load: the sample server runs here, on its loopback address and the port it was given
+    assert m["target"]["placement"] == "this_host" and m["target"]["host"] == "127.0.0.1" and m["target"]["port"]
     mean_ms = {}
     for cid, folder in cell_dirs(run).items():
-        for name in ("results.jtl", "jmeter.log", "server-metrics.csv", "host-metrics.csv", "manifest.json"):
+        for name in ("results.jtl", "jmeter.log", "observed.csv", "host-metrics.csv", "manifest.json"):
             assert (folder / name).is_file(), f"{cid}: {name} missing"
+        assert not (folder / "server-metrics.csv").exists()  # the actuator is observed through [observe]'s path
         cm = manifest(folder / "manifest.json")
         assert cm["status"] == "complete" and cm["exit_code"] == 0 and cm["reason"] is None
         assert cm["users"] == cm["axes"]["users"] and cm["engines"] == 1
@@ -110,26 +114,27 @@ think_ms = [0, 50]
         results = rows(folder / "results.jtl")
         assert cm["samples"] == len(results) > 0
         assert all(r["success"] == "true" for r in results)
-        server = [r for r in rows(folder / "server-metrics.csv") if r["requests_total"]]
-        assert len(server) >= 5  # 1 Hz over at least the cell's duration
-        # Every request the server served during the cell is a sample JMeter wrote: the counters agree exactly.
-        served = int(float(server[-1]["requests_total"])) - int(float(server[0]["requests_total"]))
-        assert served == len(results), (cid, served, len(results))
-        busy = max(int(float(r["busy_threads"])) for r in server)
-        assert busy <= 2  # Tomcat never exceeds threads.max
-        if cid == "users=4,think_ms=0":
-            assert busy == 2, busy  # saturated: the other two users wait in front of the pool
         if closed_plan.name == "closed.jmx":  # every request's think time, as drawn: the cell's think_ms exactly
             assert {r["think_drawn_ms"] for r in results} == {str(cm["axes"]["think_ms"])}, cid
         assert len(rows(folder / "host-metrics.csv")) >= 5
-        # The actuator is observed as any service is ([observe]'s one path): its Tomcat pool read through the mapping
+        # The actuator is observed as any service is ([observe]'s one path), read through the mapping
         (actuator,) = cm["observe"]
         assert actuator.endswith("/actuator/prometheus") and cm["observe"][actuator]["scrapes"] >= 5
-        observed = map_readings(readings_from_rows(rows(folder / "observed.csv")))
-        (pool,) = [p for p in observed.thread_pools if p.kind == "tomcat" and {s.size for s in p.seconds} == {2.0}]
+        port = m["target"]["port"]
+        observed = map_readings(readings_from_rows(rows(folder / "observed.csv")), port=port)
+        (requests,) = observed.requests
+        counts = [s.requests for s in requests.seconds if s.requests is not None]
+        assert requests.source == actuator and len(counts) >= 5  # 1 Hz over at least the cell's duration
+        # Every request the server served during the cell is a sample JMeter wrote: the counters agree exactly.
+        served = int(counts[-1]) - int(counts[0])
+        assert served == len(results), (cid, served, len(results))
+        pool = pool_under_test(observed, port)  # Tomcat's connector on the port under test
         assert pool.source == actuator and pool.host == "127.0.0.1" and len(pool.seconds) >= 5
+        assert {s.size for s in pool.seconds} == {2.0}
         busiest = max(s.busy for s in pool.seconds)
-        assert busiest <= 2 and (busiest == 2 or cid != "users=4,think_ms=0")  # as server-metrics.csv says above
+        assert busiest <= 2  # Tomcat never exceeds threads.max
+        if cid == "users=4,think_ms=0":
+            assert busiest == 2, busiest  # saturated: the other two users wait in front of the pool
         assert observed.process_cpu and observed.process_cpu[0].source == actuator
         mean_ms[cid] = sum(int(r["elapsed"]) for r in results) / len(results)
     ratio = mean_ms["users=4,think_ms=0"] / mean_ms["users=2,think_ms=0"]
@@ -165,7 +170,7 @@ users = [20]
     (cell,) = analyze([run]).cells
     srv, window_s = cell.server, cell.window.length_s
     checks = {c.name: c for c in cell.checks}
-    interval_s = 1.0  # MetricsSampler's schedule: one scrape per tick, a late tick skipped, never caught up
+    interval_s = 1.0  # the observer's schedule (run/observe.py): one scrape a tick, a late one skipped, no catch-up
     # Every tick of the window answered: at most the two partial ticks at its edges are missing, and no stretch
     # of the window went longer than one skipped tick without a reading.
     assert srv.failed_scrapes == 0, srv

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import histogram, laws, outage, server_metrics, trend
+from littlegrid.analysis import histogram, laws, observed_window, outage, server_metrics, trend
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
 from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
@@ -73,7 +73,11 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
                    laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"],
                                           think.sd_ms, think.gaps)]
     srv = f.server
-    if srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
+    if srv is not None and not spike and srv.in_flight_source == server_metrics.LITTLE:
+        # L_server read from the timer by Little's law (Δsum/Δt) is X·R_server by construction: nothing to test
+        checks.append(laws.does_not_apply("server_little", cell.id, "L_server is the server's timer read by Little's "
+                                          "law (request-seconds per second), equal to X·R_server by construction"))
+    elif srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
         checks.append(laws.server_little(cell.id, srv.in_flight_mean, srv.in_flight_se, srv.throughput_per_s,
                                          srv.service_mean_ms, srv.in_flight_source, tol["server_little"]))
     if f.engine_shares:
@@ -354,7 +358,9 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         label_series = model.LabelSeriesSet.model_validate(plain(c.label_series.result(frame.series_labels)))
     kept = histogram.cell_histogram(elapsed, c.seconds.n) | {
         "blocks": c.seconds.block_histograms(elapsed).as_summary()}
-    server_frame = server_metrics.read_metrics(cell.server_metrics)
+    found = observed_window.read(cell.observed, cell.server_metrics, cell.observe_pools, cell.target_port)
+    pool = observed_window.pool_under_test(found, cell.target_port, cell.target_host) if found else None
+    server = observed_window.server_block(found, window, cell.target_port, cell.target_host)
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     host = server_metrics.host_figures(host_frame, window)
     analysed = model.Cell.model_validate(unanalysed | {
@@ -365,9 +371,12 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines, split=cell.threads_by_engine is not None))),
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,
         "think_time": model.ThinkTime.model_validate(plain(c.think.result())),
-        "server": _in_front(cell, server_metrics.server_figures(server_frame, window), overall),
+        "server": _in_front(cell, server, overall),
         "host": None if host is None else model.Host.model_validate(plain(host)),
-        "series": model.Series.model_validate(plain(c.series.result(server_frame, host_frame))),
+        "series": model.Series.model_validate(plain(c.series.result(
+            observed_window.series_points(found, pool, cell.target_host), host_frame))),
+        "observed": None if found is None else observed_window.summary_block(found, window, cell.observe_counts,
+                                                                              cell.target_host),
         "histogram": model.Histogram.model_validate(plain(kept)),
         "engine_shares": None if c.engines is None else [
             model.EngineShare.model_validate(plain(s)) for s in c.engines.result(

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from littlegrid.analysis import server_metrics_csv
+from littlegrid.analysis.observed import PoolSpec
+from littlegrid.analysis.prometheus_text import parse_selector
 from littlegrid.usererror import UserError
 
 MANIFEST = "manifest.json"  # the run's and each cell's (contract §4): run_folder writes them, this module reads them
@@ -53,8 +56,13 @@ class Cell:
     cooldown_s: float | None = None
     server_knobs: dict | None = None
     service: Service | None = None
-    server_metrics: Path | None = None
-    host_metrics: Path | None = None
+    observed: Path | None = None  # observed.csv: what [observe] scraped (the sample server's actuator among them)
+    server_metrics: Path | None = None  # an older folder's server-metrics.csv, read when there is no observed.csv
+    host_metrics: Path | None = None  # the generator's host (host-metrics.csv)
+    observe_counts: dict = field(default_factory=dict)  # per source: scrapes, failed, slow (the cell manifest's)
+    observe_pools: tuple = ()  # [observe.pools]: observed.PoolSpec
+    target_port: int | None = None  # the port under test: Tomcat's connector of that port is the pool under test
+    target_host: dict = field(default_factory=dict)  # per source: whether its host is the target's
     left_out_groups: tuple = ()  # a user's plan's setUp and tearDown thread groups: their rows are no load
     properties: dict = field(default_factory=dict)
 
@@ -129,6 +137,10 @@ def from_run_folder(run_dir: Path) -> Inputs:
     grid = manifest.get("grid") or {}
     target = grid.get("target") or {}
     cell_defaults = grid.get("cell") or {}
+    placement = manifest.get("target")  # where the target ran, as the runner found it before any load
+    server_started = True if (grid.get("server") or {}).get("start") is True else (
+        False if grid.get("target") else None)
+    port, pools, on_target = observe_context(manifest)
     cells = []
     for index, cell_id in enumerate(manifest.get("cells") or []):
         folder = run_dir / "cells" / cell_id
@@ -167,8 +179,13 @@ def from_run_folder(run_dir: Path) -> Inputs:
             cooldown_s=number(cm.get("cooldown_s", cell_defaults.get("cooldown_s"))),
             server_knobs=knobs,
             service=service_of(knobs, props, target.get("path")),
-            server_metrics=_existing(folder / "server-metrics.csv"),
+            observed=_existing(folder / "observed.csv"),
+            server_metrics=_existing(folder / server_metrics_csv.SOURCE),
             host_metrics=_existing(folder / "host-metrics.csv"),
+            observe_counts=cm.get("observe") or {},
+            observe_pools=pools,
+            target_port=port,
+            target_host=on_target,
             properties=props,
         ))
     finished = sum(c.status != "incomplete" for c in cells)  # the runner marks a cell incomplete until it ends
@@ -187,8 +204,8 @@ def from_run_folder(run_dir: Path) -> Inputs:
         "server_cpus": (manifest.get("cpus") or {}).get("server"),
         "generator_cpus": (manifest.get("cpus") or {}).get("generator"),
         # the sample server started here, else a [target] elsewhere (the host measured is JMeter's), else unknown
-        "server_started": True if (grid.get("server") or {}).get("start") is True else (
-            False if grid.get("target") else None),
+        "server_started": server_started,
+        "target": placement,  # null: an older folder, which did not record it
         "source": "run",
         "inputs": [str(run_dir)],
     }
@@ -225,6 +242,52 @@ def _workload(cm: dict, props: dict) -> str:
     return "closed"
 
 
+def observe_context(manifest: dict) -> tuple[int | None, tuple, dict]:
+    """What reading a cell's scrapes needs from the run's manifest: the port under test, the grid's
+    [observe.pools], and per source whether its host is the target's."""
+    grid = manifest.get("grid") or {}
+    placement = manifest.get("target")
+    port = _port(placement, grid.get("target") or {}, grid.get("server"))
+    on_target = {url: same_host(record, placement) for url, record in (manifest.get("observe_hosts") or {}).items()}
+    # an older folder's server-metrics.csv: the sample server's actuator, which the runner started on this host
+    on_target[server_metrics_csv.SOURCE] = (grid.get("server") or {}).get("start") is True
+    return port, _pools(grid.get("observe")), on_target
+
+
+def same_host(source: dict | None, target: dict | None) -> bool:
+    """Whether a scraped source ran on the target's host, from the two records the runner made before any load
+    (host, addresses it resolved to, placement): both on this host, an address in common, or the same name."""
+    if not source or not target:
+        return False
+    if source.get("placement") == target.get("placement") == "this_host":
+        return True
+    if set(source.get("addresses") or ()) & set(target.get("addresses") or ()):
+        return True
+    return bool(source.get("host")) and str(source.get("host")).lower() == str(target.get("host") or "").lower()
+
+
+def _port(placement: dict | None, target: dict, server: dict | None) -> int | None:
+    """The port under test: as the runner recorded it, else the grid's [target] port, else [server] port."""
+    for value in ((placement or {}).get("port"), target.get("port"), (server or {}).get("port")):
+        if number(value) is not None:
+            return int(number(value))
+    return None
+
+
+def _pools(observe: dict | None) -> tuple:
+    """The grid's [observe.pools] as the mapping reads them (the runner checked them before any load)."""
+    pools = []
+    for name, spec in ((observe or {}).get("pools") or {}).items():
+        try:
+            size = spec.get("size")
+            pools.append(PoolSpec(name, parse_selector(spec["busy"]),
+                                  parse_selector(size) if isinstance(size, str) else
+                                  None if size is None else float(size)))
+        except (AttributeError, KeyError, TypeError, UserError):
+            continue  # not a pool the runner would have run with
+    return tuple(pools)
+
+
 def _existing(path: Path) -> Path | None:
     return path if path.is_file() and path.stat().st_size > 0 else None
 
@@ -238,7 +301,7 @@ def from_jtl_files(paths: list[Path]) -> Inputs:
     cell = Cell(id=cell_id, index=0, axes={}, jtl_paths=tuple(paths))
     run = {"id": paths[0].stem, "grid_name": None, "plan": None, "description": None, "arms": None, "expect": [],
            "started": None,
-           "ended": None, "versions": {}, "host": {}, "server_knobs": None, "source": "jtl",
+           "ended": None, "versions": {}, "host": {}, "server_knobs": None, "source": "jtl", "target": None,
            "inputs": [str(p) for p in paths]}
     return Inputs(run=run, axes={}, cells=(cell,), tolerances={}, criteria=())
 

@@ -1,7 +1,7 @@
 """CPU per request, written once: the demand law U = X·D read at each cell, D = U·cores/X over the steady window
-(core-ms per request, on the cores analysis/server_cpu.py names, whoever's they were), and over a curve the fit of
-busy cores against X that separates the marginal cost of a request from what runs whatever the load. Findings,
-the curves' host limit and the arms read these figures from the summary; none computes its own."""
+(core-ms per request, on the server's cores as analysis/server_cpu.py answers them per cell, Cell.server_cpu), and
+over a curve the fit of busy cores against X that separates the marginal cost of a request from what runs whatever
+the load. Findings, the curves' host limit and the arms read these figures from the summary; none computes its own."""
 
 from __future__ import annotations
 
@@ -13,36 +13,30 @@ from littlegrid.summary.model import Cell, CpuPerRequest, Run
 SPREAD = 1.5  # a fit of busy cores against X needs the highest X at least this many times the lowest
 
 
-def words(run: Run, basis: str) -> str:
-    """Whose cores a figure of this basis is of, for a sentence or a table."""
-    if basis == server_cpu.NOT_MEASURED:
-        return "not measured"
-    if basis == server_cpu.SERVER_PINNED:
-        return "the server's pinned " + server_cpu.words(run).removeprefix("its own ")
-    n = server_cpu.cores(run)
-    if basis == server_cpu.GENERATOR_HOST:
-        return server_cpu.words(run)
-    return f"the host's {n:g} cores, shared with the generator (JMeter's own work included)"
-
-
-def per_request(cell: Cell, run: Run) -> CpuPerRequest | None:
-    """The cell's CPU per request, D = U·cores/X (None for a cell without a window's figures): "not measured"
-    without a CPU figure or a core count, never a guess."""
+def per_request(cell: Cell) -> CpuPerRequest | None:
+    """The cell's CPU per request, D = U·cores/X on the server's cores as server_cpu.py answered them
+    (Cell.server_cpu; None for a cell without a window's figures): "not measured" without a CPU figure of the
+    server's host or a core count, never a guess and never the generator's host for a server elsewhere."""
     if cell.overall is None:
         return None
-    cores, util, x = server_cpu.cores(run), server_cpu.util(cell.host), cell.overall.throughput_per_s
-    if util is None or not cores:
-        return CpuPerRequest(basis=server_cpu.NOT_MEASURED, words=words(run, server_cpu.NOT_MEASURED), cores=cores,
-                             cpu_util=util, busy_cores=None, throughput_per_s=x, core_ms=None)
-    basis = server_cpu.basis(run)
-    busy = util * cores  # core-seconds busy per second
-    return CpuPerRequest(basis=basis, words=words(run, basis), cores=cores, cpu_util=util, busy_cores=busy,
-                         throughput_per_s=x, core_ms=1000.0 * busy / x if x else None)
+    cpu, x = cell.server_cpu, cell.overall.throughput_per_s
+    if cpu is None or cpu.util is None or not cpu.cores:
+        return CpuPerRequest(basis=server_cpu.NOT_MEASURED, words="not measured", cores=cpu and cpu.cores,
+                             cpu_util=cpu and cpu.util, busy_cores=None, throughput_per_s=x, core_ms=None)
+    cpu_util = cpu.util
+    busy = cpu_util * cpu.cores  # core-seconds busy per second
+    return CpuPerRequest(basis=cpu.basis, words=server_cpu.demand_words(cpu), cores=cpu.cores, cpu_util=cpu_util,
+                         busy_cores=busy, throughput_per_s=x, core_ms=1000.0 * busy / x if x else None)
 
 
 def attach(cells: list[Cell], run: Run) -> list[Cell]:
-    """The cells with their CPU per request (the analysis stage's, before the curves read it)."""
-    return [c.model_copy(update={"cpu_per_request": per_request(c, run)}) for c in cells]
+    """The cells with the server's CPU (analysis/server_cpu.py's answer) and their CPU per request on it: the
+    analysis stage's, before the curves and findings read them."""
+    out = []
+    for c in cells:
+        c = c.model_copy(update={"server_cpu": server_cpu.of_cell(c, run)})
+        out.append(c.model_copy(update={"cpu_per_request": per_request(c)}))
+    return out
 
 
 def measured(cell: Cell) -> CpuPerRequest | None:

@@ -10,11 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-
 from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import not_made, throughput_bound
-import numpy as np
-
 from littlegrid.summary.model import (Bounds, Cell, Check, Curve, CurveModels, HostLimit, LeftOut, Overhead, Overload,
                                       SloCapacity)
 
@@ -157,7 +154,7 @@ def saturated_resource(cell: Cell, capacity: float | None, from_grid: bool) -> t
     s = cell.server
     busy = s.busy_threads_mean if s is not None else None
     servers = (s.threads_max if s is not None else None) or _number(cell.axes.get("server.tomcat.threads.max"))
-    cpu = server_cpu.util(cell.host)
+    cpu = server_cpu.util(cell)
     if busy is not None and servers and busy >= models.POOL_FULL * float(servers):
         return "thread_pool", busy, servers, cpu
     if cpu is not None and cpu >= CPU_BUSY:
@@ -227,19 +224,6 @@ def _bound_check(c: Cell, service, lightest: Cell, tol: dict) -> Check:
                             f"D = {d:.1f} ms, R of the lightest cell")
 
 
-def _standard_error_ms(cell: Cell) -> float | None:
-    """The standard error of the cell's mean R from its exact elapsed histogram (sd/√n), None without one."""
-    h = cell.histogram
-    if h is None or not h.elapsed_ms.counts:
-        return None
-    v, n = np.asarray(h.elapsed_ms.values, float), np.asarray(h.elapsed_ms.counts, float)
-    total = n.sum()
-    if total < 2:
-        return None
-    mean = (v * n).sum() / total
-    return float(math.sqrt(((v - mean) ** 2 * n).sum() / (total - 1) / total))
-
-
 def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
     """R − max(D, N·D_max − Z) at every point, and how it changes with the load: judged against the cells' own
     standard errors (models.gap_trend), never by its spread against a share of its mean."""
@@ -249,7 +233,7 @@ def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
     if len(rows) < 2:
         return None
     excess = [e for _, e in rows]
-    t = models.gap_trend([load_of(c) for c, _ in rows], excess, [_standard_error_ms(c) for c, _ in rows])
+    t = models.gap_trend([load_of(c) for c, _ in rows], excess, [models.mean_standard_error_ms(c) for c, _ in rows])
     return Overhead(excess_ms=excess, spread_ms=max(excess) - min(excess), tolerance_ms=t.margin_ms,
                     mean_ms=sum(excess) / len(excess), grows=t.trend == "rises", trend=t.trend,
                     deviation_ms=t.deviation_ms, pairs=t.pairs, pairs_rising=t.rising, pairs_falling=t.falling)
@@ -296,7 +280,7 @@ def _models(g: Members, service, slos, percentile_of) -> CurveModels:
         bound = models.bounds(g.cells, service, open_=True)
         return CurveModels(bounds=bound, usl=None, knee=None, mmcn=[], overhead=None,
                            slo_capacity=models.slo_capacity(g.cells, loads, slos, percentile_of, unit="λ"),
-                           host_limit=host_limit(g, bound))
+                           host_limit=host_limit(g, bound), concurrency=models.concurrency(g.cells))
     bound = knee = None
     if models.think_of(g.cells[0]) is not None:  # bounds and knee need Z
         bound = models.bounds(g.cells, service)
@@ -305,7 +289,7 @@ def _models(g: Members, service, slos, percentile_of) -> CurveModels:
     slo: list[SloCapacity] = models.slo_capacity(g.cells, loads, slos, percentile_of)
     return CurveModels(bounds=bound, usl=models.usl_fit(g.cells), knee=knee, slo_capacity=slo, mmcn=mmcn,
                        overhead=overhead(g.cells, bound) if bound is not None else None,
-                       host_limit=host_limit(g, bound))
+                       host_limit=host_limit(g, bound), concurrency=models.concurrency(g.cells))
 
 
 def build(cells: list[Cell], services: dict, slos, percentile_of,

@@ -5,11 +5,15 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from littlegrid.analysis import mmcn, usl
+from littlegrid.analysis.histogram import read_cell_histogram
 from littlegrid.analysis.laws import not_made, throughput_bound, verdict
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain
-from littlegrid.summary.model import BoundPoint, Bounds, Cell, Check, Knee, MmcnPrediction, SloCapacity, UslFit
+from littlegrid.summary.model import (BoundPoint, Bounds, Cell, Check, Concurrency, Knee, MmcnPrediction, SloCapacity,
+                                      UslFit)
 
 KNEE_EFFICIENCY = 0.9
 KNEE_RULE = (f"largest measured N whose throughput is still at least {KNEE_EFFICIENCY:.0%} of the contention-free "
@@ -48,12 +52,20 @@ def think_of(c: Cell) -> float | None:
     return max(0.0, (think.mean_ms if think is not None else None) or 0.0)
 
 
+def served_per_s(c: Cell) -> float:
+    """The cell's throughput of successful requests (all responses' in a summary without the split): the models'
+    X, since a failure answered fast (a refused connection, a proxy's 502) holds no server for its service time
+    and would put 1/D_max above what the service can serve."""
+    ok = c.overall.successes_per_s
+    return ok if ok is not None else c.overall.throughput_per_s
+
+
 def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
     """Closed: X(N) ≤ min(N/(D+Z), 1/D_max), R(N) ≥ max(D, N·D_max − Z), N* = (D+Z)/D_max. Open (x = the offered rate
     λ): X(λ) ≤ min(λ, 1/D_max), R(λ) ≥ D; there is no N*, and 1/D_max is the capacity past which the queue grows.
 
     D and D_max come from the grid when the server's c and S are known (D = S, D_max = S/c); otherwise they are
-    estimates, marked as such in "basis": D_max = 1/(highest X measured), and D = R at the lightest cell, or its
+    estimates, marked as such in "basis": D_max = 1/(highest X of successful requests measured), and D = R at the lightest cell, or its
     R_server when that cell's thread pool is already full. Then its R holds the wait for a thread in front of the
     server (a blocking proxy with 10 threads at N = 20: R = 208 ms for 100 ms of service), and a D with that queue
     in it puts N* and the "lower" bound too high. Only then: R_server leaves out the client's and the network's
@@ -71,7 +83,8 @@ def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
         if r_server and busy is not None and pool and busy >= POOL_FULL * float(pool) and r_server < d:
             d = r_server
             basis = "estimated: D = R_server at the lightest cell (its thread pool is full), D_max = 1/max X"
-        d_max = 1000.0 / max(c.overall.throughput_per_s for c in members)
+        # a curve without one success has no served rate to bound: its responses' rate, as before the split
+        d_max = 1000.0 / (max(served_per_s(c) for c in members) or max(c.overall.throughput_per_s for c in members))
     capacity = 1000.0 / d_max
     if open_:
         points = [BoundPoint(load=c.intended.rate_per_s, x_upper=min(c.intended.rate_per_s, capacity), r_lower_ms=d)
@@ -82,6 +95,63 @@ def bounds(members: list[Cell], service, open_: bool = False) -> Bounds:
                          r_lower_ms=max(d, c.users.n * d_max - z)) for c in members]
     return Bounds(d_ms=d, d_max_ms=d_max, n_star=(d + z) / d_max, capacity_per_s=capacity, basis=basis,
                   points=points)
+
+
+def mean_standard_error_ms(cell: Cell) -> float | None:
+    """The standard error of the cell's mean R from its exact elapsed histogram (sd/√n), None without one."""
+    h = cell.histogram
+    if h is None or not h.elapsed_ms.counts:
+        return None
+    v, n = np.asarray(h.elapsed_ms.values, float), np.asarray(h.elapsed_ms.counts, float)
+    total = n.sum()
+    if total < 2:
+        return None
+    mean = (v * n).sum() / total
+    return float(math.sqrt(((v - mean) ** 2 * n).sum() / (total - 1) / total))
+
+
+def successes_standard_error_per_s(cell: Cell) -> float | None:
+    """The standard error of the cell's throughput of successful requests: sd/√k of its k whole seconds'
+    completions (the summary's histogram; neighbouring seconds taken as independent), scaled by the successes'
+    share of them; without those, a Poisson count's √successes/T. None without successes or a window."""
+    x, successes = cell.overall.successes_per_s, cell.overall.successes
+    if not x or not successes:
+        return None
+    got = read_cell_histogram(cell)
+    if got is not None and len(got[1]) >= 2:
+        per_second = got[1].astype(float)
+        share = successes / cell.overall.count
+        return float(share * per_second.std(ddof=1) / math.sqrt(len(per_second)))
+    window = cell.window.length_s if cell.window is not None else None
+    return math.sqrt(successes) / window if window else None
+
+
+CONCURRENCY_RULE = ("L = X_max·D (Little's law at the server): X_max the highest throughput of successful requests, "
+                    "D the mean R at the lightest cell; 95% intervals: X's from its completions per second, D's "
+                    "from its histogram (sd/√n), L's the product of their ends")
+
+
+def concurrency(members: list[Cell]) -> Concurrency | None:
+    """The requests in service at the curve's highest throughput, L = X_max·D, with its interval (the record's
+    docstring says what each part is). Little's law holds for any stable system whatever its inside, so L is
+    the size of the limit a plateau meets (c workers with service time S serve at most c/S, and then
+    X_max·S = c) without knowing what the limit is. D is R where nothing queues, at the lightest cell: on a
+    closed curve its smallest N (at N = 1 a request never waits for another; the realised Z only spaces them
+    out), on an open one its smallest λ. None when no cell has successes or the lightest no mean R."""
+    light = next((c for c in members if c.overall is not None and c.overall.mean_ms), None)
+    rated = [c for c in members if c.overall is not None and served_per_s(c)]
+    if light is None or not rated:
+        return None
+    top = max(rated, key=served_per_s)
+    x, d = served_per_s(top), light.overall.mean_ms
+    x_se, d_se = successes_standard_error_per_s(top), mean_standard_error_ms(light)
+    x_lo, x_hi = (None, None) if x_se is None else (max(0.0, x - CONFIDENCE_Z * x_se), x + CONFIDENCE_Z * x_se)
+    d_lo, d_hi = (None, None) if d_se is None else (max(0.0, d - CONFIDENCE_Z * d_se), d + CONFIDENCE_Z * d_se)
+    known = None not in (x_lo, d_lo)
+    return Concurrency(in_service=x * d / 1000.0, low=x_lo * d_lo / 1000.0 if known else None,
+                       high=x_hi * d_hi / 1000.0 if known else None, x_max_per_s=x, x_low_per_s=x_lo,
+                       x_high_per_s=x_hi, x_cell=top.id, d_ms=d, d_low_ms=d_lo, d_high_ms=d_hi, d_cell=light.id,
+                       rule=CONCURRENCY_RULE)
 
 
 def usl_fit(members: list[Cell]) -> UslFit:
@@ -95,7 +165,7 @@ def knee(members: list[Cell], bound: Bounds) -> Knee:
     load = None
     for c in members:
         line = c.users.n / ((d + z) / 1000.0) if d + z > 0 else math.inf
-        if c.overall.throughput_per_s >= KNEE_EFFICIENCY * line:
+        if served_per_s(c) >= KNEE_EFFICIENCY * line:
             load = c.users.n
         else:
             break

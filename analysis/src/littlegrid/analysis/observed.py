@@ -14,14 +14,20 @@ Families read (the names as the libraries write them, not guessed):
   serving the endpoint (an exporter's endpoint gives the exporter's own, so node_exporter's is left out).
 - node_exporter: `node_cpu_seconds_total` by cpu and mode, `node_load1`, `node_memory_MemAvailable_bytes`,
   `node_network_receive_bytes_total` and `node_network_transmit_bytes_total` (loopback left out).
+- Requests at the server's boundary: the sample server's own `littlegrid_in_flight_requests`,
+  `littlegrid_in_flight_seconds_total`, `littlegrid_throttle_queue_length`, `littlegrid_service_seconds_count|_sum`;
+  Micrometer's `http_server_requests_seconds_count|_sum` (Spring Boot's server-side request timer), so any Spring
+  Boot service gives X_server, R_server and, by Little, L_server = Δsum/Δt; Tomcat's
+  `tomcat_connections_current_connections`. Series labelled with an /actuator uri (the scrape itself) are no load.
 A pool of any other name is given by the user as two selectors (`[observe.pools.<name>]`), or a selector and a size.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 from urllib.parse import urlsplit
 
@@ -66,6 +72,17 @@ NODE_LOAD1 = "node_load1"
 NODE_MEM_AVAILABLE = "node_memory_MemAvailable_bytes"
 NODE_NETWORK = ("node_network_receive_bytes_total", "node_network_transmit_bytes_total")
 NODE_IDLE_MODES = ("idle", "iowait")  # a CPU in iowait runs nothing: it is idle with I/O pending
+# Requests at the server's boundary. The sample server's own timer spans its throttle's queue; Micrometer's
+# http.server.requests timer (Spring Boot's filter) spans the whole request. A source with both is read by its own.
+IN_FLIGHT = "littlegrid_in_flight_requests"                 # gauge: requests inside the service now
+IN_FLIGHT_SECONDS = "littlegrid_in_flight_seconds_total"    # counter: ∫ in-flight dt, its rate is the exact mean L
+THROTTLE_QUEUE = "littlegrid_throttle_queue_length"         # gauge: requests waiting at the sample server's throttle
+CONNECTIONS = "tomcat_connections_current_connections"      # gauge: Tomcat's open connections, per connector
+TIMERS = (("littlegrid_service_seconds", "littlegrid_service_seconds_count", "littlegrid_service_seconds_sum"),
+          ("http_server_requests_seconds", "http_server_requests_seconds_count", "http_server_requests_seconds_sum"))
+# Tomcat names a connector <protocol>-<io>-[<address>-]<port> (http-nio-8080, http-nio-127.0.0.1-8080,
+# http-nio-auto-1-34567): its port is the last field.
+_CONNECTOR_PORT = re.compile(r"-(\d+)$")
 # Executors report Integer.MAX_VALUE for a pool without a maximum: not a size any finding could use.
 UNBOUNDED = 2**31 - 1
 
@@ -73,7 +90,8 @@ UNBOUNDED = 2**31 - 1
 KNOWN_FAMILIES = frozenset(
     [n for f in THREAD_POOLS for n in (f.busy, f.size)] + list(HIKARI.values())
     + [PROCESS_CPU_SECONDS, PROCESS_CPU_NS, PROCESS_CPU_USAGE, SYSTEM_CPU_COUNT, GC_PAUSE_SUM, GC_PAUSE_COUNT,
-       NODE_CPU, NODE_LOAD1, NODE_MEM_AVAILABLE, *NODE_NETWORK])
+       NODE_CPU, NODE_LOAD1, NODE_MEM_AVAILABLE, *NODE_NETWORK, IN_FLIGHT, IN_FLIGHT_SECONDS, THROTTLE_QUEUE,
+       CONNECTIONS] + [n for _, count, total in TIMERS for n in (count, total)])
 
 
 @dataclass(frozen=True)
@@ -82,7 +100,7 @@ class PoolSpec:
 
     name: str
     busy: Selector
-    size: Selector | float
+    size: Selector | float | None  # None: the pool's size is not known
 
 
 # -- the figures ------------------------------------------------------------------------------------
@@ -165,12 +183,38 @@ class GcPauses:
 
 
 @dataclass(frozen=True)
+class RequestSecond:
+    """One scrape of the server's request figures: gauges as read, counters as their running totals (summed over
+    their series), so that a window's figure is the difference between its first and last scrape."""
+
+    time_ms: int
+    in_flight: float | None          # requests inside the service now
+    connections: float | None        # open connections (Tomcat's connector under test)
+    throttle_queue: float | None     # requests waiting at the throttle (the sample server's)
+    requests: float | None           # requests completed so far (the timer's count)
+    service_seconds: float | None    # seconds they spent inside (the timer's sum)
+    in_flight_seconds: float | None  # ∫ in-flight dt so far (the sample server's), else None
+
+
+@dataclass(frozen=True)
+class ServerRequests:
+    source: str
+    host: str
+    timer: str   # the timer the counts are of: littlegrid_service_seconds | http_server_requests_seconds | "" (none)
+    seconds: tuple[RequestSecond, ...]
+
+
+@dataclass(frozen=True)
 class Observed:
     thread_pools: tuple[ThreadPool, ...] = ()
     connection_pools: tuple[ConnectionPool, ...] = ()
     process_cpu: tuple[ProcessCpu, ...] = ()
     hosts: tuple[HostFigures, ...] = ()
     gc: tuple[GcPauses, ...] = ()
+    requests: tuple[ServerRequests, ...] = ()
+    # per source, when its scrapes failed (observed.csv's rows without a metric; the adaptor's empty rows)
+    failed: dict = field(default_factory=dict)
+    scrapes: dict = field(default_factory=dict)  # per source, the times it answered
 
 
 # -- the mapping ------------------------------------------------------------------------------------
@@ -193,24 +237,44 @@ class _Scrape:
         return sum(values) if values else None
 
 
+THIS_HOST = "this host"  # the host of a source that names none: the run folder's own files, written on this host
+FAILED = ""  # the metric of a failed scrape's row: its time and source, no sample
+
+
 def host_of(source: str) -> str:
     """The host a URL's figures measured: its host name or address, as the URL gives it."""
-    return urlsplit(source).hostname or source
+    return urlsplit(source).hostname or THIS_HOST
 
 
-def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = ()) -> Observed:
+def connector_port(name: str) -> int | None:
+    """The port of a Tomcat connector by its name (http-nio-8080 → 8080), None when the name gives none."""
+    m = _CONNECTOR_PORT.search(name or "")
+    return int(m.group(1)) if m else None
+
+
+def _load(labels: dict) -> bool:
+    """A series of the service's load: the scrape of /actuator itself is not."""
+    return not labels.get("uri", labels.get("endpoint", "")).startswith("/actuator")
+
+
+def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = (), port: int | None = None) -> Observed:
     """The typed figures of every source: one series per resource found, each point one scrape (gauges) or one
     interval between two scrapes (counters, as rates; an interval where a counter went back, a restart, is left
-    out). NaN samples are not readings."""
+    out). NaN samples are not readings; a reading of metric FAILED marks a failed scrape. `port`: the target's,
+    so that Tomcat's connections are those of the connector under test (a connector naming another port is not)."""
     pools = tuple(pools)
     scrapes: dict[str, dict[int, _Scrape]] = defaultdict(dict)
+    failed: dict[str, list[int]] = defaultdict(list)
     for r in readings:
+        if r.metric == FAILED:
+            failed[r.source].append(r.time_ms)
+            continue
         if math.isnan(r.value):
             continue
         by_time = scrapes[r.source]
         scrape = by_time.get(r.time_ms) or by_time.setdefault(r.time_ms, _Scrape(r.time_ms))
         scrape.by_name[r.metric].append((r.labels, r.value))
-    thread_pools, connection_pools, process_cpu, hosts, gc = [], [], [], [], []
+    thread_pools, connection_pools, process_cpu, hosts, gc, requests = [], [], [], [], [], []
     for source in sorted(scrapes):
         ordered = [scrapes[source][t] for t in sorted(scrapes[source])]
         host = host_of(source)
@@ -227,7 +291,11 @@ def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = ()) ->
             hosts.append(HostFigures(source, host, seconds))
         if seconds := _gc(ordered):
             gc.append(GcPauses(source, host, seconds))
-    return Observed(tuple(thread_pools), tuple(connection_pools), tuple(process_cpu), tuple(hosts), tuple(gc))
+        if served := _requests(ordered, port):
+            requests.append(ServerRequests(source, host, *served))
+    return Observed(tuple(thread_pools), tuple(connection_pools), tuple(process_cpu), tuple(hosts), tuple(gc),
+                    tuple(requests), {s: tuple(sorted(t)) for s, t in failed.items()},
+                    {s: tuple(sorted(by_time)) for s, by_time in scrapes.items()})
 
 
 def _key(labels: dict, identity: str | None) -> str:
@@ -255,7 +323,8 @@ def _named_pool(scrapes: list[_Scrape], spec: PoolSpec) -> tuple[PoolSecond, ...
         busy = s.matching(spec.busy)
         if busy is None:
             continue
-        size = s.matching(spec.size) if isinstance(spec.size, Selector) else float(spec.size)
+        size = (s.matching(spec.size) if isinstance(spec.size, Selector)
+                else None if spec.size is None else float(spec.size))
         seconds.append(PoolSecond(s.time_ms, busy, size))
     return tuple(seconds)
 
@@ -334,11 +403,34 @@ def _gc(scrapes: list[_Scrape]) -> tuple[GcSecond, ...]:
     return tuple(GcSecond(t, pause[t], count.get(t, 0.0)) for t in sorted(pause))
 
 
+def _requests(scrapes: list[_Scrape], port: int | None) -> tuple[str, tuple[RequestSecond, ...]] | None:
+    """The server's request figures per scrape, when the source has any: the sample server's own timer when it has
+    one, else Micrometer's http.server.requests (a source exposing both is read by the one that spans its throttle)."""
+    timer = next((t for t in TIMERS if any(s.series(t[1]) for s in scrapes)), None)
+
+    def on_port(labels: dict) -> bool:
+        named = connector_port(labels.get("name", ""))
+        return port is None or named is None or named == port
+    seconds = []
+    for s in scrapes:
+        second = RequestSecond(s.time_ms, s.total(IN_FLIGHT), s.total(CONNECTIONS, on_port), s.total(THROTTLE_QUEUE),
+                               s.total(timer[1], _load) if timer else None,
+                               s.total(timer[2], _load) if timer else None, s.total(IN_FLIGHT_SECONDS))
+        if any(v is not None for v in (second.in_flight, second.connections, second.throttle_queue, second.requests,
+                                       second.in_flight_seconds)):
+            seconds.append(second)
+    return ((timer[0] if timer else ""), tuple(seconds)) if seconds else None
+
+
 def readings_from_rows(rows: Iterable[dict]) -> list[Reading]:
-    """observed.csv's rows (as csv.DictReader gives them) as readings; a row that does not read is skipped."""
+    """observed.csv's rows (as csv.DictReader gives them) as readings; a row that does not read is skipped. A row
+    with a time and a source and no metric is a failed scrape (Reading of metric FAILED, value NaN)."""
     readings = []
     for row in rows:
         try:
+            if not row.get("metric"):
+                readings.append(Reading(int(row["time_ms"]), row["source"], FAILED, {}, math.nan))
+                continue
             readings.append(Reading(int(row["time_ms"]), row["source"], row["metric"],
                                     parse_label_text(row.get("labels") or ""), float(row["value"])))
         except (KeyError, TypeError, ValueError):

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.histogram import CHUNK, ExactHistogram, HistogramAccumulator
-from littlegrid.analysis.server_metrics import per_bucket_mean
+from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
 from littlegrid.analysis.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # rowblock imports bucketing from here: imported where a Frame is built (_one_block)
@@ -286,14 +286,17 @@ class TimeSeriesAccumulator:
         elif self._threads is not None:
             self._threads.add(samples["thread"], bucket)
 
-    def result(self, server: pd.DataFrame | None, host: pd.DataFrame | None, last_end_ms: int | None = None) -> dict:
+    def result(self, server: dict | None, host: pd.DataFrame | None, last_end_ms: int | None = None) -> dict:
         """Series over the whole cell (warm-up and cool-down included, so the report can show what was trimmed).
 
         Time is seconds since the first sample's start; each point covers `bucket_s` seconds (1 unless the cell
         is longer than the budget), and rates are per second. Samples are placed by completion time, like X.
         active_threads: when any row of the cell has allThreads, each named engine's peak allThreads in the bucket
         added up (allThreads counts one engine's threads, and engines may run unequal shares); without names, the
-        peak × engines; with no allThreads, the thread names that completed a sample in the bucket. server/host: the gauges, as per-bucket means.
+        peak × engines; with no allThreads, the thread names that completed a sample in the bucket. server: the
+        server's
+        gauges as (time_ms, value) points ("in_flight", "busy_threads": analysis/observed_window.series_points);
+        host: the generator's host-metrics.csv; both drawn as per-bucket means.
         last_end_ms: the axis up to the bucket holding it (a growing axis: the rows so far), else all of it."""
         t0, bucket_s, buckets, window = self._t0, self._bucket_s, self._buckets, self._window
         if last_end_ms is not None:
@@ -322,14 +325,15 @@ class TimeSeriesAccumulator:
                                      for v in self._peak[0, :buckets].tolist()]
         else:
             out["active_threads"] = self._threads.per_bucket()[:buckets].astype(float).tolist()
-        out["in_flight"] = per_bucket_mean(server, "in_flight", t0, bucket_s, buckets)
-        out["busy_threads"] = per_bucket_mean(server, "busy_threads", t0, bucket_s, buckets)
-        out["load1"] = per_bucket_mean(host, "load1", t0, bucket_s, buckets)
+        server = server or {}
+        out["in_flight"] = per_bucket_mean(server.get("in_flight", ()), t0, bucket_s, buckets)
+        out["busy_threads"] = per_bucket_mean(server.get("busy_threads", ()), t0, bucket_s, buckets)
+        out["load1"] = per_bucket_mean(frame_points(host, "load1"), t0, bucket_s, buckets)
         return out
 
 
 def time_series(samples: pd.DataFrame, failed: np.ndarray, window: SteadyWindow, engines: int | None,
-                server: pd.DataFrame | None, host: pd.DataFrame | None, budget: int = POINT_BUDGET) -> dict:
+                server: dict | None, host: pd.DataFrame | None, budget: int = POINT_BUDGET) -> dict:
     """TimeSeriesAccumulator.result over `samples` as one block (`failed`: a flag per sample)."""
     series = TimeSeriesAccumulator(_one_block(window, (), len(samples)), engines, budget)
     series.add_rows(samples, np.asarray(failed, dtype=bool))

@@ -1,4 +1,6 @@
-"""Server and host figures over the steady window, from the cell's 1 Hz server-metrics.csv and host-metrics.csv."""
+"""Server and host figures over the steady window: the server's from the figures analysis/observed.py mapped from
+the cell's scrapes (observed.csv, or an older folder's server-metrics.csv through server_metrics_csv), the
+generator's host's from the cell's 1 Hz host-metrics.csv."""
 
 import math
 from pathlib import Path
@@ -6,8 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from littlegrid.analysis.observed import ServerRequests, ThreadPool
 from littlegrid.analysis.window import SteadyWindow
 from littlegrid.usererror import UserError
+
+# in_flight_source when L_server is Little's law on the server's timer (Δsum/Δt): equal to X·R_server by construction
+LITTLE = "little"
 
 
 def read_metrics(path: Path | None) -> pd.DataFrame | None:
@@ -38,58 +44,80 @@ def _mean(frame: pd.DataFrame, column: str) -> float | None:
     return float(values.mean()) if len(values) else None
 
 
-def _rate(frame: pd.DataFrame, column: str):
-    """(Δcounter, Δt seconds) between the first and last readings of a cumulative counter, or None."""
-    if column not in frame.columns:
-        return None
-    rows = frame[["time_ms", column]].dropna()
+def _inside(window: SteadyWindow, time_ms: int) -> bool:
+    return window.start_ms <= time_ms <= window.end_ms
+
+
+def _gauge_mean(points) -> float | None:
+    values = [v for v in points if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def _counter_delta(points: list[tuple[int, float | None]]):
+    """(Δcounter, Δt seconds) between the first and last readings of a running total, or None (fewer than two,
+    no time between them, or a total that went back: the server restarted, and no figure spans that)."""
+    rows = [(t, v) for t, v in points if v is not None]
     if len(rows) < 2:
         return None
-    d_value = float(rows[column].iloc[-1] - rows[column].iloc[0])
-    d_t = float(rows["time_ms"].iloc[-1] - rows["time_ms"].iloc[0]) / 1000.0
-    if d_t <= 0 or d_value < 0:  # a negative delta is a counter reset (server restarted): no figure
+    d_value, d_t = rows[-1][1] - rows[0][1], (rows[-1][0] - rows[0][0]) / 1000.0
+    if d_t <= 0 or any(b < a for (_, a), (_, b) in zip(rows, rows[1:])):
         return None
     return d_value, d_t
 
 
-def server_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | None:
-    """Contract "server" block, plus how L was measured and its standard error.
+def server_figures(requests: ServerRequests | None, pool: ThreadPool | None, window: SteadyWindow,
+                   answered_ms=(), failed_ms=(), source: str | None = None) -> dict | None:
+    """Contract "server" block, plus how L was measured and its standard error, from the mapped figures of the
+    source that reports the server's requests (analysis/observed.py) and the pool under test (observed_window).
 
-    L_server comes from the counter in_flight_seconds_total when the server provides it (its increase over
-    the window divided by the elapsed time is the exact time-average), else from the 1 Hz in_flight samples.
-    service_mean_ms and throughput_per_s come from the cumulative request and service-time counters.
-    A failed scrape is a row with its time and no values: it counts in failed_scrapes, not in readings.
-    """
-    if frame is None:
+    L_server: the sample server's in-flight integral when it has one (its increase over the window divided by the
+    elapsed time is the exact time-average), else the 1 Hz samples of in-flight, else, for a timer alone
+    (Micrometer's http.server.requests), Little's law on the timer: L = Δsum/Δt, the request-seconds spent inside
+    per second (then L = X·R by construction, and the server_little check has nothing to test).
+    service_mean_ms and throughput_per_s: the timer's Δsum/Δcount and Δcount/Δt over the window.
+    `answered_ms`, `failed_ms`: the source's scrapes that answered and that failed (readings and failed_scrapes in
+    the window; a failed scrape has no figures); `source`: theirs when neither figure is given. None when the
+    window holds no scrape of the source, answered or failed."""
+    seconds = [s for s in (requests.seconds if requests else ()) if _inside(window, s.time_ms)]
+    busy = [s for s in (pool.seconds if pool else ()) if _inside(window, s.time_ms)]
+    answered = sorted({t for t in answered_ms if _inside(window, t)} | {s.time_ms for s in seconds}
+                      | {s.time_ms for s in busy})
+    failed = [t for t in failed_ms if _inside(window, t)]
+    if not answered and not failed:
         return None
-    rows = _in_window(frame, window)
-    if rows.empty:
-        return None
-    answered = rows.drop(columns="time_ms").notna().any(axis=1).to_numpy()
-    threads_max = rows["threads_max"].max() if "threads_max" in rows.columns else None
-    out = {"readings": int(answered.sum()), "failed_scrapes": int((~answered).sum()),
-           "longest_gap_s": longest_gap_s(rows["time_ms"].to_numpy()[answered], window),
-           "threads_max": None if threads_max is None or pd.isna(threads_max) else int(threads_max),
+    sizes = [s.size for s in busy if s.size is not None]
+    in_flight = [s.in_flight for s in seconds if s.in_flight is not None]
+    source = requests.source if requests is not None else pool.source if pool is not None else source
+    out = {"readings": len(answered), "failed_scrapes": len(failed),
+           "longest_gap_s": longest_gap_s(answered, window),
+           "threads_max": int(max(sizes)) if sizes else None,
            "in_flight_mean": None, "in_flight_source": None, "in_flight_se": None,
-           "in_flight_sampled_mean": _mean(rows, "in_flight"), "busy_threads_mean": _mean(rows, "busy_threads"),
-           "connections_mean": _mean(rows, "connections"), "throttle_queue_mean": _mean(rows, "throttle_queue"),
-           "service_mean_ms": None, "throughput_per_s": None}
-    integral = _rate(rows, "in_flight_seconds_total")
+           "in_flight_sampled_mean": _gauge_mean(in_flight), "busy_threads_mean": _gauge_mean([s.busy for s in busy]),
+           "connections_mean": _gauge_mean([s.connections for s in seconds]),
+           "throttle_queue_mean": _gauge_mean([s.throttle_queue for s in seconds]),
+           "service_mean_ms": None, "throughput_per_s": None,
+           "pool_kind": pool.kind if pool is not None else None, "pool_name": (pool.name or None) if pool else None,
+           "source": source}
+    integral = _counter_delta([(s.time_ms, s.in_flight_seconds) for s in seconds])
+    count = _counter_delta([(s.time_ms, s.requests) for s in seconds])
+    total = _counter_delta([(s.time_ms, s.service_seconds) for s in seconds])
+    if count is not None:
+        out["throughput_per_s"] = count[0] / count[1]
+        if total is not None and count[0] > 0:
+            out["service_mean_ms"] = 1000.0 * total[0] / count[0]
     if integral is not None:
         out["in_flight_mean"] = integral[0] / integral[1]
         out["in_flight_source"] = "integral"
         out["in_flight_se"] = 0.0
-    elif out["in_flight_sampled_mean"] is not None:
-        sampled = rows["in_flight"].dropna()
+    elif in_flight:
         out["in_flight_mean"] = out["in_flight_sampled_mean"]
         out["in_flight_source"] = "sampled"
-        out["in_flight_se"] = float(sampled.std(ddof=1) / math.sqrt(len(sampled))) if len(sampled) > 1 else None
-    requests = _rate(rows, "requests_total")
-    service = _rate(rows, "service_seconds_total")
-    if requests is not None:
-        out["throughput_per_s"] = requests[0] / requests[1]
-        if service is not None and requests[0] > 0:
-            out["service_mean_ms"] = 1000.0 * service[0] / requests[0]
+        out["in_flight_se"] = (float(np.std(in_flight, ddof=1) / math.sqrt(len(in_flight)))
+                               if len(in_flight) > 1 else None)
+    elif total is not None:
+        out["in_flight_mean"] = total[0] / total[1]
+        out["in_flight_source"] = LITTLE
+        out["in_flight_se"] = None
     out.update(throttle_split(out["throttle_queue_mean"], out["throughput_per_s"], out["service_mean_ms"]))
     return out
 
@@ -157,17 +185,26 @@ def host_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | Non
             "cpu_iowait_mean": _mean(rows, "cpu_iowait"), "server_cpu_util_mean": _mean(rows, "server_cpu_util")}
 
 
-def per_bucket_mean(frame: pd.DataFrame | None, column: str, t0_ms: int, bucket_s: int, buckets: int) -> list:
-    """Mean of a metrics column per time-series bucket (None where the bucket has no reading)."""
+def per_bucket_mean(points, t0_ms: int, bucket_s: int, buckets: int) -> list:
+    """Mean of (time_ms, value) readings per time-series bucket (None where the bucket has no reading)."""
     out = [None] * buckets
-    if frame is None or column not in frame.columns:
+    rows = [(t, v) for t, v in points if v is not None]
+    if not rows:
         return out
-    rows = frame[["time_ms", column]].dropna()
-    idx = ((rows["time_ms"].to_numpy() - t0_ms) // (1000 * bucket_s)).astype(np.int64)
+    times = np.array([t for t, _ in rows], dtype=np.int64)
+    idx = (times - t0_ms) // (1000 * bucket_s)
     ok = (idx >= 0) & (idx < buckets)
     if not ok.any():
         return out
-    means = pd.Series(rows[column].to_numpy()[ok]).groupby(idx[ok]).mean()
+    means = pd.Series(np.array([v for _, v in rows], dtype=float)[ok]).groupby(idx[ok]).mean()
     for i, v in means.items():
         out[int(i)] = float(v)
     return out
+
+
+def frame_points(frame: pd.DataFrame | None, column: str) -> list[tuple[int, float]]:
+    """(time_ms, value) of a metrics CSV's column (host-metrics.csv), for per_bucket_mean."""
+    if frame is None or column not in frame.columns:
+        return []
+    rows = frame[["time_ms", column]].dropna()
+    return list(zip(rows["time_ms"].astype(np.int64).tolist(), rows[column].astype(float).tolist()))

@@ -449,13 +449,15 @@ def ks_exponential(gaps) -> dict:
     """KS distance and p-value against an exponential of the same mean, as measured in whole milliseconds.
     `gaps`: an ExactHistogram, or an array of whole-ms gaps.
 
-    The mean of floor(g + f) is E[g] + 1/2, so μ = mean − 0.5. The p-value is the Kolmogorov distribution's
+    The measured gap G = floor(g + f) keeps the mean: E[G] = Σ_k P(G > k) = μ under exponential_cdf_measured,
+    so μ is the gaps' mean as measured (no half-millisecond correction: that would shift the null by 0.5 ms,
+    which a long run's KS rejects on a true exponential). The p-value is the Kolmogorov distribution's
     (ks_p_value): with the mean estimated from the data and a discrete null it is conservative (the true p
     is smaller), so a rejection (p < 0.05) stands.
     """
     gaps = _as_histogram(gaps)
     n = gaps.n
-    mu = gaps.mean() - 0.5 if n else None
+    mu = gaps.mean() if n else None
     if n < 2 or mu <= 0 or gaps.values[0] < 0:
         return {"d": None, "p": None, "mean_ms": mu}
     d = _discrete_ks(gaps, lambda k: exponential_cdf_measured(k, mu))

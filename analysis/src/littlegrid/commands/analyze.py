@@ -26,6 +26,8 @@ def add_arguments(parser) -> None:
                         "(default: the cell's cooldown_s, else 0)")
     parser.add_argument("--by-label", action="store_true", help="also compute the statistics per label "
                         "(always done for JTL files)")
+    parser.add_argument("--history", metavar="URL", help="also record the run in this history (a file path, "
+                        "sqlite:///FILE or postgresql://…; '' records nothing): `littlegrid history add`")
     parser.add_argument("--force", action="store_true", help="overwrite FILE even if it is not a littlegrid summary")
     add_reader_arguments(parser)
 
@@ -63,4 +65,7 @@ def main(args) -> int:
         print(result.run.unfinished.text())
     print(f"wrote {out}: {len(result.cells)} cells, {len(failed)} checks failed"
           + "".join(f"\n  {c.cell or 'grid'}: {c.name}: {c.explanation}" for c in failed[:20]))
+    if args.history:
+        from littlegrid.commands.history import add_run
+        print(add_run(str(out), args.history))
     return 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from littlegrid import summary as summary_file
 from littlegrid.atomic import write_atomic
-from littlegrid.criteria import evaluate, grammar
+from littlegrid.criteria import evaluate, grammar, relative
 from littlegrid.summary.model import Check, CriterionResult, Run, Summary
 from littlegrid.usererror import UserError
 
@@ -20,6 +20,9 @@ EXAMPLES = [
     "littlegrid check reports/ci-20260101T120000Z",
     "littlegrid check reports/ci-20260101T120000Z --junit target/surefire-reports/TEST-littlegrid.xml",
     "littlegrid check reports/ci-20260101T120000Z --criterion 'p99 <= 1s where users <= 40' --criteria-only",
+    "littlegrid check reports/ci-20260102T120000Z --baseline reports/ci-20260101T120000Z",
+    "littlegrid check reports/ci-20260102T120000Z --baseline history:last-pass --db reports/history.sqlite "
+    "--criterion 'p90 regress < 10%'",
 ]
 PREFIX = {"passed": "pass", "failed": "FAIL", "error": "FAIL", "skipped": "skip"}  # a criterion not evaluated fails
 
@@ -28,7 +31,7 @@ PREFIX = {"passed": "pass", "failed": "FAIL", "error": "FAIL", "skipped": "skip"
 class Outcome:
     """One JUnit testcase: a criterion on one cell, or one analysis check."""
 
-    kind: str  # "criterion" | "expectation" | "check"
+    kind: str  # "criterion" | "expectation" | "check" | "baseline"
     name: str  # e.g. "p90 < 300ms [users=20]" or "closed_law [users=20]"
     status: str  # "passed" | "failed" | "error" (could not be evaluated) | "skipped"
     message: str  # one line: the figure against its threshold, or why there is none
@@ -41,19 +44,49 @@ def add_arguments(parser) -> None:
                         help="an extra criterion, same grammar as the grid file (repeatable)")
     parser.add_argument("--criteria-only", action="store_true",
                         help="judge the criteria only; failed analysis checks do not fail the run")
+    parser.add_argument("--baseline", metavar="BASE", default="",
+                        help="also judge the run against a baseline: a run folder (or its summary.json), or "
+                             f"{relative.LAST_PASS} (the history's last run of this grid that passed); relative "
+                             "criteria (--criterion 'p90 regress < 10%') fail only beyond the run-to-run noise "
+                             f"(default criteria: {'; '.join(relative.DEFAULTS)})".replace("%", "%%") + "; '' = no baseline")
+    parser.add_argument("--db", metavar="URL", help="the history the noise and history:last-pass are read from and "
+                        "the verdict kept in (a file path, sqlite:///FILE or postgresql://…; default "
+                        "reports/history.sqlite when it exists)")
+    parser.add_argument("--allow-other-host", action="store_true",
+                        help="compare with a baseline run on another kind of host (CPUs, memory, OS), with a warning")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print what passed")
 
 
 def main(args) -> int:
-    _, summary = load_summary(args.run_dir)
-    outcomes = judge(summary, extra=args.criterion, criteria_only=args.criteria_only)
+    path, summary = load_summary(args.run_dir)
+    relatives = [c for c in args.criterion if relative.is_relative(c)]
+    if relatives and not args.baseline:
+        raise UserError(f"criterion '{relatives[0]}': a relative criterion needs --baseline (a run folder or "
+                        f"{relative.LAST_PASS})")
+    outcomes = judge(summary, extra=[c for c in args.criterion if c not in relatives],
+                     criteria_only=args.criteria_only)
+    gate = None
+    if args.baseline:
+        # imported here: the gate's bootstrap and statistics cost a plain `check` nothing
+        from littlegrid.commands import baseline
+        gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db or None,
+                                  allow_other_host=args.allow_other_host)
+        outcomes += baseline_outcomes(gate)
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
+    failed = counts["failed"] + counts["error"]
+    after = []  # the gate's lines, said after the verdicts; its files and verdict kept before anything is printed
+    if gate is not None:
+        from littlegrid.commands import baseline
+        after += [f"note: {note}" for note in gate.notes]
+        table = baseline.write_table(gate, path)
+        after += [f"wrote {table}"] if table is not None else []
+        kept = baseline.keep_verdict(gate, passed=not failed)
+        after += [f"note: {kept}"] if kept is not None else []
     for o in outcomes:
         if o.status in ("failed", "error") or args.verbose:
             print(f"{PREFIX[o.status]} {o.message}")
     if args.junit:
         write_junit(args.junit, outcomes, summary.run)
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
-    failed = counts["failed"] + counts["error"]
     closing = f"{counts['passed']} passed, {failed} failed"
     if counts["skipped"]:
         closing += f", {counts['skipped']} check{'s' * (counts['skipped'] != 1)} could not be made"
@@ -61,7 +94,18 @@ def main(args) -> int:
         closing += " (nothing to judge: the grid has no criteria" + ("" if args.criteria_only else
                                                                        " and the summary no checks") + ")"
     print(closing)
+    for line in after:
+        print(line)
     return 1 if failed else 0
+
+
+def baseline_outcomes(gate) -> list[Outcome]:
+    """One outcome per relative criterion x cell (history.gate's verdicts), or one skipped when there is no
+    baseline yet."""
+    if gate.baseline is None:
+        return [Outcome("baseline", "baseline [grid]", "skipped", gate.notes[0])]
+    status = {True: "passed", False: "failed", None: "error"}
+    return [Outcome("baseline", f"{r.criterion} [{r.cell}]", status[r.passed], r.message()) for r in gate.results]
 
 
 def load_summary(run_dir: str) -> tuple[Path, Summary]:

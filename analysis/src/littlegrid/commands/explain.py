@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from littlegrid import findings
 from littlegrid.commands.check import expectation_outcomes, load_summary
-from littlegrid.render import markdown
+from littlegrid.render import markdown, overview, words
 
 HELP = "print the findings of an analysed run: saturation, bottleneck, where requests wait, validity, advice"
 EXAMPLES = [
@@ -38,7 +37,9 @@ def main(args) -> int:
         print(summary.run.unfinished.text() + "\n")
     if summary.headline is not None:
         print(" ".join(summary.headline.sentences) + "\n")
-    print(findings.text(found))
+    o = overview.outcomes(summary)  # the verdict in the report's words
+    print(f"{words.VERDICT}: {words.verdict(o)}. {words.CHECKS}: {words.checks(o)}.\n")
+    print(words.text(summary.findings))
     outcomes = expectation_outcomes(summary)
     if outcomes:
         print("\nexpected findings (the grid's expect):")

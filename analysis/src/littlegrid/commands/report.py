@@ -68,7 +68,8 @@ def _report(args: argparse.Namespace, source: dict, image: "summary_png.Backgrou
     index = pages.build_report(summary, out_dir, arms_note=arms_note)
     # the answer for places that show no HTML: Markdown for a CI job summary or a pull-request comment, and the key
     # chart as an image
-    atomic.write_atomic(out_dir / "summary.md", markdown.summary_markdown(summary, "index.html").encode("utf-8"))
+    md = markdown.summary_markdown(summary, "index.html", image="summary.png")  # summary.png lies beside it
+    atomic.write_atomic(out_dir / "summary.md", md.encode("utf-8"))
     if image is None:
         summary_png.write(summary, out_dir / "summary.png", title)
     run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None

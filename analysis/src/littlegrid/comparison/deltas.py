@@ -78,18 +78,7 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
     replicates = {"A": None, "B": None}
     if sa is not None and sb is not None:
         for tag, s, cell in (("A", sa, a), ("B", sb, b)):
-            rng = bootstrap.rng_for(seed, f"{tag}:{a.id}")
-            qs = [q for *_, q in METRICS if q]
-            # blocks of seconds keep queued requests together; one by one only when the blocks disagree
-            lat = (bootstrap.replicate_latencies_in_stored_blocks(s.blocks, qs, rng, reps) if s.blocks is not None
-                   else bootstrap.replicate_latencies(s.latencies, qs, rng, reps))
-            r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
-            x = bootstrap.replicate_throughput(s.per_second, rng, reps)
-            # completions per whole second vs per window length: rescale so replicates centre on the summary's X
-            x_summary = figure(cell, "throughput_per_s")
-            if x_summary and s.per_second.mean() > 0:
-                r["throughput_per_s"] = x * (x_summary / s.per_second.mean())
-            replicates[tag] = r
+            replicates[tag] = cell_replicates(cell, s, bootstrap.rng_for(seed, f"{tag}:{a.id}"), reps)
     metrics = []
     for key, name, higher, _ in METRICS:
         d = bootstrap.delta(figure(a, key), figure(b, key), (replicates["A"] or {}).get(key),
@@ -104,6 +93,22 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
                     else equivalence.UNKNOWN if verdicts == {equivalence.UNKNOWN} else UNDECIDED)
     return {"a": a, "b": b, "metrics": metrics, "verdict": cell_verdict,
             "error_rate": (figure(a, "error_rate"), figure(b, "error_rate"))}
+
+
+def cell_replicates(cell: Cell, samples: CellSamples, rng, reps: int) -> dict:
+    """Bootstrap replicates of every metric in METRICS (key -> array) for one cell of one run: the comparison's
+    intervals of a difference and the history's interval of a run's own figure (littlegrid.history.figures) draw
+    them the same way. Blocks of seconds keep queued requests together; one by one only when the blocks disagree."""
+    qs = [q for *_, q in METRICS if q]
+    lat = (bootstrap.replicate_latencies_in_stored_blocks(samples.blocks, qs, rng, reps) if samples.blocks is not None
+           else bootstrap.replicate_latencies(samples.latencies, qs, rng, reps))
+    r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
+    x = bootstrap.replicate_throughput(samples.per_second, rng, reps)
+    # completions per whole second vs per window length: rescale so replicates centre on the summary's X
+    x_summary = cell.overall.throughput_per_s if cell.overall is not None else None
+    if x_summary and samples.per_second.mean() > 0:
+        r["throughput_per_s"] = x * (x_summary / samples.per_second.mean())
+    return r
 
 
 def sample_note(samples: CellSamples | None) -> str:

@@ -18,7 +18,7 @@ from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, ran
 from littlegrid.findings.two_arms import Arms, two_arms
 from littlegrid.summary.model import Summary
 
-__all__ = ["Arms", "Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "headline", "as_json", "two_arms", "text"]
+__all__ = ["Arms", "Figure", "Finding", "KIND_ORDER", "STANDINGS", "findings", "headline", "as_json", "two_arms"]
 
 
 def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
@@ -64,21 +64,15 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
 
 
 def headline(summary: Summary, found: list[Finding]) -> dict | None:
-    """The summary's headline (Summary.headline) from the ranked findings."""
-    return headline_words.headline(summary, found, single_test.is_single_test(summary))
+    """The summary's headline (Summary.headline) from the ranked findings, with the cells it cites: those of the
+    findings its sentences are composed from, in the summary's cell order (the report marks them on its first
+    chart)."""
+    head = headline_words.headline(summary, found, single_test.is_single_test(summary))
+    if head is None:
+        return None
+    cited = {c for i in head["findings"] for c in found[i].cells}
+    return head | {"cells": [c.id for c in summary.cells if c.id in cited]}
 
 
 def as_json(found: list[Finding]) -> list[dict]:
     return [f.as_dict() for f in found]
-
-
-def text(found: list[dict]) -> str:
-    """Plain text, one numbered paragraph per finding (dicts as stored in summary.json)."""
-    lines = []
-    for i, f in enumerate(found, 1):
-        head = f"{i}. [{f['kind']}" + (f" {f['resource']}" if f.get("resource") else "") + f", {f['standing']}]"
-        lines.append(f"{head} {f['statement']}")
-        lines.append(f"   standing: {f['standing']}: {f['why']}")
-        if f.get("recommendation"):
-            lines.append(f"   do: {f['recommendation']}")
-    return "\n".join(lines) if lines else "no findings: the summary holds no cells with figures"

@@ -8,7 +8,7 @@ from littlegrid.analysis.curves import OPEN
 from littlegrid.findings.base import (THROTTLE, TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, knob,
                                       ms, num, overall, rate, users)
 from littlegrid.summary.model import Curve
-from littlegrid.findings.capacity import Plateau, n_star_reach
+from littlegrid.findings.capacity import Plateau, n_star_reach, served
 from littlegrid.summary.model import Cell, Summary
 
 SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative gain
@@ -37,7 +37,7 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     if not use_peak and n_star_reach(b, p.curve, p.members, [p]) == "ceiling":
         rounding += (f"; X is already level at the lightest cell, N = {users(p.members[0]):g}, so this is an upper "
                      f"bound: run lighter cells to place the limit")
-    past = (f"past it X stays near {rate(overall(p.cells[-1], 'throughput_per_s'))} and every further request only "
+    past = (f"past it X stays near {rate(served(p.cells[-1]))} and every further request only "
             f"adds to R (N = {users(p.cells[-1]):g} gave R = {ms(overall(p.cells[-1], 'mean_ms'))})")
     throttle = _throttle(summary, p)
     if throttle is None:
@@ -49,7 +49,7 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
                      f"{throttle:g} request{'s' if throttle != 1 else ''} in service"
                      f"{'' if THROTTLE in head else f' ({THROTTLE} = {throttle:g})'}, "
                      f"at or below the about {math.ceil(limit):g} given by {source}{rounding}; beyond it X stays near "
-                     f"{rate(overall(p.cells[-1], 'throughput_per_s'))} and further requests wait in the throttle's "
+                     f"{rate(served(p.cells[-1]))} and further requests wait in the throttle's "
                      f"queue (N = {users(p.cells[-1]):g} gave R = {ms(overall(p.cells[-1], 'mean_ms'))}).")
         recommendation = f"concurrency limit ≈ {math.ceil(limit):g} (the throttle's {throttle:g} is within it)"
     else:

@@ -136,15 +136,50 @@ def knob(summary: Summary, cell: Cell, name: str) -> float | None:
         return None
 
 
+# What a scraped pool is called, by the kind the analysis's mapping gave it (Server.pool_kind; analysis/observed.py)
+POOL_NAMES = {"tomcat": "Tomcat's thread pool", "jetty": "Jetty's thread pool", "executor": "the executor pool"}
+
+
+def pool_kind(summary: Summary, cell: Cell) -> str | None:
+    """What the cell's busy-thread figures measure: the pool kind the analysis mapped (Server.pool_kind); the
+    sample server's runs (its knob threads.max set, or server figures without a mapped kind: a littlegrid before
+    [observe] scraped the sample server alone) are Tomcat; None: not known, and no finding may name Tomcat."""
+    s = cell.server
+    if s is not None and s.pool_kind:
+        return s.pool_kind
+    if knob(summary, cell, TOMCAT_THREADS) is not None or s is not None:
+        return "tomcat"
+    return None
+
+
+def pool_words(summary: Summary, cell: Cell) -> str:
+    """The pool in words, from what was scraped: "Tomcat's thread pool", "the executor pool 'jobs'", "the pool
+    'workers'" (the user's [observe.pools] name), else "the service's worker pool"."""
+    kind = pool_kind(summary, cell)
+    name = cell.server.pool_name if cell.server is not None else None
+    if kind == "named":
+        return f"the pool '{name}'" if name else "the pool named in [observe.pools]"
+    if kind == "executor" and name:
+        return f"the executor pool '{name}'"
+    return POOL_NAMES.get(kind or "", "the service's worker pool")
+
+
+def pool_size_name(summary: Summary, cell: Cell) -> str:
+    """What the pool's size is called: Tomcat's threads.max, else the pool's size."""
+    return "threads.max" if pool_kind(summary, cell) == "tomcat" else "the pool's size"
+
+
 def threads_max(summary: Summary, cell: Cell) -> tuple[float | None, str]:
-    """(Tomcat's thread pool size, how it is known): a knob, else Tomcat's default when the server reported
-    metrics (the sample server is Tomcat), else unknown."""
+    """(the thread pool's size, how it is known): a knob, else what the server reported, else Tomcat's default when
+    the pool is Tomcat's (the sample server's), else unknown."""
     value = knob(summary, cell, TOMCAT_THREADS)
     if value is None and cell.server is not None and num(cell.server.threads_max) is not None:
-        return cell.server.threads_max, f"the server reports threads.max = {cell.server.threads_max:g}"
+        size = cell.server.threads_max
+        return size, (f"the server reports threads.max = {size:g}" if pool_kind(summary, cell) == "tomcat"
+                      else f"the server reports a pool of {size:g}")
     if value is not None:
         return value, f"{TOMCAT_THREADS} = {value:g}"
-    if cell.server is not None:
+    if cell.server is not None and pool_kind(summary, cell) == "tomcat":
         return float(TOMCAT_DEFAULT_THREADS), f"Tomcat's default {TOMCAT_DEFAULT_THREADS} threads"
     return None, "unknown"
 

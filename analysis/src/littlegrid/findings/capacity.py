@@ -9,10 +9,11 @@ from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
+from littlegrid.findings import precision
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
-                                      num, overall, overhead_explains, pct, rate, span, think_excess_ms,
-                                      threads_max, users, where_of)
+                                      num, overall, overhead_explains, pct, pool_kind, pool_size_name, pool_words,
+                                      rate, span, think_excess_ms, threads_max, users, where_of)
 from littlegrid.summary.model import Bounds, Cell, Curve, Summary, Tail
 
 # Saturation: the load grew by at least LOAD_STEP while X grew by at most LEVEL_GROWTH.
@@ -52,6 +53,14 @@ class Plateau:
         return self.curve.fixed
 
 
+def served(cell: Cell) -> float | None:
+    """The cell's throughput of successful requests (all its responses' when the summary lacks the split): a level
+    is judged on what the service answered, since failures answered fast (a proxy's 502 past its upstream limit, a
+    refused connection) hold no server for their service time and would make a capped service look as if it grew."""
+    ok = overall(cell, "successes_per_s")
+    return ok if ok is not None else overall(cell, "throughput_per_s")
+
+
 def _line(bound: Bounds | None, cell: Cell) -> float | None:
     """The contention-free line at this cell (per second): N/(D+Z) when closed, the offered λ when open."""
     if cell.intended.rate_per_s is not None and curve_rules.workload_of(cell) == curve_rules.OPEN:
@@ -76,7 +85,8 @@ def starved(cell: Cell) -> bool:
 
 def _open_plateau(curve: Curve, members: list[Cell]) -> Plateau | None:
     """An open curve saturates where the offered λ is no longer served (beyond its Poisson noise): from the first
-    such cell on. It holds when the server's resource was full there (the analysis's overload record)."""
+    such cell on. It holds when the server's resource was full there (the analysis's overload record); without a
+    busy-thread figure it is suggested when R rose through each such cell while the generator delivered its plan."""
     short = {o.cell: o for o in curve.overload}
     first = next((k for k, c in enumerate(members) if c.id in short), None)
     if first is None:
@@ -86,10 +96,18 @@ def _open_plateau(curve: Curve, members: list[Cell]) -> Plateau | None:
     o = short[cells[0].id]
     why = (f"X below the offered λ by more than its noise from {load_words(curve, o.offered_per_s)} on "
            f"({rate(o.served_per_s)} served of {rate(o.offered_per_s)}, noise {o.shortfall_noise_per_s:.2g}/s)")
-    if not full:
-        return None  # the server was not the limit: the generator or the network was (validity says which)
-    return Plateau(curve, members, cells, curve.models.bounds, "holds", why + "; the server's resource was full",
-                   "open")
+    if full:
+        return Plateau(curve, members, cells, curve.models.bounds, "holds", why + "; the server's resource was full",
+                       "open")
+    # Nothing measured at the server: a queue that grew through every such cell, while the generator delivered
+    # its plan (no sizing or fidelity failure beyond JMeter's per-cycle work), is the server's, but which of its
+    # resources was full no figure says: suggested, not held
+    queued = [c for c in cells if short[c.id].busy is None and c.trend is not None and c.trend.rising and not starved(c) and failed(c, "generator_sizing") is None]
+    if queued and len(queued) == len(cells):
+        return Plateau(curve, members, cells, curve.models.bounds, "suggests",
+                       why + "; R rose through each such window (the queue grew) while the generator delivered its "
+                       "plan, but no server figure says which resource was full", "open")
+    return None  # the server was not the limit: the generator or the network was (validity says which)
 
 
 def plateaus(summary: Summary) -> list[Plateau]:
@@ -103,11 +121,12 @@ def plateaus(summary: Summary) -> list[Plateau]:
             continue
         if len(members) < 2:
             continue
-        xs = [overall(c, "throughput_per_s") for c in members]
+        xs = [served(c) for c in members]
         start = None
         for k, c in enumerate(members):
             later = [j for j in range(k + 1, len(members)) if users(members[j]) >= LOAD_STEP * users(c)]
-            if later and all(xs[j] <= (1 + LEVEL_GROWTH) * xs[k] for j in range(k + 1, len(members))):
+            # a level of no successes is no service's limit (the outage and validity findings say why nothing succeeded)
+            if later and xs[k] and all(xs[j] <= (1 + LEVEL_GROWTH) * xs[k] for j in range(k + 1, len(members))):
                 start = k
                 break
         if start is not None:
@@ -126,7 +145,7 @@ def plateaus(summary: Summary) -> list[Plateau]:
                                f"{xs[-1] / line:.0%} of N/(D+Z), but no heavier cell shows X staying level"))
             continue
         lines = [_line(bound, c) for c in members]
-        contended = [k for k, (x, ln) in enumerate(zip(xs, lines)) if x is not None and ln and x < CONTENDED * ln]
+        contended = [k for k, (x, ln) in enumerate(zip(xs, lines)) if x and ln and x < CONTENDED * ln]
         if contended and contended[-1] == len(members) - 1:
             first = next(k for k in range(len(members)) if all(j in contended for j in range(k, len(members))))
             estimated = not _grid(bound)
@@ -154,7 +173,7 @@ def _bound_words(summary: Summary, p: Plateau) -> tuple[float | None, str]:
 
 
 def saturation(summary: Summary, p: Plateau) -> Finding:
-    xs = [overall(c, "throughput_per_s") for c in p.cells]
+    xs = [served(c) for c in p.cells]
     level = sum(xs) / len(xs)
     ceiling, bound_words = _bound_words(summary, p)
     first = p.cells[0]
@@ -167,7 +186,7 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
                      f"against {bound_words}.")
     if p.kind == "contended":
         last = p.cells[-1]
-        x, line, r = overall(last, "throughput_per_s"), _line(p.bound, last), overall(last, "mean_ms")
+        x, line, r = served(last), _line(p.bound, last), overall(last, "mean_ms")
         statement = (f"The system is contended from N = {users(first):g} on ({cells_words(p.cells, p.curve)}): X "
                      f"still grows, to {rate(x)} at N = {users(last):g}, but that is {x / line:.0%} of the "
                      f"contention-free N/(D+Z) = {rate(line)}; R = {ms(r)} against D = {ms(p.bound.d_ms)}, so "
@@ -178,10 +197,13 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
         statement += f" X is {level / ceiling:.0%} of that bound."
         if level < 0.8 * ceiling:
             statement += " Something other than the server's c servers limits it."
+    if any(overall(c, "errors") for c in p.cells):
+        statement += " X counts the successful responses: failures answered fast hold no server for its service time."
     evidence = tuple(Figure("X", x, "/s", c.id) for x, c in zip(xs, p.cells))
     line_name = "λ offered" if p.kind == "open" else "N/(D+Z)"
     evidence += tuple(Figure(line_name, _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
-    figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling}
+    figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling,
+               "bound_basis": "grid" if _grid(p.bound) else "estimated"}
     if p.kind == "open":
         figures["offered_per_s"] = load(p.curve, first)
     return Finding("saturation", statement, p.standing, p.why, evidence, fields(figures),
@@ -206,7 +228,8 @@ def overload(summary: Summary) -> list[Finding]:
                     f"{ms(t.last_ms)} in its last; Kendall τ = {t.tau:.2f}, p = {t.p:.1g})"
                     if o.overloaded else "R did not rise through the window: the excess was refused or never sent")
             busy = (f"busy {o.busy:.3g} of {o.servers:g} threads" if o.busy is not None and o.servers
-                    else f"{server_cpu.owner(summary.run)} CPU {pct(o.cpu_util)}" if o.resource == "cpu"
+                    else f"{server_cpu.owner(_cell(members, o.cell).server_cpu)} CPU {pct(o.cpu_util)}"
+                    if o.resource == "cpu"
                     else f"X at {basis}")
             parts.append(f"offered {rate(o.offered_per_s)} exceeds capacity ≈ {rate(cap)} ({basis}); "
                          f"{rate(o.served_per_s)} served, {busy}; {grew}")
@@ -233,6 +256,11 @@ def overload(summary: Summary) -> list[Finding]:
 
 # ---------------------------------------------------------------- the bottleneck
 
+def _cell(members, cell_id: str):
+    """The member cell of that id (its server CPU says whose CPU an overload row's figure is)."""
+    return next(c for c in members if c.id == cell_id)
+
+
 def _mean(values):
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
@@ -252,7 +280,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     a generator that did not deliver, saturated cores, a throttle's queue, a full thread pool, refused
     connections; else unknown, naming what to measure."""
     cells, ids = p.cells, tuple(c.id for c in p.cells)
-    xs = [overall(c, "throughput_per_s") for c in cells]
+    xs = [served(c) for c in cells]
     figures = {"throughput_per_s": _mean(xs), "users": users(cells[0])}
     where = where_of(cells) or tuple(p.group.items())
     on = cells_words(cells, p.curve)
@@ -262,12 +290,12 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                        fields(figures | extra), where, ids, resource)
 
     servers = [c.server for c in cells]
-    cpus = [num(server_cpu.util(c.host)) for c in cells]
+    cpus = [num(server_cpu.util(c)) for c in cells]
     cpu = _mean(cpus)
-    shared = server_cpu.shared(summary.run)
-    elsewhere = server_cpu.basis(summary.run) == server_cpu.GENERATOR_HOST  # the host measured is JMeter's alone
+    shared = server_cpu.shared(cells[0])
+    elsewhere = server_cpu.basis(cells[0]) == server_cpu.GENERATOR_HOST  # older summaries: JMeter's host alone
     # pinned ([server] cpus): its own cores, measured apart
-    cpu_name = f"{server_cpu.owner(summary.run)} CPU"
+    cpu_name = f"{server_cpu.owner(cells[0].server_cpu)} CPU"
     # The generator is to blame only when the server was not the limit: its pool not busy c of c, the cores not
     # saturated, and yet the load asked for was not put on by more than JMeter's per-cycle work explains
     # (laws.GENERATOR_OVERHEAD_MS). An open plan's thread pool fills as a consequence of a saturated server, and
@@ -291,7 +319,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         c, k = sizing[0]
         return found("generator", f"The generator sets X = {rate(_mean(xs))} at {on}: its thread pool is nearly "
                      f"exhausted in {cell_words(c)} ({k.explanation}) while the server was not at its limit "
-                     f"(busy threads below threads.max, {cpu_name} {'unknown' if cpu is None else pct(cpu)}).",
+                     f"({_pool_below(summary, cells[0], busy)}, {cpu_name} "
+                     f"{'unknown' if cpu is None else pct(cpu)}).",
                      "holds",
                      "an open plan without free threads cannot start requests on time, and no server resource was full",
                      [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
@@ -301,8 +330,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         at = _cpu_quoted(p)  # one CPU per request per curve, the one its host limit quotes
         cost = at.cpu_per_request if at is not None else None
         limit = p.curve.models.host_limit
-        text = (f"{server_cpu.owner(summary.run).capitalize()} CPU caps X = {rate(x)} at {on}: "
-                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(summary.run)} is {pct(cpu)} busy"))
+        text = (f"{server_cpu.owner(cells[0].server_cpu).capitalize()} CPU caps X = {rate(x)} at {on}: "
+                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(cells[0])} is {pct(cpu)} busy"))
         if elsewhere:
             text += " (the server ran elsewhere: its CPU is not measured)"
         if cost is not None:
@@ -347,16 +376,20 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         blind = [c for c, b in zip(cells, busy) if b is None]
         busy_words = ", ".join(f"{b:.3g} at {load_words(p.curve, load(p.curve, c))}"
                                for b, c in zip(busy, cells) if b is not None)
-        return found("thread_pool", f"Tomcat's thread pool caps X = {rate(_mean(xs))} at {on}: of its {t:g} "
-                     f"threads ({how}) {busy_words} are busy on average."
-                     + (f" At {', '.join(load_words(p.curve, load(p.curve, c)) for c in blind)} the server metrics are missing "
-                        f"({_no_metrics(blind[0])}); X there is the same level." if blind else ""), "holds",
-                     f"busy threads at least {BUSY_SHARE:.0%} of threads.max while X stays level" +
+        named = pool_words(summary, cells[0])
+        return found("thread_pool", f"{named[0].upper() + named[1:]} caps X = {rate(_mean(xs))} at {on}: of its "
+                     f"{t:g} threads ({how}) {busy_words} are busy on average."
+                     + (f" At {', '.join(load_words(p.curve, load(p.curve, c)) for c in blind)} "
+                        f"the server metrics are missing{_why_missing(blind[0])}; X there is the same level."
+                        if blind else ""), "holds",
+                     f"busy threads at least {BUSY_SHARE:.0%} of {pool_size_name(summary, cells[0])} while X stays "
+                     f"level" +
                      ("" if cpu is None else f"; {cpu_name} {pct(cpu)}, not saturated" if cpu < CPU_BUSY
                       else f"; {cpu_name} {pct(cpu)} too, but R_server = {ms(r_server)} is the service time "
                            f"S = {ms(s_grid)}, so the threads are not slowed by the cores"),
                      [Figure("busy threads", b, "threads", c.id) for b, c in zip(busy, cells)],
-                     busy_threads=_mean(busy), threads_max=t)
+                     busy_threads=_mean(busy), threads_max=t, pool=named,
+                     pool_kind=pool_kind(summary, cells[0]) or "unknown")
 
     connection = {c.id: _connection_errors(c) for c in cells}
     if any(connection.values()):
@@ -368,12 +401,14 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     c_grid = p.bound.d_ms / p.bound.d_max_ms if s_grid is not None and ceiling else None
     if missing and t is not None and c_grid is not None and abs(_mean(xs) / ceiling - 1) <= 0.1 \
             and round(c_grid) == round(t):
-        return found("thread_pool", f"Tomcat's thread pool probably caps X = {rate(_mean(xs))} at {on}: X is "
-                     f"{_mean(xs) / ceiling:.0%} of c/S with c = {how}; cannot confirm busy threads: no server "
-                     f"metrics in {', '.join(cell_words(c) for c in missing)} ({_no_metrics(missing[0])}).",
+        named = pool_words(summary, cells[0])
+        return found("thread_pool", f"{named[0].upper() + named[1:]} probably caps X = {rate(_mean(xs))} at {on}: "
+                     f"X is {_mean(xs) / ceiling:.0%} of c/S with c = {how}; cannot confirm busy threads: "
+                     f"{_no_metrics(missing[0])} in {', '.join(cell_words(c) for c in missing)}.",
                      "suggests",
                      "X matches the thread pool's c/S, but the server's busy-thread count is missing",
-                     [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)], bound_per_s=ceiling)
+                     [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)], bound_per_s=ceiling, threads_max=t,
+                     pool=named, pool_kind=pool_kind(summary, cells[0]) or "unknown")
     if short:
         c, k = short[0]
         return found("generator", f"The generator may set X = {rate(_mean(xs))} at {on}: {starved_words} "
@@ -381,29 +416,117 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      f"{'unknown' if cpu is None else pct(cpu)} and no server resource is seen full.", "suggests",
                      "the load asked for was not put on beyond per-cycle overhead, but the cores were not saturated",
                      [Figure(f"{k.name} relative error", num(k.rel_error), "", c.id) for c, k in short])
-    absent = []
-    if missing:
-        absent.append("server metrics (busy threads, in-flight, throttle queue)")
-    if cpu is None:
-        absent.append(cpu_name)
-    what = "; ".join(absent) if absent else "the figures present (busy threads, CPU, queues) name no resource"
+    limit = _laws_limit(summary, p, xs, missing, found)
+    if limit is not None:
+        return limit
     return found("unknown", f"X stays level at {rate(_mean(xs))} at {on}, and cannot tell what caps it: "
-                 f"{what}. Measure next: busy threads vs threads.max, host CPU, the throttle queue, connection "
-                 f"errors by class, and the generator's own CPU.", "cannot tell",
+                 f"{_absent(summary, p, missing)}. Measure next: {_measure_next(summary, cells[0])}.", "cannot tell",
                  "saturated, but no evidence names a resource",
                  [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)])
 
 
-def _no_metrics(cell: Cell) -> str:
-    """Why a cell has no server figures, as the summary says it."""
+def _pool_below(summary: Summary, cell: Cell, busy: list) -> str:
+    """"busy threads below threads.max" when a pool was measured (its size by the pool's own name), else that no
+    pool was measured: never a claim about a pool no figure shows."""
+    if all(b is None for b in busy):
+        return "no pool measured"
+    return f"busy threads below {pool_size_name(summary, cell)}"
+
+
+def _server_cpu_words(cells: list[Cell]) -> tuple[float | None, str | None]:
+    """(the server's CPU busy share over the cells, whose cores in words) from Cell.server_cpu, the analysis's one
+    answer; (None, None) when not measured: never the generator's host for the server's."""
+    rows = [c.server_cpu for c in cells]
+    if not rows or any(r is None or r.basis == server_cpu.NOT_MEASURED or num(r.util) is None for r in rows):
+        return None, None
+    return _mean([r.util for r in rows]), rows[0].words
+
+
+def _absent(summary: Summary, p: Plateau, missing: list[Cell]) -> str:
+    """What is missing to name the resource, each thing once: the server's metrics (with why, when the summary
+    says), its CPU."""
+    absent = []
+    if missing:
+        absent.append(_no_metrics(missing[0]))
+    if _server_cpu_words(p.cells)[0] is None:
+        absent.append("the server's CPU was not measured")
+    return "; ".join(absent) if absent else "the figures present name no resource"
+
+
+def _measure_next(summary: Summary, cell: Cell) -> str:
+    """What to scrape to tell the resource apart, in the words of the service as known: the sample server's (Tomcat,
+    its throttle) only when it is that server; otherwise the [observe] sources docs/observe.md lists."""
+    if pool_kind(summary, cell) == "tomcat":
+        throttle = ", the throttle queue" if knob(summary, cell, THROTTLE) is not None else ""
+        return (f"busy threads vs threads.max, the server's CPU{throttle}, connection errors by class, and the "
+                f"generator's own CPU")
+    return ("with [observe], the service's pool metric (busy against its size) or its process CPU, and "
+            "node_exporter on its host (docs/observe.md); connection errors by class, and the generator's own CPU")
+
+
+def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cell], found) -> Finding | None:
+    """With no busy-thread figure in any cell of a level plateau, the laws still size the limit: Little's law at the
+    server gives the requests in service at the highest throughput, L = X_max·D (the curve's models:
+    analysis.models.concurrency), and a plateau means a limit of about L holds them: c workers of service time S
+    cap X at c/S, and then X·S = c, whatever the workers are. Said as "suggests": which resource it is (threads or
+    processes, connections, cores) needs a scraped figure. None for a contended curve (X still grows), without the
+    model, or with fewer than one request in service (no concurrency limit: a rate cap of another kind)."""
+    conc = p.curve.models.concurrency
+    if p.kind == "contended" or conc is None or len(missing) != len(p.cells):
+        return None
+    low, high = num(conc.low), num(conc.high)
+    if (high if high is not None else conc.in_service) < 1:
+        return None
+    by_id = {c.id: c for c in p.members}
+    light = by_id.get(conc.d_cell)
+    held = precision.count(conc.in_service, low, high)
+    at = f" at {load_words(p.curve, load(p.curve, light))}" if light is not None else ""
+    cpu, cpu_whose = _server_cpu_words(p.cells)
+    kinds = ("worker threads or processes, connections, or cores" if cpu is None or cpu >= CPU_BUSY
+             else "worker threads or processes, or connections")
+    cpu_words = ("the server's CPU was not measured" if cpu is None
+                 else f"{cpu_whose} {'were' if cpu_whose.endswith('s') else 'was'} {pct(cpu)} busy"
+                 + ("" if cpu >= CPU_BUSY else ", not full"))
+    statement = (f"X stays level at {rate(_mean(xs))} at {cells_words(p.cells, p.curve)}: the service holds "
+                 f"{held} request{'' if held == 'about 1' else 's'} at once ({rate(conc.x_max_per_s)} × "
+                 f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it. "
+                 f"{_no_metrics(missing[0])[0].upper() + _no_metrics(missing[0])[1:]} and {cpu_words}: to tell "
+                 f"which, measure next {_measure_next(summary, p.cells[0])}.")
+    interval = (f"; L = {precision.interval(conc.in_service, low, high)} with its 95% interval, the product of the "
+                f"ends of X's and D's" if None not in (low, high)
+                else "; without an interval (no histogram or seconds to judge X and D by)")
+    heaviest = p.cells[-1]
+    r, x = overall(heaviest, "mean_ms"), overall(heaviest, "successes_per_s")
+    waiting = x * (r - conc.d_ms) / 1000.0 if r is not None and x and p.kind != "open" else None
+    return found("concurrency", statement, "suggests",
+                 f"Little's law at the server, L = X_max·D: X_max = {rate(conc.x_max_per_s)} of successful "
+                 f"requests, D = R = {ms(conc.d_ms)} at the lightest cell, where nothing queues{interval}; a level X "
+                 f"means a limit of that many holds them, but no scraped figure says which resource it is",
+                 [Figure("X_max (successes)", conc.x_max_per_s, "/s", conc.x_cell),
+                  Figure("D = R at the lightest cell", conc.d_ms, "ms", conc.d_cell),
+                  Figure("L = X_max·D", conc.in_service, "requests")],
+                 in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held,
+                 x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms,
+                 waiting=waiting if waiting is not None and waiting > 0 else None,
+                 waiting_at=users(heaviest) if waiting is not None and waiting > 0 else None)
+
+
+def _why_missing(cell: Cell) -> str:
+    """" (3 scrapes failed)": why a cell has no server figures, as the summary says it ("" when it has no server
+    record at all: then there is nothing more to say than that they are missing)."""
     s = cell.server
     if s is None:
-        return "no server metrics"
+        return ""
     if s.in_front_reason:
-        return str(s.in_front_reason)
+        return f" ({s.in_front_reason})"
     if s.failed_scrapes:
-        return f"{s.failed_scrapes} scrapes failed"
-    return "no server-metrics readings in the window"
+        return f" ({s.failed_scrapes} scrapes failed)"
+    return " (no readings in the window)"
+
+
+def _no_metrics(cell: Cell) -> str:
+    """"no server metrics" with why, once: "no server metrics (3 scrapes failed)"."""
+    return "no server metrics" + _why_missing(cell)
 
 
 def _errors_by_class(cell: Cell) -> dict:
@@ -544,8 +667,8 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
                                                         "users": users(heaviest[0])}),
                                where_of(cells) or tuple(group.items()), tuple(c.id for c in cells), "in_front"))
         if blind:
-            out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, curve)}: no "
-                               f"server metrics ({_no_metrics(blind[0])}).", "cannot tell",
+            out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, curve)}: "
+                               f"{_no_metrics(blind[0])}.", "cannot tell",
                                "no server metrics in the saturated cells", (), (),
                                where_of(blind) or tuple(group.items()), tuple(c.id for c in blind)))
     return out

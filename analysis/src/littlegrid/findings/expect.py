@@ -30,7 +30,7 @@ from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
 KINDS = KIND_ORDER
-RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "unknown")
+RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "concurrency", "unknown")
 SAME, DIFFERENT = "same", "different"  # the arms' words: equivalent within the margin; the interval excludes zero
 # The word a kind may take after it (the finding's `resource`): a bottleneck's resource, where requests wait, the
 # shape of time in service, the timer's realised shape or the capacity it buys; for the arms, what X's interval

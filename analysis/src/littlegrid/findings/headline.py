@@ -1,17 +1,22 @@
-"""The headline: the run's answer in at most three sentences, composed from its findings and their figures.
+"""The headline: the run's answer in at most two sentences, composed from its findings and their figures, each
+figure at the precision its interval supports (findings.precision).
 
-1. what limits throughput and where, with the number (the first saturated curve's bottleneck and level);
-2. what the other curves do (saturated at their own level, or still growing);
-3. whether the test can be trusted (the trust group's findings, or that every check held).
-A single JTL gets its own: the throughput and the slowest transaction, where the errors are, a shift or burst.
+1. the main answer: what limits throughput and at what rate, how many requests are in service and where the rest
+   wait (the first saturated curve's bottleneck, level and waiting finding);
+2. the one thing that changes or completes it, the first of: a finding that says not to trust the figures (an
+   outage, a "Do not trust" cell); the grid's two arms, which to choose and by how much, as a ratio with its
+   interval; what the other curves do; whether every check held. A "read with care" note stays in the findings:
+   it qualifies the answer without changing it.
+A single JTL gets its own: the throughput and the slowest transaction, then a reason not to trust it, the errors,
+or a shift or burst.
 """
 
 from __future__ import annotations
 
-from littlegrid.findings.base import Finding, load_words, ms, num, pct, rate, response_law_words
+from littlegrid.findings import precision
+from littlegrid.findings.base import POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words
 from littlegrid.findings.single_test import outage_share
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
-from littlegrid.summary.comparison import interval_text
 from littlegrid.summary.model import Curve, Summary
 
 TRUST_KINDS = ("outage", "validity")
@@ -50,28 +55,62 @@ def _first(found: list[Finding], kind: str, curve: str | None = None, having: st
                  and (having is None or _figure(f, having) is not None) and f.standing != "cannot tell"), None)
 
 
+def _threads(f: Finding) -> str:
+    """"10 Tomcat threads", "4 threads of the pool 'workers'": the pool as the bottleneck named it."""
+    threads, kind, pool = _figure(f, "threads_max"), _figure(f, "pool_kind"), _figure(f, "pool")
+    if kind in (None, "tomcat"):  # the sample server's (a bottleneck of an older littlegrid names no kind)
+        return f"{threads:g} Tomcat threads" if threads else "Tomcat's thread pool"
+    named = str(pool) if pool else POOL_NAMES.get(str(kind), "the service's worker pool")
+    return f"{threads:g} threads of {named}" if threads else named[0].upper() + named[1:]
+
+
 def _limiter(f: Finding | None) -> str:
     """Who caps throughput, in words, from a bottleneck finding."""
     if f is None:
         return "Something not measured"
     if f.resource == "thread_pool":
-        threads = _figure(f, "threads_max")
-        return f"{threads:g} Tomcat threads" if threads else "Tomcat's thread pool"
+        return _threads(f)
+    if f.resource == "concurrency":
+        held = _figure(f, "held")
+        if not isinstance(held, str):
+            raise _Missing("held")
+        return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of "
+                f"{held.removeprefix('about ')}: worker threads or processes, connections, or cores)")
     return {"cpu": "The host's CPU", "throttle": "The throttle", "connections": "Connection limits",
             "generator": "The generator (not the server)"}.get(f.resource or "", "Something not measured")
 
 
-def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None) -> str:
-    """"4 Tomcat threads cap throughput at c/S = 40/s (39.8/s measured); past it response time grows as R = N/X − Z
-    = N/39.8 s − 1 s": the level, and past it R by the closed law with the curve's own Z (an open curve has no
-    N/X: past capacity its queue grows for as long as the load lasts)."""
+def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) -> str | None:
+    """Where the rest wait, at the heaviest cell that says: "at N = 100, 90 requests wait in front of the server"
+    (the waiting finding, from the server's own figures), or with only the laws, "at N = 16 the other 12 wait
+    where no figure shows" (the concurrency bottleneck's X·(R − D)); None when neither says."""
+    if waiting is not None:
+        n, at = _value(waiting, "waiting_in_front"), _value(waiting, "users")
+        return f"at {load_words(curve, at)}, {n:.3g} request{'s' if n != 1 else ''} wait in front of the server"
+    if bottleneck is not None and bottleneck.resource == "concurrency":
+        n, at = _figure(bottleneck, "waiting"), _figure(bottleneck, "waiting_at")
+        if isinstance(n, float) and isinstance(at, float):
+            return f"at {load_words(curve, at)} the other {n:.2g} wait where no figure shows (in front or inside)"
+    return None
+
+
+def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None, waiting: Finding | None = None) -> str:
+    """"With threads.max = 10, 10 Tomcat threads cap throughput at c/S = 100/s (98.7/s measured); at N = 100, 90
+    requests wait in front of the server": the limit, its rate, and where the rest wait; without a figure of where,
+    R past the level by the closed law with the curve's own Z (an open curve has no N/X: past capacity its queue
+    grows for as long as the load lasts)."""
     level, bound = _value(sat, "throughput_per_s"), _figure(sat, "bound_per_s")
+    from_grid = _figure(sat, "bound_basis") in (None, "grid")  # an older summary's bound: said as it was
     who = _limiter(bottleneck)
     verb = "caps" if who.endswith(("CPU", "pool", "throttle", "server)", "measured")) else "cap"
-    cap = (f"{'c/S = ' if bottleneck is not None and bottleneck.resource == 'thread_pool' else ''}{rate(bound)} "
-           f"({rate(level)} measured)" if bound else rate(level))
+    pool = bottleneck is not None and bottleneck.resource == "thread_pool"
+    cap = (f"{'c/S = ' if pool else ''}{rate(bound)} ({rate(level)} measured)" if bound and from_grid
+           else rate(level))
     text = (f"With {curve.label}, {who[0].lower() + who[1:] if not who[0].isdigit() else who}" if curve.fixed
             else who) + f" {verb} throughput at {cap}"
+    where = _said(_waiting, curve, bottleneck, waiting)
+    if where:
+        return text + f"; {where}"
     if curve.workload == "open":
         return text + "; past it the queue grows for as long as the load lasts"
     if level > 0:
@@ -94,78 +133,98 @@ def _other(curve: Curve, found: list[Finding]) -> str | None:
 
 
 def _arms(f: Finding) -> str | None:
-    """"Arms K = 0 against 2: at N = 8 throughput is equivalent within ±10% (+1.1%, 95% interval …); choose …", in
-    the finding's own words for X's verdict (two_arms.Arms._said); None for an arms finding that is not a group's
-    (a crossed one names no arms, or one without a verdict: it says nothing the headline could shorten)."""
+    """"Arms threads.max = 10 against 100: choose threads.max = 100: at N = 100 it gives about 9.9× the throughput
+    (9.1× to 10.7×)" when X decides the choice; else X's verdict in the finding's own words with its change at the
+    interval's precision, then the finding's choice. None for an arms finding that is not a group's (a crossed one
+    names no arms, or one without a verdict: it says nothing the headline could shorten)."""
     arms, said = _figure(f, "arms"), _figure(f, "verdict")
     if not arms or not said:
         return None
     rel, lo, hi = (num(_figure(f, k)) for k in ("rel", "rel_lo", "rel_hi"))
     at = _figure(f, "at")  # "N = 8" or "λ = 100/s": the load of the heaviest pair, as the finding names it
-    interval = f" ({interval_text(rel, lo, hi)})" if None not in (rel, lo, hi) else ""
-    choice = str(_figure(f, "choice") or "")
+    chosen, choice = _figure(f, "chosen"), str(_figure(f, "choice") or "")
+    known = None not in (rel, lo, hi)
+    if chosen and known and str(said).startswith("different") and (lo > 0 or hi < 0):
+        # the chosen arm over the other: b/a as measured when b is higher, else a/b (1/(1 + rel), its ends swapped)
+        up = rel > 0
+        ratio = precision.ratio(rel, lo, hi, "the throughput") if up else \
+            precision.ratio(1 / (1 + rel) - 1, 1 / (1 + hi) - 1, 1 / (1 + lo) - 1, "the throughput")
+        return f"Arms {arms}: choose {chosen}: {f'at {at} ' if at else ''}it gives {ratio}."
+    interval = f" ({precision.ratio(rel, lo, hi)})" if known else ""
     return (f"Arms {arms}: {f'at {at} ' if at else ''}throughput is {said}{interval}"
             + (f"; {choice[0].lower()}{choice[1:]}" if choice else "."))
 
 
-def _trust(found: list[Finding], summary: Summary) -> tuple[str, list[int]]:
+def _doubt(found: list[Finding]) -> tuple[str, list[int]] | None:
+    """The first finding that changes the answer, said as its first sentence: an outage, or a cell not to trust
+    ("Do not trust"), with how many more on trust follow; None without one. "Read with care" notes qualify the
+    answer without changing it: they stay in the findings."""
     worst = [i for i, f in enumerate(found) if f.kind == "outage"
              or (f.kind == "validity" and _figure(f, "grade") == "Do not trust")]
-    care = [i for i, f in enumerate(found) if f.kind == "validity" and _figure(f, "grade") == "Read with care"]
-    if worst:
-        first = found[worst[0]].statement.split(". ")[0].rstrip(".")
-        more = len(worst) - 1 + len(care)
-        return first + (f"; {more} more finding{'s' if more > 1 else ''} on trust below" if more else "") + ".", worst
-    if care:
-        first = found[care[0]].statement.split(". ")[0].rstrip(".")
-        return first + (f"; {len(care) - 1} more to read with care below" if len(care) > 1 else "") + ".", care[:1]
+    if not worst:
+        return None
+    first = found[worst[0]].statement.split(". ")[0].rstrip(".")
+    more = len(worst) - 1
+    return first + (f"; {more} more finding{'s' if more > 1 else ''} not to trust below" if more else "") + ".", \
+        worst[:1]
+
+
+def _checks(summary: Summary) -> str:
+    """Whether the figures passed their checks, when nothing else has a place in the headline."""
     checks = [k for c in summary.cells for k in c.checks if k.passed is not None] + \
         [k for k in summary.checks if k.passed is not None]
     if not checks:
-        return "No check of the queueing laws could be made, so how far to trust these figures is not known.", []
+        return "No check of the queueing laws could be made, so how far to trust these figures is not known."
     failed = [k for k in checks if k.passed is False]
     if not failed:
         return (f"The test can be trusted: every cell passed its {len(checks)} checks of the queueing laws and the "
-                f"load asked for.", [])
+                f"load asked for.")
     overloaded = {o.cell for k in summary.curves for o in k.overload if o.resource is not None}
     consequence = [k for k in failed if k.cell in overloaded and k.name in OVERLOAD_CONSEQUENCES]
     names = ", ".join(dict.fromkeys(k.name for k in failed))
     return (f"No finding puts the figures in doubt, but {len(failed)} of {len(checks)} checks failed ({names})"
             + (f", {len(consequence)} of them the overload's own consequence" if consequence else "")
-            + ": read them below.", [])
+            + ": read them below.")
 
 
 def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
-    sentences, used = [], []
+    """The main answer, then the one sentence that changes or completes it (the module's docstring)."""
+    answer, used = None, []
     saturated, others = [], []
     for curve in summary.curves:
         sat = _first(found, "saturation", curve.key, having="throughput_per_s")
         if sat is not None:
-            bottleneck = _first(found, "bottleneck", curve.key)
-            saturated.append((curve, sat, bottleneck))
+            saturated.append((curve, sat, _first(found, "bottleneck", curve.key),
+                              _first(found, "waiting", curve.key, having="waiting_in_front")))
         else:
             others.append(curve)
     if saturated:
-        curve, sat, bottleneck = saturated[0]
-        capped = _said(_capped, curve, found[sat], found[bottleneck] if bottleneck is not None else None)
+        curve, sat, bottleneck, waiting = saturated[0]
+        capped = _said(_capped, curve, *(found[i] if i is not None else None for i in (sat, bottleneck, waiting)))
         if capped:
-            sentences.append(capped + ".")
-            used += [i for i in (sat, bottleneck) if i is not None]
-    rest = [_said(_capped, c, found[s], found[b] if b is not None else None) for c, s, b in saturated[1:2]]
-    told = [(c, t) for c in others[:2] if (t := _said(_other, c, found))]
-    rest = [t for t in rest + [t for _, t in told] if t]
+            answer = capped + "."
+            used += [i for i in (sat, bottleneck, waiting) if i is not None]
+    doubt = _doubt(found)
     arms = _first(found, "arms", having="arms")  # a crossed finding (two groups' arms) names no arms of its own
     arms_words = _said(_arms, found[arms]) if arms is not None else None
-    if arms_words:  # a grid with two arms exists to compare them: that is the second sentence
-        sentences.append(arms_words)
-        used.append(arms)
+    rest = [_said(_capped, c, found[s], found[b] if b is not None else None) for c, s, b, _ in saturated[1:2]]
+    told = [(c, t) for c in others[:2] if (t := _said(_other, c, found))]
+    rest = [t for t in rest + [t for _, t in told] if t]
+    scaling = [i for c, _ in told if (i := _first(found, "scaling", c.key)) is not None]
+    if answer is None:  # nothing saturated: what the curves do is the answer
+        answer = "; ".join(rest) + "." if rest else "No curve saturated or grew over the load measured: see the " \
+            "cells below."
+        used += scaling
+        rest = []
+    if doubt is not None:
+        second, used = doubt[0], used + doubt[1]
+    elif arms_words:  # a grid with two arms exists to compare them
+        second, used = arms_words, used + [arms]
     elif rest:
-        sentences.append("; ".join(rest) + ".")
-        used += [i for c, _ in told if (i := _first(found, "scaling", c.key)) is not None]
-    if not sentences:
-        sentences.append("No curve saturated or grew over the load measured: see the cells below.")
-    text, idx = _trust(found, summary)
-    return sentences[:2] + [text], used + idx
+        second, used = "; ".join(rest) + ".", used + scaling
+    else:
+        second = _checks(summary)
+    return [answer, second], used
 
 
 def _failed(f: Finding) -> str:
@@ -210,6 +269,9 @@ def _slowest(slow: Finding) -> str:
 
 
 def single(found: list[Finding]) -> tuple[list[str], list[int]]:
+    """What the test ran at, then its failures (with an outage's share and where most are), else a reason not to
+    trust it; with none failed, that none did, with the first event of the test (an outage, a stall, a shift or
+    burst) in the same sentence."""
     sentences, used = [], []
     tp, slow = _first(found, "throughput"), _first(found, "slowest")
     ran = _said(_ran, found[tp]) if tp is not None else None
@@ -219,22 +281,25 @@ def single(found: list[Finding]) -> tuple[list[str], list[int]]:
         used += [tp] + ([slow] if slowest else [])
     err = _first(found, "errors")
     failed = _said(_failed, found[err]) if err is not None else None
+    doubt = next((i for i, f in enumerate(found) if f.kind == "validity" and _figure(f, "grade") == "Do not trust"),
+                 None)
+    events = [i for i in (_first(found, "outage"), _first(found, "stall"), _first(found, "latency_shift"),
+                          _first(found, "error_burst")) if i is not None]
     if failed:
         sentences.append(failed)
         used.append(err)
-    elif tp is not None:  # the errors finding counts every sample of the file: none failed
-        sentences.append("No request failed.")
-    shift = _first(found, "latency_shift")
-    burst = _first(found, "error_burst")
-    doubt = next((i for i, f in enumerate(found) if f.kind == "outage"
-                  or (f.kind == "validity" and _figure(f, "grade") == "Do not trust")), None)
-    stall = _first(found, "stall")
-    for i in (doubt, stall, shift, burst):
-        if i is not None and len(sentences) < 3:
-            sentences.append(found[i].statement.split(". ")[0].rstrip(".") + "." if i in (doubt, stall)
-                             else found[i].statement.split(": ")[0] + ".")
-            used.append(i)
-    return sentences[:3], used
+    elif doubt is not None:
+        sentences.append(found[doubt].statement.split(". ")[0].rstrip(".") + ".")
+        used.append(doubt)
+    elif tp is not None or events:  # the errors finding counts every sample of the file: none failed
+        event = None
+        if events:
+            f = found[events[0]]
+            event = f.statement.split(". ")[0].rstrip(".") if f.kind in ("outage", "stall") \
+                else f.statement.split(": ")[0]
+            used.append(events[0])
+        sentences.append("No request failed" + (f"; {event[0].lower() + event[1:]}" if event else "") + ".")
+    return sentences[:2], used
 
 
 def headline(summary: Summary, found: list[Finding], single_test: bool) -> dict | None:

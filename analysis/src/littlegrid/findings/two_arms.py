@@ -148,13 +148,13 @@ class Arms:
             statement += f" At {at} they differ in " + "; ".join(words for words, _ in differ) + "."
         cpu_words, cpu_figures = self._cpu_bound(last, x, differ)
         statement += cpu_words
-        choice, why = self._choice(last, x, differ, known)
+        choice, why, chosen = self._choice(last, x, differ, known)
         statement += f" {choice}"
         ids = tuple(i for r in rows for i in (r["a"].id, r["b"].id))
         figures = {"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
                    "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
                    "margin": self.margin, "arms": head, "at": at, "verdict": said if known else None,
-                   "choice": choice}
+                   "choice": choice, "chosen": chosen}
         figures |= {name: value for _, (name, value) in differ} | cpu_figures
         hungry = [c for c in (last["a"], last["b"]) if starved(c)]
         if hungry and known:
@@ -240,31 +240,32 @@ class Arms:
                                                                             vb / va if va > 0 else None)))
         return out
 
-    def _choice(self, row: dict, x: dict, differ: list, known: bool) -> tuple[str, str]:
+    def _choice(self, row: dict, x: dict, differ: list, known: bool) -> tuple[str, str, str | None]:
         """Which arm to choose, and why: the throughput shown higher first; at throughput equivalent within the
         margin the p99 shown lower, then the lower load average and time in service (less contention for the same
-        work); none while throughput is neither shown different nor equivalent (that would be choosing on noise)."""
+        work); none while throughput is neither shown different nor equivalent (that would be choosing on noise).
+        (the sentence, why, the arm chosen or None)."""
         name_a, name_b = self.name(self.a), self.name(self.b)
         margin = equivalence.margin_text(self.margin)
         verdict = x.get("verdict")
         if not known:
-            return "Which arm to choose cannot be told without intervals.", "no interval"
+            return "Which arm to choose cannot be told without intervals.", "no interval", None
         if verdict in (equivalence.BETTER, equivalence.WORSE):
             pick = name_b if verdict == equivalence.BETTER else name_a
             low, high = sorted((x["a"], x["b"]))
             more = f"{high / low - 1:.0%} more" if low > 0 else "where the other serves nothing"
             return (f"Choose {pick}: it serves {more} at {_at(row['a'])}.",
-                    "the choice goes to the throughput shown higher")
+                    "the choice goes to the throughput shown higher", pick)
         if verdict not in equivalence.WITHIN_MARGIN:
             return ("Neither arm can be chosen on throughput, which is neither shown different nor shown "
                     "equivalent: longer cells would tell.",
-                    "no choice while throughput is neither shown different nor equivalent")
+                    "no choice while throughput is neither shown different nor equivalent", None)
         equal = f"throughput equivalent within {margin}"
         p99 = _metric(row, "p99_ms")
         if p99.get("verdict") in (equivalence.BETTER, equivalence.WORSE):
             pick = name_b if p99["verdict"] == equivalence.BETTER else name_a
             return (f"Choose {pick}: {equal} with a lower p99 ({ms(min(p99['a'], p99['b']))} against "
-                    f"{ms(max(p99['a'], p99['b']))}).", "at equivalent throughput the p99 shown lower is chosen")
+                    f"{ms(max(p99['a'], p99['b']))}).", "at equivalent throughput the p99 shown lower is chosen", pick)
         for get, words in ((_load1, "load average"), (_in_service, "time in service")):
             va, vb = get(row["a"]), get(row["b"])
             if va is not None and vb is not None and min(va, vb) > 0 and max(va, vb) >= CHOOSE_RATIO * min(va, vb):
@@ -272,10 +273,10 @@ class Arms:
                 return (f"Choose {pick}: {equal}, p99 not shown to differ beyond the margin, and a lower {words} "
                         f"({min(va, vb):.3g} against {max(va, vb):.3g}{' ms' if words == 'time in service' else ''}):"
                         f" less contention for the same work.",
-                        f"at equivalent throughput and p99 the lower {words} is chosen")
+                        f"at equivalent throughput and p99 the lower {words} is chosen", pick)
         return (f"Either arm: {equal} and nothing else measured separates them at {_at(row['a'])}.",
                 f"X within the margin, p99 not shown better or worse, nor load average or time in service "
-                f"{CHOOSE_RATIO:g}-fold")
+                f"{CHOOSE_RATIO:g}-fold", None)
 
 
 def _metric(row: dict, key: str) -> dict:

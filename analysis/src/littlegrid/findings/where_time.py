@@ -85,10 +85,19 @@ def _measured(members: list[Cell]) -> list[tuple[Cell, float, float]]:
     return out
 
 
+def _whose(cell) -> str:
+    """Whose cores the requests in service share, after their count: nothing to add for this host's (shared with
+    JMeter), "the server was pinned to", or the host the server's own figure measured."""
+    if server_cpu.shared(cell):
+        return ""
+    if server_cpu.basis(cell) == server_cpu.SERVER_PINNED:
+        return " the server was pinned to"
+    return f" of {cell.server_cpu.host}"
+
+
 def service_time(summary: Summary) -> list[Finding]:
     """Per closed curve whose R grew with the load: does time in service stay flat or stretch?"""
     out = []
-    cores = server_cpu.cores(summary.run)
     for curve, members in curves(summary):
         if curve.workload == curve_rules.OPEN:
             continue
@@ -113,7 +122,7 @@ def service_time(summary: Summary) -> list[Finding]:
             shape = "stretched"
             statement = (f"Time in service stretches with the load{at}: {trend}; the service itself took "
                          f"{min(share, 1):.0%} of what R gained.")
-            cpu = server_cpu.util(c1.host)
+            cpu, cores = server_cpu.util(c1), server_cpu.cores(c1)
             (l0, _), (l1, how) = in_service(c0), in_service(c1)
             if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and l1 is not None and l1 > cores:
                 # the lightest cell's time in service, itself shared when it had more in service than cores
@@ -121,7 +130,7 @@ def service_time(summary: Summary) -> list[Finding]:
                 shared = l1 / cores * s
                 statement += (f" The {l1:.3g} requests in service ({how}) share the {cores:g} "
                               f"core{'s' if cores != 1 else ''}"
-                              f"{'' if server_cpu.shared(summary.run) else ' the server was pinned to'} "
+                              f"{_whose(c1)} "
                               f"({cpu:.0%} busy): each takes about L/cores × S = {l1:.3g}/{cores:g} × {ms(s)} = "
                               f"{ms(shared)}")
                 if abs(s1 / shared - 1) <= PS_SLACK:

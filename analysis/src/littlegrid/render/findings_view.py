@@ -1,15 +1,13 @@
 """The findings laid out as a performance engineer reads them: the answer, trust, what to do; each with how sure it is
 in plain words, its figures, and a link to the chart that shows the curve it is about (that curve highlighted).
 Everything here is read from the summary: the group, the curve and whether a finding is minor are the findings
-stage's."""
+stage's; the words are render/words.py's, the same `littlegrid explain` prints."""
 
 from __future__ import annotations
 
+from littlegrid.render import words
 from littlegrid.summary.model import Curve
 
-TITLES = {"answer": "The answer", "trust": "Can the figures be trusted?", "action": "What to do next"}
-SURE = {"holds": "measured", "suggests": "likely (one piece of evidence is missing)",
-        "cannot tell": "cannot tell (the data cannot decide)"}
 # the chart that shows what a finding is about: the throughput chart, or the response-time one
 ON_LATENCY = ("waiting", "knee", "overhead")
 
@@ -23,20 +21,23 @@ def evidence_chart(kind: str, curve: Curve) -> str:
 
 
 def groups(findings: list, curves: list[Curve], charts: set[str]) -> list[dict]:
-    """[{"group", "title", "major": [item], "minor": [item]}] in the findings' own order; an item is the finding
-    with `sure` (how sure, in words), `figures` (its evidence rows) and, when a drawn chart shows its curve,
-    `chart`, `colour` (the curve's index: its colour and series group) and `curve_label`."""
+    """[{"group", "title", "major": [item], "minor": [item]}] in reading order (words.by_group); an item is the
+    finding with `how_sure` (the words), `kind`, `figures` (its evidence rows: name, value, cell) and, when a drawn
+    chart shows its curve, `chart`, `colour` (the curve's index: its colour and series group) and `curve_label`."""
     colour = {k.key: i for i, k in enumerate(curves)}
     by_key = {k.key: k for k in curves}
-    out: dict[str, dict] = {}
-    for index, f in enumerate(findings):
-        group = getattr(f, "group", None) or "answer"
-        item = {"index": index, "f": f, "sure": SURE.get(f.standing, f.standing),
-                "kind": f.kind.replace("_", " ") + (f": {f.resource.replace('_', ' ')}" if f.resource else ""),
-                "figures": [e for e in f.evidence if e.value is not None]}
-        curve = by_key.get(getattr(f, "curve", None))
-        if curve is not None and evidence_chart(f.kind, curve) in charts:
-            item |= {"chart": evidence_chart(f.kind, curve), "colour": colour[curve.key], "curve_label": curve.label}
-        g = out.setdefault(group, {"group": group, "title": TITLES.get(group, group), "major": [], "minor": []})
-        g["minor" if getattr(f, "minor", False) else "major"].append(item)
-    return [out[g] for g in TITLES if g in out] + [g for k, g in out.items() if k not in TITLES]
+    out = []
+    for group, items in words.by_group(findings):
+        g = {"group": group, "title": words.group_title(group), "major": [], "minor": []}
+        for index, f in items:
+            item = {"index": index, "f": f, "how_sure": f"{words.HOW_SURE}: {words.sure(f.standing)}",
+                    "kind": words.kind(f), "do": words.DO, "figures_title": words.FIGURES,
+                    "figures": [{"name": e.name, "value": words.figure_value(e), "cell": e.cell}
+                                for e in words.figures(f)]}
+            curve = by_key.get(f.curve)
+            if curve is not None and evidence_chart(f.kind, curve) in charts:
+                item |= {"chart": evidence_chart(f.kind, curve), "colour": colour[curve.key],
+                         "curve_label": curve.label}
+            g["minor" if f.minor else "major"].append(item)
+        out.append(g)
+    return out

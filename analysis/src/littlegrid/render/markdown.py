@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from littlegrid.render import fmt, overview
+from littlegrid.render import fmt, overview, proof, words
 from littlegrid.summary.model import Summary
 
 TOP = 5          # findings listed (the rest are in the report)
@@ -22,21 +22,13 @@ def text(value) -> str:
 
 
 def _verdict(summary: Summary) -> str:
+    """The verdict and the checks in the report's words (render/words.py), with the first failed criteria."""
     o = overview.outcomes(summary)
-    if o["verdict"] == "pass":
-        head = f"**Verdict: pass**: all {o['criteria_passed']} criteria hold."
-    elif o["verdict"] == "fail":
-        head = f"**Verdict: FAIL**: {o['criteria_failed']} of {len(o['criteria'])} criteria fail."
-    elif o["verdict"] == "undecided":
-        head = (f"**Verdict: undecided**: no criterion fails, but {o['criteria_unknown']} of {len(o['criteria'])} "
-                f"could not be evaluated.")
-    else:
-        head = "**Verdict: none**: the grid gives no criteria."
     failed = [c for c in o["criteria"] if c["passed"] is False][:TOP]
-    lines = [head] + [f"- FAIL `{text(c['criterion'])}` at {text(c['cell'] or 'grid')}: "
-                      f"{text(fmt.metric(c['value'], c['metric'], c['unit']))}" for c in failed]
-    lines.append(f"\nChecks of the data: {o['checks_passed']} pass, {o['checks_failed']} fail, "
-                 f"{o['checks_unknown']} could not be made.")
+    lines = [f"**{text(words.VERDICT)}: {text(words.verdict(o))}**"]
+    lines += [f"- FAIL `{text(c['criterion'])}` at {text(c['cell'] or 'grid')}: "
+              f"{text(fmt.metric(c['value'], c['metric'], c['unit']))}" for c in failed]
+    lines.append(f"\n{text(words.CHECKS)}: {text(words.checks(o))}.")
     return "\n".join(lines)
 
 
@@ -45,10 +37,12 @@ def _table(summary: Summary) -> list[str]:
     rows = [(k, cid, x) for k in summary.curves for cid, x in zip(k.cells, k.x)]
     if not rows:  # a single test: its one cell
         rows = [(None, c.id, None) for c in summary.cells if c.overall is not None]
+    cited = set(summary.headline.cells) if summary.headline is not None else set()
     out = ["| curve | load | X (/s) | R | p90 | p99 | errors |", "|---|---:|---:|---:|---:|---:|---:|"]
     for k, cid, x in rows[:TABLE_ROWS]:
         o = by_id[cid].overall
         load = "" if k is None else (f"N = {x:g}" if k.workload == "closed" else f"λ = {x:g}/s")
+        load = f"**{load}**" if load and cid in cited else load
         out.append(f"| {text(k.label) if k else text(cid)} | {load} | {fmt.num(o.throughput_per_s)} | "
                    f"{fmt.ms(o.mean_ms)} | {fmt.ms(o.p90_ms)} | {fmt.ms(o.p99_ms)} | {fmt.pct(o.error_rate)} |")
     if len(rows) > TABLE_ROWS:
@@ -56,24 +50,44 @@ def _table(summary: Summary) -> list[str]:
     return out
 
 
-def summary_markdown(summary: Summary, report_href: str | None = None) -> str:
-    """The Markdown summary of an analysed run (report/summary.md, `littlegrid explain --markdown`)."""
+def _chart(summary: Summary, image: str | None) -> list[str]:
+    """The chart the headline rests on (render/proof.py) as summary.png draws it, when the image sits beside this
+    file; its curves' knee or capacity in words, for a page that shows no images."""
+    p = proof.proof(summary)
+    if p is None:
+        return []
+    out = [f"![{text(proof.ALT)}]({image})", ""] if image else []
+    marks = [f"{text(k.label)}: {text(k.mark.words)}" for k in p.curves if k.mark is not None]
+    if marks:
+        out += ["Marked on the chart: " + "; ".join(marks) + ".", ""]
+    return out
+
+
+def summary_markdown(summary: Summary, report_href: str | None = None, image: str | None = None) -> str:
+    """The Markdown summary of an analysed run (report/summary.md, `littlegrid explain --markdown`): the headline,
+    the verdict, the chart the headline rests on (`image`: summary.png's address from where this file is read),
+    the top findings and the table of the curves, the cells the headline cites in bold."""
     lines = [f"## {text(overview.run_title(summary))}", ""]
     if summary.run.unfinished is not None:
         lines += [f"> **Incomplete run**: {text(summary.run.unfinished.text())}", ""]
     if summary.headline is not None:
         lines += ["**" + text(" ".join(summary.headline.sentences)) + "**", ""]
     lines += [_verdict(summary), ""]
+    lines += _chart(summary, image)
     top = [f for f in summary.findings if not f.minor][:TOP]
     if top:
         lines.append("### Findings")
-        lines += [f"{i}. **{text(f.kind.replace('_', ' '))}** ({text(f.standing)}): {text(f.statement)}"
-                  for i, f in enumerate(top, 1)]
+        for group, items in words.by_group(top):
+            lines.append(f"\n**{text(words.group_title(group))}**\n")
+            lines += [f"- **{text(words.kind(f))}**: {text(f.statement)} "
+                      f"({text(words.HOW_SURE)}: {text(words.sure(f.standing))})" for _, f in items]
         rest = len(summary.findings) - len(top)
         if rest:
             lines.append(f"\n{rest} more finding{'s' if rest > 1 else ''} in the report.")
         lines.append("")
     lines += ["### Cells", *_table(summary), ""]
+    if summary.headline is not None and summary.headline.cells:
+        lines += ["In bold: the cells the headline cites.", ""]
     if report_href:
         lines.append(f"Full report: [{text(report_href)}]({report_href.replace(' ', '%20').replace(')', '%29')})")
     return "\n".join(lines).rstrip() + "\n"

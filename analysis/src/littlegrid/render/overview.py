@@ -33,9 +33,37 @@ def run_facts(summary: Summary) -> list[tuple[str, str]]:
             ("server CPUs", run.server_cpus and f"pinned to {_cpus(run.server_cpus)} ([server] cpus), JMeter on "
                                                 f"{_cpus(run.generator_cpus or [])}: they never shared a core"),
             ("versions", ", ".join(f"{k} {v}" for k, v in run.versions.items())),
-            ("host", ", ".join(f"{k} {_host_value(k, v)}" for k, v in host.items())),
+            ("generator's host", host and "this host, where JMeter ran (host-metrics.csv): " + ", ".join(
+                f"{k} {_host_value(k, v)}" for k, v in host.items())),
+            ("target", _target_words(run.target)),
+            ("observed", _sources_words(summary.cells)),
             ("source", run.source), ("inputs", ", ".join(run.inputs))]
     return [(k, "" if v is None else str(v)) for k, v in rows if v not in (None, "", [])]
+
+
+PLACEMENT_WORDS = {"this_host": "on this host, beside JMeter: the generator's host figures measured it too",
+                   "elsewhere": "elsewhere: the generator's host figures are JMeter's alone",
+                   "unknown": "where it ran was not recorded"}
+
+
+def _target_words(target) -> str | None:
+    """Where the target ran, as the run recorded it before any load."""
+    if target is None:
+        return None
+    where = f"{target.host}:{target.port}" if target.port else (target.host or "")
+    resolved = f" ({', '.join(target.addresses)})" if target.addresses and target.addresses != [target.host] else ""
+    return f"{where}{resolved} {PLACEMENT_WORDS.get(target.placement, target.placement)}".strip()
+
+
+def _sources_words(cells: list[Cell]) -> str | None:
+    """Each [observe] source (the sample server's actuator among them), the host its figures measured and
+    whether that host is the target's, as the cells' observed blocks name them."""
+    sources = {}
+    for c in cells:
+        for s in (c.observed.sources if c.observed is not None else ()):
+            sources.setdefault(s.url, s)
+    return "; ".join(f"{s.url}: host {s.host}, " + ("the target's" if s.target_host else "not the target's")
+                     for s in sources.values()) or None
 
 
 def _cpus(cpus) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from littlegrid.render import cellpage, distributions, findings_view, html, labels, layout, overview
+from littlegrid.render import cellpage, distributions, findings_view, html, labels, layout, overview, proof, words
 from littlegrid.summary.model import Cell, Summary
 
 
@@ -24,14 +24,19 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
         return {c.id: prefix + pages[c.id] for c in cells}
 
     curve_charts = overview.curve_charts(summary)
+    outcomes = overview.outcomes(summary)
+    glance = proof.proof(summary)  # the chart the headline rests on, first on the page
+    glance_charts = proof.page_charts(glance) if glance is not None else []
     # JTL files are one test: its overview is the statistics per label, its errors and its charts over time
     single = summary.run.source == "jtl" and len(cells) == 1
     test = label_context(cells[0]) if single else {}
     over_time = _cell_charts(cells[0]) if single else []
     index = html.render(
-        "overview.html.j2", root="", chart_data=curve_charts + over_time, curve_charts=curve_charts,
+        "overview.html.j2", root="", chart_data=glance_charts + curve_charts + over_time, curve_charts=curve_charts,
+        glance_charts=glance_charts, glance_cited=glance is not None and glance.cited_anywhere,
         over_time=over_time, label_view=test,
-        outcomes=overview.outcomes(summary), facts=overview.run_facts(summary),
+        outcomes=outcomes, verdict_words=f"{words.VERDICT}: {words.verdict(outcomes)}",
+        checks_words=f"{words.CHECKS}: {words.checks(outcomes)}", facts=overview.run_facts(summary),
         heatmaps=overview.heatmap_sections(cells, pages), models=overview.model_tables(summary),
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
         cell_href=cell_href("cells/"), headline=summary.headline,

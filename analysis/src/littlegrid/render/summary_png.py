@@ -13,19 +13,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 import time
+import warnings
 from pathlib import Path
 
+from littlegrid.render import proof
 from littlegrid.render.charts import PALETTE
 from littlegrid.summary.model import Summary
 
-X_NAMES = {"closed": "users N", "open": "offered rate λ (req/s)"}
 # How long result() waits for a child still busy once the report is done with everything else. At 5 M rows it
 # needs 0.23-0.28 s more (the summary's validation and the drawing); a child that got no core while the analysis
 # kept both busy needs all of its 1.2-1.4 s of imports and 0.4 s of drawing then, on a core the report has left
 # idle: 4 s leaves room for a host twice as slow. A child that gets no core even then (a host kept busy by
 # others, and its lowest priority) is stopped, and the image drawn here instead.
 GRACE_S = 4.0
+PLOTS_IN = 4.2  # inches of the two panels (1100 × 420 px at 100 dpi); the headline's lines add to it
+HEADLINE_WIDTH = 150  # characters per line of the headline at 9 pt across 11 inches
 # A child that gains no CPU time for this long while result() waits has no core (a host kept busy by others, at the
 # child's lowest priority, gives it ~1.5% of one): drawing here is quicker than the rest of GRACE_S. Where the
 # kernel does not say a process's CPU time (no /proc), only GRACE_S applies.
@@ -34,31 +38,45 @@ POLL_S = 0.05
 
 
 def _by_load(summary: Summary, ax_x, ax_r) -> bool:
-    """Each curve of the first workload present with two loads or more; whether any was drawn."""
-    by_id = {c.id: c for c in summary.cells}
-    drawn = [(i, k) for i, k in enumerate(summary.curves) if len(set(k.x)) > 1]
-    if not drawn:
+    """The chart the headline rests on (render/proof.py, as the report's first screen draws it): per curve, in its
+    colour, X and R against the load, its bounds dashed, its knee or capacity a dotted line, the cells the headline
+    cites ringed; whether there was anything to draw."""
+    p = proof.proof(summary)
+    if p is None:
         return False
-    workload = drawn[0][1].workload
-    for i, k in drawn:
-        if k.workload != workload:
-            continue
-        colour = PALETTE[i % len(PALETTE)]
-        xs = [float(x) for x in k.x]
-        ax_x.plot(xs, [by_id[c].overall.throughput_per_s for c in k.cells], "o-", color=colour, label=k.label)
-        ax_r.plot(xs, [by_id[c].overall.mean_ms for c in k.cells], "o-", color=colour, label=k.label)
-        b = k.models.bounds
-        if b is not None:
-            ax_x.plot([p.load for p in b.points], [p.x_upper for p in b.points], "--", color=colour, linewidth=1)
-            ax_r.plot([p.load for p in b.points], [p.r_lower_ms for p in b.points], "--", color=colour, linewidth=1)
+    loads = [x for k in p.curves for x in k.load]
+    for k in p.curves:
+        colour = PALETTE[k.colour % len(PALETTE)]
+        for ax, values, bound in ((ax_x, k.x_per_s, k.bound_x_per_s), (ax_r, k.r_ms, k.bound_r_ms)):
+            ax.plot(k.load, [_nan(v) for v in values], "o-", color=colour, label=k.label)
+            if k.bound_load:
+                ax.plot(k.bound_load, bound, "--", color=colour, linewidth=1)
+            cited = [(x, v) for x, v, c in zip(k.load, values, k.cited) if c and v is not None]
+            if cited:
+                ax.scatter(*zip(*cited), s=170, facecolors="none", edgecolors=colour, linewidths=2, zorder=3)
+        m = k.mark
+        # a knee or capacity beyond the loads measured stays off the chart, as the page's chart leaves it (summary.md
+        # says it in words): the axes span what was measured
+        if m is not None and (m.axis == "y" or min(loads) <= m.at <= max(loads)):
+            for ax in ((ax_x, ax_r) if m.axis == "x" else (ax_x,)):
+                line = ax.axvline if m.axis == "x" else ax.axhline
+                line(m.at, color=colour, linestyle=":", linewidth=1.3)
+                ax.annotate(m.words, (m.at, 1) if m.axis == "x" else (0, m.at), xycoords=(
+                    ("data", "axes fraction") if m.axis == "x" else ("axes fraction", "data")),
+                    xytext=(3, -10) if m.axis == "x" else (4, 3), textcoords="offset points", fontsize=8, color=colour)
     for ax, y in ((ax_x, "X (req/s)"), (ax_r, "mean R (ms)")):
-        ax.set_xlabel(X_NAMES[workload])
+        ax.set_xlabel(p.load_name)
         ax.set_ylabel(y)
         ax.grid(True, alpha=0.3)
-    ax_x.set_title("Throughput (dashed: bound)")
-    ax_r.set_title("Response time (dashed: bound)")
+    cited = "; ringed: cited by the headline" if p.cited_anywhere else ""
+    ax_x.set_title(f"Throughput X (dashed: bound{cited})", fontsize=10)
+    ax_r.set_title(f"Mean response time R (dashed: bound{cited})", fontsize=10)
     ax_x.legend(fontsize=8)
     return True
+
+
+def _nan(v):
+    return float("nan") if v is None else v
 
 
 def _over_time(summary: Summary, ax_x, ax_r) -> bool:
@@ -82,13 +100,22 @@ def _over_time(summary: Summary, ax_x, ax_r) -> bool:
 def write(summary: Summary, path: Path, title: str) -> Path | None:
     """Draw the key chart into `path`; None (nothing written) when the summary has nothing to draw."""
     plt = _pyplot()
-    fig, (ax_x, ax_r) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=100)
+    # the headline above the chart, as on the report's first screen: wrapped, each line adding to the height
+    said = textwrap.wrap(" ".join(summary.headline.sentences), HEADLINE_WIDTH) if summary.headline is not None else []
+    top = 0.4 + 0.19 * len(said)  # inches above the plots: the title, then the headline's lines
+    fig, (ax_x, ax_r) = plt.subplots(1, 2, figsize=(11, PLOTS_IN + top), dpi=100)
     try:
         if not (_by_load(summary, ax_x, ax_r) or _over_time(summary, ax_x, ax_r)):
             return None
-        fig.suptitle(title, fontsize=11)
-        fig.tight_layout()
-        fig.savefig(path, format="png")
+        fig.suptitle(title, fontsize=11, y=1 - 0.08 / (PLOTS_IN + top), va="top", fontweight="bold")
+        if said:
+            fig.text(0.01, 1 - 0.36 / (PLOTS_IN + top), "\n".join(said), va="top", ha="left", fontsize=9)
+        fig.tight_layout(rect=(0, 0, 1, PLOTS_IN / (PLOTS_IN + top)))
+        with warnings.catch_warnings():
+            # a label in a script DejaVu Sans lacks (CJK) prints as boxes here; the report and summary.md hold its
+            # text, so the image says nothing about it on stderr
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+            fig.savefig(path, format="png")
         return path
     finally:
         plt.close(fig)

@@ -1,4 +1,5 @@
-"""One cell: JMeter non-GUI once, in its own process group, with metrics sampled beside it; the outcome as data."""
+"""One cell: JMeter non-GUI once, in its own process group, with the generator's host sampled and the [observe]
+sources scraped beside it; the outcome as data."""
 
 from __future__ import annotations
 
@@ -52,8 +53,6 @@ def run_cell(
     duration_s: float,
     remote_hosts: list[str] | None = None,
     heap: str = "1g",
-    metrics_url: str | None = None,
-    connector_port: int | None = None,
     controller_options: list[str] | None = None,
     on_progress: Callable[[Live, float], None] | None = None,
     server: subprocess.Popen | None = None,
@@ -62,16 +61,16 @@ def run_cell(
     observe_sources: list[str] | None = None,
     observe_keep: frozenset[str] = frozenset(),
 ) -> CellOutcome:
-    """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, the two metrics CSVs).
+    """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, host-metrics.csv, observed.csv).
 
     On Ctrl-C/SIGTERM JMeter's process group is stopped and `Interrupted` propagates after the metrics files
-    are closed; the caller records the cell as incomplete. `connector_port` is the port under test: the Tomcat
-    series of other connectors in the scrape are left out. `server`: the sample server's process, watched through
+    are closed; the caller records the cell as incomplete. `server`: the sample server's process, watched through
     the cell: when it exits, JMeter is stopped (every request from then on would fail at once and read as
     throughput) and the cell fails, saying when the server died and how. `cpus`: the CPUs JMeter runs on, and
     `server_cpus` those the sample server was pinned to (grid `[server] cpus`), whose busy share the host metrics
     add (None: both run anywhere). `observe_sources`: the Prometheus endpoints scraped once a second into
-    observed.csv, each on its own thread (run/observe.py), keeping the known families and `observe_keep`.
+    observed.csv, each on its own thread (run/observe.py), keeping the known families and `observe_keep`: the
+    sample server's actuator is one of them when the runner started it.
     """
     started, t0 = rf.utc_now(), time.monotonic()
     # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
@@ -83,8 +82,7 @@ def run_cell(
     live = Live()
     tail: deque[str] = deque(maxlen=20)
     observer = Observer(folder / rf.OBSERVED, observe_sources or [], keep=observe_keep)
-    with MetricsSampler(folder / rf.SERVER_METRICS, folder / rf.HOST_METRICS, metrics_url,
-                        connector_port=connector_port, server_cpus=server_cpus), \
+    with MetricsSampler(folder / rf.HOST_METRICS, server_cpus=server_cpus), \
             observer, out.open("w", encoding="utf-8") as console:
         # cwd = the cell's folder: anything JMeter writes relative to its working directory stays in the run folder.
         process = spawn(cmd, cpus=cpus, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

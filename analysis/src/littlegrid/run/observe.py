@@ -19,7 +19,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from littlegrid.analysis.observed import KNOWN_FAMILIES
+from littlegrid.analysis.observed import FAILED, KNOWN_FAMILIES
 from littlegrid.analysis.prometheus_text import exposition_problem, label_text, parse_prometheus
 from littlegrid.usererror import UserError
 
@@ -86,7 +86,8 @@ class Observer:
 
     `keep`: sample names kept beyond the known families (the user's selectors). Each scrape's rows carry the
     midpoint of its request and answer, the best estimate of when the source read its counters; rows are flushed
-    per scrape, so a killed run keeps what was seen. One last scrape at stop closes the counters' last interval."""
+    per scrape, so a killed run keeps what was seen. A failed scrape is one row with its time and source and no
+    metric. One last scrape at stop closes the counters' last interval."""
 
     def __init__(self, path: Path, sources: list[str], keep: frozenset[str] = frozenset(), interval_s: float = 1.0):
         self.path, self.sources, self.interval_s = path, list(dict.fromkeys(sources)), interval_s
@@ -138,6 +139,8 @@ class Observer:
             count.failed += 1
             problem = problem_of(e)
             count.errors[problem] = count.errors.get(problem, 0) + 1
+            # its time and source, no metric: the analysis counts it in the window and measures the gap it leaves
+            self._write([(int(sent * 1000), url, FAILED, "", "")])
             return
         took = time.monotonic() - t0
         if took > SLOW_FRACTION * self.interval_s:
@@ -145,6 +148,9 @@ class Observer:
         time_ms = int((sent + took / 2) * 1000)
         rows = [(time_ms, url, name, label_text(labels), _value_text(value))
                 for name, labels, value in parse_prometheus(text) if name in self.keep]
+        self._write(rows)
+
+    def _write(self, rows: list) -> None:
         with self._lock:
             if not self._file.closed:
                 self._writer.writerows(rows)

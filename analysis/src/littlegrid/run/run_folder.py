@@ -29,7 +29,7 @@ SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._=,+-]{0,120}$")
 
 # The files of one cell (contract §4); jmeter.out is JMeter's console output (summariser lines, start-up errors).
 RESULTS, JMETER_LOG, JMETER_OUT = "results.jtl", "jmeter.log", "jmeter.out"
-SERVER_METRICS, HOST_METRICS = "server-metrics.csv", "host-metrics.csv"
+HOST_METRICS = "host-metrics.csv"  # the generator's host (run/metrics_sampler.py)
 OBSERVED = "observed.csv"  # [observe]: every reading of every Prometheus source, raw (run/observe.py)
 
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from littlegrid.run import engines as eng
-from littlegrid.run import own_plan
+from littlegrid.run import own_plan, placement
 from littlegrid.run import run_folder as rf
 from littlegrid.run import server_warmup
 from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
@@ -28,7 +28,8 @@ from littlegrid.run.progress import Clock, Live, hms
 from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
 
-HELP = "run a grid file: JMeter once per cell, server and host metrics beside each, into reports/<run-id>/"
+HELP = ("run a grid file: JMeter once per cell, the host and the [observe] sources sampled beside each, into "
+        "reports/<run-id>/")
 EXAMPLES = [
     "littlegrid run grids/ci.toml",
     "littlegrid run grids/ci.toml --dry-run",
@@ -149,6 +150,7 @@ class _Run:
         self.resumed, self.retry = resumed, retry
         self.live = live  # a littlegrid.run.live LiveView told which cell runs and which finished, or None
         self.server: SampleServer | None = None
+        self.manifest: dict = {}  # the run's manifest as written; the sample server's start adds its placement
         self.server_port = grid.server.port if grid.server else None
         self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
         # ([server] cpus, the CPUs left for JMeter) when the grid pins the server; None: both run anywhere
@@ -156,7 +158,7 @@ class _Run:
         self.tty = sys.stdout.isatty()
 
     def execute(self) -> Path:
-        manifest = self._start_manifest()
+        manifest = self.manifest = self._start_manifest()
         self.folder.write_manifest(manifest)
         if self.live:
             self.live.run_started(self.folder.root, [c.id for c in self.cells], f"{self.grid.name} ({self.folder.root.name})")
@@ -226,7 +228,16 @@ class _Run:
             **({"rmi": {"ssl": grid.rmi.ssl, "keystore": str(grid.rmi.keystore) if grid.rmi.keystore else None,
                         "controller_host": grid.rmi.controller_host}} if grid.remote_hosts else {}),
             "cells": [c.id for c in self.cells],
+            **self._placements(),
         }
+
+    def _placements(self) -> dict:
+        """Where the target and each [observe] source run, found before any load (run/placement.py): the
+        manifest's "target" and "observe_hosts". The sample server runs here, on its loopback address."""
+        target = self._target()
+        sources = self._observe_sources()
+        return {"target": placement.placement(target.host, target.port or self.server_port or None),
+                "observe_hosts": {url: placement.of_url(url) for url in sources}}
 
     # -- the sample server -----------------------------------------------------------------------
     def _ensure_server(self, knobs: dict | None, clock: Clock) -> None:
@@ -250,6 +261,8 @@ class _Run:
         self.server_port, self.management_port = server.port, server.management_port  # kept for the whole run
         self.server = server  # before start(): a Ctrl-C while it boots must still stop it
         server.start()
+        self.manifest.update(self._placements())  # its port and actuator, known now, before any load
+        self.folder.write_manifest(self.manifest)
         if spec.warmup_s > 0:
             target = self._target()
             done = server_warmup.warm(target.host, target.port, target.path, spec.warmup_s, target.method, target.body)
@@ -294,9 +307,7 @@ class _Run:
         try:
             outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=grid.timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
-                               metrics_url=self.server.metrics_url if self.server else None,
                                controller_options=_controller_options(grid),
-                               connector_port=self.server.port if self.server else None,
                                on_progress=show, server=getattr(self.server, "process", None),
                                cpus=self.cpus[1] if self.cpus else None,
                                server_cpus=self.cpus[0] if self.cpus else None,

@@ -692,6 +692,30 @@ class HostLimit(Record):
     basis: str | None = None
 
 
+class Concurrency(Record):
+    """The requests in service at the curve's highest throughput, by Little's law at the server: L = X_max·D
+    (analysis.models.concurrency). X_max is the highest throughput of successful requests among the curve's cells
+    (`x_cell`): a request failed fast (a proxy's 502 past its upstream limit) holds no server for its service time,
+    so only the successes' rate times the service time counts requests held. D is the mean R at the lightest cell
+    (`d_cell`: the smallest N, or the smallest offered λ), where little or nothing queues. Each with its 95%
+    interval: X's from the spread of its completions per second (sd/√seconds, scaled to the successes' share;
+    Poisson √count/T without them), D's from its exact histogram (sd/√n); L's interval is the product of their ends
+    (`low`, `high`), which covers at least as much as either (null without both). At a plateau L is the size of the
+    limit that caps throughput, whatever it is (workers, connections, cores)."""
+    in_service: float
+    low: float | None
+    high: float | None
+    x_max_per_s: float
+    x_low_per_s: float | None
+    x_high_per_s: float | None
+    x_cell: str
+    d_ms: float
+    d_low_ms: float | None
+    d_high_ms: float | None
+    d_cell: str
+    rule: str
+
+
 class CurveModels(Record):
     """Every model of one curve: null or empty where it does not apply (USL, knee, overhead and M/M/c//N: closed
     curves only)."""
@@ -702,6 +726,7 @@ class CurveModels(Record):
     mmcn: list[MmcnPrediction]
     overhead: Overhead | None
     host_limit: HostLimit | None
+    concurrency: Concurrency | None = None  # null: no cell with successes and a mean R (or an older summary)
 
 
 class Overload(Record):
@@ -784,10 +809,14 @@ class Finding(Record):
 
 
 class Headline(Record):
-    """The answer in at most three sentences, composed from the findings (their indexes in `findings`): what limits
-    throughput and where, what the other curves do, and whether the test can be trusted."""
+    """The answer in at most two sentences, composed from the findings (their indexes in `findings`): what limits
+    throughput, at what rate and where the rest wait; then what changes or completes it (a reason not to trust the
+    figures, the arms' choice, the other curves, the checks). Older summaries may hold three."""
     sentences: list[str]
     findings: list[int]
+    # the cells whose figures those findings cite (their Finding.cells), in the summary's cell order: the report's
+    # first chart rings them; empty in summaries written before it was recorded
+    cells: list[str] = []
 
 
 class Expectation(Record):

@@ -18,6 +18,11 @@
     if (s.style === "dash") o.dash = [8, 5];
     if (s.style === "dot") o.dash = [2, 4];
     if (s.style === "points") o.points = { show: true, size: 7, fill: colour };
+    if (s.style === "ring") {  // the cells a headline cites: a ring around their point, no line
+      o.points = { show: true, size: 15, width: 2.5, stroke: colour, fill: "rgba(255,255,255,0)" };
+      o.paths = function () { return null; };
+      o.spanGaps = false;
+    }
     if (s.style === "bars") {
       o.paths = uPlot.paths.bars({ size: [0.9, 80] });
       o.fill = colour + "66";
@@ -37,6 +42,30 @@
     ctx.restore();
   }
 
+  // A labelled line across the plot at one value (c.marks: a knee or a capacity), dashed, in its curve's colour.
+  function drawMarks(u, marks) {
+    var ctx = u.ctx, b = u.bbox, px = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.setLineDash([3 * px, 3 * px]);
+    ctx.lineWidth = 1.5 * px;
+    ctx.font = (11 * px) + "px system-ui, sans-serif";
+    marks.forEach(function (m, i) {
+      var colour = PALETTE[m.group % PALETTE.length], pos = u.valToPos(m.at, m.axis === "x" ? "x" : "y", true);
+      ctx.strokeStyle = ctx.fillStyle = colour;
+      ctx.beginPath();
+      if (m.axis === "x") {
+        if (pos < b.left || pos > b.left + b.width) return;
+        ctx.moveTo(pos, b.top); ctx.lineTo(pos, b.top + b.height); ctx.stroke();
+        ctx.fillText(m.words, Math.min(pos + 4 * px, b.left + b.width - ctx.measureText(m.words).width), b.top + (12 + 13 * i) * px);
+      } else {
+        if (pos < b.top || pos > b.top + b.height) return;
+        ctx.moveTo(b.left, pos); ctx.lineTo(b.left + b.width, pos); ctx.stroke();
+        ctx.fillText(m.words, b.left + 6 * px, pos - 4 * px);
+      }
+    });
+    ctx.restore();
+  }
+
   function draw(c, host) {
     var series = [{ label: c.x_label, value: function (u, v) { return fmt(v); } }];
     c.series.forEach(function (s, i) { series.push(seriesOptions(s, i)); });
@@ -44,7 +73,7 @@
     var entry = { id: c.id, series: c.series.length, withData: withData, points: c.x.length, drawn: 0 };
     var opts = {
       width: Math.max(320, host.clientWidth || 600),
-      height: 280,
+      height: c.height || 280,
       series: series,
       scales: { x: { time: false, distr: c.log_x ? 3 : 1 }, y: { distr: c.log_y ? 3 : 1 } },
       axes: [{ label: c.x_label, stroke: "#333" }, { label: c.y_label, stroke: "#333", size: 60 }],
@@ -53,7 +82,10 @@
       cursor: { drag: { x: true, y: false, setScale: true } },
       hooks: {
         drawClear: [function (u) { if (c.window) shadeOutside(u, c.window[0], c.window[1]); }],
-        draw: [function () { entry.drawn += 1; host.setAttribute("data-drawn", String(entry.drawn)); }]
+        draw: [function (u) {
+          if (c.marks && c.marks.length) drawMarks(u, c.marks);
+          entry.drawn += 1; host.setAttribute("data-drawn", String(entry.drawn));
+        }]
       }
     };
     var data = [c.x].concat(c.series.map(function (s) { return s.values; }));
@@ -321,7 +353,9 @@
     window.addEventListener("resize", function () {
       clearTimeout(pending);
       pending = setTimeout(function () {
-        plots.forEach(function (p) { p[0].setSize({ width: Math.max(320, p[1].clientWidth), height: 280 }); });
+        plots.forEach(function (p) {
+          p[0].setSize({ width: Math.max(320, p[1].clientWidth), height: byId[p[1].getAttribute("data-chart")].height || 280 });
+        });
       }, 100);
     });
     try {

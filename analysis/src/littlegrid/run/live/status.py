@@ -1,7 +1,7 @@
 """The live figures of a grid: the running cell from the rows read so far, the finished cells from the analysis.
 
 Every figure comes from the functions the final summary uses (read_jtl, classify, window_of, the sample statistics'
-and time series' accumulators, server_figures, analyze_cell), so that the page and the report agree: a finished
+and time series' accumulators, the scrapes' mapping, analyze_cell), so that the page and the report agree: a finished
 cell's row *is* its summary entry's figures; the running cell's are the same formulas over the rows written so far,
 counted batch by batch (counts.py), with the steady window starting after the warm-up and ending at the last sample
 read (its cool-down is not known yet).
@@ -9,18 +9,22 @@ read (its cool-down is not known yet).
 
 from __future__ import annotations
 
+import csv
 import io
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, laws, server_metrics
+from littlegrid.analysis import curves, laws, observed_window, server_metrics
+from littlegrid.analysis import observed as mapping
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.error_classes import classify
 from littlegrid.analysis.window import EmptyWindow
 from littlegrid.run.live.counts import EarlierStart, RunningCounts
 from littlegrid.run.live.tailing import GrowingFile
+from littlegrid.run.run_folder import read_json
 from littlegrid.summary.model import Cell, Intended
 
 # What the live view reads of each row; the messages only to classify errors (rows are counted, never kept).
@@ -105,23 +109,64 @@ class CellRows:
 
 
 class MetricsRows:
-    """The complete lines of a growing metrics CSV, read by server_metrics.read_metrics (the analysis' reader)."""
+    """The complete lines of a growing metrics CSV (host-metrics.csv), read by server_metrics.read_metrics (the
+    analysis' reader)."""
 
     def __init__(self, path: Path):
         self.tail = GrowingFile(path)
         self._text = b""
 
-    def frame(self) -> pd.DataFrame | None:
+    def _lines(self) -> bytes | None:
         data = self.tail.new_lines()
         if self.tail.restarted:
             self._text = b""
         self._text += data
         if self.tail.header is None or not self._text:
             return None
-        return server_metrics.read_metrics(io.BytesIO(self.tail.header + self._text))
+        return self.tail.header + self._text
+
+    def frame(self) -> pd.DataFrame | None:
+        text = self._lines()
+        return None if text is None else server_metrics.read_metrics(io.BytesIO(text))
 
 
-def running_cell(rows: CellRows, server: pd.DataFrame | None, host: pd.DataFrame | None) -> dict:
+class ObservedRows(MetricsRows):
+    """The complete lines of a growing observed.csv, mapped by the analysis' own mapping (analysis/observed.py)
+    with the run's port under test, [observe.pools] and target host (cells.observe_context): the server's figures
+    the live page shows are the ones the report will."""
+
+    def __init__(self, path: Path, run_dir: Path | None = None):
+        super().__init__(path)
+        manifest = read_json(Path(run_dir) / cells_mod.MANIFEST) if run_dir is not None else None
+        self.port, self.pools, self.target_host = cells_mod.observe_context(manifest or {})
+
+    def observed(self) -> LiveObserved | None:
+        text = self._lines()
+        if text is None:
+            return None
+        rows = csv.DictReader(io.StringIO(text.decode("utf-8", errors="replace")))
+        found = mapping.map_readings(mapping.readings_from_rows(rows), self.pools, self.port)
+        return LiveObserved(found, self.port, self.target_host)
+
+
+@dataclass(frozen=True)
+class LiveObserved:
+    """A running cell's mapped scrapes, with what picks the pool under test and the request source."""
+
+    found: mapping.Observed
+    port: int | None = None
+    target_host: dict = field(default_factory=dict)
+
+    @property
+    def pool(self):
+        return observed_window.pool_under_test(self.found, self.port, self.target_host)
+
+    @property
+    def requests(self):
+        return observed_window.server_requests(self.found, self.target_host)
+
+
+def running_cell(rows: CellRows, server: LiveObserved | None, host: pd.DataFrame | None) -> dict:
     """Figures and per-second series of a running cell from its rows so far (rows.counts).
 
     figures: the summary's STATS (without the distribution) over the window so far, [first start + warm-up,
@@ -141,7 +186,8 @@ def running_cell(rows: CellRows, server: pd.DataFrame | None, host: pd.DataFrame
     except EmptyWindow:
         out["note"] = "too few samples for a time axis yet"
         return out
-    series = counts.series_result(server, host)
+    points = observed_window.series_points(server.found, server.pool, server.target_host) if server else None
+    series = counts.series_result(points, host)
     out["series"] = {k: series[k] for k in SERIES} | {"window_start_s": counts.warmup_s, "bucket_s": series["bucket_s"]}
     try:
         window = counts.window()
@@ -151,20 +197,29 @@ def running_cell(rows: CellRows, server: pd.DataFrame | None, host: pd.DataFrame
     stats = counts.stats_result(window.length_s)
     out["figures"] = {k: stats[k] for k in FIGURES}
     out["window"] = window.as_dict()
-    out["server"] = server_metrics.server_figures(server, window) if server is not None else None
+    out["server"] = (observed_window.server_block(server.found, window, server.port, server.target_host)
+                     if server is not None else None)
     out["host"] = server_metrics.host_figures(host, window) if host is not None else None
     return out
 
 
-def _latest(server: pd.DataFrame | None, host: pd.DataFrame | None) -> dict:
+def _latest(server: LiveObserved | None, host: pd.DataFrame | None) -> dict:
+    """The last reading of each gauge: the server's through the mapping, the generator's host's from its CSV."""
     def last(frame, column):
         if frame is None or column not in frame.columns:
             return None
         values = frame[column].dropna()
         return float(values.iloc[-1]) if len(values) else None
-    return {"busy_threads": last(server, "busy_threads"), "in_flight": last(server, "in_flight"),
-            "connections": last(server, "connections"), "load1": last(host, "load1"),
-            "cpu_util": last(host, "cpu_util")}
+
+    def last_of(seconds, name):
+        values = [v for s in seconds if (v := getattr(s, name)) is not None]
+        return float(values[-1]) if values else None
+    pool = server.pool if server is not None else None
+    requests = server.requests if server is not None else None
+    served = requests.seconds if requests is not None else ()
+    return {"busy_threads": last_of(pool.seconds, "busy") if pool is not None else None,
+            "in_flight": last_of(served, "in_flight"), "connections": last_of(served, "connections"),
+            "load1": last(host, "load1"), "cpu_util": last(host, "cpu_util")}
 
 
 def analyze_finished(run_dir: Path, cell_id: str) -> Cell | None:

@@ -39,7 +39,7 @@ class _Running:
     axes: dict
     started: float
     rows: st.CellRows
-    server: st.MetricsRows
+    server: st.ObservedRows
     host: st.MetricsRows
 
 
@@ -87,7 +87,8 @@ class LiveView:
                            time.time(), st.CellRows(folder / rf.RESULTS, self._scratch / "batch.jtl",
                                                     warmup_s=float(warmup_s or 0.0), engines=engines,
                                                     engine_names=engine_names),
-                           st.MetricsRows(folder / rf.SERVER_METRICS), st.MetricsRows(folder / rf.HOST_METRICS))
+                           st.ObservedRows(folder / rf.OBSERVED, self._state.run_dir),
+                           st.MetricsRows(folder / rf.HOST_METRICS))
         with self._lock:
             self._state.running = running
             if cell_id not in self._state.cell_ids:  # a search's probes are not known in advance
@@ -135,7 +136,7 @@ class LiveView:
         if running is not None:
             try:
                 running.rows.update()
-                cell = st.running_cell(running.rows, running.server.frame(), running.host.frame())
+                cell = st.running_cell(running.rows, running.server.observed(), running.host.frame())
             except Exception as e:
                 cell = {"note": f"live view could not read the cell's files: {e}"}
                 traceback.print_exc(limit=2)

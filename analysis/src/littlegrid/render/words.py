@@ -1,0 +1,102 @@
+"""The words a reader meets for a finding, in one table: how sure it is, the group it is read in, what kind it is and
+its figures. The HTML report, `littlegrid explain` and `littlegrid explain --markdown` all print through these
+names, so a word a reader repeats from one of them is the word the other two use (tests/render/test_words.py
+compares the three)."""
+
+from __future__ import annotations
+
+from littlegrid.render import fmt
+from littlegrid.summary.model import Evidence, Finding
+
+HOW_SURE = "How sure"  # the question the standing answers, before its words
+DO = "Do"  # before a finding's recommendation
+FIGURES = "Its figures"  # before the evidence rows
+# A finding's standing (findings.base.STANDINGS) in the words a reader repeats.
+SURE = {"holds": "measured", "suggests": "likely (one piece of evidence is missing)",
+        "cannot tell": "cannot tell (the data cannot decide)"}
+# The groups in the order they are read (Finding.group): the answer, whether to trust it, what to do.
+GROUPS = {"answer": "The answer", "trust": "Can the figures be trusted?", "action": "What to do next"}
+
+
+def sure(standing: str) -> str:
+    """How sure a finding is, in words ("measured"); a standing this table does not know is said as it is."""
+    return SURE.get(standing, standing)
+
+
+def group_title(group: str | None) -> str:
+    g = group or "answer"
+    return GROUPS.get(g, g)
+
+
+def kind(f: Finding) -> str:
+    """"bottleneck: thread pool": the finding's kind, and the resource it names."""
+    return f.kind.replace("_", " ") + (f": {f.resource.replace('_', ' ')}" if f.resource else "")
+
+
+def figure_value(e: Evidence) -> str:
+    """One figure's value with its unit ("97.1 /s"), as printed for a reader."""
+    return fmt.value(e.value) + (f" {e.unit}" if e.unit else "")
+
+
+def figure(e: Evidence) -> str:
+    """"throughput_per_s 97.1 /s (users=10)": a figure's name, value and unit, and the cell it was measured in."""
+    return f"{e.name} {figure_value(e)}" + (f" ({e.cell})" if e.cell else "")
+
+
+def figures(f: Finding) -> list[Evidence]:
+    """The figures a finding shows a reader: those with a value (a missing one is never printed)."""
+    return [e for e in f.evidence if e.value is not None]
+
+
+def by_group(found: list[Finding]) -> list[tuple[str, list[tuple[int, Finding]]]]:
+    """[(group, [(index in found, finding)])]: the known groups in reading order, then any other, each keeping the
+    findings' own order."""
+    out: dict[str, list] = {}
+    for i, f in enumerate(found):
+        out.setdefault(f.group or "answer", []).append((i, f))
+    return [(g, out[g]) for g in GROUPS if g in out] + [(g, v) for g, v in out.items() if g not in GROUPS]
+
+
+def text(found: list[Finding]) -> str:
+    """The findings as plain text (`littlegrid explain`), grouped and worded as the report prints them:
+
+        The answer
+        1. saturation: Throughput levels off at 98/s from N = 10 ...
+           How sure: measured: the plateau holds within ...
+           Its figures: throughput_per_s 98 /s (users=10), ...
+           Do: ...
+    """
+    if not found:
+        return "No findings: the summary holds no cells with figures."
+    lines = []
+    for group, items in by_group(found):
+        lines += ([""] if lines else []) + [group_title(group)]
+        for i, f in items:
+            lines.append(f"{i + 1}. {kind(f)}: {f.statement}")
+            lines.append(f"   {HOW_SURE}: {sure(f.standing)}: {f.why}.")
+            shown = figures(f)
+            if shown:
+                lines.append(f"   {FIGURES}: " + "; ".join(figure(e) for e in shown))
+            if f.recommendation:
+                lines.append(f"   {DO}: {f.recommendation}")
+    return "\n".join(lines)
+
+
+def verdict(outcomes: dict) -> str:
+    """The criteria's verdict in words ("all 18 criteria pass"), from overview.outcomes: the report's verdict line
+    and summary.md say it alike."""
+    n = len(outcomes["criteria"])
+    return {"pass": f"all {outcomes['criteria_passed']} criteria pass",
+            "fail": f"{outcomes['criteria_failed']} of {n} criteria FAIL",
+            "undecided": f"no criterion fails, but {outcomes['criteria_unknown']} of {n} could not be evaluated",
+            }.get(outcomes["verdict"], "no criteria were given")
+
+
+def checks(outcomes: dict) -> str:
+    """"15 pass, 4 fail, 0 could not be made": the analysis's checks of the data, counted."""
+    return (f"{outcomes['checks_passed']} pass, {outcomes['checks_failed']} fail, "
+            f"{outcomes['checks_unknown']} could not be made")
+
+
+CHECKS = "Checks of the data"
+VERDICT = "Verdict"

@@ -1,0 +1,134 @@
+"""With nothing scraped, the laws still name the limit (findings.capacity.bottleneck reading the curve's
+models.concurrency): a plateau of c workers with service time S holds about c requests at once, whatever c, S and
+Z, closed or open, and the words never borrow the sample server's vocabulary for a service not known to be Tomcat."""
+
+import pytest
+
+from littlegrid.analysis import curves
+from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.findings import findings, headline
+from plateau_cells import cell, closed_curve, open_curve
+from typed_cells import summary as typed_summary
+from typed_cells import update, update_cells
+
+SAMPLE_SERVER_WORDS = ("Tomcat", "threads.max", "throttle", "tomcat_threads", "busy threads vs")
+
+
+def summary_of(cells, run=None):
+    """The summary around the cells with the curves and models analyze builds (no grid: no c, no S)."""
+    cells, built, _ = curves.build(cells, {}, [], lambda cid, q: None, DEFAULT_TOLERANCES)
+    return typed_summary(cells, run=run or {"host": {"cpus": 2}}, curves=built, tolerances=dict(DEFAULT_TOLERANCES),
+                         checks=[], criteria=[], axes={})
+
+
+def bottleneck(found):
+    return next(f for f in found if f.kind == "bottleneck")
+
+
+def text_of(s, found) -> str:
+    said = headline(s, found) or {"sentences": []}
+    return " ".join([f.statement + " " + f.why for f in found] + said["sentences"])
+
+
+@pytest.mark.parametrize("c", [2, 4, 8])
+@pytest.mark.parametrize("s_ms", [25.0, 100.0])
+@pytest.mark.parametrize("z_ms", [0.0, 1000.0])
+def test_a_closed_plateau_without_server_metrics_names_a_limit_of_about_c(c, s_ms, z_ms):
+    s = summary_of(closed_curve(c, s_ms, z_ms))
+    found = findings(s)
+    b = bottleneck(found)
+    assert b.resource == "concurrency" and b.standing == "suggests"
+    assert f"the service holds about {c} requests at once" in b.statement
+    assert f"a limit of {c} (worker threads or processes, connections, or cores) caps it" in b.statement
+    assert dict(b.figures)["in_service"] == pytest.approx(c, abs=0.5)
+    assert "the server's CPU was not measured" in b.statement and "[observe]" in b.statement
+    text = text_of(s, found)
+    assert not [w for w in SAMPLE_SERVER_WORDS if w in text], text
+
+
+@pytest.mark.parametrize("c, s_ms", [(2, 25.0), (4, 100.0), (8, 25.0)])
+def test_an_open_plateau_without_server_metrics_names_a_limit_of_about_c(c, s_ms):
+    s = summary_of(open_curve(c, s_ms))
+    found = findings(s)
+    sat = next(f for f in found if f.kind == "saturation")
+    assert sat.standing == "suggests"  # no server figure says which resource was full
+    b = bottleneck(found)
+    assert b.resource == "concurrency" and f"holds about {c} requests at once" in b.statement
+    assert not [w for w in SAMPLE_SERVER_WORDS if w in text_of(s, found)]
+
+
+def test_an_open_curve_short_of_its_rate_without_a_growing_queue_is_not_the_servers_plateau():
+    # the same figures, but R flat through the window: the excess was never sent (the generator), not queued
+    cells = [update(c, trend=None) for c in open_curve(4, 50.0)]
+    found = findings(summary_of(cells))
+    assert not [f for f in found if f.kind in ("saturation", "bottleneck")]
+
+
+def test_a_proxy_failing_fast_past_its_upstream_limit_is_named_by_its_successes():
+    # nginx with max_conns = 3 over S = 40 ms: 75 successes/s at most, the rest a 502 in 1 ms
+    cells = [cell(1, 25, 40.0), cell(3, 75, 40.0), cell(6, 75, 40.0, failed_per_s=600),
+             cell(12, 75, 40.0, failed_per_s=1800)]
+    b = bottleneck(findings(summary_of(cells)))
+    assert "the service holds about 3 requests at once" in b.statement and "75/s" in b.statement
+
+
+def test_an_interval_wider_than_half_a_request_is_given_as_the_range():
+    # few, scattered samples at the lightest cell: D = 25 ± 20 ms over 20 samples
+    cells = [cell(1, 1, 25.0, spread_ms=20, wobble=0), cell(4, 160, 25.0), cell(8, 161, 50.0), cell(16, 160, 100.0)]
+    b = bottleneck(findings(summary_of(cells)))
+    low, high = (dict(b.figures)[k] for k in ("in_service_low", "in_service_high"))
+    assert high - low > 1.0
+    assert "the service holds about" not in b.statement and " to " in dict(b.figures)["held"]
+
+
+def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 8,
+                                                          "util": 0.3, "shared_with_generator": False,
+                                                          "words": "the server host's 8 cores"}))
+    b = bottleneck(findings(s))
+    assert "(worker threads or processes, or connections)" in b.statement
+    assert "the server host's 8 cores were 30% busy, not full" in b.statement
+    assert "not measured" not in b.statement
+
+
+def test_the_cannot_tell_lines_say_each_missing_thing_once():
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    found = findings(s)
+    for f in found:
+        assert f.statement.count("no server metrics") <= 1, f.statement
+        assert "(no server metrics)" not in f.statement
+    waiting = next(f for f in found if f.kind == "waiting")
+    assert waiting.statement.endswith(": no server metrics.")
+
+
+@pytest.mark.parametrize("kind, name, said", [("named", "workers", "The pool 'workers' caps X"),
+                                              ("jetty", None, "Jetty's thread pool caps X"),
+                                              ("executor", "jobs", "The executor pool 'jobs' caps X")])
+def test_a_scraped_pool_full_at_the_plateau_is_named_by_what_was_scraped(kind, name, said):
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(c, server={"busy_threads_mean": min(4.0, c.users.n), "threads_max": 4,
+                                                    "pool_kind": kind, "pool_name": name,
+                                                    "source": "http://10.0.0.2:9100/metrics"}))
+    found = findings(s)
+    b = bottleneck(found)
+    assert b.resource == "thread_pool" and b.statement.startswith(said)
+    assert "the server reports a pool of 4" in b.statement and "of the pool's size" in b.why
+    assert not [w for w in SAMPLE_SERVER_WORDS if w in text_of(s, found)], text_of(s, found)
+
+
+def test_a_generator_out_of_threads_is_never_said_to_leave_a_pool_below_its_size_when_none_was_measured():
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(c, checks=[*c.checks, {
+        "name": "generator_sizing", "passed": False, "rel_error": 0.3, "tolerance": 0.1,
+        "explanation": "the plan's threads were all busy"}]))
+    b = bottleneck(findings(s))
+    assert b.resource == "generator" and "(no pool measured, " in b.statement
+    assert "threads.max" not in b.statement
+
+
+def test_a_curve_where_nothing_succeeded_is_no_plateau_and_raises_nothing():
+    # every request failed fast at every load: no successes to level, no bound to draw from them
+    cells = [cell(n, 0, 1.0, failed_per_s=100 * n) for n in (1, 2, 4, 8)]
+    found = findings(summary_of(cells))
+    assert not [f for f in found if f.kind in ("saturation", "bottleneck")]
