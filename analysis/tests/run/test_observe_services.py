@@ -34,7 +34,7 @@ from string import Template
 
 import pytest
 
-from littlegrid.findings import text
+from littlegrid.render.words import text
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.runner import run_grid
 from littlegrid.summarize import analyze
