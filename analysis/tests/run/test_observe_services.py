@@ -141,7 +141,7 @@ def run_and_analyze(grid_name: str, tmp_path: Path):
     summary = analyze([run])
     print(f"\n== {grid_name}")
     print("headline:", " ".join(summary.headline.sentences) if summary.headline else None)
-    print(text([f.model_dump() for f in summary.findings]))
+    print(text(summary.findings))
     for cell in summary.cells:
         o = cell.overall
         print(f"{cell.id}: X {o.throughput_per_s:.1f}/s (answered {o.successes_per_s:.1f}/s), R {o.mean_ms:.1f} ms, "
