@@ -107,3 +107,13 @@ def test_a_distributed_open_cells_offered_rate_is_the_plans_rate_times_its_engin
     (cell,) = s.cells
     assert cell.intended.rate_per_s == 60 and s.curves[0].x == [60]
     assert {c.name: c for c in cell.checks}["open_rate"].passed
+
+
+def test_a_cells_port_under_test_is_the_port_its_load_went_to_when_an_axis_sets_it(tmp_path):
+    # two deployments told apart by a `port` axis (tests/services/littles-law-netns.toml): each cell's pool under
+    # test is the connector of the port JMeter was sent to, not [target]'s; before, every cell took [target]'s 8080
+    run = make_run(tmp_path / "run", [
+        {"id": f"port={p}", "axes": {"port": p, "users": 1}, "users": 1, "samples": closed_loop(1, 10, 10, 5),
+         "properties": {"host": "10.232.0.2", "port": str(p)}} for p in (8080, 8090)],
+        grid_extra={"target": {"host": "10.232.0.2", "port": 8080}})
+    assert [c.target_port for c in discover([run]).cells] == [8080, 8090]

@@ -192,3 +192,13 @@ def test_an_older_folders_server_metrics_csv_reads_as_the_sample_servers_familie
     (failed,) = [r for r in readings if math.isnan(r.value)]
     assert (failed.time_ms, failed.metric) == (2000, "")  # a row with a time and no values: a failed scrape
     assert {r.source for r in readings} == {"server-metrics.csv"}
+
+
+def test_a_single_source_that_answered_but_reports_no_server_figures_gives_no_server_block():
+    # node_exporter alone on the service's host (tests/services/gunicorn-pool-node.toml): it answered every scrape
+    # and reports no pool and no requests, so the cell has no server block; this raised IndexError
+    node = "http://10.232.0.2:9100/metrics"
+    found = map_readings(scrape(node, T0, 'node_cpu_seconds_total{cpu="0",mode="idle"} 100.0\nnode_load1 0.5\n')
+                         + scrape(node, T0 + 1000, 'node_cpu_seconds_total{cpu="0",mode="idle"} 100.5\nnode_load1 0.5\n'))
+    assert found.scrapes and not found.failed and not found.requests and not found.thread_pools
+    assert observed_window.server_block(found, window(T0, T0 + 1000), 8000, {node: True}) is None

@@ -12,12 +12,7 @@ goes only to the addresses of the namespaces made here (10.231.0.0/24 on our own
 
 import json
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -27,7 +22,7 @@ from littlegrid.findings.engines import engine_shares
 from littlegrid.run import engines
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.runner import run_grid
-from needs import missing
+from netns import namespaces, netns_available, start_in, wait_listening  # noqa: F401 (netns_available: a fixture)
 
 pytestmark = pytest.mark.integration
 
@@ -39,72 +34,6 @@ THREADS, SERVICE_S, THINK_MS = 4, 0.1, 50  # c, S (the sample server holds GET /
 USERS = (4, 16)                   # one cell under the knee (N/(S+Z) = 26.7/s), one past it (c/S = 40/s)
 SHOP_USERS = 5                    # the example shop's flow: 150 ms of service a flow, about 2 of the 4 threads busy
 DURATION_S, WARMUP_S, COOLDOWN_S = 20, 4, 2
-
-
-def ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=30)
-
-
-@contextmanager
-def namespaces(tag: str):
-    """A bridge in the root namespace and three namespaces hanging off it by veth pairs: yields {role: namespace}.
-    Removed on the way out whatever happened (deleting a namespace deletes its veth pair)."""
-    bridge, made = f"lgbr{tag}", []
-    roles = {"server": SERVER, "engine1": ENGINES[0], "engine2": ENGINES[1]}
-    try:
-        ip("link", "add", bridge, "type", "bridge")
-        ip("addr", "add", f"{CONTROLLER}/24", "dev", bridge)
-        ip("link", "set", bridge, "up")
-        names = {}
-        for i, (role, address) in enumerate(roles.items()):
-            ns, outside = f"lg{tag}{role}", f"lgv{tag}{i}"
-            ip("netns", "add", ns)
-            made.append(ns)
-            ip("link", "add", outside, "type", "veth", "peer", "name", "eth0", "netns", ns)
-            ip("link", "set", outside, "master", bridge)
-            ip("link", "set", outside, "up")
-            ip("-n", ns, "addr", "add", f"{address}/24", "dev", "eth0")
-            ip("-n", ns, "link", "set", "eth0", "up")
-            ip("-n", ns, "link", "set", "lo", "up")
-            names[role] = ns
-        yield names
-    finally:
-        for ns in made:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
-        subprocess.run(["ip", "link", "del", bridge], capture_output=True, timeout=30)
-
-
-def start_in(ns: str, cmd: list[str], log: Path, stack: ExitStack) -> subprocess.Popen:
-    """cmd inside namespace ns (ip netns exec execs it: the PID is the JVM's), stopped by that PID at the end."""
-    out = log.open("w")
-    process = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL, stdout=out,
-                               stderr=subprocess.STDOUT, start_new_session=True)
-
-    def stop():
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        out.close()
-
-    stack.callback(stop)
-    return process
-
-
-def wait_listening(address: str, port: int, process: subprocess.Popen, log: Path, timeout_s: float = 90) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"exited with {process.returncode}: {log.read_text()[-2000:]}"
-        with socket.socket() as s:
-            s.settimeout(0.5)
-            if s.connect_ex((address, port)) == 0:
-                return
-        time.sleep(0.3)
-    pytest.fail(f"{address}:{port} not listening after {timeout_s:.0f} s ({log})")
-
 
 RMI_IN_THE_CLEAR = "Disabling SSL for RMI"
 
@@ -136,23 +65,13 @@ think_ms = [{THINK_MS}]
     return path
 
 
-@pytest.fixture
-def netns_available():
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        missing("root and iproute2", "the namespace test creates network namespaces and veth pairs")
-    probe = f"lgprobe{os.getpid() % 100000}"
-    done = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if done.returncode != 0:
-        missing("ip netns", done.stderr.strip())
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-
-
 def test_a_closed_grid_over_two_engines_in_their_own_namespaces_matches_the_laws_over_rmi_ssl(
         tmp_path, jmeter, server_jar, runnable, netns_available):
     tag = str(os.getpid() % 1000)
     keystore = engines.create_keystore(tmp_path / "rmi.jks", days=1)
     rmi = engines.Rmi(keystore=keystore, controller_host=CONTROLLER)
-    with namespaces(tag) as ns, ExitStack() as stack:
+    roles = {"server": SERVER, "engine1": ENGINES[0], "engine2": ENGINES[1]}
+    with namespaces(tag, NET, roles) as ns, ExitStack() as stack:
         server_log = tmp_path / "server.log"
         server = start_in(ns["server"], ["java", "-Xmx256m", "-jar", str(server_jar), "--server.port=8080",
                                          f"--server.address={SERVER}", "--management.server.port=8081",

@@ -184,7 +184,8 @@ def from_run_folder(run_dir: Path) -> Inputs:
             host_metrics=_existing(folder / "host-metrics.csv"),
             observe_counts=cm.get("observe") or {},
             observe_pools=pools,
-            target_port=port,
+            # the port this cell's load went to: an axis (two deployments compared by port) overrides [target]'s
+            target_port=int(number(props.get("port"))) if number(props.get("port")) is not None else port,
             target_host=on_target,
             properties=props,
         ))

@@ -76,7 +76,8 @@ def server_block(found: Observed | None, window: SteadyWindow, port: int | None 
     if source is None:
         silent = [url for url in found.failed if not found.scrapes.get(url)]
         on_target = [url for url in silent if target_host.get(url)]
-        source = (on_target or (silent if len(set(found.scrapes) | set(found.failed)) == 1 else [None]))[0]
+        # a source that answered is not silent: with none silent there is no failure to tell of, and no block
+        source = next(iter(on_target or (silent if len(set(found.scrapes) | set(found.failed)) == 1 else [])), None)
     if source is None:
         return None
     return server_metrics.server_figures(requests, pool, window, found.scrapes.get(source, ()),
