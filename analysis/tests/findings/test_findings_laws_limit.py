@@ -149,3 +149,22 @@ def test_a_curve_where_nothing_succeeded_is_no_plateau_and_raises_nothing():
     cells = [cell(n, 0, 1.0, failed_per_s=100 * n) for n in (1, 2, 4, 8)]
     found = findings(summary_of(cells))
     assert not [f for f in found if f.kind in ("saturation", "bottleneck")]
+
+
+def test_an_expectation_can_state_the_laws_limit_as_likely_and_its_size():
+    from littlegrid.findings import as_json
+    from littlegrid.findings.expect import evaluate, parse
+    from littlegrid.usererror import UserError
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    found = as_json(findings(s))
+    got = {e["expectation"]: e["passed"] for e in evaluate(
+        ["bottleneck concurrency", "likely bottleneck concurrency about 4", "likely bottleneck concurrency about 6",
+         "likely bottleneck concurrency", "likely bottleneck thread_pool", "no bottleneck concurrency"], s, found)}
+    assert got == {"bottleneck concurrency": None,  # only suggested: undecided without "likely"
+                   "likely bottleneck concurrency about 4": True, "likely bottleneck concurrency about 6": False,
+                   "likely bottleneck concurrency": True, "likely bottleneck thread_pool": False,
+                   "no bottleneck concurrency": False}
+    for bad in ("no likely bottleneck concurrency", "likely bottleneck cpu about 4", "bottleneck concurrency about",
+                "bottleneck concurrency about four"):
+        with pytest.raises(UserError, match="expectation"):
+            parse(bad)

@@ -1,14 +1,17 @@
 """Expected findings of a grid (`expect = ["bottleneck thread_pool where server.tomcat.threads.max = 10"]`):
 the grammar, and whether a run's findings meet them.
 
-    expectation := ["no"] kind [word] ["within" margin "%"] [where condition ("and" condition)*]
+    expectation := ["no" | "likely"] kind [word] ["about" size] ["within" margin "%"] [where condition ("and" condition)*]
 
 kind is a finding kind (saturation, bottleneck, waiting, service, arms, ...); the word after it is the finding's
 `resource` where the kind has one (QUALIFIERS: a bottleneck's resource, where requests wait, flat or stretched
 time in service, the timer's realised shape, arms whose throughput is equivalent or different); the where
 scope is the criteria grammar's (littlegrid.criteria.grammar.parse_where). A positive expectation is met by a finding
-of that kind about a cell in scope that holds; a finding that only suggests it leaves it undecided. "no X" is
-met when no finding of that kind holds or suggests anything about a cell in scope ("cannot tell" claims nothing).
+of that kind about a cell in scope that holds; a finding that only suggests it leaves it undecided, unless the
+expectation says "likely" (then a finding that suggests it meets it too: the laws' limit on a service nothing
+scraped is never more than likely). "no X" is met when no finding of that kind holds or suggests anything about a
+cell in scope ("cannot tell" claims nothing). `bottleneck concurrency about 4` also asks the size of the limit: the
+finding's requests in service (its figure in_service, L = X_max·D) within ±0.5 of 4.
 
 The arms' words are judged on the interval an arms finding states (its figures rel_lo, rel_hi), by the rule of
 littlegrid.comparison.equivalence: `arms same within 10%` holds when the interval lies inside ±10% (two one-sided
@@ -38,6 +41,7 @@ SAME, DIFFERENT = "same", "different"  # the arms' words: equivalent within the 
 QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves"), "service": ("flat", "stretched"),
               "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": (SAME, DIFFERENT)}
 CLAIMS = ("holds", "suggests")
+SIZE_TOLERANCE = 0.5  # a limit of about k: its requests in service within ±0.5 of k (the nearest whole number)
 MARGIN_FORM = "write the margin as a percentage between 0 and 100, e.g. \"arms same within 10%\""
 
 
@@ -49,10 +53,14 @@ class Expectation:
     scope: Scope
     text: str
     margin: float | None = None  # `arms same within 10%`: 0.1; None: none stated (equivalence.DEFAULT_MARGIN)
+    likely: bool = False  # met by a finding that suggests it, too
+    size: float | None = None  # `bottleneck concurrency about 4`: the limit's size, judged within ±SIZE_TOLERANCE
 
     def named(self) -> str:
         """"arms same within ±10%": the kind and word as judged, with the margin an arms expectation is judged at."""
-        word = f"{self.kind}{' ' + self.resource if self.resource else ''}"
+        word = f"{'likely ' if self.likely else ''}{self.kind}{' ' + self.resource if self.resource else ''}"
+        if self.size is not None:
+            word += f" about {self.size:g}"
         if self.kind == "arms" and self.resource == SAME:
             word += f" within {equivalence.margin_text(self.margin or equivalence.DEFAULT_MARGIN)}"
         return word
@@ -71,6 +79,11 @@ def parse(text: str) -> Expectation:
     words, margin = _margin(head.split(), fail)
     negated = bool(words) and words[0].lower() == "no"
     words = words[1:] if negated else words
+    likely = bool(words) and words[0].lower() == "likely"
+    words = words[1:] if likely else words
+    if likely and negated:
+        raise fail("\"no\" already counts a finding that only suggests: write \"no\" or \"likely\", not both")
+    words, size = _size(words, fail)
     if not words:
         raise fail(f"missing the finding kind; kinds: {', '.join(KINDS)}")
     kind = words[0].lower()
@@ -90,7 +103,29 @@ def parse(text: str) -> Expectation:
         raise fail(f"unexpected {words[2]!r}; the scope starts with where")
     if margin is not None and (kind != "arms" or resource != SAME):
         raise fail("a margin (within N%) goes only after \"arms same\"")
-    return Expectation(negated, kind, resource, Scope(where=parse_where(sep + rest, fail)), shown, margin)
+    if size is not None and (kind != "bottleneck" or resource != "concurrency" or negated):
+        raise fail("a size (about N) goes only after \"bottleneck concurrency\"")
+    return Expectation(negated, kind, resource, Scope(where=parse_where(sep + rest, fail)), shown, margin,
+                       likely, size)
+
+
+def _size(words: list[str], fail) -> tuple[list[str], float | None]:
+    """The words before "about", and the number after it (None when no "about")."""
+    lowered = [w.lower() for w in words]
+    if "about" not in lowered:
+        return words, None
+    at = lowered.index("about")
+    after = words[at + 1:]
+    if len(after) != 1 or re.fullmatch(r"\d+(?:\.\d+)?", after[0]) is None or float(after[0]) <= 0:
+        raise fail(f"after about, write the limit's size as a positive number, e.g. \"bottleneck concurrency about "
+                   f"4\", got {' '.join(after) or 'nothing'!r}")
+    return words[:at], float(after[0])
+
+
+def _sized(e: Expectation, f: dict) -> bool:
+    """Whether a concurrency finding's requests in service are the size e states, within ±SIZE_TOLERANCE."""
+    held = (f.get("figures") or {}).get("in_service")
+    return e.size is None or (isinstance(held, (int, float)) and abs(held - e.size) <= SIZE_TOLERANCE)
 
 
 def _margin(words: list[str], fail) -> tuple[list[str], float | None]:
@@ -163,7 +198,7 @@ def evaluate(texts: list[str], summary: Summary, found: list[dict]) -> list[dict
             continue
         about = [f for f in found if f.get("kind") == e.kind and set(f.get("cells") or ()) & in_scope]
         matching = [f for f in about if _arms_claim(e, f)] if e.kind == "arms" else \
-            [f for f in about if e.resource is None or f.get("resource") == e.resource]
+            [f for f in about if (e.resource is None or f.get("resource") == e.resource) and _sized(e, f)]
         claims = [f for f in matching if f.get("standing") in CLAIMS]
         if e.negated:
             passed = not claims
@@ -171,7 +206,7 @@ def evaluate(texts: list[str], summary: Summary, found: list[dict]) -> list[dict
                    else f"found: {claims[0]['statement']}")
             out.append(_entry(e, passed, why, claims))
             continue
-        held = [f for f in matching if f.get("standing") == "holds"]
+        held = [f for f in matching if f.get("standing") in (CLAIMS if e.likely else ("holds",))]
         if held:
             out.append(_entry(e, True, held[0]["statement"], held))
         elif claims:
