@@ -109,6 +109,14 @@ def test_a_full_server_host_names_the_cpu_from_that_host_and_says_what_the_gener
     assert "measured on the server's host" in b.why
 
 
+def test_a_hosts_cores_named_with_their_source_take_a_plural_verb():
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 2,
+                                                          "util": 0.27, "shared_with_generator": False,
+                                                          "words": "10.0.0.2's 2 cores (its node_exporter)"}))
+    assert "10.0.0.2's 2 cores (its node_exporter) were 27% busy, not full" in bottleneck(findings(s)).statement
+
+
 def test_the_cannot_tell_lines_say_each_missing_thing_once():
     s = summary_of(closed_curve(4, 25.0, 0.0))
     found = findings(s)

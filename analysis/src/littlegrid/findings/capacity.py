@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from littlegrid.analysis import curves as curve_rules
@@ -493,7 +494,7 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
     kinds = ("worker threads or processes, connections, or cores" if cpu is None or cpu >= CPU_BUSY
              else "worker threads or processes, or connections")
     cpu_words = ("the server's CPU was not measured" if cpu is None
-                 else f"{cpu_whose} {'were' if cpu_whose.endswith('s') else 'was'} {pct(cpu)} busy"
+                 else f"{cpu_whose} {'were' if _plural(cpu_whose) else 'was'} {pct(cpu)} busy"
                  + ("" if cpu >= CPU_BUSY else ", not full"))
     statement = (f"X stays level at {rate(_mean(xs))} at {cells_words(p.cells, p.curve)}: the service holds "
                  f"{held} request{'' if held == 'about 1' else 's'} at once ({rate(conc.x_max_per_s)} × "
@@ -530,6 +531,12 @@ def _why_missing(cell: Cell) -> str:
     if s.failed_scrapes:
         return f" ({s.failed_scrapes} scrapes failed)"
     return " (no readings in the window)"
+
+
+def _plural(whose: str) -> bool:
+    """Whether whose cores a CPU figure is of reads as plural ("10.0.0.7's 2 cores (its node_exporter)": the words
+    before a closing parenthesis decide)."""
+    return re.sub(r"\s*\([^()]*\)$", "", whose).endswith("s")
 
 
 def _no_metrics(cell: Cell) -> str:
