@@ -6,6 +6,7 @@ command, joins the two."""
 
 from __future__ import annotations
 
+from littlegrid.analysis.histogram import whole_seconds
 from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import expect, two_arms
@@ -103,11 +104,13 @@ def cell_replicates(cell: Cell, samples: CellSamples, rng, reps: int) -> dict:
     lat = (bootstrap.replicate_latencies_in_stored_blocks(samples.blocks, qs, rng, reps) if samples.blocks is not None
            else bootstrap.replicate_latencies(samples.latencies, qs, rng, reps))
     r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
-    x = bootstrap.replicate_throughput(samples.per_second, rng, reps)
+    # the seconds that each span one second (the window's last, lengthened bin would read as a 2× outlier)
+    seconds = whole_seconds(samples.per_second, cell.window.length_s if cell.window is not None else None)
+    x = bootstrap.replicate_throughput(seconds, rng, reps)
     # completions per whole second vs per window length: rescale so replicates centre on the summary's X
     x_summary = cell.overall.throughput_per_s if cell.overall is not None else None
-    if x_summary and samples.per_second.mean() > 0:
-        r["throughput_per_s"] = x * (x_summary / samples.per_second.mean())
+    if x_summary and seconds.mean() > 0:
+        r["throughput_per_s"] = x * (x_summary / seconds.mean())
     return r
 
 
