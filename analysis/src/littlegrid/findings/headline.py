@@ -145,10 +145,7 @@ def _arms(f: Finding) -> str | None:
     chosen, choice = _figure(f, "chosen"), str(_figure(f, "choice") or "")
     known = None not in (rel, lo, hi)
     if chosen and known and str(said).startswith("different") and (lo > 0 or hi < 0):
-        # the chosen arm over the other: b/a as measured when b is higher, else a/b (1/(1 + rel), its ends swapped)
-        up = rel > 0
-        ratio = precision.ratio(rel, lo, hi, "the throughput") if up else \
-            precision.ratio(1 / (1 + rel) - 1, 1 / (1 + hi) - 1, 1 / (1 + lo) - 1, "the throughput")
+        ratio = precision.ratio(*precision.higher_over_lower(rel, lo, hi), "the throughput")
         return f"Arms {arms}: choose {chosen}: {f'at {at} ' if at else ''}it gives {ratio}."
     interval = f" ({precision.ratio(rel, lo, hi)})" if known else ""
     return (f"Arms {arms}: {f'at {at} ' if at else ''}throughput is {said}{interval}"

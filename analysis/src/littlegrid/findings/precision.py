@@ -94,3 +94,12 @@ def count(value: float, low: float | None, high: float | None) -> str:
         return f"about {k:d}"
     lo, hi = _ends(low, high, _place(value, _half_width(value, low, high) or 0.5))
     return f"{lo} to {hi}"
+
+
+def higher_over_lower(rel: float, rel_low: float, rel_high: float) -> tuple[float, float, float]:
+    """The higher of two figures over the lower, as a change with its interval, from b/a − 1 and its interval:
+    itself when b is the higher, else a/b − 1 = 1/(1 + rel) − 1 with the ends swapped. The one way a choice says
+    by how much the chosen arm gives more (the finding's sentence and the headline's)."""
+    if rel >= 0:
+        return rel, rel_low, rel_high
+    return 1 / (1 + rel) - 1, 1 / (1 + rel_high) - 1, 1 / (1 + rel_low) - 1

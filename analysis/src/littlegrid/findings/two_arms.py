@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from littlegrid.analysis import cpu_demand
 from littlegrid.analysis.curves import CPU_BUSY
+from littlegrid.findings import precision
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.capacity import starved
 from littlegrid.findings.where_time import in_service_ms
@@ -252,9 +253,12 @@ class Arms:
             return "Which arm to choose cannot be told without intervals.", "no interval", None
         if verdict in (equivalence.BETTER, equivalence.WORSE):
             pick = name_b if verdict == equivalence.BETTER else name_a
-            low, high = sorted((x["a"], x["b"]))
-            more = f"{high / low - 1:.0%} more" if low > 0 else "where the other serves nothing"
-            return (f"Choose {pick}: it serves {more} at {_at(row['a'])}.",
+            low = min(x["a"], x["b"])
+            known_rel = None not in (x.get("rel"), x.get("rel_lo"), x.get("rel_hi"))
+            more = (precision.ratio(*precision.higher_over_lower(x["rel"], x["rel_lo"], x["rel_hi"]), "the throughput")
+                    if low > 0 and known_rel else "throughput where the other serves none" if low <= 0
+                    else f"{max(x['a'], x['b']) / low:.2g}× the throughput")
+            return (f"Choose {pick}: at {_at(row['a'])} it gives {more}.",
                     "the choice goes to the throughput shown higher", pick)
         if verdict not in equivalence.WITHIN_MARGIN:
             return ("Neither arm can be chosen on throughput, which is neither shown different nor shown "
