@@ -271,8 +271,8 @@ def test_requests_wait_in_front_of_the_server_as_n_minus_l_and_r_minus_r_server(
     held = [f for f in w if f.standing == "holds"][0]
     # N = 20: L_server = 9.95, so 10.05 users wait in front, 202 − 100.5 ms each
     assert dict(held.figures)["waiting_in_front"] == pytest.approx(90.0)  # the heaviest cell, N = 100
-    assert "at N = 20, 10.1 requests wait in front of the server" in held.statement
-    assert "at N = 100, 90 requests wait" in held.statement and "the server holds L_server = 10;" in held.statement
+    assert "at N = 20, about 10 requests wait in front of the server" in held.statement
+    assert "at N = 100, about 90 requests wait" in held.statement and "the server holds L_server = 10;" in held.statement
     assert not of_kind(found, "waiting", **{THREADS: 100})  # negative control: N = L_server there
 
 

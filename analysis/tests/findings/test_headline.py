@@ -21,7 +21,7 @@ def test_the_littles_law_headline_names_the_ten_thread_pool_its_cap_and_the_othe
     first = head["sentences"][0]
     assert first.startswith(f"With {THREADS} = 10, 10 Tomcat threads cap throughput at c/S = 100/s")
     # the main answer says where the rest wait (issue 51): 100 users, 10 in service, 90 in front of the server
-    assert first.endswith("measured); at N = 100, 90 requests wait in front of the server.")
+    assert first.endswith("measured); at N = 100, about 90 requests wait in front of the server.")
     # without a figure of where they wait, past c/S R = N/X − Z with this curve's Z = 0 and X its measured level
     level = next(dict(f.figures)["throughput_per_s"] for f in found if f.kind == "saturation")
     blind = compose(s, [f for f in found if f.kind != "waiting"], False)["sentences"][0]

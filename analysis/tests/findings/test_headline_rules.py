@@ -36,7 +36,7 @@ def test_the_main_jobs_headline_is_two_sentences_the_cap_the_wait_and_the_choice
     sentences = headline(s, found + [CARE])["sentences"]
     assert len(sentences) == 2
     assert sentences[0] == (f"With {THREADS} = 10, 10 Tomcat threads cap throughput at c/S = 100/s (98.7/s "
-                            f"measured); at N = 100, 90 requests wait in front of the server.")
+                            f"measured); at N = 100, about 90 requests wait in front of the server.")
     assert sentences[1] == (f"Arms {THREADS} = 10 against 100: choose {THREADS} = 100: at N = 100 it gives about "
                             f"9.9× the throughput (9.1× to 10.7×).")
     text = " ".join(sentences)

@@ -42,3 +42,10 @@ def test_a_count_is_an_integer_only_when_its_interval_lies_within_half_of_it():
 def test_a_ratio_names_the_figure_it_multiplies():
     assert precision.ratio(8.853, 8.122, 9.678, "the throughput") == "about 9.9× the throughput (9.1× to 10.7×)"
     assert precision.ratio(0.12, 0.08, 0.16, "the throughput") == "about +12% on the throughput (+8% to +16%)"
+
+
+def test_significant_figures_never_turn_to_exponents():
+    """'{:.2g}' writes 150 as '1.5e+02': a count of requests in a sentence must read 150."""
+    assert [precision.significant(v, 2) for v in (150, 90.3, 4.23, 0.0456, 1234)] == ["150", "90", "4.2", "0.046", "1200"]
+    assert precision.significant(9.996, 3) == "10" and precision.significant(1.0, 2) == "1"
+    assert precision.count(1234.0, None, None) == "about 1200"

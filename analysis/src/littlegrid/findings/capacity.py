@@ -655,11 +655,14 @@ def waiting(summary: Summary, saturated: set) -> list[Finding]:
             if r and w > WAIT_SHARE * r and n_front >= 1:
                 queued.append((c, n_front, w, r, l_server, client))
         if queued:
-            parts = [f"at {load_words(curve, load(curve, c))}, {n:.3g} requests wait in front of the server, "
-                     f"{ms(w)} each of R = {ms(r)} ({w / r:.0%}; of X·R = {client:.3g} in flight at the client the "
-                     f"server holds L_server = {l:.3g}; R_server = {ms(r - w)})"
+            # a difference of two means, one from 1 Hz scrapes, has no interval here: the counts are said at two
+            # significant figures ("about 90"), not at the three a reader would take for measured
+            parts = [f"at {load_words(curve, load(curve, c))}, {precision.count(n, None, None)} requests wait in front "
+                     f"of the server, {ms(w)} each of R = {ms(r)} ({w / r:.0%}; of X·R = {precision.significant(client, 3)} in flight at the "
+                     f"client the server holds L_server = {precision.significant(l, 3)}; R_server = {ms(r - w)})"
                      if client is not None and l is not None else
-                     f"at {load_words(curve, load(curve, c))}, {n:.3g} requests wait in front of the server, "
+                     f"at {load_words(curve, load(curve, c))}, {precision.count(n, None, None)} requests wait in front "
+                     f"of the server, "
                      f"{ms(w)} each of R = {ms(r)} ({w / r:.0%}; R_server = {ms(r - w)})"
                      for c, n, w, r, l, client in queued]
             head = group_words(curve)

@@ -86,11 +86,13 @@ def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) 
     where no figure shows" (the concurrency bottleneck's X·(R − D)); None when neither says."""
     if waiting is not None:
         n, at = _value(waiting, "waiting_in_front"), _value(waiting, "users")
-        return f"at {load_words(curve, at)}, {n:.3g} request{'s' if n != 1 else ''} wait in front of the server"
+        said = precision.count(n, None, None)  # no interval: two significant figures (findings/capacity.py)
+        return f"at {load_words(curve, at)}, {said} request{'s wait' if said != 'about 1' else ' waits'} in front of the server"
     if bottleneck is not None and bottleneck.resource == "concurrency":
         n, at = _figure(bottleneck, "waiting"), _figure(bottleneck, "waiting_at")
         if isinstance(n, float) and isinstance(at, float):
-            return f"at {load_words(curve, at)} the other {n:.2g} wait where no figure shows (in front or inside)"
+            return (f"at {load_words(curve, at)} the other {precision.significant(n, 2)} wait where no figure shows "
+                    "(in front or inside)")
     return None
 
 

@@ -83,12 +83,22 @@ def ratio(rel: float, rel_low: float, rel_high: float, what: str = "") -> str:
             f"({signed(low)}% to {signed(high)}%)")
 
 
+def significant(value: float, digits: int) -> str:
+    """`value` rounded to `digits` significant figures, written without an exponent or trailing zeros: 150 and 90, not "1.5e+02"
+    (Python's "{:.2g}" turns to exponents from 10**digits on)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    place = digits - 1 - math.floor(math.log10(abs(value)))
+    text = f"{round(value, place):.{max(place, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text  # as "{:g}" does: 10, not 10.0
+
+
 def count(value: float, low: float | None, high: float | None) -> str:
     """A number of things (requests in service, workers) from an estimate: "about 4" when the interval lies within
     ±0.5 of that integer, else the range at its own precision, "3.6 to 4.7"; the estimate alone, at two significant
     digits, without an interval. The ends are rounded outwards."""
     if low is None or high is None:
-        return f"about {value:.2g}"
+        return f"about {significant(value, 2)}"
     k = round(value)
     if k - 0.5 < low and high < k + 0.5:
         return f"about {k:d}"
