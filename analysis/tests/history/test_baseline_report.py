@@ -118,3 +118,30 @@ def test_a_gate_kept_for_another_run_is_not_drawn(tmp_path):
     assert baseline_record.of_run(tmp_path, "slower") == kept
     assert baseline_record.of_run(tmp_path, "another") is None
     assert baseline_record.of_run(tmp_path / "nothing", "slower") is None
+
+
+def test_the_section_in_chromium_runs_nothing_from_a_cell_id_and_marks_the_failed_rows(gated, browser):
+    """The gated report as a browser shows it: no console error (the page's CSP holds), no dialog from the cell id's
+    onerror, no request off the machine, the failed rows styled as failures."""
+    import sys
+    from pathlib import Path
+
+    folders, db = gated
+    run = folders["slower"]
+    assert cli.main(["report", str(run)]) == 0
+    assert cli.main(["check", str(run), "--baseline", str(folders["three"]), "--db", str(db)]) == 1
+    sys.path.insert(0, str(Path(__file__).parents[1] / "render"))
+    from browser import assert_clean, open_page
+
+    visit, tab = open_page(browser, run / "report" / "index.html")
+    try:
+        assert_clean(visit, "the report against a baseline")
+        assert tab.locator("#baseline img").count() == 0
+        failed = tab.locator("#baseline tr.fail")
+        assert failed.count() == 2 and "regressed beyond 10%" in failed.first.inner_text()
+        assert tab.locator("#baseline tr.pass").count() == 4
+        assert "<img src=x onerror=alert(1)>|rate=10" in failed.first.inner_text()  # shown as text
+        weight = failed.first.locator("td.outcome").evaluate("e => getComputedStyle(e).fontWeight")
+        assert weight == "700"  # tr.fail td.outcome: the failure styled (littlegrid.css)
+    finally:
+        tab.close()
