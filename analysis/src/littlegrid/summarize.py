@@ -9,6 +9,7 @@ from littlegrid.analysis.stats import percentile_of
 from littlegrid.comparison import deltas
 from littlegrid.criteria.evaluate import evaluate
 from littlegrid.criteria.grammar import parse
+from littlegrid.criteria.relative import split as split_criteria
 from littlegrid.findings import expect
 from littlegrid.summary import model
 from littlegrid.usererror import UserError
@@ -48,8 +49,10 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
         if value is not None and value < 0:
             raise UserError(f"{name} {value:g}: must be 0 or more seconds")
     found = cells_mod.discover(list(inputs))
+    # one run judges the absolute criteria; the relative ones wait for `check --baseline` (kept in run)
+    absolute, relative = split_criteria(found.criteria)
     # a JTL is one test whose labels are what its user reads first; a grid's cells get them when asked
-    by_label = by_label or found.run["source"] == "jtl" or _label_scoped(found.criteria)
+    by_label = by_label or found.run["source"] == "jtl" or _label_scoped(absolute)
     overrides = dict(found.tolerances)
     unknown = sorted(set(overrides) - set(laws.DEFAULT_TOLERANCES))
     if unknown:
@@ -63,8 +66,8 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
         if elapsed is not None:
             elapsed_of[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
-    slos = models.latency_slos(found.criteria)
-    run = model.Run.model_validate(summary.plain(found.run))
+    slos = models.latency_slos(absolute)
+    run = model.Run.model_validate(summary.plain({**found.run, "relative_criteria": relative}))
     cells = cpu_demand.attach(cells, run)  # CPU per request, once: the curves and findings read it
     cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol)
     result = model.Summary.model_validate({
@@ -72,7 +75,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
         "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,
         "cells": cells, "curves": grid_curves, "checks": grid_checks, "criteria": [], "findings": [],
         "expectations": []})
-    criteria = evaluate(list(found.criteria), result) if found.criteria else []
+    criteria = evaluate(absolute, result) if absolute else []
     result = result.model_copy(update={"criteria": [model.CriterionResult.model_validate(summary.plain(c))
                                                     for c in criteria]})
     # the last stage: a pure function of everything above (littlegrid.findings, docs/analysis.md "Findings")

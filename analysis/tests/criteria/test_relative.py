@@ -52,6 +52,3 @@ def test_it_fails_only_when_the_whole_interval_lies_past_the_margin():
     assert below.fails(0.11) and below.fails(0.10) and not below.fails(0.09)  # the interval's lower end
     assert at_most.fails(0.11) and not at_most.fails(0.10)
     assert below.fails(None) is None  # no interval: not judged
-    assert relative.margin_text(relative.parse("error_rate increase < 0.5 points")) == "0.5 points"
-    assert relative.change_text(below, 0.1234) == "+12.3%"
-    assert relative.change_text(relative.parse("error_rate increase < 0.5 points"), -0.002) == "-0.20 points"

@@ -24,10 +24,14 @@ SECONDS = 600  # 6000 and 12000 samples a cell: p90 known to about ±5%, so a 20
 HOST = {"hostname": "ci-1", "cpus": 2, "memory_bytes": 24 * (1 << 30), "os": "Linux 6.1.0-18-amd64 (x86_64)"}
 
 
-def queue_cell(rate: float, service_ms: float, seed: int, error_every: int = 0) -> dict:
+def queue_cell(rate: float, service_ms: float, seed: int, error_every: int = 0, prefix: str = "",
+               constant_ms: int | None = None) -> dict:
     """One cell: `SECONDS` s of an open M/M/2 at `rate`/s with mean service `service_ms`; every `error_every`-th
-    request failed (0: none)."""
+    request failed (0: none); its id `rate=R` after `prefix` (markup, to test escaping); with `constant_ms`, every
+    request takes exactly that long (the queue's completion times kept)."""
     elapsed, end = open_mm2_window(np.random.default_rng(seed), rate, service_ms, SECONDS)
+    if constant_ms is not None:
+        elapsed = np.full_like(elapsed, constant_ms)
     keep = end <= SECONDS * 1000
     elapsed, end = elapsed[keep], end[keep]
     n = len(elapsed)
@@ -40,17 +44,17 @@ def queue_cell(rate: float, service_ms: float, seed: int, error_every: int = 0) 
     overall["p999_ms"] = float(nearest_rank(ordered, "99.9"))
     histogram = cell_histogram(ExactHistogram.of(elapsed), completions_per_second(end, 0, SECONDS * 1000)) | {
         "blocks": BlockHistograms.from_samples(elapsed, end, 0, SECONDS * 1000).as_summary()}
-    return {"id": f"rate={rate:g}", "axes": {"rate": rate}, "status": "complete",
+    return {"id": f"{prefix}rate={rate:g}", "axes": {"rate": rate}, "status": "complete",
             "window": {"start_ms": 0, "end_ms": SECONDS * 1000}, "overall": overall, "histogram": histogram}
 
 
 def summary_dict(*, run_id: str, service_ms: float = 50.0, seed: int = 1, grid_name: str = "ci",
                  knobs: dict | None = None, host: dict | None = None, rates=RATES, error_every: int = 0,
-                 started: str | None = None) -> dict:
-    cells = [queue_cell(rate, service_ms, seed * 1000 + i, error_every) for i, rate in enumerate(rates)]
+                 started: str | None = None, cell_prefix: str = "", relative_criteria=()) -> dict:
+    cells = [queue_cell(rate, service_ms, seed * 1000 + i, error_every, cell_prefix) for i, rate in enumerate(rates)]
     run = {"id": run_id, "grid_name": grid_name, "plan": "open.jmx", "started": started or f"2026-01-01T{run_id}",
            "host": host or HOST, "server_knobs": knobs if knobs is not None else {"server.tomcat.threads.max": 2},
-           "source": "run", "versions": {}}
+           "source": "run", "versions": {}, "relative_criteria": list(relative_criteria)}
     data = {"schema": SCHEMA, "littlegrid_version": "0.1.0", "run": run, "cells": cells,
             "axes": {"rate": list(rates)}}
     return plain(complete(data))

@@ -45,8 +45,13 @@ def run_recorded(grid: Path, out: Path, run_id: str, db: Path) -> Path:
 
 
 def gate(capsys, run: Path, db: Path) -> tuple[int, list[str]]:
+    """The gate's exit code and lines; its table printed (run with -s), the figures the issue asks to report."""
     code = cli.main(["check", str(run), "--criteria-only", "--baseline", "history:last-pass", "--db", str(db)])
-    return code, capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()
+    with capsys.disabled():
+        table = run / "baseline.md"
+        print(f"\n{run.name}: exit {code}\n" + (table.read_text(encoding="utf-8") if table.is_file() else ""))
+    return code, lines
 
 
 def test_done_when(runnable, browser, tmp_path, capsys):

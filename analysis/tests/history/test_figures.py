@@ -7,8 +7,11 @@ import numpy as np
 import pytest
 
 from littlegrid import summary as summary_file
-from littlegrid.history.figures import Z95, interval, run_figures, wilson
-from history_runs import run_folder
+from littlegrid.summary import plain
+from littlegrid.history.figures import RESOLUTION_SE_MS, Z95, cell_figures, interval, run_figures, wilson
+from littlegrid.summary.model import Cell
+from summary_contract import complete
+from history_runs import queue_cell, run_folder
 
 
 def test_wilson_known_answers():
@@ -36,3 +39,15 @@ def test_every_cell_has_each_figure_inside_its_interval_and_the_same_seed_gives_
         assert f.value == getattr(stats, f.metric) and f.samples == stats.count
         assert f.lo <= f.value <= f.hi and f.se > 0
     assert run_figures(summary) == figures
+
+
+def test_a_percentile_is_known_to_the_millisecond_not_better():
+    """JMeter's elapsed is whole milliseconds: a percentile the bootstrap never moves (every request 152 ms) is still
+    only known to ±0.5 ms, whose rounding error has the standard deviation 1/√12 ms. A zero standard error gave
+    the acceptance run's interval "+26.3% to +26.3%"."""
+    cell = Cell.model_validate(plain(complete(queue_cell(20.0, 50.0, seed=3, constant_ms=152), Cell)))
+    figures = {f.metric: f for f in cell_figures(cell)}
+    assert RESOLUTION_SE_MS == pytest.approx(1 / math.sqrt(12))
+    for key in ("p50_ms", "p90_ms", "p99_ms"):
+        assert figures[key].value == 152 and figures[key].se == pytest.approx(RESOLUTION_SE_MS)
+    assert figures["mean_ms"].se < RESOLUTION_SE_MS  # a mean of thousands averages its rounding away

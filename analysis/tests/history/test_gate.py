@@ -19,10 +19,10 @@ DEFAULTS = [relative.parse(t) for t in relative.DEFAULTS]
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Three runs of one commit (seeds), one with S raised 20% (50 -> 60 ms), one by 2% (51 ms)."""
+    """Four runs of one commit (seeds), one with S raised 20% (50 -> 60 ms), one by 2% (51 ms)."""
     root = tmp_path_factory.mktemp("runs")
     out = {}
-    for name, options in {"one": {"seed": 1}, "two": {"seed": 2}, "three": {"seed": 3},
+    for name, options in {"one": {"seed": 1}, "two": {"seed": 2}, "three": {"seed": 3}, "four": {"seed": 8},
                           "slower": {"seed": 4, "service_ms": 60.0}, "nudged": {"seed": 5, "service_ms": 51.0}}.items():
         path = run_folder(root, name, **options) / "summary.json"
         out[name] = record(summary_file.read(path), path)
@@ -33,15 +33,25 @@ def verdicts(results):
     return {(r.criterion, r.cell): r.passed for r in results}
 
 
+def stored(rec, n, gate_verdict=None):
+    return StoredRun(n, rec, "2026-01-01T00:00:00+00:00", gate_verdict)
+
+
+def history(runs, *names):
+    return [stored(runs[name], i) for i, name in enumerate(names)]
+
+
 def test_runs_of_one_commit_pass_against_each_other(runs):
-    for base, candidate in (("one", "two"), ("two", "three"), ("one", "three")):
-        results, notes = gate.judge(runs[candidate], runs[base], DEFAULTS)
+    recorded = history(runs, "one", "two", "three", "four")
+    for base, candidate in (("one", "two"), ("two", "three"), ("three", "four"), ("one", "four")):
+        results, notes = gate.judge(runs[candidate], runs[base], DEFAULTS, recorded)
         assert len(results) == 6 and notes == []
+        assert all(r.noise_used and r.noise_runs == 3 for r in results)  # the others, the candidate left out
         assert all(r.passed for r in results), [r.message() for r in results if not r.passed]
 
 
 def test_a_20_percent_rise_in_service_time_fails_naming_cells_metrics_and_intervals(runs):
-    results, _ = gate.judge(runs["slower"], runs["three"], DEFAULTS)
+    results, _ = gate.judge(runs["slower"], runs["three"], DEFAULTS, history(runs, "one", "two", "three"))
     failed = [r for r in results if r.passed is False]
     # M/M/2: R = S/(1 − ρ²), ρ = λS/2: at 10/s R rises 24%, at 20/s 41%; throughput is the offered rate in an open
     # queue and the error rate stays 0, so only p90 regresses
@@ -50,39 +60,51 @@ def test_a_20_percent_rise_in_service_time_fails_naming_cells_metrics_and_interv
         assert r.lo > 0.10 and r.regression > 0.15
         assert r.message().startswith(f"p90 regress < 10% [{r.cell}]: p90 ")
         assert f"regression {r.change_text(r.regression)} (95% interval {r.change_text(r.lo)} to " \
-               f"{r.change_text(r.hi)}, within-run interval only" in r.message()
+               f"{r.change_text(r.hi)}, with the run-to-run noise of 3 earlier runs)" in r.message()
         assert r.message().endswith("regressed beyond 10%")
 
 
 def test_a_2_percent_rise_does_not_fail(runs):
-    results, _ = gate.judge(runs["nudged"], runs["three"], DEFAULTS)
+    results, _ = gate.judge(runs["nudged"], runs["three"], DEFAULTS, history(runs, "one", "two", "three"))
     assert all(r.passed for r in results), [r.message() for r in results if not r.passed]
 
 
-def stored(rec, n, gate_verdict=None):
-    return StoredRun(n, rec, "2026-01-01T00:00:00+00:00", gate_verdict)
+def test_without_the_run_to_run_noise_the_gate_shows_the_within_run_interval_and_does_not_judge(runs):
+    """Fewer than K_MIN comparable earlier runs: the within-run interval cannot tell a regression from the run's own
+    offset (the Done-when's second run of one commit moved a saturated cell's p90 +23% beyond it), so no verdict,
+    and the message says what the within-run interval alone shows."""
+    for earlier in ([], history(runs, "two"), history(runs, "one", "two")):
+        results, _ = gate.judge(runs["slower"], runs["three"], DEFAULTS, earlier)
+        assert all(r.passed is None and r.awaits_noise and not r.noise_used for r in results)
+        for r in results:
+            assert r.noise_runs == len(earlier) and r.lo is not None and r.regression is not None
+            needed = (f"not judged: the history holds {len(earlier)} comparable earlier "
+                      f"run{'s' * (len(earlier) != 1)} of this cell, 3 needed for its run-to-run noise")
+            beyond = r.metric == "p90"  # 24% and 41% on paper: the within-run interval lies past 10%
+            assert r.message().endswith(needed + ("; the within-run interval alone lies beyond 10%" if beyond else ""))
+            assert f"(95% interval {r.interval_text()}, within-run only)" in r.message()
 
 
 def test_the_history_noise_widens_the_interval_and_a_spread_history_lets_a_large_change_pass(runs):
     base, candidate = runs["three"], runs["slower"]
     crit = [relative.parse("p90 regress < 10% where rate == 20")]
-    alone, _ = gate.judge(candidate, base, crit)
+    tight, _ = gate.judge(candidate, base, crit, history(runs, "one", "two", "four"))
     # a history whose p90 moved ±30% between runs of one commit: the 41% rise is within the noise
     spread = []
     for i, factor in enumerate((0.7, 1.0, 1.3)):
         figures = tuple(replace(f, value=f.value * factor) if f.metric == "p90_ms" else f for f in base.figures)
         spread.append(stored(replace(base, key=f"h{i}", run_id=f"h{i}", figures=figures), i))
     noisy, _ = gate.judge(candidate, base, crit, spread)
-    [a], [b] = alone, noisy
-    assert a.passed is False and not a.noise_used
+    [a], [b] = tight, noisy
+    assert a.passed is False and a.noise_used
     assert b.noise_used and b.noise_runs == 3 and b.passed is True
     assert b.lo < a.lo and b.hi > a.hi and b.regression == a.regression
     assert "with the run-to-run noise of 3 earlier runs): not shown beyond 10%" in b.message()
     # a failed run is not noise, nor a run of another grid or host: two usable runs are not enough
     failed = spread[:2] + [replace(spread[2], gate="failed")]
     [c], _ = gate.judge(candidate, base, crit, failed)
-    assert (c.noise_runs, c.noise_used, c.passed) == (2, False, False)
-    assert "the history holds 2 comparable earlier runs of this cell, 3 needed for its noise" in c.message()
+    assert (c.noise_runs, c.noise_used, c.passed) == (2, False, None)
+    assert "the history holds 2 comparable earlier runs of this cell, 3 needed for its run-to-run noise" in c.message()
 
 
 def test_a_baseline_of_another_grid_plan_or_configuration_is_refused_in_one_line(runs, tmp_path):

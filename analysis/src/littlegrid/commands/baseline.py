@@ -1,6 +1,7 @@
 """`littlegrid check RUN --baseline BASE`: the baseline found (a run folder, or the history's last run of the grid that
-passed), refused when it is not comparable, the relative criteria judged by the gate (history/gate.py) beyond the
-noise the history holds, its table written, and the run's verdict kept in the history."""
+passed), refused when it is not comparable, the relative criteria (the grid's and --criterion's) judged by the gate
+(history/gate.py) beyond the noise the history holds, its typed record (summary/baseline.py) and its table written,
+and the run's verdict kept in the history."""
 
 from __future__ import annotations
 
@@ -15,31 +16,47 @@ from littlegrid.history import gate, store as history_store
 from littlegrid.history.record import record
 from littlegrid.history.store import RunRecord, Store
 from littlegrid.render import baseline as baseline_table
+from littlegrid.summary import baseline as baseline_record
+from littlegrid.summary.baseline import Baseline, BaselineRow
 from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
 LAST_PASS = relative.LAST_PASS
-SECTION = "## Against the baseline"  # the section check adds to report/summary.md (replaced when run again)
 
 
 @dataclass
 class Gate:
     """A judged gate: its results as check's outcomes read them, what the history said, and where to keep the verdict."""
-    results: list[gate.GateResult] = field(default_factory=list)
+    results: list[BaselineRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said after the verdicts: cells not judged, no baseline yet
     baseline: RunRecord | None = None
     candidate: RunRecord | None = None
     store: Store | None = None
+    criteria: list[str] = field(default_factory=list)  # the relative criteria judged, as written
+
+    def record(self) -> Baseline:
+        """The gate as RUN/baseline.json keeps it, for the table, the report and nothing else to judge again."""
+        return Baseline(schema=baseline_record.SCHEMA, run_id=self.candidate.run_id,
+                        baseline_id=self.baseline.run_id if self.baseline is not None else None,
+                        criteria=list(self.criteria), rows=list(self.results), notes=list(self.notes))
+
+
+def criteria_of(summary: Summary, texts: list[str]) -> list[str]:
+    """The relative criteria a gate judges: --criterion's, then the grid's (summary.run.relative_criteria); the
+    defaults (relative.DEFAULTS) when neither gives one."""
+    given = list(texts) + [t for t in summary.run.relative_criteria if t not in texts]
+    return given or list(relative.DEFAULTS)
 
 
 def open_gate(summary_path: Path, summary: Summary, base: str, texts: list[str], *, db: str | None,
               allow_other_host: bool) -> Gate:
-    """Judge the run against `base` with the relative criteria `texts` (relative.DEFAULTS when none)."""
-    criteria = [relative.parse(t) for t in texts or relative.DEFAULTS]
+    """Judge the run against `base` with the relative criteria `texts` and the grid's (criteria_of)."""
+    wanted = criteria_of(summary, texts)
+    criteria = [relative.parse(t) for t in wanted]
     candidate = record(summary, summary_path)
     store = _history(db, needed=base == LAST_PASS)
     try:
-        return _judged(Gate(candidate=candidate, store=store), base, criteria, db, allow_other_host)
+        return _judged(Gate(candidate=candidate, store=store, criteria=wanted), base, criteria, db, allow_other_host)
     except UserError:
         if store is not None:
             store.close()
@@ -73,8 +90,10 @@ def _judged(out: Gate, base: str, criteria: list, db: str | None, allow_other_ho
     if host and not allow_other_host:
         raise UserError(f"baseline {out.baseline.run_id}: {host}; --allow-other-host compares them anyway")
     if host:
-        print(f"WARNING: {host}: the run-to-run noise measured on one kind of host does not cover the other; "
-              f"a difference may be the host's", file=sys.stderr)
+        warning = (f"{host}: the run-to-run noise measured on one kind of host does not cover the other; a "
+                   f"difference may be the host's")
+        print(f"WARNING: {warning}", file=sys.stderr)
+        out.notes.append(f"compared anyway (--allow-other-host): {warning}")
     out.results, cells = gate.judge(candidate, out.baseline, criteria, history)
     out.notes += cells
     return out
@@ -100,18 +119,11 @@ def keep_verdict(g: Gate, passed: bool) -> str | None:
         g.store.close()
 
 
-def write_table(g: Gate, summary_path: Path) -> Path | None:
-    """The deltas with their intervals as Markdown: RUN/baseline.md, and the same section in report/summary.md when
-    the report is there (replacing the one an earlier check wrote)."""
-    if g.baseline is None:
-        return None
-    table = baseline_table.markdown(g.results, g.notes, g.baseline.run_id, SECTION)
+def write_record(g: Gate, summary_path: Path) -> list[Path]:
+    """The gate's typed record, RUN/baseline.json (what the report's section reads), and its table as Markdown,
+    RUN/baseline.md (read from that record: the same strings)."""
     folder = summary_path.parent
-    out = folder / "baseline.md"
-    write_atomic(out, table.encode("utf-8"), "the baseline table")
-    md = folder / "report" / "summary.md"
-    if md.is_file():
-        text = md.read_text(encoding="utf-8")
-        head = text.split("\n" + SECTION + "\n")[0].rstrip("\n")
-        write_atomic(md, (head + "\n\n" + table).encode("utf-8"), "report/summary.md")
-    return out
+    kept = g.record()
+    table = baseline_table.markdown(kept, baseline_table.SECTION)
+    return [baseline_record.write(kept, folder),
+            write_atomic(folder / "baseline.md", table.encode("utf-8"), "the baseline table")]

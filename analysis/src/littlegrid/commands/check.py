@@ -66,20 +66,29 @@ def main(args) -> int:
     outcomes = judge(summary, extra=[c for c in args.criterion if c not in relatives],
                      criteria_only=args.criteria_only)
     gate = None
+    after = []  # the gate's lines, said after the verdicts; its files and verdict kept before anything is printed
     if args.baseline:
         # imported here: the gate's bootstrap and statistics cost a plain `check` nothing
         from littlegrid.commands import baseline
         gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db or None,
                                   allow_other_host=args.allow_other_host)
         outcomes += baseline_outcomes(gate)
+    else:  # the grid's relative criteria: never silently passed, never failed without a baseline
+        unjudged = unjudged_outcomes(summary)
+        outcomes += unjudged
+        after += [f"note: {o.message}" for o in unjudged]
     counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "error", "skipped")}
     failed = counts["failed"] + counts["error"]
-    after = []  # the gate's lines, said after the verdicts; its files and verdict kept before anything is printed
     if gate is not None:
         from littlegrid.commands import baseline
         after += [f"note: {note}" for note in gate.notes]
-        table = baseline.write_table(gate, path)
-        after += [f"wrote {table}"] if table is not None else []
+        waiting = sum(r.awaits_noise for r in gate.results)
+        if waiting:
+            after.append(f"note: {waiting} of {len(gate.results)} (criterion, cell) not judged yet: the history holds "
+                         f"too few comparable earlier runs for their run-to-run noise (each with its within-run "
+                         f"interval in baseline.md, or -v)")
+        after += [f"wrote {p}" for p in baseline.write_record(gate, path)]
+        after += [f"wrote {p}" for p in rerendered_report(path.parent, summary)]
         kept = baseline.keep_verdict(gate, passed=not failed)
         after += [f"note: {kept}"] if kept is not None else []
     for o in outcomes:
@@ -88,8 +97,12 @@ def main(args) -> int:
     if args.junit:
         write_junit(args.junit, outcomes, summary.run)
     closing = f"{counts['passed']} passed, {failed} failed"
-    if counts["skipped"]:
-        closing += f", {counts['skipped']} check{'s' * (counts['skipped'] != 1)} could not be made"
+    unjudged = sum(o.status == "skipped" and o.kind == "baseline" for o in outcomes)
+    unmade = counts["skipped"] - unjudged
+    if unmade:
+        closing += f", {unmade} check{'s' * (unmade != 1)} could not be made"
+    if unjudged:
+        closing += f", {unjudged} against the baseline not judged"
     if not outcomes:
         closing += " (nothing to judge: the grid has no criteria" + ("" if args.criteria_only else
                                                                        " and the summary no checks") + ")"
@@ -104,8 +117,30 @@ def baseline_outcomes(gate) -> list[Outcome]:
     baseline yet."""
     if gate.baseline is None:
         return [Outcome("baseline", "baseline [grid]", "skipped", gate.notes[0])]
-    status = {True: "passed", False: "failed", None: "error"}
-    return [Outcome("baseline", f"{r.criterion} [{r.cell}]", status[r.passed], r.message()) for r in gate.results]
+    status = {True: "passed", False: "failed", None: "error"}  # a figure missing: something is broken, it fails
+    return [Outcome("baseline", f"{r.criterion} [{r.cell}]", "skipped" if r.awaits_noise else status[r.passed],
+                    r.message()) for r in gate.results]
+
+
+def unjudged_outcomes(summary: Summary) -> list[Outcome]:
+    """One skipped outcome per relative criterion of the grid when no baseline is given: "not judged: no baseline"."""
+    from littlegrid.summary.baseline import NO_BASELINE, not_judged
+
+    return [Outcome("baseline", f"{c} [grid]", "skipped",
+                    f"{c} [grid]: {not_judged(NO_BASELINE)} (check --baseline RUN_DIR|{relative.LAST_PASS} judges it)")
+            for c in summary.run.relative_criteria]
+
+
+def rerendered_report(run_dir: Path, summary: Summary) -> list[Path]:
+    """The run's report drawn again when it is in the run folder (RUN/report), so its "Against the baseline" section
+    shows the gate just judged; a report written elsewhere (`report -o DIR`) is drawn again by `littlegrid report`."""
+    out = run_dir / "report"
+    if not (out / "index.html").is_file():
+        return []
+    from littlegrid.commands import report  # only a gated run with a report pays for the renderer
+
+    index, _ = report.write_pages(summary, out, run_dir)
+    return [index]
 
 
 def load_summary(run_dir: str) -> tuple[Path, Summary]:

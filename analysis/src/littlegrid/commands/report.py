@@ -12,9 +12,10 @@ from littlegrid.comparison import arms
 from littlegrid.jtl import read_ahead
 from littlegrid.jtl.options import add_reader_arguments, reader_options
 from littlegrid import atomic
-from littlegrid.render import markdown, overview, searchpage, summary_png
+from littlegrid.render import baseline as baseline_table, markdown, overview, searchpage, summary_png
 from littlegrid.render import report as pages
 from littlegrid.commands.summary_source import bytes_to_analyze, load_or_analyze
+from littlegrid.summary import baseline as baseline_record
 from littlegrid.usererror import UserError
 
 BACKGROUND_IMAGE_BYTES = 64 << 20  # ~500,000 rows, seconds of analysis: a second process's start costs far less
@@ -61,18 +62,12 @@ def _report(args: argparse.Namespace, source: dict, image: "summary_png.Backgrou
     if image is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         image.draw(summary, out_dir / "summary.png", title)
-    arms_text = summary.run.arms
-    arms_note = arms.arm_without_cells(summary, arms_text) if arms_text else None
+    run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
+    index, arms_note = write_pages(summary, out_dir, run_dir)
     if arms_note:  # an interrupted run: its finished cells are drawn, the comparison waits for the missing arm
         print(f"littlegrid report: {arms_note}", file=sys.stderr)
-    index = pages.build_report(summary, out_dir, arms_note=arms_note)
-    # the answer for places that show no HTML: Markdown for a CI job summary or a pull-request comment, and the key
-    # chart as an image
-    md = markdown.summary_markdown(summary, "index.html", image="summary.png")  # summary.png lies beside it
-    atomic.write_atomic(out_dir / "summary.md", md.encode("utf-8"))
     if image is None:
         summary_png.write(summary, out_dir / "summary.png", title)
-    run_dir = Path(args.inputs[0]) if Path(args.inputs[0]).is_dir() else None
     if run_dir is not None and (run_dir / "search.json").is_file():  # a capacity search: its page beside the overview
         print(searchpage.write(searchpage.read(run_dir / "search.json"), out_dir, overview.run_title(summary)))
     if fresh and run_dir is None:
@@ -80,7 +75,25 @@ def _report(args: argparse.Namespace, source: dict, image: "summary_png.Backgrou
     if image is not None:
         image.result()
     print(index)
+    arms_text = summary.run.arms
     if arms_text and not arms_note:  # the grid names its two arms: their comparison sits inside the report
         from littlegrid.commands.compare import compare_arms  # only a two-arm grid needs the comparison stage
         print(compare_arms(summary, arms_text, None, out_dir))
     return 0
+
+
+def write_pages(summary, out_dir: Path, run_dir: Path | None) -> tuple[Path, str | None]:
+    """The pages and summary.md, with the gate `check --baseline` kept in the run folder (RUN/baseline.json) when
+    it is this run's: what `report` writes, and what `check` draws again after judging a gate. (index.html, the
+    note saying why the grid's arms are not compared, or None.)"""
+    arms_text = summary.run.arms
+    arms_note = arms.arm_without_cells(summary, arms_text) if arms_text else None
+    gate = baseline_record.of_run(run_dir, summary.run.id)
+    index = pages.build_report(summary, out_dir, arms_note=arms_note, baseline=gate)
+    # the answer for places that show no HTML: Markdown for a CI job summary or a pull-request comment, and the key
+    # chart as an image
+    md = markdown.summary_markdown(summary, "index.html", image="summary.png")  # summary.png lies beside it
+    if gate is not None:
+        md = md.rstrip("\n") + "\n\n" + baseline_table.markdown(gate)
+    atomic.write_atomic(out_dir / "summary.md", md.encode("utf-8"))
+    return index, arms_note

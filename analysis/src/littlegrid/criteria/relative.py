@@ -66,6 +66,12 @@ def is_relative(text) -> bool:
     return isinstance(text, str) and len(words := text.split()) > 1 and words[1].lower() in CHANGES
 
 
+def split(texts) -> tuple[list[str], list[str]]:
+    """A grid's criteria as (absolute, relative): analyze judges the first, `check --baseline` the second."""
+    texts = list(texts or ())
+    return [t for t in texts if not is_relative(t)], [t for t in texts if is_relative(t)]
+
+
 def parse(text: str) -> RelativeCriterion:
     """One relative criterion; a `UserError` naming it and the problem when it is malformed."""
     shown = " ".join(str(text).split())
@@ -116,18 +122,3 @@ def parse(text: str) -> RelativeCriterion:
         if (extra := stream.peek()) is not None:
             raise fail(f"unexpected {extra.text!r} after the conditions; join them with 'and'")
     return RelativeCriterion(metric, change, op_tok.text, margin, unit, Scope(None, where), shown)
-
-
-def margin_text(crit: RelativeCriterion) -> str:
-    """"10%", "0.5 points": the margin as the criterion writes it."""
-    shown = f"{crit.margin * 100:.4g}"
-    return f"{shown}%" if crit.unit == "%" else f"{shown} points"
-
-
-def change_text(crit: RelativeCriterion, change: float | None) -> str:
-    """A regression in the criterion's unit: "+12.3%", "-0.20 points"."""
-    if change is None:
-        return "unknown"
-    return f"{change:+.1%}" if crit.unit == "%" else f"{change * 100:+.2f} points"
-
-

@@ -15,6 +15,11 @@ from littlegrid.summary.model import Cell, Summary
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% point: a two-sided 95% interval
 SEED = 52  # fixed: the same summary always gives the same intervals
+# JMeter's elapsed is whole milliseconds, so a percentile is known to ±0.5 ms at best: the standard deviation of a
+# uniform rounding error. A bootstrap whose replicates all land on one millisecond says 0, which would make a
+# difference of two such percentiles certain to the digit (the acceptance run gave "+26.3% to +26.3%").
+RESOLUTION_SE_MS = 1 / math.sqrt(12)
+PERCENTILES = {"p50_ms", "p90_ms", "p99_ms"}
 REPS = 1000
 
 
@@ -40,6 +45,8 @@ def cell_figures(cell: Cell, *, seed: int = SEED, reps: int = REPS) -> list[Figu
             lo, hi, se = wilson(stats.errors, stats.count)
         else:
             lo, hi, se = interval(replicates.get(key))
+            if key in PERCENTILES and se is not None:
+                se = max(se, RESOLUTION_SE_MS)
         out.append(Figure(cell.id, dict(cell.axes), key, value, lo, hi, se, stats.count))
     return out
 

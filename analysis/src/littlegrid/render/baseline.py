@@ -1,27 +1,30 @@
-"""The gate's deltas against the baseline as a Markdown table (RUN/baseline.md and report/summary.md's section): each
-criterion and cell with both figures, the regression and its 95% interval, what the interval holds and the verdict,
-all as the gate computed them (history/gate.py)."""
+"""The gate against a baseline as Markdown (RUN/baseline.md and the report's summary.md section): each criterion and
+cell with both figures, the regression and its 95% interval, what the interval holds and the verdict, drawn from the
+gate's typed record (summary/baseline.py), whose methods give every shown string; the report's HTML section
+(_baseline.html.j2) reads the same record and the same methods."""
 
 from __future__ import annotations
 
+from littlegrid.render.markdown import text
+from littlegrid.summary.baseline import Baseline
 
-def markdown(results, notes: list[str], baseline_id: str, heading: str) -> str:
-    """results: history.gate.GateResult, each with its message's parts."""
-    lines = [heading, "", f"Baseline: `{_cell(baseline_id)}`. A criterion fails only when the whole interval of the "
-             "regression lies past its margin; the interval includes the run-to-run noise when the history holds "
-             "enough comparable runs (docs/history.md).", "",
-             "| criterion | cell | baseline | this run | regression | 95% interval | noise | verdict |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        lines.append("| " + " | ".join(_cell(x) for x in (
+SECTION = "## Against the baseline"  # the heading in baseline.md and in the report's summary.md
+RULE = ("A criterion fails only when the whole interval of the regression lies past its margin; the interval includes "
+        "the run-to-run noise when the history holds enough comparable runs (docs/history.md).")
+COLUMNS = ("criterion", "cell", "baseline", "this run", "regression", "95% interval", "noise", "verdict")
+
+
+def markdown(gate: Baseline, heading: str = SECTION) -> str:
+    """The section: the baseline, the rule, one row per (criterion, cell), then the notes. Every text from the run
+    (cell ids, notes) is escaped as render.markdown.text escapes the rest of summary.md."""
+    lines = [heading, ""]
+    if gate.baseline_id is None:
+        return "\n".join(lines + [text(gate.verdict_text()), ""])
+    lines += [f"Baseline: `{gate.baseline_id.replace('`', '')}`: {text(gate.verdict_text())}. {RULE}", "",
+              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in gate.rows:
+        lines.append("| " + " | ".join(text(x) for x in (
             r.criterion, r.cell, r.shown(r.baseline), r.shown(r.value), r.change_text(r.regression),
-            f"{r.change_text(r.lo)} to {r.change_text(r.hi)}" if r.lo is not None else "none",
-            f"{r.noise_runs} runs" if r.noise_used else f"within-run only ({r.noise_runs} runs)",
-            r.verdict())) + " |")
-    lines += [""] + [f"- {_cell(n)}" for n in notes] + ([""] if notes else [])
+            r.interval_text(), r.noise_short(), r.verdict())) + " |")
+    lines += [""] + [f"- {text(n)}" for n in gate.notes] + ([""] if gate.notes else [])
     return "\n".join(lines)
-
-
-def _cell(text) -> str:
-    """Text as one Markdown table cell: a pipe or a line break in a cell id would break the row."""
-    return str(text).replace("|", "\\|").replace("\n", " ")

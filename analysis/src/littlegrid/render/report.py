@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from littlegrid.render import baseline as baseline_md
 from littlegrid.render import cellpage, distributions, findings_view, html, labels, layout, overview, proof, words
+from littlegrid.summary.baseline import NO_BASELINE, Baseline, not_judged
 from littlegrid.summary.model import Cell, Summary
 
 
 def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | None = None,
-                 arms_note: str | None = None) -> Path:
+                 arms_note: str | None = None, baseline: Baseline | None = None) -> Path:
     """Write every page of the report into `out_dir`; returns the path of index.html. A summary given as plain data
     (summary.json's) is read into the typed model first: the pages read fields, never dig in dicts. arms_note: why
-    the grid's arms are not compared (comparison.arms.arm_without_cells), said on the overview."""
+    the grid's arms are not compared (comparison.arms.arm_without_cells), said on the overview. baseline: the gate
+    `check --baseline` judged (summary/baseline.py), drawn as the overview's "Against the baseline" section; without
+    it the grid's relative criteria are listed there as not judged."""
     summary = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
     cells = summary.cells
     pages = layout.page_names(cells)
@@ -41,7 +45,8 @@ def build_report(summary: Summary | dict, out_dir: Path, *, generated: str | Non
         model_rows=overview.model_rows(summary), cell_rows=overview.cell_rows(cells, pages),
         cell_href=cell_href("cells/"), headline=summary.headline,
         finding_groups=findings_view.groups(summary.findings, summary.curves, {c["id"] for c in curve_charts}),
-        expectations=summary.expectations,
+        expectations=summary.expectations, baseline=baseline, baseline_rule=baseline_md.RULE,
+        relative_criteria=summary.run.relative_criteria, no_baseline=not_judged(NO_BASELINE),
         unfinished=summary.run.unfinished, arms_note=arms_note, **common)
     html.write(out_dir / "index.html", index)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from littlegrid.comparison.arms import parse_arms
+from littlegrid.criteria import relative
 from littlegrid.criteria.grammar import parse as parse_criterion
 from littlegrid.findings import expect
 from littlegrid.plan import derive as own
@@ -68,11 +69,12 @@ class _Validator:
     def __init__(self, path: Path, text: str, raw: dict):
         self.path, self.text, self.raw = path, text, raw
 
-    def fail(self, table: str | None, key: str | None, problem: str) -> UserError:
+    def fail(self, table: str | None, key: str | None, problem: str, line: int | None = None) -> UserError:
+        """line: where the problem sits when known better than the key's line (one item of a list)."""
         if table and key in TOP_KEYS:  # TOML puts every key after a [table] header into that table
             problem += f" ({key} is a top-level key: write it before the first [table])"
         where = f"[{table}] {key}" if table and key else (f"[{table}]" if table else key or "")
-        line = self._line_of(table, key)
+        line = line or self._line_of(table, key)
         loc = f"{self.path}:{line}" if line else f"{self.path}"
         return UserError(f"{loc}: {where}: {problem}")
 
@@ -91,6 +93,15 @@ class _Validator:
                 if re.match(r'^"?' + re.escape(key) + r'"?\s*=', s):
                     return n
         return self._line_of(table, None) if table and key else None  # a key missing: its table's header
+
+    def _line_of_item(self, key: str, item: str) -> int | None:
+        """The line, from a top-level list's key on, where the string `item` is written in quotes (a list spread
+        over lines has one item per line); the key's line when it is not found as written (escapes in it)."""
+        start = self._line_of(None, key)
+        if start is None:
+            return None
+        lines, quoted = self.text.splitlines(), (f'"{item}"', f"'{item}'")
+        return next((n for n in range(start, len(lines) + 1) if any(q in lines[n - 1] for q in quoted)), start)
 
     # -- sections --------------------------------------------------------------------------------
     def grid(self) -> Grid:
@@ -125,10 +136,10 @@ class _Validator:
         if not isinstance(criteria, list) or not all(isinstance(c, str) and c.strip() for c in criteria):
             raise self.fail(None, "criteria", "must be a list of non-empty strings, e.g. [\"p90 < 300ms\"]")
         for text in criteria:  # a typo in a criterion should stop the run before the load, not after it
-            try:
-                parse_criterion(text)
+            try:  # a relative one ("p90 regress < 10%") is judged by `check --baseline`, but parsed now
+                (relative.parse if relative.is_relative(text) else parse_criterion)(text)
             except UserError as e:
-                raise self.fail(None, "criteria", str(e))
+                raise self.fail(None, "criteria", str(e), self._line_of_item("criteria", text))
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
         rmi = self.engines(remote_hosts, jmeter_properties)

@@ -882,6 +882,9 @@ class Run(Record):
     # target was a server elsewhere, the host's CPU is the generator's; null: not said (JTL files, a grid with neither)
     server_started: bool | None = None
     target: TargetPlacement | None = None  # null: not recorded (JTL files, older run folders)
+    # the grid's relative criteria as written ("p90 regress < 10%"): `check --baseline` judges them against a
+    # baseline run; analyze cannot (one run), and `check` without a baseline reports them not judged
+    relative_criteria: list[str] = []
 
 
 class Trim(Record):
