@@ -90,6 +90,11 @@ def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
     assert "(worker threads or processes, or connections)" in b.statement
     assert "the server host's 8 cores were 30% busy, not full" in b.statement
     assert "not measured" not in b.statement
+    # what to measure next leaves out what was measured: the host's node_exporter (gunicorn-pool-node's words
+    # asked for it while quoting its figures), or the process CPU
+    assert "measure next with [observe], the service's pool metric (busy against its size) (docs/observe.md)" \
+        in b.statement
+    assert "node_exporter" not in b.statement and "process CPU" not in b.statement
 
 
 def test_a_full_server_host_names_the_cpu_from_that_host_and_says_what_the_generators_own_host_showed():

@@ -429,7 +429,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     if limit is not None:
         return limit
     return found("unknown", f"X stays level at {rate(_mean(xs))} at {on}, and cannot tell what caps it: "
-                 f"{_absent(summary, p, missing)}. Measure next: {_measure_next(summary, cells[0])}.", "cannot tell",
+                 f"{_absent(summary, p, missing)}. Measure next: {_measure_next(summary, p.cells)}.", "cannot tell",
                  "saturated, but no evidence names a resource",
                  [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)])
 
@@ -462,15 +462,18 @@ def _absent(summary: Summary, p: Plateau, missing: list[Cell]) -> str:
     return "; ".join(absent) if absent else "the figures present name no resource"
 
 
-def _measure_next(summary: Summary, cell: Cell) -> str:
+def _measure_next(summary: Summary, cells: list[Cell]) -> str:
     """What to scrape to tell the resource apart, in the words of the service as known: the sample server's (Tomcat,
-    its throttle) only when it is that server; otherwise the [observe] sources docs/observe.md lists."""
+    its throttle) only when it is that server; otherwise the [observe] sources docs/observe.md lists, less the
+    server's CPU when the cells measured it (a node_exporter already scraped is not asked for again)."""
+    cell = cells[0]
     if pool_kind(summary, cell) == "tomcat":
         throttle = ", the throttle queue" if knob(summary, cell, THROTTLE) is not None else ""
         return (f"busy threads vs threads.max, the server's CPU{throttle}, connection errors by class, and the "
                 f"generator's own CPU")
-    return ("with [observe], the service's pool metric (busy against its size) or its process CPU, and "
-            "node_exporter on its host (docs/observe.md); connection errors by class, and the generator's own CPU")
+    cpu = "" if _server_cpu_words(cells)[0] is not None else " or its process CPU, and node_exporter on its host"
+    return (f"with [observe], the service's pool metric (busy against its size){cpu} (docs/observe.md); "
+            "connection errors by class, and the generator's own CPU")
 
 
 def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cell], found) -> Finding | None:
@@ -500,7 +503,7 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
                  f"{held} request{'' if held == 'about 1' else 's'} at once ({rate(conc.x_max_per_s)} × "
                  f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it. "
                  f"{_no_metrics(missing[0])[0].upper() + _no_metrics(missing[0])[1:]} and {cpu_words}: to tell "
-                 f"which, measure next {_measure_next(summary, p.cells[0])}.")
+                 f"which, measure next {_measure_next(summary, p.cells)}.")
     interval = (f"; L = {precision.interval(conc.in_service, low, high)} with its 95% interval, the product of the "
                 f"ends of X's and D's" if None not in (low, high)
                 else "; without an interval (no histogram or seconds to judge X and D by)")
