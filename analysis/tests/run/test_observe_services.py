@@ -149,7 +149,7 @@ def run_and_analyze(grid_name: str, tmp_path: Path):
     for e in summary.expectations:
         print(f"expect {e.expectation!r}: {e.passed} ({e.explanation})")
     for curve in summary.curves:
-        print(f"curve {curve.label or '(one)'}: concurrency {curve.concurrency}")
+        print(f"curve {curve.label or '(one)'}: concurrency {curve.models.concurrency if curve.models else None}")
     return summary
 
 
