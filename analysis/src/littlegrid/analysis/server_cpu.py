@@ -100,7 +100,11 @@ def _words(basis: str, host: str | None, cores: float | None, shared: bool, here
 def owner(cpu: ServerCpu | None) -> str:
     """Whose CPU a utilisation is, possessive: "the server's" (pinned), "the server process's", "the server
     host's" (node_exporter), "the host's" (shared with JMeter), "the generator's host's" (older summaries)."""
-    basis = cpu.basis if cpu is not None else NOT_MEASURED
+    return owner_of(cpu.basis if cpu is not None else NOT_MEASURED)
+
+
+def owner_of(basis: str) -> str:
+    """owner() by a basis alone (what a finding keeps of it)."""
     return {SERVER_PROCESS: "the server process's", SERVER_HOST: "the server host's", HOST_SHARED: "the host's",
             GENERATOR_HOST: "the generator's host's"}.get(basis, "the server's")
 

@@ -332,7 +332,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         cost = at.cpu_per_request if at is not None else None
         limit = p.curve.models.host_limit
         text = (f"{server_cpu.owner(cells[0].server_cpu).capitalize()} CPU caps X = {rate(x)} at {on}: "
-                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(cells[0])} is {pct(cpu)} busy"))
+                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(cells[0])} "
+                   f"{'are' if _plural(server_cpu.words(cells[0])) else 'is'} {pct(cpu)} busy"))
         if elsewhere:
             text += " (the server ran elsewhere: its CPU is not measured)"
         if cost is not None:
@@ -367,7 +368,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      [Figure("host CPU utilisation" if shared else "server CPUs' utilisation", u, "", c.id)
                       for c, u in zip(cells, cpus)],
                      cpu_util=cpu, demand_core_ms=cost.core_ms if cost is not None else None,
-                     cpu_basis=cost.basis if cost is not None else None)
+                     cpu_basis=cost.basis if cost is not None else server_cpu.basis(cells[0]))
 
     queue = [num(s.throttle_queue_mean) if s is not None else None for s in servers]
     k = knob(summary, cells[0], THROTTLE)

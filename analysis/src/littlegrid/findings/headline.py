@@ -13,6 +13,7 @@ or a shift or burst.
 
 from __future__ import annotations
 
+from littlegrid.analysis import server_cpu
 from littlegrid.findings import precision
 from littlegrid.findings.base import POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words
 from littlegrid.findings.single_test import outage_share
@@ -76,7 +77,10 @@ def _limiter(f: Finding | None) -> str:
             raise _Missing("held")
         return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of "
                 f"{held.removeprefix('about ')}: worker threads or processes, connections, or cores)")
-    return {"cpu": "The host's CPU", "throttle": "The throttle", "connections": "Connection limits",
+    if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
+        basis = _figure(f, "cpu_basis")
+        return f"{server_cpu.owner_of(str(basis)).capitalize()} CPU" if basis else "The host's CPU"
+    return {"throttle": "The throttle", "connections": "Connection limits",
             "generator": "The generator (not the server)"}.get(f.resource or "", "Something not measured")
 
 
