@@ -86,8 +86,12 @@ def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
     s = update_cells(s, lambda c: update(c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 8,
                                                           "util": 0.3, "shared_with_generator": False,
                                                           "words": "the server host's 8 cores"}))
-    b = bottleneck(findings(s))
+    found = findings(s)
+    b = bottleneck(found)
     assert "(worker threads or processes, or connections)" in b.statement
+    # the headline names the same candidates (gunicorn-pool-node's still offered cores its host showed not full)
+    assert "(a limit of 4: worker threads or processes, or connections) cap throughput" in \
+        headline(s, found)["sentences"][0]
     assert "the server host's 8 cores were 30% busy, not full" in b.statement
     assert "not measured" not in b.statement
     # what to measure next leaves out what was measured: the host's node_exporter (gunicorn-pool-node's words

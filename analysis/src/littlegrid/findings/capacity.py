@@ -518,7 +518,7 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
                  [Figure("X_max (successes)", conc.x_max_per_s, "/s", conc.x_cell),
                   Figure("D = R at the lightest cell", conc.d_ms, "ms", conc.d_cell),
                   Figure("L = X_max·D", conc.in_service, "requests")],
-                 in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held,
+                 in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held, kinds=kinds,
                  x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms,
                  waiting=waiting if waiting is not None and waiting > 0 else None,
                  waiting_at=users(heaviest) if waiting is not None and waiting > 0 else None)

@@ -75,8 +75,11 @@ def _limiter(f: Finding | None) -> str:
         held = _figure(f, "held")
         if not isinstance(held, str):
             raise _Missing("held")
+        # the candidates the finding left (cores only when the server's CPU was full or not measured)
+        kinds = _figure(f, "kinds")
         return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of "
-                f"{held.removeprefix('about ')}: worker threads or processes, connections, or cores)")
+                f"{held.removeprefix('about ')}: "
+                f"{kinds if isinstance(kinds, str) else 'worker threads or processes, connections, or cores'})")
     if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
         basis = _figure(f, "cpu_basis")
         return f"{server_cpu.owner_of(str(basis)).capitalize()} CPU" if basis else "The host's CPU"
