@@ -68,8 +68,14 @@ def test_a_proxy_failing_fast_past_its_upstream_limit_is_named_by_its_successes(
     # nginx with max_conns = 3 over S = 40 ms: 75 successes/s at most, the rest a 502 in 1 ms
     cells = [cell(1, 25, 40.0), cell(3, 75, 40.0), cell(6, 75, 40.0, failed_per_s=600),
              cell(12, 75, 40.0, failed_per_s=1800)]
-    b = bottleneck(findings(summary_of(cells)))
+    s = summary_of(cells)
+    found = findings(s)
+    b = bottleneck(found)
     assert "the service holds about 3 requests at once" in b.statement and "75/s" in b.statement
+    # R past the level is not N/X − Z of the successes' level (nginx's headline said "R = N/102 s − 0.01 s" while
+    # its R fell to 2 ms): the rest failed
+    said = headline(s, found)["sentences"][0]
+    assert "response time grows" not in said and "past it the other requests failed" in said
 
 
 def test_an_interval_wider_than_half_a_request_is_given_as_the_range():

@@ -198,13 +198,16 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
         statement += f" X is {level / ceiling:.0%} of that bound."
         if level < 0.8 * ceiling:
             statement += " Something other than the server's c servers limits it."
-    if any(overall(c, "errors") for c in p.cells):
+    failures = any(overall(c, "errors") for c in p.cells)
+    if failures:
         statement += " X counts the successful responses: failures answered fast hold no server for its service time."
     evidence = tuple(Figure("X", x, "/s", c.id) for x, c in zip(xs, p.cells))
     line_name = "λ offered" if p.kind == "open" else "N/(D+Z)"
     evidence += tuple(Figure(line_name, _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
     figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling,
                "bound_basis": "grid" if _grid(p.bound) else "estimated"}
+    if failures:  # the level is of the successes (1: a figure is a number)
+        figures["successes_only"] = 1.0
     if p.kind == "open":
         figures["offered_per_s"] = load(p.curve, first)
     return Finding("saturation", statement, p.standing, p.why, evidence, fields(figures),

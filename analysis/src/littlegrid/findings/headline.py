@@ -120,6 +120,8 @@ def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None, waiting: Fin
         return text + f"; {where}"
     if curve.workload == "open":
         return text + "; past it the queue grows for as long as the load lasts"
+    if _figure(sat, "successes_only"):  # the closed law's X counts the failures too: R = N/X − Z is not of the level
+        return text + "; past it the other requests failed (the level counts the successes)"
     if level > 0:
         return text + f"; past it response time grows as {response_law_words(level, num(curve.think_ms))}"
     return text
