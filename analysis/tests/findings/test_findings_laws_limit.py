@@ -195,3 +195,21 @@ def test_an_expectation_can_state_the_laws_limit_as_likely_and_its_size():
                 "bottleneck concurrency about four"):
         with pytest.raises(UserError, match="expectation"):
             parse(bad)
+
+
+def test_with_only_the_server_hosts_figures_scraped_the_missing_thing_is_said_as_what_it_is():
+    # gunicorn-pool-node: node_exporter on the service's host answered every scrape; the words said "No server
+    # metrics and 10.232.0.2's 2 cores (its node_exporter) were 29% busy" and "where requests wait: no server metrics"
+    node = "http://10.0.0.2:9100/metrics"
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(
+        c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 2, "util": 0.29,
+                       "shared_with_generator": False, "words": "10.0.0.2's 2 cores (its node_exporter)"},
+        observed={"sources": [{"url": node, "host": "10.0.0.2", "target_host": True, "scrapes": 20, "failed": 0,
+                               "slow": 0, "readings": 14}]}))
+    found = findings(s)
+    assert not [f.statement for f in found if "no server metrics" in f.statement]
+    assert "Nothing scraped counts the server's requests or busy workers and 10.0.0.2's 2 cores" in \
+        bottleneck(found).statement
+    waiting = next(f for f in found if f.kind == "waiting")
+    assert waiting.statement.endswith(": nothing scraped counts the server's requests or busy workers.")

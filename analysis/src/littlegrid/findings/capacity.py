@@ -547,7 +547,12 @@ def _plural(whose: str) -> bool:
 
 
 def _no_metrics(cell: Cell) -> str:
-    """"no server metrics" with why, once: "no server metrics (3 scrapes failed)"."""
+    """"no server metrics" with why, once: "no server metrics (3 scrapes failed)"; when a source of the target's
+    answered (its host's node_exporter, a process CPU) what is missing is narrower, and said so: the sentence
+    beside it may quote that source's figures."""
+    observed = cell.observed.sources if cell.observed is not None else ()
+    if any(s.target_host and s.readings for s in observed):
+        return "nothing scraped counts the server's requests or busy workers" + _why_missing(cell)
     return "no server metrics" + _why_missing(cell)
 
 
