@@ -6,9 +6,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 @contextmanager
-def serving(body_for):
+def serving(body_for, content_type: str | None = None):
     """Serves HTTP/1.1 on 127.0.0.1 and a free port, on daemon threads, answering every GET with 200 and the bytes
-    body_for(path) returns; yields the port and stops the server on leaving."""
+    body_for(path) returns (with that Content-Type when given); yields the port and stops the server on leaving."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -17,6 +17,8 @@ def serving(body_for):
             body = body_for(self.path)
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
+            if content_type:
+                self.send_header("Content-Type", content_type)
             self.end_headers()
             self.wfile.write(body)
 

@@ -11,7 +11,7 @@ import pytest
 from analysis_synthetic import T0, closed_loop, make_run
 from littlegrid.analysis import server_cpu
 from littlegrid.summarize import analyze
-from littlegrid.summary.model import Cell, Run
+from littlegrid.summary.model import Cell, Run, TargetPlacement
 from summary_contract import typed
 
 SERVICE = "http://10.0.0.7:8080/metrics"
@@ -111,3 +111,14 @@ def test_no_cpu_figure_of_a_run_elsewhere_without_a_scrape_is_the_generators(tmp
         assert c.cpu_per_request.core_ms is None and c.cpu_per_request.cpu_util is None
     assert all(curve.models.host_limit is None for curve in s.curves)
     assert not [f for f in s.findings if f.resource == "cpu" or "97%" in f.statement or "CPU caps" in f.statement]
+
+
+def test_a_cell_whose_own_target_is_elsewhere_never_takes_this_hosts_cpu_as_the_servers():
+    # a host axis: the run's [target] is this host, this cell's load went to another; before, the run's placement
+    # decided every cell, and this cell's server CPU was the generator's host's ("host_shared")
+    moved = cell().model_copy(update={"target": TargetPlacement(
+        host="10.0.0.7", port=8080, addresses=["10.0.0.7"], placement="elsewhere")})
+    assert server_cpu.of_cell(cell(), HERE).basis == server_cpu.HOST_SHARED
+    cpu = server_cpu.of_cell(moved, HERE)
+    assert (cpu.basis, cpu.util, cpu.shared_with_generator) == (server_cpu.NOT_MEASURED, None, False)
+    assert cpu.words == "not measured (the server ran elsewhere and nothing scraped its host's CPU)"

@@ -68,8 +68,14 @@ def test_a_proxy_failing_fast_past_its_upstream_limit_is_named_by_its_successes(
     # nginx with max_conns = 3 over S = 40 ms: 75 successes/s at most, the rest a 502 in 1 ms
     cells = [cell(1, 25, 40.0), cell(3, 75, 40.0), cell(6, 75, 40.0, failed_per_s=600),
              cell(12, 75, 40.0, failed_per_s=1800)]
-    b = bottleneck(findings(summary_of(cells)))
+    s = summary_of(cells)
+    found = findings(s)
+    b = bottleneck(found)
     assert "the service holds about 3 requests at once" in b.statement and "75/s" in b.statement
+    # R past the level is not N/X − Z of the successes' level (nginx's headline said "R = N/102 s − 0.01 s" while
+    # its R fell to 2 ms): the rest failed
+    said = headline(s, found)["sentences"][0]
+    assert "response time grows" not in said and "past it the other requests failed" in said
 
 
 def test_an_interval_wider_than_half_a_request_is_given_as_the_range():
@@ -86,10 +92,19 @@ def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
     s = update_cells(s, lambda c: update(c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 8,
                                                           "util": 0.3, "shared_with_generator": False,
                                                           "words": "the server host's 8 cores"}))
-    b = bottleneck(findings(s))
+    found = findings(s)
+    b = bottleneck(found)
     assert "(worker threads or processes, or connections)" in b.statement
+    # the headline names the same candidates (gunicorn-pool-node's still offered cores its host showed not full)
+    assert "(a limit of 4: worker threads or processes, or connections) cap throughput" in \
+        headline(s, found)["sentences"][0]
     assert "the server host's 8 cores were 30% busy, not full" in b.statement
     assert "not measured" not in b.statement
+    # what to measure next leaves out what was measured: the host's node_exporter (gunicorn-pool-node's words
+    # asked for it while quoting its figures), or the process CPU
+    assert "measure next with [observe], the service's pool metric (busy against its size) (docs/observe.md)" \
+        in b.statement
+    assert "node_exporter" not in b.statement and "process CPU" not in b.statement
 
 
 def test_a_full_server_host_names_the_cpu_from_that_host_and_says_what_the_generators_own_host_showed():
@@ -102,11 +117,15 @@ def test_a_full_server_host_names_the_cpu_from_that_host_and_says_what_the_gener
                                                           "util": 0.99, "shared_with_generator": False,
                                                           "words": "10.0.0.2's 2 cores (its node_exporter)"},
                                           host={"readings": 30, "cpu_util_mean": 0.97}, checks=[short]))
-    b = bottleneck(findings(s))
-    assert b.resource == "cpu" and "10.0.0.2's 2 cores (its node_exporter) is 99% busy" in b.statement
+    found = findings(s)
+    b = bottleneck(found)
+    assert b.resource == "cpu" and "10.0.0.2's 2 cores (its node_exporter) are 99% busy" in b.statement
     assert "on CPUs of its own" not in b.statement and "pinned" not in b.why
     assert "its own host's CPU was 97% busy, so it may have been short of CPU too" in b.statement
     assert "measured on the server's host" in b.why
+    # the headline names whose cores: the server host's, not a bare "host" a reader takes for JMeter's (the
+    # CPU-bound gunicorn run's headline read "The host's CPU caps throughput at 148/s")
+    assert headline(s, found)["sentences"][0].startswith("With think_ms = 0.0, the server host's CPU caps throughput")
 
 
 def test_a_hosts_cores_named_with_their_source_take_a_plural_verb():
@@ -176,3 +195,21 @@ def test_an_expectation_can_state_the_laws_limit_as_likely_and_its_size():
                 "bottleneck concurrency about four"):
         with pytest.raises(UserError, match="expectation"):
             parse(bad)
+
+
+def test_with_only_the_server_hosts_figures_scraped_the_missing_thing_is_said_as_what_it_is():
+    # gunicorn-pool-node: node_exporter on the service's host answered every scrape; the words said "No server
+    # metrics and 10.232.0.2's 2 cores (its node_exporter) were 29% busy" and "where requests wait: no server metrics"
+    node = "http://10.0.0.2:9100/metrics"
+    s = summary_of(closed_curve(4, 25.0, 0.0))
+    s = update_cells(s, lambda c: update(
+        c, server_cpu={"basis": "server_host", "host": "10.0.0.2", "cores": 2, "util": 0.29,
+                       "shared_with_generator": False, "words": "10.0.0.2's 2 cores (its node_exporter)"},
+        observed={"sources": [{"url": node, "host": "10.0.0.2", "target_host": True, "scrapes": 20, "failed": 0,
+                               "slow": 0, "readings": 14}]}))
+    found = findings(s)
+    assert not [f.statement for f in found if "no server metrics" in f.statement]
+    assert "Nothing scraped counts the server's requests or busy workers and 10.0.0.2's 2 cores" in \
+        bottleneck(found).statement
+    waiting = next(f for f in found if f.kind == "waiting")
+    assert waiting.statement.endswith(": nothing scraped counts the server's requests or busy workers.")

@@ -31,3 +31,21 @@ def test_the_run_table_names_the_generators_host_the_targets_placement_and_each_
     assert here["target"] == ("localhost:8080 (127.0.0.1) on this host, beside JMeter: the generator's host "
                               "figures measured it too")
     assert "target" not in dict(overview.run_facts(summary(None)))  # JTL files, older folders: not recorded
+
+
+def test_with_a_port_axis_each_actuator_is_the_targets_in_the_cells_loading_its_port():
+    # two deployments on one host compared by port: each actuator is the target's in its own port's cells only;
+    # before, the table took the first cell's word for every cell (8091's "not the target's")
+    a, b = "http://10.0.0.7:8081/actuator/prometheus", "http://10.0.0.7:8091/actuator/prometheus"
+
+    def cell(port):
+        sources = [{"url": url, "host": "10.0.0.7", "target_host": serves == f"10.0.0.7:{port}", "serves": serves,
+                    "scrapes": 30, "failed": 0, "slow": 0, "readings": 27}
+                   for url, serves in ((a, "10.0.0.7:8080"), (b, "10.0.0.7:8090"))]
+        return {"id": f"port={port}", "axes": {"port": port}, "status": "complete", "intended": {"workload": "closed"},
+                "checks": [], "observed": {"sources": sources}}
+    s = typed({"run": {"id": "r", "host": {"hostname": "loadgen", "cpus": 2}, "source": "run", "inputs": []},
+               "cells": [cell(8080), cell(8090)]})
+    assert dict(overview.run_facts(s))["observed"] == (
+        f"{a}: host 10.0.0.7, the target's in the cells loading 10.0.0.7:8080; "
+        f"{b}: host 10.0.0.7, the target's in the cells loading 10.0.0.7:8090")

@@ -2,6 +2,7 @@
 load, each URL must answer Prometheus text, or the run is refused in one line naming the grid's line."""
 
 import socket
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from http_stub import serving
 from littlegrid import cli
 from littlegrid.analysis.prometheus_text import Selector
+from littlegrid.run import runner
 from littlegrid.run.grid_file import load_grid
 from littlegrid.usererror import UserError
 
@@ -93,19 +95,38 @@ def refused_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("answer", ["refused", "html"])
+@contextmanager
+def silent_port():
+    """A port that accepts connections and never answers: the request waits until the scrape's timeout."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        yield s.getsockname()[1]
+
+
+PROBLEMS = {"refused": "connection refused", "silent": "timed out",
+            "html": "answers HTML, not Prometheus text", "typed html": "answers HTML, not Prometheus text"}
+LOGIN_PAGE = b"<!DOCTYPE html><html><body><form>Grafana login</form></body></html>"
+
+
+@pytest.mark.parametrize("answer", list(PROBLEMS))
 def test_a_source_that_does_not_answer_prometheus_text_is_refused_before_any_load(jmeter, http_target, tmp_path,
-                                                                                     capsys, answer):
-    # jmeter: the runner looks for JMeter first. The target answers; the second source does not answer as it should.
-    with serving(lambda path: b"up 1\n") as good, serving(lambda path: b"<html><body>Grafana</body></html>") as html:
-        bad = f"http://127.0.0.1:{refused_port() if answer == 'refused' else html}/metrics"
+                                                                                     capsys, monkeypatch, answer):
+    # jmeter: the runner looks for JMeter first. The target answers; the second source does not answer as it should:
+    # nothing there, a port that never answers, an HTML page (without a type, and typed text/html as a login page is)
+    started = []
+    monkeypatch.setattr(runner, "run_cell", lambda *args, **kwargs: started.append(args))
+    with serving(lambda path: b"up 1\n") as good, silent_port() as silent, \
+            serving(lambda path: LOGIN_PAGE) as html, serving(lambda path: LOGIN_PAGE, "text/html") as typed:
+        port = {"refused": refused_port(), "silent": silent, "html": html, "typed html": typed}[answer]
+        bad = f"http://127.0.0.1:{port}/metrics"
         path = grid(tmp_path, f'[observe]\nprometheus = [\n  "http://127.0.0.1:{good}/metrics",\n  "{bad}",\n]\n',
                     port=http_target)
         code = cli.main(["run", str(path), "--out", str(tmp_path / "reports")])
     err = capsys.readouterr().err
-    problem = "connection refused" if answer == "refused" else "answers HTML, not Prometheus text"
     assert code == 2 and err.count("\n") == 1 and not (tmp_path / "reports").exists()
-    assert f"{path}:15: [observe] prometheus: {bad}: {problem}" in err
+    assert err.startswith(f"littlegrid run: {path}:15: [observe] prometheus: {bad}: {PROBLEMS[answer]}")
+    assert started == []  # JMeter never started: no cell ran
 
 
 def test_the_dry_run_says_what_each_cell_observes(tmp_path, capsys):

@@ -148,6 +148,8 @@ def run_and_analyze(grid_name: str, tmp_path: Path):
               f"errors {o.error_rate:.1%}; server CPU {cell.server_cpu}")
     for e in summary.expectations:
         print(f"expect {e.expectation!r}: {e.passed} ({e.explanation})")
+    for curve in summary.curves:
+        print(f"curve {curve.label or '(one)'}: concurrency {curve.models.concurrency if curve.models else None}")
     return summary
 
 
@@ -287,4 +289,10 @@ def test_the_sample_server_in_a_namespace_observed_only_through_observe_meets_li
         server = cell.server
         assert server is not None and server.pool_kind == "tomcat", (cell.id, server)
         assert server.pool_name.endswith(str(port)) and server.threads_max == SAMPLE_SERVERS[port], (cell.id, server)
-        assert server.source == f"http://{SERVICE_HOST}:{port + 1}/actuator/prometheus", (cell.id, server.source)
+        own = f"http://{SERVICE_HOST}:{port + 1}/actuator/prometheus"
+        assert server.source == own, (cell.id, server.source)
+        # its process CPU is its own JVM's, and the other server's actuator is listed as serving the other port
+        assert cell.server_cpu.basis == "server_process" and cell.server_cpu.host == SERVICE_HOST, cell.server_cpu
+        assert {p.source for p in cell.observed.process_cpu} == {own}, cell.observed.process_cpu
+        (other,) = [s for s in cell.observed.sources if s.url != own]
+        assert not other.target_host and other.serves == f"{SERVICE_HOST}:{sum(SAMPLE_SERVERS) - port}", other

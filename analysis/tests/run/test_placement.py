@@ -60,3 +60,17 @@ def test_a_source_url_is_placed_by_its_host_and_port():
     assert placement.of_url("http://127.0.0.1:9100/metrics")["placement"] == "this_host"
     far = placement.of_url("http://198.51.100.7:9100/metrics")
     assert (far["host"], far["port"], far["placement"]) == ("198.51.100.7", 9100, "elsewhere")
+
+
+def test_a_url_without_a_port_answers_on_its_schemes():
+    assert placement.of_url("http://198.51.100.7/metrics")["port"] == 80
+    assert placement.of_url("https://198.51.100.7/metrics")["port"] == 443
+
+
+def test_every_cells_target_is_recorded_once_with_a_port_or_host_axis():
+    # a port axis (two deployments on one host) and a host axis (the same service on two hosts): each cell's own
+    # host and port, [target]'s where the cell names none
+    cells = [{"port": 8080}, {"port": "8090"}, {"port": 8090}, {"host": "198.51.100.7"}, {}]
+    records = placement.of_targets("127.0.0.1", 8080, cells)
+    assert [(r["host"], r["port"], r["placement"]) for r in records] == [
+        ("127.0.0.1", 8080, "this_host"), ("127.0.0.1", 8090, "this_host"), ("198.51.100.7", 8080, "elsewhere")]

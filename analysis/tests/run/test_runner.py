@@ -501,3 +501,19 @@ def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(t
     assert outcome.observed[gone]["failed"] == outcome.observed[gone]["scrapes"] >= 3
     # each failed scrape is a row with its time and source and no metric (the analysis counts it in the window)
     assert {r["source"] for r in failed} == {gone} and len(failed) == outcome.observed[gone]["failed"]
+
+
+def test_a_port_axis_records_every_cells_target_before_any_load(tmp_path, fakes, monkeypatch):
+    # two deployments compared by port (tests/services/littles-law-netns.toml): the run manifest holds each
+    # cell's target, so that the analysis tells each cell's sources apart (analysis/observed_sources.py)
+    from littlegrid.run import runner
+
+    monkeypatch.setattr(runner, "_preflight", lambda grid: None)  # nothing listens on these ports here
+    path = tmp_path / "ports.toml"
+    path.write_text(grid_text(8080).replace("users = [5, 10]\nthink_ms = [0, 50.0]", "users = [5]\nport = [8080, 8090]"))
+    run = run_grid(path, out=tmp_path / "reports", run_id="p")
+    m = json.loads((run / "manifest.json").read_text())
+    assert [(t["host"], t["port"], t["placement"]) for t in m["targets"]] == [
+        ("127.0.0.1", 8080, "this_host"), ("127.0.0.1", 8090, "this_host")]
+    cm = json.loads((run / "cells" / "users=5,port=8090" / "manifest.json").read_text())
+    assert cm["properties"]["port"] == "8090"

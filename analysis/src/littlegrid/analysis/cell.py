@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import histogram, laws, observed_window, outage, server_metrics, trend
+from littlegrid.analysis import histogram, laws, observed_sources, observed_window, outage, server_metrics, trend
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
 from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
@@ -284,7 +284,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     unanalysed = dict(id=cell.id, axes=cell.axes, status=cell.status, reason=cell.reason, warnings=[], reading=None,
                       window=None, users=None, intended=intended, overall=None, labels={}, errors=None,
                       label_series=None, think_time=None, server=None, host=None, series=None, histogram=None,
-                      checks=[])
+                      checks=[], target=cell.moved_target)
 
     def not_analysed(why: str | None = None, **known) -> tuple[model.Cell, None, None]:
         reason = "; ".join(filter(None, [cell.reason, why]))  # one bad cell does not sink the run
@@ -359,8 +359,10 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     kept = histogram.cell_histogram(elapsed, c.seconds.n) | {
         "blocks": c.seconds.block_histograms(elapsed).as_summary()}
     found = observed_window.read(cell.observed, cell.server_metrics, cell.observe_pools, cell.target_port)
-    pool = observed_window.pool_under_test(found, cell.target_port, cell.target_host) if found else None
-    server = observed_window.server_block(found, window, cell.target_port, cell.target_host)
+    own = observed_sources.of_cell(found, cell.places) if found is not None else None  # this cell's sources
+    found, on_target = (own.found, own.target_host) if own is not None else (None, {})
+    pool = observed_window.pool_under_test(found, cell.target_port, on_target) if found else None
+    server = observed_window.server_block(found, window, cell.target_port, on_target)
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     host = server_metrics.host_figures(host_frame, window)
     analysed = model.Cell.model_validate(unanalysed | {
@@ -374,9 +376,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "server": _in_front(cell, server, overall),
         "host": None if host is None else model.Host.model_validate(plain(host)),
         "series": model.Series.model_validate(plain(c.series.result(
-            observed_window.series_points(found, pool, cell.target_host), host_frame))),
-        "observed": None if found is None else observed_window.summary_block(found, window, cell.observe_counts,
-                                                                              cell.target_host),
+            observed_window.series_points(found, pool, on_target), host_frame))),
+        "observed": None if own is None else observed_window.summary_block(own, window, cell.observe_counts),
         "histogram": model.Histogram.model_validate(plain(kept)),
         "engine_shares": None if c.engines is None else [
             model.EngineShare.model_validate(plain(s)) for s in c.engines.result(

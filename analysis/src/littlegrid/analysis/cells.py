@@ -2,11 +2,12 @@
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from littlegrid.analysis import server_metrics_csv
+from littlegrid.analysis.observed_sources import Places
 from littlegrid.analysis.observed import PoolSpec
 from littlegrid.analysis.prometheus_text import parse_selector
 from littlegrid.usererror import UserError
@@ -62,7 +63,9 @@ class Cell:
     observe_counts: dict = field(default_factory=dict)  # per source: scrapes, failed, slow (the cell manifest's)
     observe_pools: tuple = ()  # [observe.pools]: observed.PoolSpec
     target_port: int | None = None  # the port under test: Tomcat's connector of that port is the pool under test
-    target_host: dict = field(default_factory=dict)  # per source: whether its host is the target's
+    # where the cell's target and each source ran (observed_sources.of_cell tells the cell's sources from them)
+    places: Places = field(default_factory=Places)
+    moved_target: dict | None = None  # the cell's target when an axis moved it from [target]'s (port or host axis)
     left_out_groups: tuple = ()  # a user's plan's setUp and tearDown thread groups: their rows are no load
     properties: dict = field(default_factory=dict)
 
@@ -140,7 +143,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
     placement = manifest.get("target")  # where the target ran, as the runner found it before any load
     server_started = True if (grid.get("server") or {}).get("start") is True else (
         False if grid.get("target") else None)
-    port, pools, on_target = observe_context(manifest)
+    port, pools, places = observe_context(manifest)
     cells = []
     for index, cell_id in enumerate(manifest.get("cells") or []):
         folder = run_dir / "cells" / cell_id
@@ -184,11 +187,14 @@ def from_run_folder(run_dir: Path) -> Inputs:
             host_metrics=_existing(folder / "host-metrics.csv"),
             observe_counts=cm.get("observe") or {},
             observe_pools=pools,
-            # the port this cell's load went to: an axis (two deployments compared by port) overrides [target]'s
-            target_port=int(number(props.get("port"))) if number(props.get("port")) is not None else port,
-            target_host=on_target,
+            target_port=cell_port(props, port),
+            places=replace(places, target=(own := cell_target(manifest, props))),
+            moved_target=own if own is not None and _address(own) != _address(placement) else None,
             properties=props,
         ))
+    # every cell knows every cell's target: a source serving another's is not its own (observed_sources)
+    cells = [replace(c, places=with_targets(c.places, [d.places.target for d in cells]))
+             for c in cells]
     finished = sum(c.status != "incomplete" for c in cells)  # the runner marks a cell incomplete until it ends
     run = {
         "id": manifest.get("run_id", run_dir.name),
@@ -243,28 +249,49 @@ def _workload(cm: dict, props: dict) -> str:
     return "closed"
 
 
-def observe_context(manifest: dict) -> tuple[int | None, tuple, dict]:
+def observe_context(manifest: dict) -> tuple[int | None, tuple, Places]:
     """What reading a cell's scrapes needs from the run's manifest: the port under test, the grid's
-    [observe.pools], and per source whether its host is the target's."""
+    [observe.pools], and where each source and every cell's target ran (a cell's own target: cell_target)."""
     grid = manifest.get("grid") or {}
     placement = manifest.get("target")
     port = _port(placement, grid.get("target") or {}, grid.get("server"))
-    on_target = {url: same_host(record, placement) for url, record in (manifest.get("observe_hosts") or {}).items()}
+    targets = manifest.get("targets")  # every cell's, as the runner recorded them; older folders: [target]'s
     # an older folder's server-metrics.csv: the sample server's actuator, which the runner started on this host
-    on_target[server_metrics_csv.SOURCE] = (grid.get("server") or {}).get("start") is True
-    return port, _pools(grid.get("observe")), on_target
+    assumed = {server_metrics_csv.SOURCE: (grid.get("server") or {}).get("start") is True}
+    return port, _pools(grid.get("observe")), Places(
+        target=placement, targets=tuple(targets if targets is not None else [placement] if placement else []),
+        sources=dict(manifest.get("observe_hosts") or {}), assumed=assumed)
 
 
-def same_host(source: dict | None, target: dict | None) -> bool:
-    """Whether a scraped source ran on the target's host, from the two records the runner made before any load
-    (host, addresses it resolved to, placement): both on this host, an address in common, or the same name."""
-    if not source or not target:
-        return False
-    if source.get("placement") == target.get("placement") == "this_host":
-        return True
-    if set(source.get("addresses") or ()) & set(target.get("addresses") or ()):
-        return True
-    return bool(source.get("host")) and str(source.get("host")).lower() == str(target.get("host") or "").lower()
+def cell_port(properties: dict, port: int | None) -> int | None:
+    """The port a cell's load went to: an axis (two deployments compared by port) overrides the run's."""
+    return int(number(properties.get("port"))) if number(properties.get("port")) is not None else port
+
+
+def cell_target(manifest: dict, properties: dict) -> dict | None:
+    """A cell's own target: the host and port its load went to (a host or port axis overrides [target]'s), placed
+    as the runner recorded it before any load; None for an older folder, which recorded no placement."""
+    run_target = manifest.get("target")
+    if run_target is None:
+        return None
+    host = str(properties.get("host") or run_target.get("host") or "")
+    port = cell_port(properties, run_target.get("port"))
+    recorded = [t for t in manifest.get("targets") or () if t.get("host") == host and t.get("port") == port]
+    if recorded:
+        return recorded[0]
+    if run_target.get("host") == host:
+        return {**run_target, "port": port}
+    return {"host": host, "port": port, "addresses": [], "placement": "unknown"}
+
+
+def with_targets(places: Places, targets: list) -> Places:
+    """The places with `targets` among the run's targets (each host and port counted once)."""
+    distinct = list({(t.get("host"), t.get("port")): t for t in [*places.targets, *targets] if t}.values())
+    return replace(places, targets=tuple(distinct))
+
+
+def _address(target: dict | None) -> tuple:
+    return ((target or {}).get("host"), (target or {}).get("port"))
 
 
 def _port(placement: dict | None, target: dict, server: dict | None) -> int | None:

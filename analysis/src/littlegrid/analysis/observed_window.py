@@ -1,7 +1,7 @@
 """What [observe] saw during one cell, over its steady window: the cell's scrapes read (observed.csv, or an older
 folder's server-metrics.csv through its adaptor) and mapped (analysis/observed.py), the pool under test picked, and
-each source's figures reduced to the summary's Cell.observed, each with its host and whether that host is the
-target's."""
+each source's figures reduced to the summary's Cell.observed, each with its host and whether it is the cell's
+target's (analysis/observed_sources.py decides that, per cell; every function here takes its answer)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from littlegrid.analysis import observed as mapping
 from littlegrid.analysis import server_metrics, server_metrics_csv
 from littlegrid.analysis.observed import Observed, PoolSpec, ServerRequests, ThreadPool
+from littlegrid.analysis.observed_sources import CellSources
 from littlegrid.analysis.window import SteadyWindow
 from littlegrid.summary import model
 from littlegrid.usererror import UserError
@@ -98,17 +99,19 @@ def _max(values) -> float | None:
     return max(values) if values else None
 
 
-def summary_block(found: Observed, window: SteadyWindow, counts: dict, target_host: dict) -> model.Observed:
+def summary_block(own: CellSources, window: SteadyWindow, counts: dict) -> model.Observed:
     """Cell.observed: per source its scrapes (`counts`: the cell manifest's per-source scrapes, failed, slow; the
-    adaptor's rows for an older folder) and readings in the window; per resource its window means and maxima. A
-    counter's point is the interval ending at that scrape, so the intervals ending inside the window count."""
+    adaptor's rows for an older folder), readings in the window, whether it is the target's and which target it
+    serves (observed_sources); per resource of the cell's own sources its window means and maxima. A counter's
+    point is the interval ending at that scrape, so the intervals ending inside the window count."""
+    found, target_host = own.found, own.target_host
     urls = list(dict.fromkeys([*counts, *found.scrapes, *found.failed]))
     sources = []
     for url in urls:
         count = counts.get(url) or {}
         answered, failed = found.scrapes.get(url, ()), found.failed.get(url, ())
         sources.append(model.ObservedSource(
-            url=url, host=mapping.host_of(url), target_host=bool(target_host.get(url)),
+            url=url, host=mapping.host_of(url), target_host=bool(target_host.get(url)), serves=own.serves.get(url),
             scrapes=int(count.get("scrapes", len(answered) + len(failed))),
             failed=int(count.get("failed", len(failed))), slow=int(count.get("slow", 0)),
             readings=sum(window.start_ms <= t <= window.end_ms for t in answered)))

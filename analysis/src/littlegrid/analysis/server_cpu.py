@@ -31,10 +31,12 @@ GENERATOR_HOST = "generator_host"  # older summaries only: the host JMeter ran o
 NOT_MEASURED = "not_measured"      # no CPU figure of the server's host, or no core count
 
 
-def target_here(run: Run) -> bool:
-    """Whether the target ran on this host, the one JMeter and host-metrics.csv measured: as the runner recorded
-    it; for an older folder that did not, unless its grid named a [target] (the sample server ran here)."""
-    placement = run.target.placement if run.target is not None else "unknown"
+def target_here(run: Run, cell: Cell | None = None) -> bool:
+    """Whether the cell's target (the run's, unless an axis moved it) ran on this host, the one JMeter and
+    host-metrics.csv measured: as the runner recorded it; for an older folder that did not, unless its grid named
+    a [target] (the sample server ran here)."""
+    target = cell.target if cell is not None and cell.target is not None else run.target
+    placement = target.placement if target is not None else "unknown"
     if placement != "unknown":
         return placement == "this_host"
     return run.server_started is not False
@@ -46,37 +48,37 @@ def of_cell(cell: Cell, run: Run) -> ServerCpu | None:
         return None
     observed = cell.observed
     on_target = {s.url for s in observed.sources if s.target_host} if observed is not None else set()
-    here = target_here(run)
+    here = target_here(run, cell)
     if run.server_cpus:
         util = cell.host.server_cpu_util_mean if cell.host is not None else None
         if util is not None:
-            return _answer(SERVER_PINNED, THIS_HOST, float(len(run.server_cpus)), util, False, run)
+            return _answer(SERVER_PINNED, THIS_HOST, float(len(run.server_cpus)), util, False, here, run)
     hosts = [h for h in (observed.hosts if observed else ()) if h.source in on_target]
     for h in hosts:
         if h.cpu_util_mean is not None and h.cores:
-            return _answer(SERVER_HOST, h.host, float(h.cores), h.cpu_util_mean, here, run)
+            return _answer(SERVER_HOST, h.host, float(h.cores), h.cpu_util_mean, here, here, run)
     if here and not run.server_cpus and cell.host is not None and cell.host.cpu_util_mean is not None \
             and run.host.cpus:
-        return _answer(HOST_SHARED, THIS_HOST, float(run.host.cpus), cell.host.cpu_util_mean, True, run)
+        return _answer(HOST_SHARED, THIS_HOST, float(run.host.cpus), cell.host.cpu_util_mean, True, here, run)
     for p in (observed.process_cpu if observed else ()):
         if p.source in on_target and p.cores:
-            return _answer(SERVER_PROCESS, p.host, p.cores, p.cores_busy_mean / p.cores, False, run)
+            return _answer(SERVER_PROCESS, p.host, p.cores, p.cores_busy_mean / p.cores, False, here, run)
     cores = float(len(run.server_cpus)) if run.server_cpus else float(run.host.cpus) if here and run.host.cpus \
         else None
-    return _answer(NOT_MEASURED, None, cores, None, here and not run.server_cpus, run)
+    return _answer(NOT_MEASURED, None, cores, None, here and not run.server_cpus, here, run)
 
 
-def _answer(basis: str, host: str | None, cores: float | None, util: float | None, shared: bool,
+def _answer(basis: str, host: str | None, cores: float | None, util: float | None, shared: bool, here: bool,
             run: Run) -> ServerCpu:
     return ServerCpu(basis=basis, host=host, cores=cores, util=util, shared_with_generator=shared,
-                     words=_words(basis, host, cores, shared, run))
+                     words=_words(basis, host, cores, shared, here, run))
 
 
 def _count(cores: float | None) -> str:
     return f"{cores:g} core{'s' if cores != 1 else ''}" if cores else "cores"
 
 
-def _words(basis: str, host: str | None, cores: float | None, shared: bool, run: Run) -> str:
+def _words(basis: str, host: str | None, cores: float | None, shared: bool, here: bool, run: Run) -> str:
     """Whose cores, for a sentence: "its own CPU 1 (JMeter on CPU 0)", "the server process's CPU on 10.0.0.7
     (4 cores)", "10.0.0.7's 4 cores (its node_exporter)", "the host's 2 cores, which JMeter shares"."""
     if basis == SERVER_PINNED:
@@ -90,7 +92,7 @@ def _words(basis: str, host: str | None, cores: float | None, shared: bool, run:
         return f"{host}'s {_count(cores)} (its node_exporter)" + (", which JMeter shares" if shared else "")
     if basis == HOST_SHARED:
         return f"the host's {_count(cores)}, which JMeter shares"
-    if target_here(run):
+    if here:
         return "not measured"
     return "not measured (the server ran elsewhere and nothing scraped its host's CPU)"
 
@@ -98,7 +100,11 @@ def _words(basis: str, host: str | None, cores: float | None, shared: bool, run:
 def owner(cpu: ServerCpu | None) -> str:
     """Whose CPU a utilisation is, possessive: "the server's" (pinned), "the server process's", "the server
     host's" (node_exporter), "the host's" (shared with JMeter), "the generator's host's" (older summaries)."""
-    basis = cpu.basis if cpu is not None else NOT_MEASURED
+    return owner_of(cpu.basis if cpu is not None else NOT_MEASURED)
+
+
+def owner_of(basis: str) -> str:
+    """owner() by a basis alone (what a finding keeps of it)."""
     return {SERVER_PROCESS: "the server process's", SERVER_HOST: "the server host's", HOST_SHARED: "the host's",
             GENERATOR_HOST: "the generator's host's"}.get(basis, "the server's")
 

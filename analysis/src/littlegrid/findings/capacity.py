@@ -198,13 +198,16 @@ def saturation(summary: Summary, p: Plateau) -> Finding:
         statement += f" X is {level / ceiling:.0%} of that bound."
         if level < 0.8 * ceiling:
             statement += " Something other than the server's c servers limits it."
-    if any(overall(c, "errors") for c in p.cells):
+    failures = any(overall(c, "errors") for c in p.cells)
+    if failures:
         statement += " X counts the successful responses: failures answered fast hold no server for its service time."
     evidence = tuple(Figure("X", x, "/s", c.id) for x, c in zip(xs, p.cells))
     line_name = "λ offered" if p.kind == "open" else "N/(D+Z)"
     evidence += tuple(Figure(line_name, _line(p.bound, c), "/s", c.id) for c in p.cells if _line(p.bound, c))
     figures = {"users": users(first), "throughput_per_s": level, "bound_per_s": ceiling,
                "bound_basis": "grid" if _grid(p.bound) else "estimated"}
+    if failures:  # the level is of the successes (1: a figure is a number)
+        figures["successes_only"] = 1.0
     if p.kind == "open":
         figures["offered_per_s"] = load(p.curve, first)
     return Finding("saturation", statement, p.standing, p.why, evidence, fields(figures),
@@ -332,7 +335,8 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
         cost = at.cpu_per_request if at is not None else None
         limit = p.curve.models.host_limit
         text = (f"{server_cpu.owner(cells[0].server_cpu).capitalize()} CPU caps X = {rate(x)} at {on}: "
-                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(cells[0])} is {pct(cpu)} busy"))
+                + (f"it is {pct(cpu)} busy" if shared else f"{server_cpu.words(cells[0])} "
+                   f"{'are' if _plural(server_cpu.words(cells[0])) else 'is'} {pct(cpu)} busy"))
         if elsewhere:
             text += " (the server ran elsewhere: its CPU is not measured)"
         if cost is not None:
@@ -367,7 +371,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      [Figure("host CPU utilisation" if shared else "server CPUs' utilisation", u, "", c.id)
                       for c, u in zip(cells, cpus)],
                      cpu_util=cpu, demand_core_ms=cost.core_ms if cost is not None else None,
-                     cpu_basis=cost.basis if cost is not None else None)
+                     cpu_basis=cost.basis if cost is not None else server_cpu.basis(cells[0]))
 
     queue = [num(s.throttle_queue_mean) if s is not None else None for s in servers]
     k = knob(summary, cells[0], THROTTLE)
@@ -429,7 +433,7 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
     if limit is not None:
         return limit
     return found("unknown", f"X stays level at {rate(_mean(xs))} at {on}, and cannot tell what caps it: "
-                 f"{_absent(summary, p, missing)}. Measure next: {_measure_next(summary, cells[0])}.", "cannot tell",
+                 f"{_absent(summary, p, missing)}. Measure next: {_measure_next(summary, p.cells)}.", "cannot tell",
                  "saturated, but no evidence names a resource",
                  [Figure("X", x, "/s", c.id) for x, c in zip(xs, cells)])
 
@@ -462,15 +466,18 @@ def _absent(summary: Summary, p: Plateau, missing: list[Cell]) -> str:
     return "; ".join(absent) if absent else "the figures present name no resource"
 
 
-def _measure_next(summary: Summary, cell: Cell) -> str:
+def _measure_next(summary: Summary, cells: list[Cell]) -> str:
     """What to scrape to tell the resource apart, in the words of the service as known: the sample server's (Tomcat,
-    its throttle) only when it is that server; otherwise the [observe] sources docs/observe.md lists."""
+    its throttle) only when it is that server; otherwise the [observe] sources docs/observe.md lists, less the
+    server's CPU when the cells measured it (a node_exporter already scraped is not asked for again)."""
+    cell = cells[0]
     if pool_kind(summary, cell) == "tomcat":
         throttle = ", the throttle queue" if knob(summary, cell, THROTTLE) is not None else ""
         return (f"busy threads vs threads.max, the server's CPU{throttle}, connection errors by class, and the "
                 f"generator's own CPU")
-    return ("with [observe], the service's pool metric (busy against its size) or its process CPU, and "
-            "node_exporter on its host (docs/observe.md); connection errors by class, and the generator's own CPU")
+    cpu = "" if _server_cpu_words(cells)[0] is not None else " or its process CPU, and node_exporter on its host"
+    return (f"with [observe], the service's pool metric (busy against its size){cpu} (docs/observe.md); "
+            "connection errors by class, and the generator's own CPU")
 
 
 def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cell], found) -> Finding | None:
@@ -500,7 +507,7 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
                  f"{held} request{'' if held == 'about 1' else 's'} at once ({rate(conc.x_max_per_s)} × "
                  f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it. "
                  f"{_no_metrics(missing[0])[0].upper() + _no_metrics(missing[0])[1:]} and {cpu_words}: to tell "
-                 f"which, measure next {_measure_next(summary, p.cells[0])}.")
+                 f"which, measure next {_measure_next(summary, p.cells)}.")
     interval = (f"; L = {precision.interval(conc.in_service, low, high)} with its 95% interval, the product of the "
                 f"ends of X's and D's" if None not in (low, high)
                 else "; without an interval (no histogram or seconds to judge X and D by)")
@@ -514,7 +521,7 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
                  [Figure("X_max (successes)", conc.x_max_per_s, "/s", conc.x_cell),
                   Figure("D = R at the lightest cell", conc.d_ms, "ms", conc.d_cell),
                   Figure("L = X_max·D", conc.in_service, "requests")],
-                 in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held,
+                 in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held, kinds=kinds,
                  x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms,
                  waiting=waiting if waiting is not None and waiting > 0 else None,
                  waiting_at=users(heaviest) if waiting is not None and waiting > 0 else None)
@@ -540,7 +547,12 @@ def _plural(whose: str) -> bool:
 
 
 def _no_metrics(cell: Cell) -> str:
-    """"no server metrics" with why, once: "no server metrics (3 scrapes failed)"."""
+    """"no server metrics" with why, once: "no server metrics (3 scrapes failed)"; when a source of the target's
+    answered (its host's node_exporter, a process CPU) what is missing is narrower, and said so: the sentence
+    beside it may quote that source's figures."""
+    observed = cell.observed.sources if cell.observed is not None else ()
+    if any(s.target_host and s.readings for s in observed):
+        return "nothing scraped counts the server's requests or busy workers" + _why_missing(cell)
     return "no server metrics" + _why_missing(cell)
 
 

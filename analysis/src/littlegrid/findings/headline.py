@@ -13,6 +13,7 @@ or a shift or burst.
 
 from __future__ import annotations
 
+from littlegrid.analysis import server_cpu
 from littlegrid.findings import precision
 from littlegrid.findings.base import POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words
 from littlegrid.findings.single_test import outage_share
@@ -74,9 +75,15 @@ def _limiter(f: Finding | None) -> str:
         held = _figure(f, "held")
         if not isinstance(held, str):
             raise _Missing("held")
+        # the candidates the finding left (cores only when the server's CPU was full or not measured)
+        kinds = _figure(f, "kinds")
         return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of "
-                f"{held.removeprefix('about ')}: worker threads or processes, connections, or cores)")
-    return {"cpu": "The host's CPU", "throttle": "The throttle", "connections": "Connection limits",
+                f"{held.removeprefix('about ')}: "
+                f"{kinds if isinstance(kinds, str) else 'worker threads or processes, connections, or cores'})")
+    if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
+        basis = _figure(f, "cpu_basis")
+        return f"{server_cpu.owner_of(str(basis)).capitalize()} CPU" if basis else "The host's CPU"
+    return {"throttle": "The throttle", "connections": "Connection limits",
             "generator": "The generator (not the server)"}.get(f.resource or "", "Something not measured")
 
 
@@ -115,6 +122,8 @@ def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None, waiting: Fin
         return text + f"; {where}"
     if curve.workload == "open":
         return text + "; past it the queue grows for as long as the load lasts"
+    if _figure(sat, "successes_only"):  # the closed law's X counts the failures too: R = N/X − Z is not of the level
+        return text + "; past it the other requests failed (the level counts the successes)"
     if level > 0:
         return text + f"; past it response time grows as {response_law_words(level, num(curve.think_ms))}"
     return text

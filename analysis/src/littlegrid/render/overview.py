@@ -57,13 +57,22 @@ def _target_words(target) -> str | None:
 
 def _sources_words(cells: list[Cell]) -> str | None:
     """Each [observe] source (the sample server's actuator among them), the host its figures measured and
-    whether that host is the target's, as the cells' observed blocks name them."""
-    sources = {}
+    whether it is the target's, as the cells' observed blocks name them: a source the target's in some cells only
+    (a port or host axis) says whose cells, by the target it serves."""
+    sources, whose = {}, {}
     for c in cells:
         for s in (c.observed.sources if c.observed is not None else ()):
             sources.setdefault(s.url, s)
-    return "; ".join(f"{s.url}: host {s.host}, " + ("the target's" if s.target_host else "not the target's")
-                     for s in sources.values()) or None
+            whose.setdefault(s.url, set()).add(s.target_host)
+    return "; ".join(f"{s.url}: host {s.host}, " + _whose(whose[url], s) for url, s in sources.items()) or None
+
+
+def _whose(flags: set, source) -> str:
+    if flags == {True}:
+        return "the target's"
+    if flags == {False}:
+        return "not the target's"
+    return f"the target's in the cells loading {source.serves}" if source.serves else "the target's in some cells"
 
 
 def _cpus(cpus) -> str:

@@ -10,6 +10,7 @@ import socket
 from urllib.parse import urlsplit
 
 THIS_HOST, ELSEWHERE, UNKNOWN = "this_host", "elsewhere", "unknown"
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def addresses(host: str) -> list[str]:
@@ -46,6 +47,21 @@ def placement(host: str, port: int | None = None) -> dict:
 
 
 def of_url(url: str) -> dict:
-    """The record of the host a URL's figures measure."""
+    """The record of the host a URL's figures measure, and the port it answers on (the scheme's when not given)."""
     parts = urlsplit(url)
-    return placement(parts.hostname or "", parts.port)
+    return placement(parts.hostname or "", parts.port or DEFAULT_PORTS.get(parts.scheme))
+
+
+def of_targets(host: str, port: int | None, cells: list[dict]) -> list[dict]:
+    """The record of every target the cells load, each host and port once: [target]'s host and port, unless a
+    cell's own properties (a host or port axis) name another. Each host is resolved once."""
+    pairs = dict.fromkeys((str(c.get("host") or host), _port(c.get("port"), port)) for c in cells)
+    hosts = {h: placement(h) for h in dict.fromkeys(h for h, _ in pairs)}
+    return [{**hosts[h], "port": p} for h, p in pairs]
+
+
+def _port(value, default: int | None) -> int | None:
+    try:
+        return int(value) if value is not None and not isinstance(value, bool) else default
+    except (TypeError, ValueError):
+        return default

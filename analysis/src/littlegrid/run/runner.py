@@ -233,10 +233,13 @@ class _Run:
 
     def _placements(self) -> dict:
         """Where the target and each [observe] source run, found before any load (run/placement.py): the
-        manifest's "target" and "observe_hosts". The sample server runs here, on its loopback address."""
+        manifest's "target", "targets" and "observe_hosts". The sample server runs here, on its loopback address."""
         target = self._target()
         sources = self._observe_sources()
-        return {"target": placement.placement(target.host, target.port or self.server_port or None),
+        port = target.port or self.server_port or None
+        return {"target": placement.placement(target.host, port),
+                # every cell's, when a host or port axis moves the target: each cell's sources are told by it
+                "targets": placement.of_targets(target.host, port, [c.plan_properties for c in self.cells]),
                 "observe_hosts": {url: placement.of_url(url) for url in sources}}
 
     # -- the sample server -----------------------------------------------------------------------

@@ -336,8 +336,9 @@ class CpuPerRequest(Record):
 # ----- what [observe] scraped (analysis/observed.py maps observed.csv; window means over the cell's steady window)
 
 class ObservedSource(Record):
-    """One scraped URL over the cell, and the host its figures measured (the URL's host); `target_host`: that host
-    is the one the target ran on (the same name or address, or both this host)."""
+    """One scraped URL over the cell, and the host its figures measured (the URL's host); `target_host`: its
+    figures are the cell's target's (it serves the cell's target, or it ran on the target's host and serves no
+    other cell's target: analysis/observed_sources.py)."""
     url: str
     host: str
     target_host: bool
@@ -345,6 +346,9 @@ class ObservedSource(Record):
     failed: int
     slow: int
     readings: int  # scrapes answered inside the window
+    # "host:port" of the run's target this source is the process of (its URL's, or a Tomcat connector's port);
+    # when that is another cell's target, the source's figures are left out of this cell. null: no target's
+    serves: str | None = None
 
 
 class ObservedPool(Record):
@@ -551,6 +555,17 @@ class Trend(Record):
     interval_level: float | None = None
 
 
+class TargetPlacement(Record):
+    """Where the service under test ran, as the run recorded it before any load: `placement` "this_host" (a
+    loopback address or one of this host's own), "elsewhere" (another host; a network namespace is one), or
+    "unknown" (JTL files, a folder of an older littlegrid). The generator's host figures are the server's only
+    for "this_host"."""
+    host: str | None
+    port: int | None
+    addresses: list[str] = []  # what `host` resolved to when the run started
+    placement: str = "unknown"
+
+
 class Cell(Record):
     """One cell: what it is, how it was read and trimmed, and everything measured in its window."""
     id: str
@@ -582,6 +597,9 @@ class Cell(Record):
     trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
     server_cpu: ServerCpu | None = None  # null: a cell without a window
     observed: Observed | None = None  # null: nothing was scraped ([observe] empty, or a JTL without a run folder)
+    # the cell's own target when an axis moved it from the run's (a port or host axis: two deployments compared
+    # by their address), placed as the runner recorded it; null: the run's (Run.target)
+    target: TargetPlacement | None = None
 
 
 class BoundPoint(Record):
@@ -846,17 +864,6 @@ class Unfinished(Record):
     def text(self) -> str:
         return (f"incomplete run: {self.cells_finished} of {self.cells_total} cells finished"
                 + (f" ({self.reason})" if self.reason else "") + f"; finish it with `{self.resume}`")
-
-
-class TargetPlacement(Record):
-    """Where the service under test ran, as the run recorded it before any load: `placement` "this_host" (a
-    loopback address or one of this host's own), "elsewhere" (another host; a network namespace is one), or
-    "unknown" (JTL files, a folder of an older littlegrid). The generator's host figures are the server's only
-    for "this_host"."""
-    host: str | None
-    port: int | None
-    addresses: list[str] = []  # what `host` resolved to when the run started
-    placement: str = "unknown"
 
 
 class Run(Record):

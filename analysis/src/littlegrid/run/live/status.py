@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, laws, observed_window, server_metrics
+from littlegrid.analysis import curves, laws, observed_sources, observed_window, server_metrics
 from littlegrid.analysis import observed as mapping
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.error_classes import classify
@@ -132,21 +132,25 @@ class MetricsRows:
 
 class ObservedRows(MetricsRows):
     """The complete lines of a growing observed.csv, mapped by the analysis' own mapping (analysis/observed.py)
-    with the run's port under test, [observe.pools] and target host (cells.observe_context): the server's figures
-    the live page shows are the ones the report will."""
+    with the cell's port under test, [observe.pools] and sources (cells.observe_context, cells.cell_target,
+    observed_sources): the server's figures the live page shows are the ones the report will."""
 
     def __init__(self, path: Path, run_dir: Path | None = None):
         super().__init__(path)
-        manifest = read_json(Path(run_dir) / cells_mod.MANIFEST) if run_dir is not None else None
-        self.port, self.pools, self.target_host = cells_mod.observe_context(manifest or {})
+        manifest = (read_json(Path(run_dir) / cells_mod.MANIFEST) if run_dir is not None else None) or {}
+        properties = ((read_json(Path(path).parent / cells_mod.MANIFEST) or {}).get("properties") or {})
+        port, self.pools, places = cells_mod.observe_context(manifest)
+        self.port = cells_mod.cell_port(properties, port)
+        self.places = replace(places, target=cells_mod.cell_target(manifest, properties))
 
     def observed(self) -> LiveObserved | None:
         text = self._lines()
         if text is None:
             return None
         rows = csv.DictReader(io.StringIO(text.decode("utf-8", errors="replace")))
-        found = mapping.map_readings(mapping.readings_from_rows(rows), self.pools, self.port)
-        return LiveObserved(found, self.port, self.target_host)
+        own = observed_sources.of_cell(mapping.map_readings(mapping.readings_from_rows(rows), self.pools, self.port),
+                                       self.places)
+        return LiveObserved(own.found, self.port, own.target_host)
 
 
 @dataclass(frozen=True)
