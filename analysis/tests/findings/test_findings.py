@@ -635,3 +635,14 @@ def test_explain_prints_the_findings_as_text_and_as_json(tmp_path, capsys):
     assert got[1]["kind"] == "bottleneck" and got[1]["resource"] == "thread_pool"
     assert got[1]["where"] == {THREADS: 10} and isinstance(got[1]["figures"]["throughput_per_s"], float)
     assert cli.main(["check", str(tmp_path), "--criteria-only"]) == 0  # the expectation is met
+
+
+def test_errors_in_several_cells_are_said_of_them_in_the_plural():
+    """One finding for two cells whose requests failed: 'their requests failed', not 'its'."""
+    s = littles_law()
+    s = update_cells(s, lambda c: update(c, overall=update(c.overall, errors_by_class={"http_5xx": 100},
+                                                           error_rate=0.05)), {1, 2})
+    v = [f for f in of_kind(findings(s), "validity") if len(f.cells) == 2]
+    assert len(v) == 1, [f.statement for f in of_kind(findings(s), "validity")]
+    assert "their requests failed and X and R count them (" in v[0].statement
+    assert "its requests failed and X" not in v[0].statement  # each cell's own part keeps 'its'

@@ -152,7 +152,8 @@ def validity(summary: Summary, grid: bool = True) -> list[Finding]:
         elif key in ("errors", "no_figures"):
             per = "; ".join(f"{cell_words(c)}: {f['text']}" for c, f in members) if len(members) > 1 \
                 else members[0][1]["text"]
-            lead = "its requests failed and X and R count them" if key == "errors" else "it has no figures"
+            # the lead is said only of several cells (one cell's own text says it): plural
+            lead = "their requests failed and X and R count them" if key == "errors" else "they have no figures"
             statement = f"{grade} {on}: {lead} ({per})." if len(members) > 1 else \
                 f"{grade} {on}: {per}" + (", and X and R count them." if key == "errors" else ".")
             why = "its figures include failures" if key == "errors" else "the cell has no steady-window figures"
