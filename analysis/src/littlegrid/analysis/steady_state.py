@@ -21,7 +21,7 @@ stands only when the cut start differs from the rest beyond a t test at TRANSIEN
 that to 7% and the coverage back to 90%.
 
 Precision, non-overlapping batch means (Law and Kelton §9.5.3; Schmeiser 1982): the window's seconds are cut into
-k batches of b seconds, b at least the autocorrelation-scaled block length of blocks.block_length on both series
+k batches of b seconds, b at least the autocorrelation-scaled block length of blocks.memory_length on both series
 (a queue's memory must sit inside a batch for the batch means to be near independent) and k about BATCHES = 10
 (more, shorter batches undercover a queue's long memory: on M/M/1 at ρ = 0.9, 30 batches covered mean R 80% of the
 time, 10 batches 86%, in 120-s windows). X = Σn/T and its half-width
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis.blocks import block_length
+from littlegrid.analysis.blocks import memory_length
 
 MSER_BATCH_S = 5        # MSER-5: seconds per batch
 MSER_MIN_BATCHES = 4    # fewer batches: too short to tell a warm-up from noise
@@ -210,10 +210,10 @@ def t_quantile(df: int, level: float = LEVEL) -> float:
 
 def batch_size(counts: np.ndarray, sums_ms: np.ndarray) -> int:
     """Seconds per batch: the longer of the block lengths that the completions' and the mean R's lag-1
-    autocorrelations ask (blocks.block_length), and at least a BATCHES-th of the window (about BATCHES batches: fewer, longer batches are
+    autocorrelations ask (blocks.memory_length: the rule, not the summary's units of storage), and at least a BATCHES-th of the window (about BATCHES batches: fewer, longer batches are
     the robust choice for a queue's long memory; Schmeiser 1982)."""
     t = len(counts)
-    memory = max(block_length(counts, sums_ms), block_length(np.ones(t), counts))
+    memory = max(memory_length(counts, sums_ms), memory_length(np.ones(t), counts))
     return max(1, memory, t // BATCHES)
 
 
