@@ -158,3 +158,46 @@ def test_intervals_of_cells_stopped_when_precise_still_cover():
         covered += _covers(verdict.precision, 100.0, 1000 / (200.0 - 100.0))
     x_rate, r_rate = covered / 200
     assert x_rate >= 0.90 and r_rate >= 0.90, (x_rate, r_rate)
+
+
+def test_a_stalls_seconds_are_left_out_of_the_warm_up_search():
+    """A steady 100/s with a 3-s stall at 50 s (nothing answered, then the held requests in one burst): the stall
+    is no warm-up; left out (as the analysis leaves a stall's seconds out), the floor stands."""
+    rng = np.random.default_rng(13)
+    counts, sums = _poisson_seconds(rng, 100.0, 150)
+    counts[50:53], sums[50:53] = 0, 0
+    counts[53], sums[53] = 400, 400 * 1500.0
+    stall = np.zeros(150, bool)
+    stall[50:54] = True
+    found = ss.warmup(counts, sums, floor_s=2, left_out=stall)
+    assert found.settled and found.seconds == 2 and found.by == "floor"
+
+
+def test_a_truncation_is_counted_in_the_cells_own_seconds_and_units():
+    """A 20-s slow start (units of 2 s: 10 units) after a 4-s stretch left out: the warm-up is found in the series
+    without it, and returned in the cell's own seconds."""
+    rng = np.random.default_rng(14)
+    counts, sums = _poisson_seconds(rng, 200.0, 120)  # 120 units of 2 s
+    sums[:10] = counts[:10] * 200.0
+    left_out = np.zeros(120, bool)
+    left_out[2:4] = True
+    found = ss.warmup(counts, sums, left_out=left_out, unit_s=2)
+    assert found.by == "response time" and found.seconds == 2 * 12  # 10 kept units, the 11th kept is unit 12
+
+
+def test_a_start_that_barely_moves_the_mean_is_no_warm_up():
+    """A series without noise (a synthetic JTL's) whose first second holds 99 instead of 100 answers: significant,
+    but it moves the mean by 0.01%, under MATERIAL_BIAS."""
+    counts = np.full(60, 100.0)
+    counts[0] = 99
+    found = ss.warmup(counts, counts * 20.0, floor_s=1)
+    assert found.seconds == 1 and found.by == "floor"
+
+
+def test_seconds_too_few_or_mostly_silent_are_not_judged_and_are_not_unsettled_series():
+    short = ss.warmup(np.full(19, 10.0), np.full(19, 100.0), floor_s=3)
+    assert (short.seconds, short.settled, short.by) == (3, False, ss.TOO_SHORT)
+    sessions = np.zeros(200)
+    sessions[:40] = sessions[-40:] = 50  # two sessions with two minutes of nothing between them
+    apart = ss.warmup(sessions, sessions * 10, floor_s=0)
+    assert (apart.seconds, apart.settled, apart.by) == (0, False, ss.SILENT)
