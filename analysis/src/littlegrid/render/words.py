@@ -125,7 +125,7 @@ def warmup(w: Window | None) -> str | None:
                 f"overload, or too short a cell), so only the {floor} floor was trimmed")
     if w.warmup_by == "floor":
         return f"the {floor} floor: no longer warm-up found"
-    return f"warm-up {trimmed}, fixed" + ("" if w.warmup_floor_s is not None else " (the window's trim)")
+    return f"warm-up {trimmed}, fixed"  # nothing was looked for: --warmup-fixed, or a summary from before the rule
 
 
 def precision(p: Precision | None) -> str | None:
