@@ -17,8 +17,13 @@ in the second half means the series never settled (MSER's own guard: a trend, an
 and no warm-up is claimed. Both series are searched and the later truncation is taken: a warm-up is over when
 both the rate and the response time have settled. MSER alone cuts noise too: on a stationary M/M/1 (ρ = 0.8) it cut
 a high-R start in 14% of 120-s windows, leaving R biased low (coverage 89% against 94% uncut). So a truncation
-stands only when the cut start differs from the rest beyond a t test at TRANSIENT_LEVEL (`transient`), which brought
-that to 7% and the coverage back to 90%.
+stands only when the cut start differs from the rest beyond a t test at TRANSIENT_LEVEL (`transient`),
+Bonferroni-corrected over the m/2 truncations MSER chose among (it picks the most extreme), and when keeping the start
+would move the mean by more than MATERIAL_BIAS (a noise-free synthetic series makes any edge significant): false
+cuts of an M/M/1 started empty fell to 0-2.5% of 300-s windows. Fewer than MSER_MIN_BATCHES batches are "too short"
+to judge, and seconds with no answer for more than half of them "silent" (not one run): neither is a series that
+never settled. Measured coverage of the intervals below (docs/analysis.md's table): ρ = 0.8, 600 s: X 92.5-97%,
+mean R 91-95%; 300 s: R 88.5-94%; shorter or heavier cells cover R less, and the sequential stop covers R 80-87%.
 
 Precision, non-overlapping batch means (Law and Kelton §9.5.3; Schmeiser 1982): the window's seconds are cut into
 k batches of b seconds, b at least the autocorrelation-scaled block length of blocks.memory_length on both series
@@ -32,8 +37,9 @@ MIN_BATCHES batches give no interval.
 The stopping rule (`answered`) asks relative half-widths at most γ' = γ/(1+γ) (Law and Kelton's relative-error
 procedure: a half-width γ' of the estimate bounds the error relative to the *true* value by γ) of X and of R,
 with at least STOP_BATCHES batches: checking again and again and stopping at the first narrow interval would
-otherwise stop on a lucky small variance estimate, which the coverage test (tests/analysis/test_steady_state.py)
-shows staying near 95% with this floor.
+otherwise stop on a lucky small variance estimate. The floor is not enough for mean R: stopped when ±5% every 2 s,
+an M/M/1 at ρ = 0.5 covered X 92-95% but R only 80-87% (tests/analysis/test_steady_state.py, an xfail that says so):
+about 10 batches give the variance 9 degrees of freedom, and a low R̂ comes with a low variance estimate.
 """
 
 from __future__ import annotations
