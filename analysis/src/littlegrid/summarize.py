@@ -22,13 +22,16 @@ def _percentile_lookup(elapsed: dict):
     return lookup
 
 
-def _trim(cells: list[model.Cell], warmup_s, cooldown_s) -> model.Trim:
-    def one(flag, key):
-        if flag is not None:
+def _trim(cells: list[model.Cell], warmup_s, cooldown_s, warmup_fixed: bool = False) -> model.Trim:
+    def one(flag, key, fixed=True):
+        if flag is not None and fixed:
             return flag
         values = {getattr(c.window, key) for c in cells if c.window}
+        if not values:
+            return flag
         return values.pop() if len(values) == 1 else None  # None: differs per cell, see each cell's window
-    return model.Trim(warmup_s=one(warmup_s, "warmup_s"), cooldown_s=one(cooldown_s, "cooldown_s"),
+    # --warmup is a floor unless fixed: the warm-up trimmed is each window's
+    return model.Trim(warmup_s=one(warmup_s, "warmup_s", warmup_fixed), cooldown_s=one(cooldown_s, "cooldown_s"),
                       basis="first sample")
 
 
@@ -39,11 +42,14 @@ def _label_scoped(criteria) -> bool:
     return any(parse(c).scope.label is not None for c in criteria)
 
 
-def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options=None) -> model.Summary:
+def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options=None,
+            warmup_fixed=False) -> model.Summary:
     """The summary (contract §5, a summary.model.Summary) of a run folder or JTL files; nothing is written. The
     capacity table's latency objectives are the grid's unscoped latency criteria, the tolerances the grid's
     [tolerances].
     read_options: read_jtl keywords for every JTL (littlegrid.jtl.options: --columns, --jmeter-properties...).
+    warmup_s is the warm-up's floor (the window starts where the data's warm-up ends, never before it);
+    warmup_fixed: trim exactly warmup_s (or each cell's warmup_s), looking for no warm-up.
     """
     for name, value in (("--warmup", warmup_s), ("--cooldown", cooldown_s)):
         if value is not None and value < 0:
@@ -61,7 +67,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     cells, elapsed_of = [], {}  # each cell's histogram of elapsed, for the capacity table's percentiles
     for cell in sorted(found.cells, key=lambda c: c.index):
         analysed, elapsed, _ = analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options,
-                                            bare=found.run["source"] == "jtl")
+                                            bare=found.run["source"] == "jtl", fixed_warmup=warmup_fixed)
         cells.append(analysed)
         if elapsed is not None:
             elapsed_of[cell.id] = elapsed
@@ -72,7 +78,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol)
     result = model.Summary.model_validate({
         "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": run,
-        "trim": _trim(cells, warmup_s, cooldown_s), "axes": summary.plain(found.axes), "tolerances": tol,
+        "trim": _trim(cells, warmup_s, cooldown_s, warmup_fixed), "axes": summary.plain(found.axes), "tolerances": tol,
         "cells": cells, "curves": grid_curves, "checks": grid_checks, "criteria": [], "findings": [],
         "expectations": []})
     criteria = evaluate(absolute, result) if absolute else []

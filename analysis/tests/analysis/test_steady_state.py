@@ -92,3 +92,112 @@ def test_the_rule_does_not_answer_while_not_precise():
     counts, sums = _poisson_seconds(rng, 5.0, 60)  # 5/s: X known to about ±15% in a minute
     verdict = ss.judge(counts, sums, ss.Rule(precision=0.02, min_s=10, max_s=120))
     assert not verdict.answered and "not yet" in verdict.why
+
+
+def _mm1_seconds(rng, arrival_rate, service_rate, seconds):
+    """An M/M/1 queue from empty (FIFO), by Lindley's recursion in cumulative sums: with U_n = Σ_{i<n}(S_i − A_{i+1}),
+    the wait W_n = U_n − min(0, min_{k≤n} U_k). Per second of completion: answers and their elapsed sum (ms)."""
+    n = int(arrival_rate * seconds * 1.2) + 100
+    gaps = rng.exponential(1 / arrival_rate, n)
+    service = rng.exponential(1 / service_rate, n)
+    u = np.concatenate(([0.0], np.cumsum(service[:-1] - gaps[1:])))
+    response = u - np.minimum.accumulate(np.minimum(u, 0.0)) + service
+    done = np.cumsum(gaps) + response
+    inside = done < seconds
+    second = done[inside].astype(int)
+    return (np.bincount(second, minlength=seconds).astype(float),
+            np.bincount(second, weights=response[inside] * 1000, minlength=seconds))
+
+
+def _covers(p, x_true, r_true_ms):
+    return (abs(p.throughput_per_s - x_true) <= p.throughput_rel * p.throughput_per_s,
+            abs(p.mean_ms - r_true_ms) <= p.mean_rel * p.mean_ms)
+
+
+def test_the_stated_95_percent_intervals_cover_an_mm1_queues_true_x_and_mean_r():
+    """M/M/1 at ρ = 0.8 (λ = 40/s, μ = 50/s: X = 40/s, mean R = 1/(μ−λ) = 100 ms), 600 s from an empty queue, the
+    warm-up trimmed as the analysis trims it: over 200 replications the 95% intervals cover the true X and mean R in
+    at least 90% of them. Measured over six other seeds of 200: X 92.5–97%, mean R 91–95%. Shorter or heavier cells
+    cover R less (300 s: 88.5–94%; 120 s at ρ = 0.8: about 86–91%; ρ = 0.9: about 78%): docs/analysis.md's table."""
+    rng = np.random.default_rng(53)
+    x_true, r_true = 40.0, 1000 / (50.0 - 40.0)
+    covered = np.zeros(2)
+    for _ in range(200):
+        counts, sums = _mm1_seconds(rng, 40.0, 50.0, 600)
+        start = int(np.ceil(ss.warmup(counts, sums).seconds))
+        covered += _covers(ss.precision(counts[start:], sums[start:]), x_true, r_true)
+    x_rate, r_rate = covered / 200
+    assert x_rate >= 0.90 and r_rate >= 0.90, (x_rate, r_rate)
+
+
+def test_the_warm_up_rule_seldom_cuts_a_queue_that_starts_empty_for_noise():
+    """The same M/M/1 (ρ = 0.8, 300 s): its empty start is a transient too small to matter beside the noise, and MSER
+    alone would cut a high-R start in one window of ten; with the Bonferroni-corrected t test and the 0.5% bias
+    floor it cuts at most 5% of them (measured 0–2.5%)."""
+    rng = np.random.default_rng(54)
+    cut = sum(ss.warmup(*_mm1_seconds(rng, 40.0, 50.0, 300)).seconds > 0 for _ in range(200))
+    assert cut <= 10
+
+
+@pytest.mark.xfail(strict=True, reason="the sequential rule's R interval covers about 80-87%, not 90% (issue 53's "
+                                       "report): 9 degrees of freedom make a lucky small variance a frequent stop")
+def test_intervals_of_cells_stopped_when_precise_still_cover():
+    """judge() every 2 s on a growing M/M/1 stream (ρ = 0.5, λ = 100/s, 5% asked), stopped at the first answer:
+    the stopped estimates' 95% intervals should still cover in at least 90% of 200 replications. Measured: X 92–96%,
+    mean R 80–87% (stopping on a lucky small variance estimate, which the ratio's skew ties to a low R)."""
+    rng = np.random.default_rng(55)
+    rule = ss.Rule(precision=0.05, min_s=20, max_s=600)
+    covered = np.zeros(2)
+    for _ in range(200):
+        counts, sums = _mm1_seconds(rng, 100.0, 200.0, 600)
+        for t in range(20, 601, 2):
+            verdict = ss.judge(counts[:t], sums[:t], rule)
+            if verdict.answered:
+                break
+        assert verdict.answered
+        covered += _covers(verdict.precision, 100.0, 1000 / (200.0 - 100.0))
+    x_rate, r_rate = covered / 200
+    assert x_rate >= 0.90 and r_rate >= 0.90, (x_rate, r_rate)
+
+
+def test_a_stalls_seconds_are_left_out_of_the_warm_up_search():
+    """A steady 100/s with a 3-s stall at 50 s (nothing answered, then the held requests in one burst): the stall
+    is no warm-up; left out (as the analysis leaves a stall's seconds out), the floor stands."""
+    rng = np.random.default_rng(13)
+    counts, sums = _poisson_seconds(rng, 100.0, 150)
+    counts[50:53], sums[50:53] = 0, 0
+    counts[53], sums[53] = 400, 400 * 1500.0
+    stall = np.zeros(150, bool)
+    stall[50:54] = True
+    found = ss.warmup(counts, sums, floor_s=2, left_out=stall)
+    assert found.settled and found.seconds == 2 and found.by == "floor"
+
+
+def test_a_truncation_is_counted_in_the_cells_own_seconds_and_units():
+    """A 20-s slow start (units of 2 s: 10 units) after a 4-s stretch left out: the warm-up is found in the series
+    without it, and returned in the cell's own seconds."""
+    rng = np.random.default_rng(14)
+    counts, sums = _poisson_seconds(rng, 200.0, 120)  # 120 units of 2 s
+    sums[:10] = counts[:10] * 200.0
+    left_out = np.zeros(120, bool)
+    left_out[2:4] = True
+    found = ss.warmup(counts, sums, left_out=left_out, unit_s=2)
+    assert found.by == "response time" and found.seconds == 2 * 12  # 10 kept units, the 11th kept is unit 12
+
+
+def test_a_start_that_barely_moves_the_mean_is_no_warm_up():
+    """A series without noise (a synthetic JTL's) whose first second holds 99 instead of 100 answers: significant,
+    but it moves the mean by 0.01%, under MATERIAL_BIAS."""
+    counts = np.full(60, 100.0)
+    counts[0] = 99
+    found = ss.warmup(counts, counts * 20.0, floor_s=1)
+    assert found.seconds == 1 and found.by == "floor"
+
+
+def test_seconds_too_few_or_mostly_silent_are_not_judged_and_are_not_unsettled_series():
+    short = ss.warmup(np.full(19, 10.0), np.full(19, 100.0), floor_s=3)
+    assert (short.seconds, short.settled, short.by) == (3, False, ss.TOO_SHORT)
+    sessions = np.zeros(200)
+    sessions[:40] = sessions[-40:] = 50  # two sessions with two minutes of nothing between them
+    apart = ss.warmup(sessions, sessions * 10, floor_s=0)
+    assert (apart.seconds, apart.settled, apart.by) == (0, False, ss.SILENT)

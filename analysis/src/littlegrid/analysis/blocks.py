@@ -38,6 +38,17 @@ def block_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int
     near saturation keeps its backlog for seconds: the blocks must be longer than that memory for the interval
     to cover it. `sum_ms_per_second` may be the sums of any per-sample figure (failures: the per-second mean
     is then the error fraction)."""
+    t = len(n_per_second)
+    length = max(memory_length(n_per_second, sum_ms_per_second), -(-t // MAX_BLOCKS))
+    unit = second_unit(t)
+    whole = -(-length // unit) * unit
+    return whole if whole <= t // 3 or whole == unit else whole - unit
+
+
+def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int:
+    """block_length's rule before any storage concern (units, MAX_BLOCKS): (2φ/(1 − φ²))^(2/3)·T^(1/3) seconds, φ
+    the lag-1 autocorrelation of the per-second mean, never below T^(1/3) nor above T/3. The batch means of
+    steady_state read it too: how long a queue's memory lasts does not depend on how a summary stores a window."""
     n = np.asarray(n_per_second, float)
     t = len(n)
     base = t ** (1 / 3)
@@ -49,10 +60,7 @@ def block_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int
         denom = float(x @ x)
         phi = min(MAX_PHI, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
     scale = (2 * phi / (1 - phi * phi)) ** (2 / 3) if phi > 0 else 0.0
-    length = max(int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1))), -(-t // MAX_BLOCKS))
-    unit = second_unit(t)
-    whole = -(-length // unit) * unit
-    return whole if whole <= t // 3 or whole == unit else whole - unit
+    return int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1)))
 
 
 @dataclass(frozen=True)

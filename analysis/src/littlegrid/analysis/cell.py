@@ -6,7 +6,8 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import histogram, laws, observed_sources, observed_window, outage, server_metrics, trend
+from littlegrid.analysis import (histogram, laws, observed_sources, observed_window, outage, server_metrics,
+                                steady_state, trend)
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
 from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
@@ -243,6 +244,26 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
     return spans, counting
 
 
+def _warmup_record(found: steady_state.Warmup | None, floor_s: float) -> dict:
+    """model.Window's warm-up rule fields: what the rule found (steady_state.Warmup); the floor alone when
+    nothing was looked for (a fixed trim)."""
+    if found is None:
+        return {"warmup_floor_s": float(floor_s)}
+    return {"warmup_floor_s": float(floor_s), "warmup_detected_s": found.detected_s,
+            "warmup_settled": found.settled, "warmup_by": found.by}
+
+
+def _precision(seconds: WindowSecondsAccumulator, window_s: float) -> model.Precision:
+    """The window's batch-means precision of X and mean R (steady_state.precision) over its whole seconds: the
+    last, lengthened second (a partial one joined to it) is left out, as X's other intervals leave it out
+    (histogram.whole_seconds)."""
+    n = histogram.whole_seconds(seconds.n, window_s)
+    p = steady_state.precision(n, seconds.elapsed_sum[:len(n)])
+    return model.Precision(level=steady_state.LEVEL, window_s=p.window_s, batches=p.batches, batch_s=p.batch_s,
+                           throughput_per_s=p.throughput_per_s, throughput_rel=p.throughput_rel, mean_ms=p.mean_ms,
+                           mean_rel=p.mean_rel)
+
+
 class _Everything:
     """Every request of the cell, window or not (Transaction Controller rows aside), and those that failed: what a
     sentence about the file's errors counts."""
@@ -267,7 +288,7 @@ class _Trimmed:
         self.after += int(np.count_nonzero(ends > self.window.end_ms))
 
 
-def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, bare=False):
+def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, bare=False, fixed_warmup=False):
     """One cell's summary entry (contract §5) as a summary.model.Cell, the histogram of its window's elapsed
     times (for grid-level percentiles) and its window's samples second by second (WindowSecondsAccumulator: a
     search's intervals resample them by second); None and None without a window.
@@ -277,7 +298,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     window, the transaction labels, the labels with series. Files that fit one piece are read once, the frame
     settled before counting. Larger ones are read once too, counted under a frame guessed from the first block
     and the files' ends; when the whole pass's frame differs from the guess, they are counted again under it.
-    read_options: read_jtl keywords."""
+    read_options: read_jtl keywords. warmup_s (else the cell's warmup_s) is the warm-up's floor: the window
+    starts where steady_state.warmup finds the warm-up over, unless fixed_warmup (the trim is the floor)."""
     intended = model.Intended(think_ms=cell.intended_think_ms, think_dist=cell.think_dist,
                               think_offset_ms=cell.think_offset_ms if cell.think_dist == "poisson" else None,
                               rate_per_s=cell.rate_per_s, workload=cell.workload)
@@ -317,7 +339,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
                              transaction_rows_excluded=sum(spans.rows.get(t, 0) for t in transactions),
                              absent_columns=list(reading.absent_columns), format=reading.format)
     try:
-        frame = spans.frame(transactions, warmup, cooldown, reader.blocks_read)
+        frame = spans.frame(transactions, warmup, cooldown, reader.blocks_read, fixed_warmup=fixed_warmup)
     except EmptyWindow as e:
         if counting is not None:
             counting.discard()
@@ -369,7 +391,9 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "warnings": list(reader.reading.warnings) + ([
             f"{reader.rows_left_out} rows of the thread groups {', '.join(cell.left_out_groups)} (setUp and "
             f"tearDown: no part of the load) left out"] if reader.rows_left_out else []), "reading": read,
-        "window": model.Window.model_validate(window.as_dict()),
+        "window": model.Window.model_validate(window.as_dict() | _warmup_record(frame.warmup, warmup)),
+        "precision": _precision(c.seconds, window.length_s),
+        "stop": None if cell.stop is None else model.Stop.model_validate(cell.stop),
         "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines, split=cell.threads_by_engine is not None))),
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,
         "think_time": model.ThinkTime.model_validate(plain(c.think.result())),

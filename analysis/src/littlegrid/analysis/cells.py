@@ -68,6 +68,8 @@ class Cell:
     moved_target: dict | None = None  # the cell's target when an axis moved it from [target]'s (port or host axis)
     left_out_groups: tuple = ()  # a user's plan's setUp and tearDown thread groups: their rows are no load
     properties: dict = field(default_factory=dict)
+    # why the runner stopped the cell (the manifest's "stop" record, summary.model.Stop's fields); None: a bare JTL
+    stop: dict | None = None
 
     @property
     def intended_think_ms(self) -> float | None:
@@ -191,6 +193,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
             places=replace(places, target=(own := cell_target(manifest, props))),
             moved_target=own if own is not None and _address(own) != _address(placement) else None,
             properties=props,
+            stop=stop_record(cm.get("stop"), folder / MANIFEST),
         ))
     # every cell knows every cell's target: a source serving another's is not its own (observed_sources)
     cells = [replace(c, places=with_targets(c.places, [d.places.target for d in cells]))
@@ -228,6 +231,29 @@ def from_run_folder(run_dir: Path) -> Inputs:
                     axes[k].append(v)
     return Inputs(run=run, axes=axes, cells=tuple(cells), tolerances=dict(grid.get("tolerances") or {}),
                   criteria=tuple(grid.get("criteria") or ()))
+
+
+STOP_RULES = ("precise", "duration")
+STOP_REASONS = ("precise", "max_s", "duration", "interrupted", "failed")
+STOP_NUMBERS = ("at_s", "precision_asked", "x_rel", "r_rel", "warmup_s")
+DURATION_STOP = {"rule": "duration", "reason": "duration"}  # a manifest from before the runner recorded its stop
+
+
+def stop_record(stop, manifest: Path) -> dict:
+    """A cell manifest's "stop" (docs/contracts.md) as summary.model.Stop's fields: its rule and reason checked,
+    its figures numbers or null; none at all (an older runner's manifest) reads as a fixed duration. A record
+    that is not one is the manifest's error, said in one line."""
+    if stop is None:
+        return dict(DURATION_STOP)
+    if not isinstance(stop, dict) or stop.get("rule") not in STOP_RULES or stop.get("reason") not in STOP_REASONS:
+        raise UserError(f"{manifest}: \"stop\" must be an object with rule {' or '.join(STOP_RULES)} and reason "
+                        f"one of {', '.join(STOP_REASONS)}, not {json.dumps(stop)[:120]}")
+    bad = [k for k in STOP_NUMBERS if stop.get(k) is not None and number(stop.get(k)) is None]
+    if bad:
+        raise UserError(f"{manifest}: \"stop\".{bad[0]} must be a number or null, not {stop[bad[0]]!r}")
+    why = stop.get("why")
+    return {"rule": stop["rule"], "reason": stop["reason"], **{k: number(stop.get(k)) for k in STOP_NUMBERS},
+            "why": str(why) if why is not None else None}
 
 
 def _offered_rate(cm: dict, props: dict) -> float | None:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from littlegrid.analysis.int_sort import unique_inverse
 from littlegrid.analysis.outage import Silences, Stretch
+from littlegrid.analysis.steady_state import Warmup
 from littlegrid.analysis.window import SteadyWindow, bucketing
 
 
@@ -34,6 +35,9 @@ class Frame:
     # the window; an outage the server never came back from ends it, or, when nothing precedes it, the window is
     # the whole cell, counted for the outage's own requests only
     silences: Silences = Silences()
+    # the warm-up rule's record (steady_state.Warmup): what it found and whether the series settled; None when
+    # nothing was looked for (a guessed frame, a fixed trim)
+    warmup: Warmup | None = None
 
     @property
     def outage(self) -> Stretch | None:

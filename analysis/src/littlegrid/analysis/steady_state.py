@@ -17,11 +17,16 @@ in the second half means the series never settled (MSER's own guard: a trend, an
 and no warm-up is claimed. Both series are searched and the later truncation is taken: a warm-up is over when
 both the rate and the response time have settled. MSER alone cuts noise too: on a stationary M/M/1 (ρ = 0.8) it cut
 a high-R start in 14% of 120-s windows, leaving R biased low (coverage 89% against 94% uncut). So a truncation
-stands only when the cut start differs from the rest beyond a t test at TRANSIENT_LEVEL (`transient`), which brought
-that to 7% and the coverage back to 90%.
+stands only when the cut start differs from the rest beyond a t test at TRANSIENT_LEVEL (`transient`),
+Bonferroni-corrected over the m/2 truncations MSER chose among (it picks the most extreme), and when keeping the start
+would move the mean by more than MATERIAL_BIAS (a noise-free synthetic series makes any edge significant): false
+cuts of an M/M/1 started empty fell to 0-2.5% of 300-s windows. Fewer than MSER_MIN_BATCHES batches are "too short"
+to judge, and seconds with no answer for more than half of them "silent" (not one run): neither is a series that
+never settled. Measured coverage of the intervals below (docs/analysis.md's table): ρ = 0.8, 600 s: X 92.5-97%,
+mean R 91-95%; 300 s: R 88.5-94%; shorter or heavier cells cover R less, and the sequential stop covers R 80-87%.
 
 Precision, non-overlapping batch means (Law and Kelton §9.5.3; Schmeiser 1982): the window's seconds are cut into
-k batches of b seconds, b at least the autocorrelation-scaled block length of blocks.block_length on both series
+k batches of b seconds, b at least the autocorrelation-scaled block length of blocks.memory_length on both series
 (a queue's memory must sit inside a batch for the batch means to be near independent) and k about BATCHES = 10
 (more, shorter batches undercover a queue's long memory: on M/M/1 at ρ = 0.9, 30 batches covered mean R 80% of the
 time, 10 batches 86%, in 120-s windows). X = Σn/T and its half-width
@@ -32,8 +37,9 @@ MIN_BATCHES batches give no interval.
 The stopping rule (`answered`) asks relative half-widths at most γ' = γ/(1+γ) (Law and Kelton's relative-error
 procedure: a half-width γ' of the estimate bounds the error relative to the *true* value by γ) of X and of R,
 with at least STOP_BATCHES batches: checking again and again and stopping at the first narrow interval would
-otherwise stop on a lucky small variance estimate, which the coverage test (tests/analysis/test_steady_state.py)
-shows staying near 95% with this floor.
+otherwise stop on a lucky small variance estimate. The floor is not enough for mean R: stopped when ±5% every 2 s,
+an M/M/1 at ρ = 0.5 covered X 92-95% but R only 80-87% (tests/analysis/test_steady_state.py, an xfail that says so):
+about 10 batches give the variance 9 degrees of freedom, and a low R̂ comes with a low variance estimate.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis.blocks import block_length
+from littlegrid.analysis.blocks import memory_length
 
 MSER_BATCH_S = 5        # MSER-5: seconds per batch
 MSER_MIN_BATCHES = 4    # fewer batches: too short to tell a warm-up from noise
@@ -51,16 +57,38 @@ LEVEL = 0.95
 BATCHES = 10            # batches a window is cut into, unless the series' memory asks for longer ones
 MIN_BATCHES = 3         # the fewest batches with an interval at all (t with 2 degrees of freedom)
 STOP_BATCHES = 10       # the fewest with which the stopping rule answers
+MATERIAL_BIAS = 0.005  # a start moving the mean less than this (a quarter of the 2% closed-law tolerance and of a
+                       # 2% precision asked) is no warm-up worth its seconds, however significant
 TRANSIENT_LEVEL = 0.997  # a truncated start counts as warm-up when it differs from the rest beyond this two-sided
                          # t interval (3σ's level; t with the batches' k−1 degrees of freedom, as the variance is estimated)
+
+
+TOO_SHORT = "too short"  # Warmup.by of seconds too few for MSER to judge
+
+
+SILENT = "silent"  # Warmup.by of seconds without a single answer for more than half of them
+
+
+def longest_silence(counts: np.ndarray) -> int:
+    """The longest run of seconds without an answer: more than half the cell's seconds, and the cell is not one
+    run (sessions hours apart in one file, a server that answered only at its start or end), which MSER's premise,
+    a transient followed by one steady state, does not describe; its t test would read the silence as the steady
+    state and the answers before it as a warm-up."""
+    busy = np.flatnonzero(np.asarray(counts) > 0)
+    if len(busy) == 0:
+        return len(counts)
+    gaps = np.diff(np.concatenate(([-1], busy, [len(counts)]))) - 1
+    return int(gaps.max())
 
 
 @dataclass(frozen=True)
 class Warmup:
     """The warm-up found in a cell's seconds: `seconds` to trim from the first sample's start (a whole number of
     MSER batches, or the floor asked for when that is later); `settled` False when either series' minimum lay in
-    its second half (no steady state found: `seconds` is then the floor); `by` names the series whose truncation
-    was taken ("completions", "response time", "floor")."""
+    its second half (no steady state found: `seconds` is then the floor), or the seconds were too few to judge;
+    `by` names the series whose truncation was taken ("completions", "response time", "floor"), or why none was
+    looked for: "too short" (fewer than MSER_MIN_BATCHES whole batches), "silent" (no answer for more than half the
+    seconds: not one run, longest_silence); neither is a series that never settled."""
     seconds: float
     settled: bool
     by: str
@@ -96,9 +124,13 @@ def mser_truncation(values: np.ndarray, weights: np.ndarray | None = None,
     return d * batch
 
 
-def transient(sums: np.ndarray, weights: np.ndarray, d: int) -> bool:
+def transient(sums: np.ndarray, weights: np.ndarray, d: int, candidates: int = 1) -> bool:
     """Whether the first `d` seconds' mean, ΣS/ΣW, differs from the rest's by more than the TRANSIENT_LEVEL t quantile
-    (k−1 degrees of freedom) times the standard error of the difference. The rest's variance per second comes from its batch residuals (as `precision` computes
+    (k−1 degrees of freedom) times the standard error of the difference, and by enough to matter: kept, the start
+    would move the whole series' mean by more than MATERIAL_BIAS (a series nearly without noise, a synthetic one,
+    makes any difference significant). `candidates`: how many truncations MSER chose `d` among; the start it chose
+    is the one that differs most, so the test's level is divided among them (Bonferroni), or noise would pass it as
+    often as the most extreme of that many tries. The rest's variance per second comes from its batch residuals (as `precision` computes
     them), and it also stands for the first seconds' variance: under the null hypothesis both parts are one
     stationary series. For the completions S is the count and W one per second; for the mean R, S is the elapsed
     sum and W the answers. First seconds without a single answer are a start-up, not noise."""
@@ -113,32 +145,49 @@ def transient(sums: np.ndarray, weights: np.ndarray, d: int) -> bool:
         return False  # too little after it to tell a transient from noise
     lead = t - k * b
     sb, wb = rest_s[lead:].reshape(k, b).sum(axis=1), rest_w[lead:].reshape(k, b).sum(axis=1)
+    if wb.sum() == 0:
+        return False  # the batches after it hold no answer: nothing to compare the start with
     mean = float(sb.sum() / wb.sum())
     residuals = sb - mean * wb
     per_second = float(residuals @ residuals) / ((k - 1) * b)
     se = math.sqrt(per_second * (d / head_w ** 2 + t / float(rest_w.sum()) ** 2))
-    return abs(head_s / head_w - mean) > t_quantile(k - 1, TRANSIENT_LEVEL) * se
+    gap = abs(head_s / head_w - mean)
+    bias = head_w / (head_w + float(rest_w.sum())) * gap / mean if mean > 0 else math.inf
+    level = 1 - (1 - TRANSIENT_LEVEL) / candidates  # Bonferroni: MSER chose d as the most extreme of them
+    return gap > t_quantile(k - 1, level) * se and bias > MATERIAL_BIAS
 
 
-def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0) -> Warmup:
+def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, left_out: np.ndarray | None = None,
+           unit_s: int = 1) -> Warmup:
     """The warm-up of a cell's seconds (see the module's text): the later of MSER-5's truncations of the completions
-    and of the mean response time that `transient` confirms, never less than `floor_s` (the grid's `warmup_s`)."""
+    and of the mean response time that `transient` confirms, never less than `floor_s` (the grid's `warmup_s`).
+    left_out: True for the seconds that are no part of either series (a stall's: the analysis marks a stall inside
+    the window, it is no warm-up and no noise); the truncation is still counted in the cell's seconds. unit_s: the
+    seconds each entry sums (a cell of days looked at in coarser units); the warm-up is returned in seconds."""
     counts = np.asarray(counts, float)
     sums = np.asarray(sums_ms, float)
+    kept = np.arange(len(counts)) if left_out is None else np.flatnonzero(~np.asarray(left_out, bool))
+    counts, sums = counts[kept], sums[kept]
+    if len(counts) // MSER_BATCH_S < MSER_MIN_BATCHES:
+        return Warmup(float(floor_s), False, TOO_SHORT, None)
+    if 2 * longest_silence(counts) > len(counts):
+        return Warmup(float(floor_s), False, SILENT, None)
     mean_r = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
     by_rate = mser_truncation(counts)
     by_r = mser_truncation(mean_r, counts)
-    if by_rate and not transient(counts, np.ones_like(counts), by_rate):
+    candidates = len(counts) // MSER_BATCH_S // 2  # the truncations MSER looks among (its first half)
+    if by_rate and not transient(counts, np.ones_like(counts), by_rate, candidates):
         by_rate = 0
-    if by_r and not transient(sums, counts, by_r):
+    if by_r and not transient(sums, counts, by_r, candidates):
         by_r = 0
     settled = by_rate is not None and by_r is not None
     if not settled:
         return Warmup(float(floor_s), False, "floor", None)
-    detected, by = (by_rate, "completions") if by_rate >= by_r else (by_r, "response time")
+    truncation, by = (by_rate, "completions") if by_rate >= by_r else (by_r, "response time")
+    detected = float(kept[truncation] * unit_s) if truncation else 0.0  # back in the cell's own seconds
     if detected <= floor_s:
-        return Warmup(float(floor_s), True, "floor", float(detected))
-    return Warmup(float(detected), True, by, float(detected))
+        return Warmup(float(floor_s), True, "floor", detected)
+    return Warmup(detected, True, by, detected)
 
 
 @dataclass(frozen=True)
@@ -167,10 +216,10 @@ def t_quantile(df: int, level: float = LEVEL) -> float:
 
 def batch_size(counts: np.ndarray, sums_ms: np.ndarray) -> int:
     """Seconds per batch: the longer of the block lengths that the completions' and the mean R's lag-1
-    autocorrelations ask (blocks.block_length), and at least a BATCHES-th of the window (about BATCHES batches: fewer, longer batches are
+    autocorrelations ask (blocks.memory_length: the rule, not the summary's units of storage), and at least a BATCHES-th of the window (about BATCHES batches: fewer, longer batches are
     the robust choice for a queue's long memory; Schmeiser 1982)."""
     t = len(counts)
-    memory = max(block_length(counts, sums_ms), block_length(np.ones(t), counts))
+    memory = max(memory_length(counts, sums_ms), memory_length(np.ones(t), counts))
     return max(1, memory, t // BATCHES)
 
 
@@ -238,6 +287,9 @@ def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
     kept = max(0, len(counts) - cool)
     counts, sums = counts[:kept], sums[:kept]
     found = warmup(counts, sums, rule.warmup_floor_s)
+    if not found.settled and found.by == TOO_SHORT:
+        return Verdict(False, found, None, f"{kept} s, too few to look for a warm-up "
+                                           f"(MSER-5 needs {MSER_MIN_BATCHES * MSER_BATCH_S} s)")
     if not found.settled:
         return Verdict(False, found, None, "warm-up not over (MSER-5 found no steady state yet)")
     start = int(math.ceil(found.seconds))

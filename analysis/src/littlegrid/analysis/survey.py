@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis import outage
+from littlegrid.analysis import outage, steady_state
 from littlegrid.analysis.rowblock import Frame
 from littlegrid.analysis.series import LABEL_SERIES_MAX, series_labels
+from littlegrid.analysis.warmup_seconds import WarmupSeconds
 from littlegrid.analysis.window import EmptyWindow, window_of
 
 NO_START = np.iinfo(np.int64).max
@@ -20,13 +21,15 @@ GUESS_SERIES_LABELS = 3 * LABEL_SERIES_MAX
 class LabelSpans:
     """Per label, over every block: rows, first start and last end (the window needs them over the samples,
     i.e. without the Transaction Controller labels, which only the whole pass knows); and the answers per second,
-    which tell stalls and outages (outage.py) before anything is counted."""
+    which tell stalls and outages (outage.py) before anything is counted, and the successful ones' elapsed sums
+    per second from the first start, which tell where the warm-up ends (warmup_seconds.py, steady_state.warmup)."""
 
     def __init__(self) -> None:
         self.rows: dict[str, int] = {}
         self.first: dict[str, int] = {}
         self.last: dict[str, int] = {}
         self.answers = outage.AnsweredSeconds()
+        self.warmup_seconds = WarmupSeconds()
 
     def add(self, table: pd.DataFrame) -> None:
         labels = table["label"]
@@ -44,10 +47,14 @@ class LabelSpans:
             self.first[name] = min(self.first.get(name, NO_START), int(first[i]))
             self.last[name] = max(self.last.get(name, -NO_START), int(last[i]))
         self.answers.add(table)
+        self.warmup_seconds.add(table)
 
     def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int,
-              rows: int | None = None, series_top: int = LABEL_SERIES_MAX) -> Frame:
-        """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. rows: the cell's
+              rows: int | None = None, series_top: int = LABEL_SERIES_MAX, fixed_warmup: bool = False) -> Frame:
+        """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. warmup_s is the
+        warm-up's floor: the window starts where steady_state.warmup finds the warm-up over in the seconds before
+        the cool-down, never before the floor (Frame.warmup keeps the rule's record); fixed_warmup: the trim is
+        warmup_s itself (analyze --warmup-fixed), nothing is looked for. rows: the cell's
         rows when these spans saw only some of them (a guess's: it looks for no silence, its seconds have gaps),
         else theirs; series_top: how many labels get series (a guess keeps more, GUESS_SERIES_LABELS, for the
         whole cell's top ones to be among them). A stall or a recovered outage leaves the window whole; one the
@@ -58,11 +65,33 @@ class LabelSpans:
             raise EmptyWindow("no samples")
         first, last = min(self.first[n] for n in requests), max(self.last[n] for n in requests)
         silences = self.answers.silences(first, last) if rows is None else outage.Silences()
-        window = (outage.window_beside(first, last, warmup_s, cooldown_s, silences.outage)
-                  if silences.outage is not None else window_of(first, last, warmup_s, cooldown_s))
+        # the seconds the warm-up is looked for in end where the window can end: at the cool-down, or where an
+        # outage began that the server never came back from (its silence is no steady state)
+        until = last - int(round(cooldown_s * 1000))
+        if silences.outage is not None and not silences.outage.recovered:
+            until = min(until, silences.outage.began_ms)
+        found = None if fixed_warmup or rows is not None else self.warmup(first, until, warmup_s, silences)
+        trim = found.seconds if found is not None else warmup_s
+        window = (outage.window_beside(first, last, trim, cooldown_s, silences.outage)
+                  if silences.outage is not None else window_of(first, last, trim, cooldown_s))
         return Frame(window=window or window_of(first, last, 0.0, 0.0), transactions=frozenset(transactions),
                      series_labels=series_labels(self.rows, series_top),
-                     rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks, silences=silences)
+                     rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks, silences=silences,
+                     warmup=found)
+
+    def warmup(self, first: int, until: int, floor_s: float, silences: outage.Silences) -> steady_state.Warmup:
+        """The warm-up of the cell's seconds from its first start to `until` (steady_state.warmup), never less than
+        `floor_s`; the seconds of its stalls and of an outage it recovered from are left out of the series (the
+        window keeps them, marked: they are neither warm-up nor noise). A guessed frame (spans of the first block
+        and the files' ends only, their seconds with gaps between) looks for none: it keeps the floor, which the
+        whole pass confirms for a cell that settled at once (else the cell is counted again under its frame)."""
+        counts, sums, unit = self.warmup_seconds.series(first, until)
+        left_out = np.zeros(len(counts), bool)
+        stretches = silences.stalls + ((silences.outage,) if silences.outage is not None else ())
+        for stretch in stretches:
+            left_out[max(0, (stretch.began_ms - first) // 1000 // unit):
+                     max(0, (stretch.ended_ms - first) // 1000 // unit + 1)] = True
+        return steady_state.warmup(counts, sums, floor_s, left_out=left_out, unit_s=unit)
 
 
 def counts_alike(guess: Frame, frame: Frame) -> bool:

@@ -20,8 +20,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="RUN_DIR|JTL", help="a run folder, or JTL files forming one cell")
     parser.add_argument("--json", metavar="FILE", help="where to write (default RUN_DIR/summary.json, or "
                         "<first JTL>.summary.json); '-' prints to stdout")
-    parser.add_argument("--warmup", type=float, metavar="S", help="seconds trimmed after the first sample's start "
-                        "(default: the cell's warmup_s, else 0)")
+    parser.add_argument("--warmup", type=float, metavar="S", help="the warm-up's floor: at least S seconds are "
+                        "trimmed after the first sample's start, more where the data's warm-up lasted longer "
+                        "(MSER-5; default: the cell's warmup_s, else 0)")
+    parser.add_argument("--warmup-fixed", action="store_true", help="trim exactly the --warmup (or warmup_s) "
+                        "seconds: look for no warm-up in the data (to compare with an older analysis)")
     parser.add_argument("--cooldown", type=float, metavar="S", help="seconds trimmed before the last sample's end "
                         "(default: the cell's cooldown_s, else 0)")
     parser.add_argument("--by-label", action="store_true", help="also compute the statistics per label "
@@ -51,7 +54,7 @@ def _refuse_foreign(path: Path) -> None:
 
 def main(args) -> int:
     result = analyze(args.inputs, warmup_s=args.warmup, cooldown_s=args.cooldown, by_label=args.by_label,
-                     read_options=reader_options(args))
+                     read_options=reader_options(args), warmup_fixed=args.warmup_fixed)
     failed = [c for e in result.cells for c in e.checks if c.passed is False] + \
              [c for c in result.checks if c.passed is False]
     if args.json == "-":

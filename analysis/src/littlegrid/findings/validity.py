@@ -1,4 +1,5 @@
-"""Cells not to trust and why (failed law checks, a window too short, errors), with the cell length that would do."""
+"""Cells not to trust and why (failed law checks, a window too short, a warm-up that never settled, a cell stopped at
+max_s before its precision, errors), with the cell length that would do."""
 
 from __future__ import annotations
 
@@ -94,13 +95,23 @@ def _reasons(c: Cell, tol: float, server_limited: bool = False,
         listed = ", ".join(f"{k} {v}" for k, v in list(classes.items())[:3])
         out.append(("errors", DO_NOT_TRUST, {"rate": rate_, "text": f"{pct(rate_)} of its requests failed ({listed})"}))
     w = c.window
+    if w is not None and w.warmup_settled is False and w.warmup_by == "floor" and not overloaded:
+        # MSER-5 found no steady state: the floor alone was trimmed (an overload's queue growing says it itself)
+        out.append(("unsettled", READ_WITH_CARE, {"floor": num(w.warmup_floor_s) or 0.0}))
+    stop = c.stop
+    if stop is not None and stop.reason == "max_s":
+        out.append(("max_s", READ_WITH_CARE, {"at": stop.at_s, "asked": stop.precision_asked, "x": stop.x_rel,
+                                              "r": stop.r_rel}))
     window = num(w.length_s) if w is not None else None
     law = check(c, "closed_law")
     r, z, n = overall(c, "mean_ms"), realised_think_ms(c) or 0.0, users(c)
     if window and law and num(law.tolerance) and r is not None and n and law.tolerance > tol + 1e-12:
         trim = (num(w.warmup_s) or 0) + (num(w.cooldown_s) or 0)
+        p = c.precision
         out.append(("window", READ_WITH_CARE, {"window": window, "widened": law.tolerance,
-                                               "need": needed_window_s(r + z, n, tol), "trim": trim}))
+                                               "need": needed_window_s(r + z, n, tol), "trim": trim,
+                                               "precise": stop is not None and stop.rule == "precise",
+                                               "x_rel": p.throughput_rel if p is not None else None}))
     return out
 
 
@@ -142,13 +153,44 @@ def validity(summary: Summary, grid: bool = True) -> list[Finding]:
                          f"{pct(tol)} closed-law tolerance (the check widened it to "
                          f"{span([f['widened'] for _, f in members], pct)}).")
             why = "the window's own error exceeds the tolerance, so the check widened it"
+            known = [f["x_rel"] for _, f in members if f["x_rel"] is not None]
+            if known:  # X's own interval, measured: the law's error is its edges', which a precise X does not bound
+                statement += (f" X itself is known to ±{span(known, pct)} (batch means); the closed law's error is "
+                              f"the requests in flight at the window's edges, about 2·(R+Z)/(T·√N), which only a "
+                              f"longer window makes small.")
             figures = {"needed_window_s": need}
             if any(need > w for w in windows):
                 figures["needed_duration_s"] = math.ceil(need + trim)
-                advice = (f"Run {on} for at least {figures['needed_duration_s']:g} s (a steady window of "
-                          f"{need:.3g} s = 6·(R+Z)/({pct(tol)}·√N), plus {trim:g} s trimmed) so the window's own "
-                          f"error fits the tolerance.")
+                if all(f["precise"] for _, f in members):  # the cells stopped when precise: ask a longer least window
+                    advice = (f"Ask min_s = {math.ceil(need):g} in [cell] (a steady window of {need:.3g} s = "
+                              f"6·(R+Z)/({pct(tol)}·√N)) so the window's own error fits the closed-law tolerance.")
+                else:
+                    advice = (f"Run {on} for at least {figures['needed_duration_s']:g} s (a steady window of "
+                              f"{need:.3g} s = 6·(R+Z)/({pct(tol)}·√N), plus {trim:g} s trimmed) so the window's "
+                              f"own error fits the tolerance.")
             evidence = [Figure("steady window", f["window"], "s", c.id) for c, f in members]
+            evidence += [Figure("X relative half-width", f["x_rel"], "", c.id) for c, f in members
+                         if f["x_rel"] is not None]
+        elif key == "unsettled":
+            floors = [f["floor"] for _, f in members]
+            statement = (f"{grade} {on}: the data never settled: MSER-5 found no steady state in the per-second "
+                         f"completions and response times, so only the {span(floors, lambda v: f'{v:g} s')} "
+                         f"warm-up floor was trimmed and the window may hold a warm-up or a drift.")
+            why = ("the truncation that minimises MSER-5's statistic lay in the second half of the cell's seconds: a "
+                   "trend, an overload, or a cell too short for its warm-up")
+            evidence = [Figure("warm-up floor", f["floor"], "s", c.id) for c, f in members]
+            advice = "Run the cell longer, or look at its time series for a drift."
+        elif key == "max_s":
+            stated = [f"{cell_words(c)}: " + ", ".join(f"{name} ±{pct(v)}" for name, v in (("X", f["x"]),
+                      ("mean R", f["r"])) if v is not None) for c, f in members]
+            asked = [f["asked"] for _, f in members if f["asked"] is not None]
+            statement = (f"{grade} {on}: the cell reached max_s before the precision asked"
+                         + (f" (±{span(asked, pct)})" if asked else "") + ": " + "; ".join(stated) + ".")
+            why = "the runner stopped the cell at its max_s, not because its figures were precise"
+            evidence = [Figure("X relative half-width", f["x"], "", c.id) for c, f in members if f["x"] is not None]
+            evidence += [Figure("mean R relative half-width", f["r"], "", c.id) for c, f in members
+                         if f["r"] is not None]
+            advice = "Raise max_s, or ask a looser precision, for these cells."
         elif key in ("errors", "no_figures"):
             per = "; ".join(f"{cell_words(c)}: {f['text']}" for c, f in members) if len(members) > 1 \
                 else members[0][1]["text"]

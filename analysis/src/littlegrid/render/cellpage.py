@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from littlegrid.render import charts, fmt
+from littlegrid.render import charts, fmt, words
 from littlegrid.summary.model import USERS_SPLIT_BASIS, Cell, Counts, ThinkTime, Users
 
 PERCENTILE_COLUMNS = [("count", "samples", fmt.num), ("errors", "errors", fmt.num), ("error_rate", "error rate", fmt.pct),
@@ -161,6 +161,9 @@ def facts(cell: Cell) -> list[tuple[str, str]]:
              f"{fmt.seconds(w.length_s)} after trimming {fmt.seconds(w.warmup_s)} warm-up "
              f"({w.samples_trimmed_before} samples) and {fmt.seconds(w.cooldown_s)} cool-down "
              f"({w.samples_trimmed_after} samples)"),
+            ("warm-up", words.warmup(w)),
+            ("precision", words.precision(cell.precision)),
+            ("stopped", words.stopped(cell.stop)),
             ("realised think time", _think_text(cell.think_time))]
     if srv is not None:
         rows.append(("server", f"in flight L {fmt.num(srv.in_flight_mean)}, busy threads {fmt.num(srv.busy_threads_mean)}, "

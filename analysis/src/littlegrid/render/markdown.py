@@ -38,13 +38,18 @@ def _table(summary: Summary) -> list[str]:
     if not rows:  # a single test: its one cell
         rows = [(None, c.id, None) for c in summary.cells if c.overall is not None]
     cited = set(summary.headline.cells) if summary.headline is not None else set()
-    out = ["| curve | load | X (/s) | R | p90 | p99 | errors |", "|---|---:|---:|---:|---:|---:|---:|"]
+    out = ["| curve | load | X (/s) | R | p90 | p99 | errors | steady window |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
     for k, cid, x in rows[:TABLE_ROWS]:
-        o = by_id[cid].overall
+        c = by_id[cid]
+        o = c.overall
+        window = "; ".join(filter(None, (words.warmup(c.window), words.precision(c.precision),
+                                         words.stopped(c.stop))))
         load = "" if k is None else (f"N = {x:g}" if k.workload == "closed" else f"λ = {x:g}/s")
         load = f"**{load}**" if load and cid in cited else load
         out.append(f"| {text(k.label) if k else text(cid)} | {load} | {fmt.num(o.throughput_per_s)} | "
-                   f"{fmt.ms(o.mean_ms)} | {fmt.ms(o.p90_ms)} | {fmt.ms(o.p99_ms)} | {fmt.pct(o.error_rate)} |")
+                   f"{fmt.ms(o.mean_ms)} | {fmt.ms(o.p90_ms)} | {fmt.ms(o.p99_ms)} | {fmt.pct(o.error_rate)} | "
+                   f"{text(window)} |")
     if len(rows) > TABLE_ROWS:
         out.append(f"\n{len(rows) - TABLE_ROWS} more points in the report.")
     return out

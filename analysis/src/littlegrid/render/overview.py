@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from littlegrid.render import charts, fmt, layout
+from littlegrid.render import charts, fmt, layout, words
 from littlegrid.summary.model import Cell, Curve, Record, Summary
 
 
@@ -27,8 +27,10 @@ def run_facts(summary: Summary) -> list[tuple[str, str]]:
             ("axes", "; ".join(f"{k} = {', '.join(map(str, v))}" for k, v in summary.axes.items())),
             ("arms", run.arms and f"{run.arms}: compared in compare-{run.arms.partition('=')[0]}/index.html"),
             ("cells", ", ".join(f"{n} {s}" for s, n in status.items())),
-            ("trimmed", f"warm-up {fmt.seconds(trim.warmup_s)} and cool-down {fmt.seconds(trim.cooldown_s)} "
-                        f"of every cell, counted from the {trim.basis or 'first sample'}"),
+            ("trimmed", (f"warm-up {fmt.seconds(trim.warmup_s)}" if trim.warmup_s is not None else
+                         "each cell's own warm-up (found from its data, see the cells)")
+                        + f" and cool-down {fmt.seconds(trim.cooldown_s)} of every cell, counted from the "
+                          f"{trim.basis or 'first sample'}"),
             ("server knobs", ", ".join(f"{k} = {v}" for k, v in (run.server_knobs or {}).items()) or "none"),
             ("server CPUs", run.server_cpus and f"pinned to {_cpus(run.server_cpus)} ([server] cpus), JMeter on "
                                                 f"{_cpus(run.generator_cpus or [])}: they never shared a core"),
@@ -291,6 +293,8 @@ def cell_rows(cells: list[Cell], pages: dict[str, str]) -> list[dict]:
                     "reason": c.reason, "n": layout.users_of(c), "x": o("throughput_per_s")(c),
                     "mean": o("mean_ms")(c), "p90": o("p90_ms")(c), "p99": o("p99_ms")(c),
                     "error_rate": o("error_rate")(c), "window_s": c.window.length_s if c.window else None,
+                    "warmup": words.warmup(c.window), "precision": words.precision(c.precision),
+                    "stopped": words.stopped(c.stop),
                     "checks_failed": sum(1 for k in c.checks if k.passed is False),
                     "labels": len(c.labels)})  # the cell page holds their table
     return out

@@ -6,7 +6,7 @@ compares the three)."""
 from __future__ import annotations
 
 from littlegrid.render import fmt
-from littlegrid.summary.model import Evidence, Finding
+from littlegrid.summary.model import Evidence, Finding, Precision, Stop, Window
 
 HOW_SURE = "How sure"  # the question the standing answers, before its words
 DO = "Do"  # before a finding's recommendation
@@ -100,3 +100,57 @@ def checks(outcomes: dict) -> str:
 
 CHECKS = "Checks of the data"
 VERDICT = "Verdict"
+
+
+# A cell's window in words: the warm-up the rule trimmed, the window's precision and why the cell stopped
+# (analysis/steady_state.py; docs/analysis.md "Warm-up from the data, precision from batch means"). The cell page,
+# the run table and summary.md print these, so each says it alike.
+WARMUP_SERIES = {"completions": "completions", "response time": "response times"}
+
+
+def warmup(w: Window | None) -> str | None:
+    """"warm-up 12 s found by MSER-5 on completions", "the 5 s floor: no longer warm-up found", "never settled…":
+    what the window's warm-up came from (None: no window)."""
+    if w is None:
+        return None
+    trimmed, floor = fmt.seconds(w.warmup_s), fmt.seconds(w.warmup_floor_s)
+    if w.warmup_by in WARMUP_SERIES:
+        return f"warm-up {trimmed} found by MSER-5 on {WARMUP_SERIES[w.warmup_by]}"
+    if w.warmup_by == "too short":
+        return f"the {floor} floor: too few seconds to look for a warm-up (MSER-5 needs 20 s)"
+    if w.warmup_by == "silent":
+        return f"the {floor} floor: no warm-up looked for (no request succeeded for over half the cell)"
+    if w.warmup_settled is False:
+        return (f"never settled: MSER-5 found no steady state in the completions or response times (a trend, an "
+                f"overload, or too short a cell), so only the {floor} floor was trimmed")
+    if w.warmup_by == "floor":
+        return f"the {floor} floor: no longer warm-up found"
+    return f"warm-up {trimmed}, fixed"  # nothing was looked for: --warmup-fixed, or a summary from before the rule
+
+
+def precision(p: Precision | None) -> str | None:
+    """"X ±1.2 %, mean R ±1.8 % (95 %, batch means over 10 batches of 6 s)" (None: no window)."""
+    if p is None:
+        return None
+    how = f"batch means over {p.batches} batch{'es' if p.batches != 1 else ''} of {fmt.seconds(p.batch_s)}"
+    if p.throughput_rel is None:
+        return f"no interval: {how}, fewer than 3" if p.batches else "no interval: no answers in the window"
+    r = f"±{fmt.pct(p.mean_rel)}" if p.mean_rel is not None else "not known"
+    return f"X ±{fmt.pct(p.throughput_rel)}, mean R {r} ({fmt.pct(p.level)}, {how})"
+
+
+def stopped(s: Stop | None) -> str | None:
+    """Why the cell stopped: "precise at 42 s (X ±1.2 %, mean R ±1.8 %)", "max_s reached at 120 s with X ±3.1 %,
+    mean R ±2.6 % (±2 % asked)", "fixed duration" (None: a bare JTL, no manifest)."""
+    if s is None:
+        return None
+    at = f" at {fmt.seconds(s.at_s)}" if s.at_s is not None else ""
+    had = ", ".join(f"{name} ±{fmt.pct(v)}" for name, v in (("X", s.x_rel), ("mean R", s.r_rel)) if v is not None)
+    if s.reason == "precise":
+        return f"precise{at}" + (f" ({had})" if had else "")
+    if s.reason == "max_s":
+        asked = f" (±{fmt.pct(s.precision_asked)} asked)" if s.precision_asked is not None else ""
+        return f"max_s reached{at}" + (f" with {had}" if had else "") + asked
+    if s.reason == "duration":
+        return "fixed duration"
+    return s.reason + at + (f": {s.why}" if s.why else "")

@@ -116,7 +116,12 @@ class Reading(Record):
 
 
 class Window(Record):
-    """The steady window [start_ms, end_ms] (epoch ms) and what trimming it removed."""
+    """The steady window [start_ms, end_ms] (epoch ms) and what trimming it removed. warmup_s is the warm-up
+    trimmed; the warm-up rule's record (analysis/steady_state.py, docs/analysis.md "Warm-up from the data, precision
+    from batch means") says where it came from: the floor asked for (the grid's warmup_s, analyze --warmup),
+    MSER-5's own truncation (null: it found none), whether the per-second series settled (null: nothing was looked
+    for, a fixed trim or an older summary) and the series whose truncation was taken ("completions", "response
+    time", "floor": no longer warm-up found, "too short": too few seconds to look for one)."""
     start_ms: int
     end_ms: int
     length_s: float
@@ -124,6 +129,41 @@ class Window(Record):
     cooldown_s: float
     samples_trimmed_before: int
     samples_trimmed_after: int
+    warmup_floor_s: float | None = None
+    warmup_detected_s: float | None = None
+    warmup_settled: bool | None = None
+    warmup_by: str | None = None
+
+
+class Precision(Record):
+    """How precisely the window knows X and mean R (analysis/steady_state.precision): non-overlapping batch means,
+    `batches` of `batch_s` seconds over the window's whole seconds (`window_s`), each estimate with its half-width
+    at `level` relative to it (null: fewer than 3 batches, or no answers). X counts the window's requests per
+    second as Stats.throughput_per_s; mean R is their mean elapsed."""
+    level: float
+    window_s: int
+    batches: int
+    batch_s: int
+    throughput_per_s: float
+    throughput_rel: float | None
+    mean_ms: float | None
+    mean_rel: float | None
+
+
+class Stop(Record):
+    """Why the runner stopped the cell (the manifest's "stop" record, docs/contracts.md): by `rule` "precise"
+    ([cell] until = "precise") or "duration"; `reason` "precise" (answered at `at_s`, seconds from the first
+    sample's start), "max_s" (the ceiling reached before the precision asked), "duration", "interrupted" or
+    "failed"; the precision asked (relative half-width), X's and mean R's relative half-widths at the stop, the
+    warm-up the rule found, and its words. A manifest without one reads as rule "duration"."""
+    rule: str
+    reason: str
+    at_s: float | None = None
+    precision_asked: float | None = None
+    x_rel: float | None = None
+    r_rel: float | None = None
+    warmup_s: float | None = None
+    why: str | None = None
 
 
 USERS_SPLIT_BASIS = "users split across engines"  # Users.basis of a run whose N the runner split across engines
@@ -600,6 +640,8 @@ class Cell(Record):
     # the cell's own target when an axis moved it from the run's (a port or host axis: two deployments compared
     # by their address), placed as the runner recorded it; null: the run's (Run.target)
     target: TargetPlacement | None = None
+    precision: Precision | None = None  # null: a cell without a window, or an older summary
+    stop: Stop | None = None  # null: a bare JTL (no manifest); an older manifest reads as rule "duration"
 
 
 class BoundPoint(Record):

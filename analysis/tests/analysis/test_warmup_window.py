@@ -1,0 +1,127 @@
+"""The steady window starts where the data's warm-up ends (survey.py, warmup_seconds.py, steady_state.warmup), the
+grid's warmup_s its floor; the window's precision and the manifest's stop record reach the cell."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
+from littlegrid.analysis.warmup_seconds import WarmupSeconds
+from littlegrid.summarize import analyze
+from littlegrid.usererror import UserError
+
+
+def _warming_server(users=10, think_ms=50, cold_ms=200, warm_ms=50, warm_after_s=20, seconds=90):
+    """A closed loop whose server answers in cold_ms until warm_after_s, then in warm_ms (a JIT compiling): X climbs
+    from N/(cold+Z) = 40/s to N/(warm+Z) = 100/s at 20 s."""
+    rows = []
+    for i in range(users):
+        t = T0 + i * (cold_ms + think_ms) // users
+        while True:
+            elapsed = cold_ms if t < T0 + warm_after_s * 1000 else warm_ms
+            if t + elapsed > T0 + seconds * 1000:
+                break
+            rows.append((t, elapsed, f"Thread Group 1-{i + 1}"))
+            t += elapsed + think_ms
+    return table(rows, users)
+
+
+def test_a_warming_server_starts_the_window_where_its_warm_up_ends(tmp_path):
+    path = write_jtl(_warming_server(), tmp_path / "warming.jtl")
+    w = analyze([str(path)], warmup_s=2).cells[0].window
+    assert w.warmup_settled and w.warmup_by in ("completions", "response time") and w.warmup_floor_s == 2
+    assert 20 <= w.warmup_s <= 25 and w.warmup_detected_s == w.warmup_s  # whole MSER batches of 5 s
+    assert w.start_ms == T0 + int(w.warmup_s * 1000)
+
+
+def test_warmup_fixed_trims_exactly_the_floor(tmp_path):
+    path = write_jtl(_warming_server(), tmp_path / "warming.jtl")
+    w = analyze([str(path)], warmup_s=2, warmup_fixed=True).cells[0].window
+    assert w.warmup_s == 2 and w.start_ms == T0 + 2000 and w.warmup_by is None and w.warmup_floor_s == 2
+
+
+def test_a_steady_cell_keeps_its_floor_and_says_no_longer_warm_up_was_found(tmp_path):
+    run = make_run(tmp_path / "run", [{"id": "users=10", "axes": {"users": 10}, "users": 10, "think_ms": 100,
+                                       "think_dist": "constant", "samples": closed_loop(10, 100, 100, 60)}])
+    cell = analyze([run]).cells[0]
+    w = cell.window
+    assert w.warmup_s == 2 and w.warmup_by == "floor" and w.warmup_settled and w.warmup_detected_s == 0
+
+
+def test_the_runs_trim_is_each_cells_own_when_their_warm_ups_differ(tmp_path):
+    run = make_run(tmp_path / "run", [
+        {"id": "users=10", "axes": {"users": 10}, "users": 10, "samples": _warming_server()},
+        {"id": "users=20", "axes": {"users": 20}, "users": 20, "samples": closed_loop(20, 100, 100, 90)}])
+    result = analyze([run])
+    assert [c.window.warmup_s > 2 for c in result.cells] == [True, False]
+    assert result.trim.warmup_s is None  # differs per cell: see each cell's window
+
+
+def test_the_series_counts_successful_requests_by_completion_second_from_the_first_start():
+    samples = table([(T0 + 300, 100, "t"), (T0 + 1200, 100, "t"), (T0 + 1500, 400, "t"), (T0 + 2100, 50, "t")], 1,
+                    success=[True, True, False, True])
+    seconds = WarmupSeconds()
+    seconds.add(samples)
+    counts, sums, unit = seconds.series(T0 + 300, T0 + 3300)  # seconds from the first start, 3 of them
+    assert unit == 1 and counts.tolist() == [1, 2, 0] and sums.tolist() == [100, 150, 0]
+
+
+def test_transaction_controller_parents_are_not_requests_of_the_series():
+    samples = table([(T0, 100, "t"), (T0 + 10, 200, "t")], 1)
+    samples["response_message"] = pd.array(["OK", "Number of samples in transaction : 1, number of failing "
+                                                  "samples : 0"], dtype="string")
+    seconds = WarmupSeconds()
+    seconds.add(samples)
+    counts, sums, _ = seconds.series(T0, T0 + 1000)
+    assert counts.tolist() == [1] and sums.tolist() == [100]
+
+
+def test_a_cell_longer_than_a_day_is_looked_at_in_units():
+    seconds = WarmupSeconds()
+    seconds.add(table([(T0 + 1000 * i, 10, "t") for i in range(0, 200_000, 1000)], 1))
+    counts, _, unit = seconds.series(T0, T0 + 200_000_000)
+    assert unit == 3 and len(counts) == 200_000 // 3 and counts.sum() == 200
+
+
+def test_the_window_records_its_batch_means_precision(tmp_path):
+    """A deterministic closed loop: the same completions every second, so X and mean R are known exactly (±0)."""
+    path = write_jtl(closed_loop(10, 100, 100, 60), tmp_path / "steady.jtl")
+    cell = analyze([str(path)]).cells[0]
+    p = cell.precision
+    assert p.level == 0.95 and p.batches >= 10 and p.batch_s * p.batches <= p.window_s
+    assert p.throughput_per_s == pytest.approx(50.0, rel=0.01) and p.throughput_rel == pytest.approx(0, abs=0.01)
+    assert p.mean_ms == 100 and p.mean_rel == 0
+    assert cell.stop is None  # a bare JTL: no runner stopped it
+
+
+def _run_with_stop(tmp_path, stop):
+    run = make_run(tmp_path / "run", [{"id": "users=10", "axes": {"users": 10}, "users": 10,
+                                       "samples": closed_loop(10, 100, 100, 40)}])
+    manifest = run / "cells" / "users=10" / "manifest.json"
+    if stop is not ...:
+        manifest.write_text(json.dumps(json.loads(manifest.read_text()) | {"stop": stop}))
+    return run
+
+
+def test_the_manifests_stop_record_reaches_the_cell(tmp_path):
+    stop = {"rule": "precise", "reason": "max_s", "at_s": 120, "precision_asked": 0.02, "x_rel": 0.031,
+            "r_rel": 0.026, "warmup_s": 5, "why": "±3.1% of X or mean R, not yet ±2.0%"}
+    s = analyze([_run_with_stop(tmp_path, stop)]).cells[0].stop
+    assert (s.rule, s.reason, s.at_s, s.precision_asked, s.x_rel, s.r_rel, s.warmup_s) == \
+        ("precise", "max_s", 120, 0.02, 0.031, 0.026, 5)
+
+
+def test_an_older_manifest_without_a_stop_reads_as_a_fixed_duration(tmp_path):
+    s = analyze([_run_with_stop(tmp_path, ...)]).cells[0].stop
+    assert (s.rule, s.reason, s.at_s) == ("duration", "duration", None)
+
+
+@pytest.mark.parametrize("stop, problem", [({"rule": "soon", "reason": "precise"}, "rule precise or duration"),
+                                           ({"rule": "precise", "reason": "precise", "x_rel": "tight"},
+                                            '"stop".x_rel must be a number')])
+def test_a_broken_stop_record_is_one_line_naming_the_manifest(tmp_path, stop, problem):
+    with pytest.raises(UserError, match="manifest.json") as e:
+        analyze([_run_with_stop(tmp_path, stop)])
+    assert problem in str(e.value) and "\n" not in str(e.value)
