@@ -136,6 +136,13 @@ class _Validator:
                 raise self.fail(None, "criteria", str(e))
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
+        if remote_hosts and timing.precise:
+            # JMeter's shutdown port would stop them (the controller's engines include the remote ones), but their
+            # samples reach the controller in batches (StrippedBatch: 100 samples or 60 s), so it cannot tell when
+            # a second is complete
+            raise self.fail("cell", "until", 'until = "precise" runs on this host\'s JMeter only: remote engines '
+                            "send their samples in batches, so no second is known complete while they run; use "
+                            "duration_s with remote_hosts")
         rmi = self.engines(remote_hosts, jmeter_properties)
         if remote_hosts:
             self.check_split(plan, own_plan is not None, remote_hosts, axes, properties, ranges, plan_defaults)
