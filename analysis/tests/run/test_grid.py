@@ -232,6 +232,9 @@ REFUSALS = [
      r"grid\.toml:\d+: \[cell\] duration_s: not with until = \"precise\".*give max_s instead"),
     ("a precision without until precise", lambda t: t.replace("duration_s = 20", 'duration_s = 20\nprecision = "2%"'),
      r"grid\.toml:\d+: \[cell\] precision: only with until = \"precise\""),
+    ("until precise with remote engines", lambda t: 'remote_hosts = ["10.0.0.5:1099"]\n' + PRECISE,
+     r"grid\.toml:\d+: \[cell\] until: until = \"precise\" runs on this host's JMeter only: remote engines send "
+     r"their samples in batches"),
     ("until as an axis", lambda t: t.replace("think_ms = [0, 50]", "until = [1, 2]"),
      r"\[axes\] until: timing is set in \[cell\]"),
 ]
