@@ -550,7 +550,7 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     timing = grid.timing
     where = "the sample server (started by the runner)" if grid.server else f"{grid.target.host}:{grid.target.port}"
     engines = f", {grid.engines} remote engines ({', '.join(grid.remote_hosts)})" if grid.remote_hosts else ""
-    length = (f"each until X and mean R are known to ±{timing.precision:.3g} (95%), at least a {timing.min_s:g} s "
+    length = (f"each until X and mean R are known to ±{timing.precision * 100:g}% (95%), at least a {timing.min_s:g} s "
               f"window, at most {timing.max_s:g} s" if timing.precise else f"of {timing.duration_s:g} s")
     print(f"grid {grid.name}: {len(cells)} cells {length} (warm-up {timing.warmup_s:g} s, "
           f"cool-down {timing.cooldown_s:g} s trimmed by the analysis), plan {grid.plan.name}, "
