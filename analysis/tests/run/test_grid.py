@@ -120,6 +120,30 @@ def test_the_plan_is_found_relative_to_the_grid_folder_outside_a_checkout(tmp_pa
     assert grid.plan == (tmp_path / "plans" / "p.jmx").resolve()
 
 
+PRECISE = VALID.replace("duration_s = 20\n", 'until = "precise"\nprecision = "1.5%"\nmin_s = 15\nmax_s = 90\n')
+
+
+def test_a_precise_grid_carries_its_rule_and_runs_the_plan_for_max_s(tmp_path):
+    timing = load_grid(write(tmp_path, PRECISE)).timing
+    assert timing.precise and timing.until == "precise"
+    assert (timing.precision, timing.min_s, timing.max_s) == (0.015, 15.0, 90.0)
+    assert timing.duration_s == 90.0  # the plan's thread groups end at max_s if nothing stops them earlier
+    rule = timing.rule()
+    assert (rule.precision, rule.min_s, rule.max_s, rule.warmup_floor_s, rule.cooldown_s) == (0.015, 15, 90, 5, 2)
+
+
+def test_precise_defaults_are_two_percent_ten_seconds_and_two_minutes(tmp_path):
+    timing = load_grid(write(tmp_path, VALID.replace("duration_s = 20\n", 'until = "precise"\n'))).timing
+    assert (timing.precision, timing.min_s, timing.max_s, timing.duration_s) == (0.02, 10.0, 120.0, 120.0)
+    assert load_grid(write(tmp_path, PRECISE.replace('"1.5%"', "0.03"))).timing.precision == 0.03
+
+
+def test_a_fixed_grid_has_no_rule(tmp_path):
+    timing = load_grid(write(tmp_path, VALID)).timing
+    assert timing.until == "duration" and not timing.precise and timing.rule() is None
+    assert (timing.precision, timing.min_s, timing.max_s) == (None, None, None)
+
+
 # Each refusal: (what the grid does wrong, how to break VALID, what the one-line message must name).
 REFUSALS = [
     ("unknown top-level key", lambda t: "colour = 'red'\n" + t, r"grid\.toml:1: colour: unknown key"),
@@ -189,6 +213,30 @@ REFUSALS = [
      r"expect: expectation 'arms different within 5%': a margin \(within N%\) goes only after \"arms same\""),
     ("two margins for the arms", lambda t: "expect = ['arms same within 5%', 'no arms same within 10%']\n" + t,
      r"expect: expectations 'arms same within 5%' and 'no arms same within 10%' state two margins for the arms"),
+    ("until neither duration nor precise", lambda t: t.replace("duration_s = 20", 'until = "exact"'),
+     r"grid\.toml:\d+: \[cell\] until: must be \"duration\" .* or \"precise\" .*got 'exact'"),
+    ("a precision of 50% or more", lambda t: PRECISE.replace('"1.5%"', '"50%"'),
+     r"grid\.toml:\d+: \[cell\] precision: must be more than 0% and less than 50%"),
+    ("a precision of zero", lambda t: PRECISE.replace('"1.5%"', "0"), r"\[cell\] precision: must be more than 0%"),
+    ("a precision written as a whole percentage without %", lambda t: PRECISE.replace('"1.5%"', "2"),
+     r"\[cell\] precision: must be more than 0% and less than 50% \(e\.g\. \"2%\"\), got 2"),
+    ("a precision that is no share", lambda t: PRECISE.replace('"1.5%"', '"tight"'),
+     r"\[cell\] precision: must be a share such as \"2%\""),
+    ("min_s more than max_s", lambda t: PRECISE.replace("min_s = 15", "min_s = 100"),
+     r"grid\.toml:\d+: \[cell\] min_s: min_s \(100 s\) is more than max_s \(90 s\)"),
+    ("max_s inside the trims", lambda t: PRECISE.replace("min_s = 15", "min_s = 0").replace("max_s = 90", "max_s = 7"),
+     r"\[cell\] max_s: max_s \(7 s\) must be more than warmup_s \+ cooldown_s \(5 \+ 2 s\)"),
+    ("a min_s window that cannot fit in max_s", lambda t: PRECISE.replace("min_s = 15", "min_s = 85"),
+     r"\[cell\] min_s: a window of min_s \(85 s\) .* does not fit in max_s \(90 s\)"),
+    ("duration_s with until precise", lambda t: PRECISE.replace("max_s = 90", "max_s = 90\nduration_s = 30"),
+     r"grid\.toml:\d+: \[cell\] duration_s: not with until = \"precise\".*give max_s instead"),
+    ("a precision without until precise", lambda t: t.replace("duration_s = 20", 'duration_s = 20\nprecision = "2%"'),
+     r"grid\.toml:\d+: \[cell\] precision: only with until = \"precise\""),
+    ("until precise with remote engines", lambda t: 'remote_hosts = ["10.0.0.5:1099"]\n' + PRECISE,
+     r"grid\.toml:\d+: \[cell\] until: until = \"precise\" runs on this host's JMeter only: remote engines send "
+     r"their samples in batches"),
+    ("until as an axis", lambda t: t.replace("think_ms = [0, 50]", "until = [1, 2]"),
+     r"\[axes\] until: timing is set in \[cell\]"),
 ]
 
 

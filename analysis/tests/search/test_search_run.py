@@ -294,3 +294,48 @@ def test_a_probe_whose_workload_shortfall_is_jmeters_per_cycle_work_stays_valid(
     assert checks["workload"]["passed"] is False  # the check itself still says what it measured
     if not valid:
         assert first["why_invalid"].startswith("workload:")
+
+
+def test_precise_probes_stop_when_precise_or_their_slo_is_clear_and_count_their_own_load(tmp_path, monkeypatch):
+    """With [cell] until = "precise" every probe runs under the watcher with both conditions, the precision's and
+    the SLO's. The stand-in writes its M/M/10//N cell second by second, as JMeter would, asks the watcher after each
+    second and ends two seconds after it answered (the seconds still open when it decided); the search then adds
+    each probe's own load_s."""
+    from analysis_synthetic import machine_repairman, write_jtl
+
+    monkeypatch.setattr("littlegrid.run.jmeter.find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "j.jar"))
+    monkeypatch.setattr(runner, "java_version", lambda: "17 (fake)")
+    monkeypatch.setattr(runner, "_preflight", lambda grid: None)
+    asked = []
+
+    def stand_in(jmeter, plan, folder, properties, duration_s, watcher=None, **kw):
+        asked.append([name for name, _ in watcher.conditions])
+        samples = machine_repairman(int(properties["users"]), 10, 100.0, 0.0, duration_s, seed=len(asked))
+        samples = samples.sort_values("end_ms", kind="stable")
+        first = int(samples["start_ms"].min())
+        stop_at = None
+        for t in range(1, int(duration_s) + 1):
+            write_jtl(samples[samples["end_ms"] < first + 1000 * t], folder / "results.jtl")
+            if stop_at is None and watcher.check(10.0 * t):
+                stop_at = t + 2
+            if stop_at is not None and t >= stop_at:
+                break
+        stop = watcher.stop("complete")
+        return cell_run.CellOutcome("complete", None, 0, 1, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:40.000Z",
+                                    float(t), 0, stop=stop, load_s=watcher.load_s)
+
+    monkeypatch.setattr(runner, "run_cell", stand_in)
+    path = grid(tmp_path).with_name("precise.toml")
+    path.write_text(grid(tmp_path).read_text().replace("duration_s = 40", 'until = "precise"\nmax_s = 120'))
+    cli.main(["search", str(path), "--slo", "p90 < 300ms", "--out", str(tmp_path / "out"), "--run-id", "p"])
+    doc = json.loads((tmp_path / "out" / "p" / "search.json").read_text())
+    probes = doc["searches"][0]["probes"]
+    assert asked and all(names == ["precise", "slo"] for names in asked)
+    stops = [json.loads((tmp_path / "out" / "p" / "cells" / p["cell"] / "manifest.json").read_text())["stop"]
+             for p in probes]
+    assert {s["reason"] for s in stops} <= {"precise", "slo", "max_s"}
+    # a probe far from the SLO (N = 80: p90 near 1 s, most answers reach 300 ms against 10%) is decided early:
+    # its load is its own seconds, well short of max_s
+    early = [p for p, s in zip(probes, stops) if s["reason"] == "slo"]
+    assert early and all(p["duration_s"] < 100 for p in early)
+    assert doc["searches"][0]["answer"]["kind"] == "found"

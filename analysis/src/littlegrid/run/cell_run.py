@@ -18,6 +18,7 @@ from littlegrid.run.metrics_sampler import MetricsSampler
 from littlegrid.run.observe import Observer
 from littlegrid.run.processes import spawn, stop_group
 from littlegrid.run.progress import Live
+from littlegrid.run.stopping import Stop, Stopper, Watcher, fixed_stop
 
 # Beyond its duration a cell gets this long (JVM start, ramp-down, remote engines) before it is declared hung.
 HANG_GRACE_S = 120.0
@@ -34,6 +35,8 @@ class CellOutcome:
     took_s: float
     errors: int | None = None  # failed samples by JMeter's summariser (None: it printed no summary)
     observed: dict | None = None  # [observe]: per source, scrapes, failed, slow, problems (None: nothing observed)
+    stop: Stop | None = None   # why the cell stopped (the manifest's "stop")
+    load_s: float | None = None  # seconds of load: the JTL's first start to its last end (a fixed cell: duration_s)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -60,6 +63,8 @@ def run_cell(
     server_cpus: tuple[int, ...] | None = None,
     observe_sources: list[str] | None = None,
     observe_keep: frozenset[str] = frozenset(),
+    command_port: int | None = None,
+    watcher: Watcher | None = None,
 ) -> CellOutcome:
     """Run JMeter for one cell into `folder` (results.jtl, jmeter.log, jmeter.out, host-metrics.csv, observed.csv).
 
@@ -70,7 +75,10 @@ def run_cell(
     `server_cpus` those the sample server was pinned to (grid `[server] cpus`), whose busy share the host metrics
     add (None: both run anywhere). `observe_sources`: the Prometheus endpoints scraped once a second into
     observed.csv, each on its own thread (run/observe.py), keeping the known families and `observe_keep`: the
-    sample server's actuator is one of them when the runner started it.
+    sample server's actuator is one of them when the runner started it. `command_port`: JMeter's UDP command port
+    (its -J properties pin it there; run/stopping.py). `watcher`: a precise cell's stopping conditions, asked as
+    the JTL grows; when one answers, JMeter is told to stop through `command_port`, and the outcome's `stop` says
+    why the cell ended (a fixed cell's: it ran its duration).
     """
     started, t0 = rf.utc_now(), time.monotonic()
     # absolute: JMeter runs in the cell's folder, where a relative run folder (--out reports) would nest again
@@ -93,6 +101,8 @@ def run_cell(
         deadline = t0 + duration_s + HANG_GRACE_S
         hung = False
         died = None  # (seconds into the cell, exit code) of the sample server
+        stopper = Stopper(command_port) if watcher is not None and command_port is not None else None
+        answered = False
         try:
             while True:
                 try:
@@ -109,7 +119,14 @@ def run_cell(
                     live.feed(line)
                 if on_progress:
                     on_progress(live, time.monotonic() - t0)
-                if time.monotonic() > deadline:
+                now = time.monotonic()
+                if stopper is not None and (answered or watcher.check(now)):
+                    answered = True
+                    stopper.tick(now)
+                    if stopper.overdue(now):
+                        hung = True
+                        break
+                if now > deadline:
                     hung = True
                     break
                 if server is not None and died is None and server.poll() is not None:
@@ -122,10 +139,13 @@ def run_cell(
         finally:
             reader.join(timeout=5)
     samples = rf.count_samples(jtl)
+    stopped_by = f" (after {', '.join(dict.fromkeys(stopper.sent))} to its port {command_port})" \
+        if stopper is not None and stopper.sent else ""
     if died is not None:
         status, reason = "failed", f"sample server died {died[0]:.0f} s into the cell (exit {died[1]}); JMeter stopped"
     elif hung:
-        status, reason = "failed", f"JMeter still running {HANG_GRACE_S:.0f} s after the cell's duration; stopped"
+        status, reason = "failed", (f"JMeter still running {HANG_GRACE_S:.0f} s after the cell's duration; stopped"
+                                    if not stopped_by else f"JMeter did not exit{stopped_by}; its process group stopped")
     elif code != 0:
         status, reason = "failed", f"JMeter exited with code {code}: {_last_error(tail)}"
     elif samples == 0:
@@ -133,9 +153,11 @@ def run_cell(
     else:
         status, reason = "complete", None
     count, errors = live.totals
+    stop = watcher.stop(status) if watcher is not None else fixed_stop(duration_s)
     return CellOutcome(status=status, reason=reason, exit_code=code, samples=samples, started=started,
                        ended=rf.utc_now(), took_s=time.monotonic() - t0, errors=errors if count else None,
-                       observed=observer.summary() if observe_sources else None)
+                       observed=observer.summary() if observe_sources else None, stop=stop,
+                       load_s=watcher.load_s if watcher is not None else duration_s)
 
 
 def _pump(process: subprocess.Popen, lines: queue.Queue) -> None:

@@ -7,11 +7,15 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from littlegrid.analysis.observed import PoolSpec
 from littlegrid.plan.derive import PlanOptions
 from littlegrid.run.engines import Rmi
 from littlegrid.usererror import UserError
+
+if TYPE_CHECKING:
+    from littlegrid.analysis.steady_state import Rule
 
 UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._=,+-]")
 
@@ -65,7 +69,12 @@ class ObserveSpec:
 
 @dataclass(frozen=True)
 class Timing:
-    """Per-cell timing in seconds; warm-up and cool-down are trimmed by the analysis, not by JMeter."""
+    """Per-cell timing in seconds; warm-up and cool-down are trimmed by the analysis, not by JMeter.
+
+    `until`: "duration" runs every cell for `duration_s`; "precise" runs it until its X and mean R are known to
+    `precision` (steady_state.judge), with a steady window of at least `min_s`, and never longer than `max_s`.
+    `duration_s` is the plan's run time in both (ramp-up included): a precise cell's is its bound, `max_s`, so
+    its thread groups end there by themselves if the runner never stops them earlier."""
 
     duration_s: float
     warmup_s: float
@@ -75,6 +84,22 @@ class Timing:
     # Knob axes vary fastest: cells that differ only in the server's settings (an experiment's arms) run back to
     # back, each with its own server start, so the host's drift over minutes falls alike on every arm.
     interleave: bool = False
+    until: str = "duration"             # "duration" | "precise"
+    precision: float | None = None      # precise: relative half-width at 95% of X and of mean R, e.g. 0.02
+    min_s: float | None = None          # precise: the steady window's fewest seconds before a cell may stop
+    max_s: float | None = None          # precise: the cell's most seconds (= duration_s)
+
+    @property
+    def precise(self) -> bool:
+        return self.until == "precise"
+
+    def rule(self) -> "Rule | None":
+        """The stopping rule the runner and the analysis apply (None: a fixed-duration cell)."""
+        if not self.precise:
+            return None
+        from littlegrid.analysis.steady_state import Rule  # noqa: PLC0415 (numpy and scipy only when precise)
+        return Rule(precision=self.precision, min_s=self.min_s, max_s=self.max_s,
+                    warmup_floor_s=self.warmup_s, cooldown_s=self.cooldown_s)
 
 
 @dataclass(frozen=True)

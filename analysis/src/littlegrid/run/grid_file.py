@@ -29,8 +29,13 @@ ENGINES_KEYS = {"keystore", "ssl", "controller_host"}
 TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s", "cpus", "warmup_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
+# [cell] until = "precise": each cell runs until steady_state.judge answers it (docs: grids/README.md)
+UNTIL = ("duration", "precise")
+PRECISE_KEYS = {"precision", "min_s", "max_s"}
+PRECISE_DEFAULTS = {"precision": "2%", "min_s": 10.0, "max_s": 120.0}
 # Timing lives in [cell] only: as an axis or a fixed property it would contradict the cell's own timing.
-TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions"}
+TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions", "until", "precision",
+                "min_s", "max_s"}
 # Axes `littlegrid search` can explore as a range table: the load, closed (users) or open (rate_per_s).
 RANGE_AXES = ("users", "rate_per_s")
 RANGE_KEYS = {"min", "max", "resolution"}
@@ -142,6 +147,13 @@ class _Validator:
                 raise self.fail(None, "criteria", str(e), self._line_of_item("criteria", text))
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
+        if remote_hosts and timing.precise:
+            # JMeter's shutdown port would stop them (the controller's engines include the remote ones), but their
+            # samples reach the controller in batches (StrippedBatch: 100 samples or 60 s), so it cannot tell when
+            # a second is complete
+            raise self.fail("cell", "until", 'until = "precise" runs on this host\'s JMeter only: remote engines '
+                            "send their samples in batches, so no second is known complete while they run; use "
+                            "duration_s with remote_hosts")
         rmi = self.engines(remote_hosts, jmeter_properties)
         if remote_hosts:
             self.check_split(plan, own_plan is not None, remote_hosts, axes, properties, ranges, plan_defaults)
@@ -322,7 +334,11 @@ class _Validator:
         return Target(host=host, port=port, path=path, method=method, body=body, protocol=protocol)
 
     def timing(self) -> Timing:
-        table = self.table("cell", set(CELL_DEFAULTS) | {"interleave"}) or {}
+        table = self.table("cell", set(CELL_DEFAULTS) | {"interleave"} | PRECISE_KEYS | {"until"}) or {}
+        until = table.get("until", "duration")
+        if until not in UNTIL:
+            raise self.fail("cell", "until", f"must be \"duration\" (every cell runs duration_s) or \"precise\" "
+                                             f"(each runs until its X and mean R are known to precision), got {until!r}")
         values = {}
         for key, default in CELL_DEFAULTS.items():
             if key == "repetitions":
@@ -332,14 +348,38 @@ class _Validator:
                 values[key] = reps
             else:
                 values[key] = self.number("cell", key, table.get(key, default), positive=(key == "duration_s"))
-        if values["warmup_s"] + values["cooldown_s"] >= values["duration_s"]:
-            raise self.fail("cell", "warmup_s", f"warmup_s + cooldown_s ({values['warmup_s']:g} + "
-                            f"{values['cooldown_s']:g} s) must be less than duration_s ({values['duration_s']:g} s): "
-                            "nothing would be left of the steady window")
         interleave = table.get("interleave", False)
         if not isinstance(interleave, bool):
             raise self.fail("cell", "interleave", f"must be true or false, got {interleave!r}")
-        return Timing(**values, interleave=interleave)
+        if until == "precise":
+            values.update(self.precise(table, values["warmup_s"], values["cooldown_s"]))
+        else:
+            for key in PRECISE_KEYS & set(table):
+                raise self.fail("cell", key, 'only with until = "precise" (a fixed cell runs duration_s)')
+            if values["warmup_s"] + values["cooldown_s"] >= values["duration_s"]:
+                raise self.fail("cell", "warmup_s", f"warmup_s + cooldown_s ({values['warmup_s']:g} + "
+                                f"{values['cooldown_s']:g} s) must be less than duration_s ({values['duration_s']:g} s): "
+                                "nothing would be left of the steady window")
+        return Timing(**values, interleave=interleave, until=until)
+
+    def precise(self, table: dict, warmup_s: float, cooldown_s: float) -> dict:
+        """until = "precise": precision (a share, "2%"), min_s and max_s checked against each other and the trims;
+        max_s becomes the plan's duration_s (its thread groups' bound)."""
+        if "duration_s" in table:
+            raise self.fail("cell", "duration_s", 'not with until = "precise": each cell runs until its figures are '
+                                                   "precise, at most max_s (give max_s instead)")
+        precision = self.share("cell", "precision", table.get("precision", PRECISE_DEFAULTS["precision"]))
+        min_s = self.number("cell", "min_s", table.get("min_s", PRECISE_DEFAULTS["min_s"]))
+        max_s = self.number("cell", "max_s", table.get("max_s", PRECISE_DEFAULTS["max_s"]), positive=True)
+        if min_s > max_s:
+            raise self.fail("cell", "min_s", f"min_s ({min_s:g} s) is more than max_s ({max_s:g} s)")
+        if max_s <= warmup_s + cooldown_s:
+            raise self.fail("cell", "max_s", f"max_s ({max_s:g} s) must be more than warmup_s + cooldown_s "
+                                             f"({warmup_s:g} + {cooldown_s:g} s): nothing would be left of the window")
+        if min_s + warmup_s + cooldown_s > max_s:
+            raise self.fail("cell", "min_s", f"a window of min_s ({min_s:g} s) after warmup_s and before cooldown_s "
+                                             f"({warmup_s:g} + {cooldown_s:g} s) does not fit in max_s ({max_s:g} s)")
+        return {"duration_s": max_s, "precision": precision, "min_s": min_s, "max_s": max_s}
 
     def axes(self, declared: set[str], server_started: bool, properties: dict) -> tuple[dict, list]:
         table = self.raw.get("axes", {})
@@ -582,6 +622,19 @@ class _Validator:
         if value < 0 or (positive and value == 0):
             raise self.fail(table, key, f"must be {'> 0' if positive else '≥ 0'}, got {value!r}")
         return float(value)
+
+    def share(self, table: str, key: str, value) -> float:
+        """A relative precision: "2%" or 0.02, strictly between 0 and 50%."""
+        text = value.strip() if isinstance(value, str) else None
+        if text is not None and re.fullmatch(r"\d+(\.\d+)?\s*%", text):
+            share = float(text.rstrip("% ")) / 100
+        elif not isinstance(value, bool) and isinstance(value, (int, float)):
+            share = float(value)
+        else:
+            raise self.fail(table, key, f'must be a share such as "2%" (or 0.02), got {value!r}')
+        if not 0 < share < 0.5:
+            raise self.fail(table, key, f'must be more than 0% and less than 50% (e.g. "2%"), got {value!r}')
+        return share
 
     def port(self, table: str, key: str, value) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:

@@ -80,7 +80,8 @@ def hms(seconds: float) -> str:
 
 
 class Clock:
-    """Expected time of the remaining cells: their durations plus a per-cell overhead learnt from the cells done."""
+    """Expected time of the remaining cells: their durations plus a per-cell overhead learnt from the cells done.
+    A precise cell's duration is its bound, max_s: the expected time is then the most the grid can take."""
 
     def __init__(self, durations: list[float], server_starts: int, server_warmup_s: float = 0.0):
         self.remaining = list(durations)
@@ -94,10 +95,12 @@ class Clock:
         server = sum(self.server_start_s) / len(self.server_start_s) if self.server_start_s else self.server_guess_s
         return sum(self.remaining) + overhead * len(self.remaining) + server * self.server_starts
 
-    def cell_done(self, duration_s: float, took_s: float) -> None:
+    def cell_done(self, duration_s: float, took_s: float, load_s: float | None = None) -> None:
+        """A cell of `duration_s` (its bound) ended after `took_s`, of which `load_s` loaded the target (None: all
+        of its duration): the rest is the overhead learnt (JMeter's start, a stop's grace)."""
         if duration_s in self.remaining:
             self.remaining.remove(duration_s)
-        self.overheads.append(max(0.0, took_s - duration_s))
+        self.overheads.append(max(0.0, took_s - (duration_s if load_s is None else load_s)))
 
     def cell_skipped(self, duration_s: float) -> None:
         if duration_s in self.remaining:

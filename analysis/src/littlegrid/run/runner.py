@@ -25,6 +25,7 @@ from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
 from littlegrid.run.observe import check_source
 from littlegrid.run.plan_properties import save_service_properties, workload_of
 from littlegrid.run.progress import Clock, Live, hms
+from littlegrid.run.stopping import Watcher, free_udp_port, port_properties, precise_conditions
 from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
 
@@ -156,6 +157,8 @@ class _Run:
         # ([server] cpus, the CPUs left for JMeter) when the grid pins the server; None: both run anywhere
         self.cpus = cpu_split(grid.server.cpus) if grid.server is not None and grid.server.cpus else None
         self.tty = sys.stdout.isatty()
+        # a precise cell's stopping conditions given its rule (a search adds its SLO's to the precision's)
+        self.stop_conditions = precise_conditions
 
     def execute(self) -> Path:
         manifest = self.manifest = self._start_manifest()
@@ -300,28 +303,43 @@ class _Run:
                                    engine_names=tuple(grid.remote_hosts))
         prefix = f"[{cell.index}/{n}] {cell.id}"
 
+        timing = grid.timing
+        bound = "≤" if timing.precise else ""  # a precise cell's length is known only as its bound, max_s
+
         def show(live: Live, took: float) -> None:
             if self.tty:
-                eta = clock.expected_total() - min(took, grid.timing.duration_s)
-                print(f"\r\033[K{prefix}  {hms(took)}/{hms(grid.timing.duration_s)}  {live.text()}  "
-                      f"elapsed {hms(time.monotonic() - t0)}  ETA {hms(eta)}", end="", flush=True)
+                eta = clock.expected_total() - min(took, timing.duration_s)
+                print(f"\r\033[K{prefix}  {hms(took)}/{bound}{hms(timing.duration_s)}  {live.text()}  "
+                      f"elapsed {hms(time.monotonic() - t0)}  ETA {bound}{hms(eta)}", end="", flush=True)
 
         outcome = None
+        port = free_udp_port()  # JMeter's own command port, this cell's alone (run/stopping.py)
+        watcher = Watcher(folder / rf.RESULTS, timing.rule(), self.stop_conditions(timing.rule())) \
+            if timing.precise else None
         try:
-            outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=grid.timing.duration_s,
+            outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
-                               controller_options=_controller_options(grid),
+                               controller_options=_controller_options(grid)
+                               + [f"-J{k}={v}" for k, v in port_properties(port).items()],
                                on_progress=show, server=getattr(self.server, "process", None),
                                cpus=self.cpus[1] if self.cpus else None,
                                server_cpus=self.cpus[0] if self.cpus else None,
-                               observe_sources=self._observe_sources(), observe_keep=grid.observe.keep)
+                               observe_sources=self._observe_sources(), observe_keep=grid.observe.keep,
+                               command_port=port, watcher=watcher)
         except Interrupted as e:
+            stopped = {"stop": watcher.stop("interrupted").as_dict()} if watcher is not None else {}
             self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
                                                       "status": "incomplete", "reason": f"interrupted by {e.signal_name}",
-                                                      "exit_code": None, "samples": rf.count_samples(folder / rf.RESULTS)})
+                                                      "exit_code": None, "samples": rf.count_samples(folder / rf.RESULTS),
+                                                      **stopped})
             raise
+        finally:
+            if watcher is not None:
+                watcher.close()
         manifest = {**base, "started": outcome.started, "ended": outcome.ended, "status": outcome.status,
-                    "reason": outcome.reason, "exit_code": outcome.exit_code, "samples": outcome.samples}
+                    "reason": outcome.reason, "exit_code": outcome.exit_code, "samples": outcome.samples,
+                    **({"stop": outcome.stop.as_dict()} if outcome.stop is not None else {}),
+                    **({"load_s": round(outcome.load_s, 3)} if timing.precise and outcome.load_s is not None else {})}
         if outcome.observed is not None:
             manifest["observe"] = outcome.observed
         if grid.remote_hosts:  # which engine produced what: rows carry the engine as thread-name prefix
@@ -329,14 +347,16 @@ class _Run:
         self.folder.write_cell_manifest(cell.id, manifest)
         if self.live:
             self.live.cell_finished(cell.id)
-        clock.cell_done(grid.timing.duration_s, outcome.took_s)
-        rate = outcome.samples / grid.timing.duration_s
+        clock.cell_done(timing.duration_s, outcome.took_s, outcome.load_s)
+        rate = outcome.samples / max(1.0, outcome.load_s or timing.duration_s)
         errors = "" if outcome.errors is None else \
             f"errors {outcome.errors} ({100.0 * outcome.errors / max(1, outcome.samples):.2f}%)  "
+        stopped = f"{outcome.stop.words(timing.max_s)}  " \
+            if timing.precise and outcome.stop is not None and outcome.status == "complete" else ""
         print(("\r\033[K" if self.tty else "")
-              + f"{prefix}  {outcome.status}  {outcome.samples} samples (≈{rate:.1f}/s)  {errors}"
+              + f"{prefix}  {outcome.status}  {stopped}{outcome.samples} samples (≈{rate:.1f}/s)  {errors}"
               + (f"reason: {outcome.reason}  " if outcome.reason else "")
-              + f"elapsed {hms(time.monotonic() - t0)}  ETA {hms(clock.expected_total())}", flush=True)
+              + f"elapsed {hms(time.monotonic() - t0)}  ETA {bound}{hms(clock.expected_total())}", flush=True)
         return outcome
 
     def _observe_sources(self) -> list[str]:
@@ -368,6 +388,8 @@ class _Run:
             "rate_per_s": intended("rate_per_s"),
             "duration_s": timing.duration_s, "warmup_s": timing.warmup_s, "cooldown_s": timing.cooldown_s,
             "rampup_s": timing.rampup_s, "repetition": cell.repetition, "server": cell.knobs,
+            "until": timing.until,
+            **({"precision": timing.precision, "min_s": timing.min_s, "max_s": timing.max_s} if timing.precise else {}),
             "started": None, "ended": None,
         }
 
@@ -531,7 +553,9 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     timing = grid.timing
     where = "the sample server (started by the runner)" if grid.server else f"{grid.target.host}:{grid.target.port}"
     engines = f", {grid.engines} remote engines ({', '.join(grid.remote_hosts)})" if grid.remote_hosts else ""
-    print(f"grid {grid.name}: {len(cells)} cells of {timing.duration_s:g} s (warm-up {timing.warmup_s:g} s, "
+    length = (f"each until X and mean R are known to ±{timing.precision * 100:g}% (95%), at least a {timing.min_s:g} s "
+              f"window, at most {timing.max_s:g} s" if timing.precise else f"of {timing.duration_s:g} s")
+    print(f"grid {grid.name}: {len(cells)} cells {length} (warm-up {timing.warmup_s:g} s, "
           f"cool-down {timing.cooldown_s:g} s trimmed by the analysis), plan {grid.plan.name}, "
           f"target {where}{engines}")
     if grid.server is not None and grid.server.cpus:
@@ -549,7 +573,8 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
         split = threads_by_engine(grid, c)
         print(f"  {c.index:>3}. {c.id}" + (f"  ({eng.split_text(split)})" if split else ""))
     expected = Clock([timing.duration_s] * len(cells), _server_starts(cells), _warmup_s(grid)).expected_total()
-    print(f"expected time: about {hms(expected)}; run folder: {folder}", flush=True)
+    bound = "at most about" if timing.precise else "about"  # a precise cell's length is known only as max_s
+    print(f"expected time: {bound} {hms(expected)}; run folder: {folder}", flush=True)
 
 
 def _cpu_words(cpus) -> str:

@@ -19,6 +19,8 @@ from littlegrid.run.grid import Cell, Grid, cell_id
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.progress import Clock, hms
 from littlegrid.run.runner import add_run_arguments
+from littlegrid.run.stopping import precise_conditions
+from littlegrid.search.early_stop import SloClear
 from littlegrid.search.result import document, load_words, probe_record, probe_words, progress_record, search_record
 from littlegrid.search.slo import figures, parse_slo
 from littlegrid.search.strategy import Answer, Probe, Space, next_step, remaining
@@ -125,8 +127,10 @@ def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches
     manifest["cells"] = [c for c in done]
     print(f"search {grid.name}: {axis} in {load_words(searches[0][1], searches[0][1].low)}.."
           f"{load_words(searches[0][1], searches[0][1].high)}, SLO {' and '.join(slo_texts)}, "
-          f"{len(searches)} search{'es' if len(searches) > 1 else ''}, cells of {grid.timing.duration_s:g} s; "
-          f"run folder {folder.root}", flush=True)
+          f"{len(searches)} search{'es' if len(searches) > 1 else ''}, "
+          + (f"probes until precise or their SLO verdict is clear, at most {grid.timing.max_s:g} s; "
+             if grid.timing.precise else f"cells of {grid.timing.duration_s:g} s; ")
+          + f"run folder {folder.root}", flush=True)
     prober = _Prober(grid, run, folder, manifest, slo, axis, slo_texts, view)
     if view is not None:
         view.run_started(folder.root, list(done), f"search {grid.name} ({folder.root.name})")
@@ -176,6 +180,17 @@ def _finished_cells(folder: rf.RunFolder, manifest_cells: list[str]) -> list[str
     return [c for c in manifest_cells if folder.cell_status(c) in ("complete", "failed")]
 
 
+def lengthened(timing, factor: float):
+    """The timing of a rerun `factor` times as long: a fixed probe's duration_s; a precise probe's min_s and max_s (a
+    short window is the usual cause of an invalid probe, so the window it must reach grows too)."""
+    if factor == 1:
+        return timing
+    if timing.precise:
+        return replace(timing, min_s=timing.min_s * factor, max_s=timing.max_s * factor,
+                       duration_s=timing.duration_s * factor)
+    return replace(timing, duration_s=timing.duration_s * factor)
+
+
 class _Prober:
     """Runs one probe at a time through the grid runner's cell machinery and turns its cell into a Probe."""
 
@@ -187,6 +202,8 @@ class _Prober:
         self.kept = list(manifest["cells"])  # finished cells of a resumed search, replayed in order
         self.t0 = time.monotonic()
         self.walls: list[float] = []
+        # a precise probe stops when it is precise or, the sooner, when its SLO verdict is clear (early_stop.py)
+        run.stop_conditions = lambda rule: precise_conditions(rule) + [("slo", SloClear(slo, rule))]
 
     def search(self, group: dict, space: Space) -> dict:
         probes, rows, entries, load_s = [], [], [], 0.0
@@ -198,11 +215,11 @@ class _Prober:
             self._tell(space, group, probes, rows, step, None)
             attempt = sum(1 for p in probes if p.load == step.load) + 1
             cell = probe_cell(self.grid, group, self.axis, step.load, attempt, len(self.manifest["cells"]) + 1)
-            duration = self.grid.timing.duration_s * (2 ** sum(1 for p in probes if p.load == step.load
-                                                                and not p.valid) if step.lengthen else 1)
+            factor = 2 ** sum(1 for p in probes if p.load == step.load and not p.valid) if step.lengthen else 1
+            duration = self.grid.timing.duration_s * factor
             replayed = cell.id in self.kept
             if not replayed:
-                self._run(cell, duration, clock)
+                self._run(cell, factor, clock)
             probe, entry = self._probe(cell, step.load)
             probes.append(probe)
             entries.append(entry)
@@ -216,9 +233,10 @@ class _Prober:
               + record["answer"]["words"], flush=True)
         return record
 
-    def _run(self, cell: Cell, duration: float, clock: Clock) -> None:
+    def _run(self, cell: Cell, factor: float, clock: Clock) -> None:
         run = self.run
-        run.grid = replace(self.grid, timing=replace(self.grid.timing, duration_s=duration))
+        run.grid = replace(self.grid, timing=lengthened(self.grid.timing, factor))
+        duration = run.grid.timing.duration_s
         run.cells = [*run.cells, cell]
         if cell.id not in self.manifest["cells"]:
             self.manifest["cells"].append(cell.id)
@@ -239,7 +257,9 @@ class _Prober:
     def _probe(self, cell: Cell, load: float) -> tuple[Probe, model.Cell]:
         found = {c.id: c for c in cells_mod.from_run_folder(self.folder.root).cells}
         entry, elapsed, window_seconds = analyze_cell(found[cell.id], None, None, False, self.tol)
-        duration = (rf.read_json(self.folder.cell_dir(cell.id) / rf.MANIFEST) or {}).get("duration_s")
+        recorded = rf.read_json(self.folder.cell_dir(cell.id) / rf.MANIFEST) or {}
+        # the seconds it loaded the target: a precise probe's own length (load_s), else the duration it was given
+        duration = recorded.get("load_s") or recorded.get("duration_s")
         # a shortfall that JMeter's own per-cycle work explains (findings' "per-cycle overhead", read with care)
         # is the cell's real workload, not a broken one: at R = 5 ms and Z = 0, 0.6 ms between samples is 10%
         failed = [c for c in entry.checks if c.name in VALIDITY and c.passed is False

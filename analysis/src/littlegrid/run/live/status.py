@@ -13,6 +13,7 @@ import csv
 import io
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable, Protocol
 
 import pandas as pd
 
@@ -36,6 +37,13 @@ SERIES = ("t_s", "throughput", "errors", "p50_ms", "p90_ms", "p99_ms", "active_t
           "load1")
 
 
+class Counter(Protocol):
+    """What CellRows counts a batch of rows into: `add` raises EarlierStart, counting nothing, for a row that
+    started before the counter's anchor (the rows are then counted again from the file's start)."""
+
+    def add(self, samples: pd.DataFrame, classes: pd.Series) -> None: ...
+
+
 class _TransactionCounted(Exception):
     """A Transaction Controller's label was counted as requests before a row showed what it is."""
 
@@ -52,17 +60,21 @@ class CellRows:
     """
 
     def __init__(self, jtl: Path, scratch: Path, *, warmup_s: float = 0.0, engines: int | None = 1,
-                 engine_names: tuple = ()):
+                 engine_names: tuple = (), counter: Callable[[int | None], Counter] | None = None):
         self.tail = GrowingFile(jtl)
         self.scratch = scratch
         self.warmup_s, self.engines, self.engine_names = float(warmup_s), engines, tuple(engine_names)
+        # what the batches are counted into: the live view's RunningCounts, or another counter of the same protocol
+        # (the runner's stopping watcher counts answers per second, run/answered.py), made anew on a re-read
+        self.counter = counter or (lambda first_start_ms: RunningCounts(
+            self.warmup_s, self.engines, first_start_ms, engine_names=self.engine_names))
         self.transactions: set[str] = set()
         self.rereads = 0  # counts made again from the file's start (EarlierStart, a late Transaction Controller)
         self.reset()
 
     def reset(self, first_start_ms: int | None = None) -> None:
         """Counting starts over (from the file's start, when a re-read); `first_start_ms`: the anchor, if known."""
-        self.counts = RunningCounts(self.warmup_s, self.engines, first_start_ms, engine_names=self.engine_names)
+        self.counts = self.counter(first_start_ms)
         self.rows_read = 0
         self.rows_skipped = 0
         self.warnings: list[str] = []

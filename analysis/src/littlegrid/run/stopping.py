@@ -1,0 +1,196 @@
+"""When a running cell is answered, and how JMeter is told to stop: the watcher that reads the cell's JTL as it
+grows and asks its stopping conditions every CHECK_S, JMeter's own shutdown port, and the record of why the cell
+stopped (the cell manifest's "stop", docs/contracts.md).
+
+JMeter in non-GUI mode listens on a UDP port (`jmeterengine.nongui.port` up to `jmeterengine.nongui.maxport`,
+4445..4455 unless told) for commands from the loopback address (JMeter.java, waitForSignals): "Shutdown" stops every
+engine gracefully (StandardJMeterEngine.stopTest(false): each thread ends after the sample it is in, the listeners
+then close the JTL) and "StopTestNow" interrupts the samples in flight. The listener holds the controller's engines,
+remote ones included (ClientJMeterEngine.stopTest reaches each engine over RMI). Each cell is given a port of its
+own, free when it starts, as both ends of the range, so two JMeters on one host never take each other's commands.
+The listener opens only once the test has started, and UDP drops what nobody receives, so Shutdown is sent again
+every second until JMeter exits; StopTestNow follows after SHUTDOWN_GRACE_S, and the process group's stop
+(processes.stop_group, the hang path) only after STOP_NOW_GRACE_S more.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import socket
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from littlegrid.analysis.steady_state import Rule, Verdict, judge
+from littlegrid.run.answered import AnsweredSeconds, Seconds
+from littlegrid.run.live.status import CellRows
+
+CHECK_S = 2.0            # how often the conditions are asked (a judgement reads every second of the cell so far)
+SHUTDOWN_GRACE_S = 30.0  # after Shutdown, for the samples in flight to end (a slow answer, a response timeout)
+STOP_NOW_GRACE_S = 10.0  # after StopTestNow, for the interrupted samples to be written and the JTL closed
+RESEND_S = 1.0           # Shutdown again this often while JMeter runs: a datagram sent before it listens is lost
+SHUTDOWN, STOP_NOW = "Shutdown", "StopTestNow"
+
+# A stopping condition reads the complete seconds so far (answered requests and their elapsed sums per second, the
+# failures, the answers above the cuts it names in an `above_ms` attribute) and says whether the cell is answered;
+# steady_state.judge under the grid's rule is one, a search's SLO verdict another (search/early_stop.py).
+Condition = Callable[[Seconds], Verdict]
+
+
+def free_udp_port() -> int:
+    """A UDP port nothing holds now, from the kernel's ephemeral range (always above JMeter's floor of 1000)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("", 0))  # JMeter binds the wildcard address (new DatagramSocket(port)), so this checks the same
+        return s.getsockname()[1]
+
+
+def port_properties(port: int) -> dict:
+    """JMeter's properties that pin its command port to `port` (both ends of the range it would scan)."""
+    return {"jmeterengine.nongui.port": port, "jmeterengine.nongui.maxport": port}
+
+
+def send(port: int, command: str) -> None:
+    """One command datagram to JMeter's port on the loopback address (it accepts commands from nowhere else)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(command.encode("ascii"), ("127.0.0.1", port))
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a cell stopped: the manifest's "stop" record (docs/contracts.md), field for field."""
+
+    rule: str                    # "precise" | "duration"
+    reason: str                  # "precise" | "slo" | "max_s" | "duration" | "interrupted" | "failed"
+    at_s: float | None           # seconds from the first sample's start judged when the stop was decided
+    precision_asked: float | None
+    x_rel: float | None          # X's relative half-width (95%) then
+    r_rel: float | None          # mean R's
+    warmup_s: float | None       # the warm-up the rule found
+    why: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def words(self, max_s: float | None = None) -> str:
+        """The console's account: "precise at 23 s (X ±1.4%, R ±1.9%)", "max_s 120 s reached with ±3.1%" (`max_s`:
+        the bound reached; else the seconds judged)."""
+        figures = _figures(self.x_rel, self.r_rel)
+        if self.reason in ("precise", "slo"):
+            what = "precise" if self.reason == "precise" else "SLO verdict clear"
+            return f"{what} at {self.at_s:g} s" + (f" ({figures})" if figures else "")
+        if self.reason == "max_s":
+            worst = max((r for r in (self.x_rel, self.r_rel) if r is not None), default=None)
+            return f"max_s {max_s if max_s is not None else self.at_s:g} s reached " + (f"with ±{worst:.1%}" if worst is not None else
+                                                          f"without an interval ({self.why})")
+        return self.reason if self.reason != "duration" else "ran its duration_s"
+
+
+def _figures(x_rel: float | None, r_rel: float | None) -> str:
+    parts = [f"{name} ±{rel:.1%}" for name, rel in (("X", x_rel), ("R", r_rel)) if rel is not None]
+    return ", ".join(parts)
+
+
+def fixed_stop(duration_s: float) -> Stop:
+    """The record of a fixed-duration cell: it ran for its duration_s, nothing judged."""
+    return Stop("duration", "duration", None, None, None, None, None, f"ran duration_s ({duration_s:g} s)")
+
+
+def precise_conditions(rule: Rule) -> list[tuple[str, Condition]]:
+    """The conditions of `[cell] until = "precise"`: steady_state.judge under the grid's rule, alone."""
+    return [("precise", lambda seconds: judge(seconds.counts, seconds.sums_ms, rule))]
+
+
+class Watcher:
+    """Reads a running cell's JTL through the live view's incremental reader (CellRows, the rows counted per
+    second by AnsweredSeconds) and asks each condition, in order, every CHECK_S; the first to answer stops the
+    cell, and its name is the stop's reason. `rule`: the precision asked and its bound, for the record."""
+
+    def __init__(self, jtl: Path, rule: Rule, conditions: list[tuple[str, Condition]], check_s: float | None = None):
+        self.rule, self.conditions = rule, list(conditions)
+        self.check_s = CHECK_S if check_s is None else check_s
+        self._scratch = Path(tempfile.mkdtemp(prefix="littlegrid-watch-"))  # never inside the run folder
+        cuts = tuple(sorted({c for _, condition in self.conditions for c in getattr(condition, "above_ms", ())}))
+        self.rows = CellRows(Path(jtl), self._scratch / "batch.jtl",
+                             counter=lambda first_start_ms: AnsweredSeconds(first_start_ms, above_ms=cuts))
+        self._next = 0.0
+        self.verdict: Verdict | None = None  # the last judgement
+        self.reason: str | None = None       # set when a condition answered
+        self.at_s: float | None = None
+
+    def check(self, now: float) -> bool:
+        """Whether the cell is answered; reads and asks at most every check_s (`now`: a monotonic clock)."""
+        if self.reason is not None:
+            return True
+        if now < self._next:
+            return False
+        self._next = now + self.check_s
+        self.rows.update()
+        seconds = self.rows.counts.seconds()
+        if len(seconds.counts) == 0:
+            return False
+        for name, condition in self.conditions:
+            verdict = condition(seconds)
+            if name == self.conditions[0][0] or verdict.answered:
+                self.verdict = verdict  # the first condition's figures stand until another answers
+            if verdict.answered:
+                self.reason, self.at_s = name, float(len(seconds.counts))
+                return True
+        return False
+
+    def stop(self, outcome: str) -> Stop:
+        """The record once JMeter has exited. `outcome`: "complete", "failed" or "interrupted". A cell no condition
+        answered ran to max_s (its plan's end): its precision is judged once more over every whole second."""
+        if self.reason is None and outcome == "complete":
+            self.rows.update()
+            seconds = self.rows.counts.seconds(final=True)
+            self.at_s = float(len(seconds.counts))
+            if len(seconds.counts):
+                self.verdict = self.conditions[0][1](seconds)
+        reason = self.reason or ("max_s" if outcome == "complete" else outcome)
+        v = self.verdict
+        p = v.precision if v is not None else None
+        warmup = v.warmup.seconds if v is not None and v.warmup.settled else None
+        return Stop("precise", reason, self.at_s, self.rule.precision,
+                    _finite(p.throughput_rel) if p else None, _finite(p.mean_rel) if p else None, warmup,
+                    v.why if v is not None else "no answered request to judge")
+
+    @property
+    def load_s(self) -> float | None:
+        """Seconds from the first sample's start to the last end read: how long the cell loaded the target."""
+        c = self.rows.counts
+        return None if c.last_end_ms is None else (c.last_end_ms - c.first_start_ms) / 1000
+
+    def close(self) -> None:
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+class Stopper:
+    """Tells JMeter to stop through its port, escalating with time: Shutdown (again every RESEND_S), StopTestNow
+    after SHUTDOWN_GRACE_S, and then `overdue` says the process group must be stopped."""
+
+    def __init__(self, port: int, send_command: Callable[[int, str], None] = send):
+        self.port, self._send = port, send_command
+        self.asked_at: float | None = None
+        self.sent: list[str] = []
+        self._last = 0.0
+
+    def tick(self, now: float) -> None:
+        if self.asked_at is None:
+            self.asked_at = now
+        waited = now - self.asked_at
+        command = SHUTDOWN if waited < SHUTDOWN_GRACE_S else STOP_NOW
+        if command == STOP_NOW and STOP_NOW in self.sent:
+            return  # once: StopTestNow interrupts; what it cannot stop, the group stop will
+        if command != (self.sent[-1] if self.sent else None) or now - self._last >= RESEND_S:
+            self._send(self.port, command)
+            self.sent.append(command)
+            self._last = now
+
+    def overdue(self, now: float) -> bool:
+        return self.asked_at is not None and now - self.asked_at > SHUTDOWN_GRACE_S + STOP_NOW_GRACE_S

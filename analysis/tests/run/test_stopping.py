@@ -1,0 +1,249 @@
+"""A precise cell: its answers counted per completion second as the JTL grows, the stopping rule asked as it runs,
+JMeter told to stop through its own command port, and the record of why the cell stopped. JMeter is stood in for by
+tests/run/fake_jmeter.py, which writes a known JTL faster than real time and listens on its port as JMeter does."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from littlegrid.analysis.steady_state import Rule, judge
+from littlegrid.jtl import read_jtl
+from littlegrid.run import stopping
+from littlegrid.run.answered import AnsweredSeconds, Seconds
+from littlegrid.run.cell_run import run_cell
+from littlegrid.run.live.counts import EarlierStart
+from littlegrid.run.stopping import Stop, Watcher, free_udp_port, port_properties, precise_conditions
+
+FAKE = Path(__file__).parent / "fake_jmeter.py"
+PLAN = Path(__file__).parent / "fixtures" / "tiny.jmx"
+SECOND_S = 0.2  # real seconds per JTL second in the fake
+# the JTL seconds a stop may come after the first judgement that could answer: run_cell asks the watcher at least every
+# 0.5 s (its wait for a console line), and a host shared by several test runs may wake it 0.5 s late: 1 s of real
+# time, and one JTL second for a late write
+LATE = int(1.0 / SECOND_S) + 1
+STOP_KEYS = {"rule", "reason", "at_s", "precision_asked", "x_rel", "r_rel", "warmup_s", "why"}
+
+
+class StandInJMeter:
+    """A JMeter whose command runs fake_jmeter.py in `mode`, with the properties and options the runner gives."""
+
+    version = "5.6.3"
+
+    def __init__(self, tmp_path: Path, mode: str = "steady"):
+        self.mode, self.commands = mode, tmp_path / f"commands-{mode}.txt"
+        self.home = tmp_path
+
+    def command(self, plan, *, jtl=None, log=None, properties=None, remote_hosts=None, heap="1g", extra=None,
+                remote_exit=True):
+        return ([sys.executable, str(FAKE), "-l", str(jtl), "--mode", self.mode, "--second-s", str(SECOND_S),
+                 "--commands", str(self.commands)]
+                + [f"-J{k}={v}" for k, v in (properties or {}).items()] + list(extra or []))
+
+    def received(self) -> list[str]:
+        return self.commands.read_text().splitlines() if self.commands.exists() else []
+
+
+def frame(rows) -> tuple[pd.DataFrame, pd.Series]:
+    """(start, end, elapsed, failed) rows as the samples schema and their error classes."""
+    df = pd.DataFrame(rows, columns=["start_ms", "end_ms", "elapsed_ms", "failed"])
+    classes = pd.Series([("http_5xx" if f else None) for f in df["failed"]], dtype="object")
+    return df.drop(columns="failed"), classes
+
+
+def test_answers_are_counted_in_the_second_they_completed_from_the_first_start_and_failures_left_out():
+    tally = AnsweredSeconds()
+    # first start at 10_000: second 0 is [10_000, 11_000); ends 10_900 and 11_000 fall in seconds 0 and 1
+    tally.add(*frame([(10_000, 10_900, 900, False), (10_500, 11_000, 500, False), (10_600, 11_200, 600, True)]))
+    tally.add(*frame([(11_900, 12_100, 200, False), (12_000, 13_500, 1_500, False)]))
+    # the latest end read (13_500) is in second 3: seconds 0 and 1 are complete, 2 may still get a late row
+    counts, sums = tally.series()
+    assert counts.tolist() == [1, 1] and sums.tolist() == [900, 500]
+    counts, sums = tally.series(final=True)  # JMeter has exited: every whole second (3), the partial 4th left out
+    assert counts.tolist() == [1, 1, 1] and sums.tolist() == [900, 500, 200]
+    assert tally.samples == 5
+    with pytest.raises(EarlierStart):  # a slow first request written late: the seconds would shift
+        tally.add(*frame([(9_000, 13_600, 4_600, False)]))
+    assert tally.samples == 5  # nothing of that batch counted
+
+
+def test_the_tally_grows_past_its_first_size_without_losing_a_count():
+    tally = AnsweredSeconds()
+    tally.add(*frame([(0, 500 + 1000 * s, 10, False) for s in range(200)]))
+    counts, sums = tally.series(final=True)
+    assert len(counts) == 199 and counts.sum() == 199 and sums.sum() == 1990
+
+
+def test_the_stop_record_says_in_words_why_the_cell_ended():
+    precise = Stop("precise", "precise", 23.0, 0.02, 0.014, 0.019, 5.0, "…")
+    assert precise.words() == "precise at 23 s (X ±1.4%, R ±1.9%)"
+    short = Stop("precise", "max_s", 118.0, 0.02, 0.031, 0.012, 5.0, "…")
+    assert short.words(120) == "max_s 120 s reached with ±3.1%"
+    assert set(precise.as_dict()) == STOP_KEYS
+
+
+def first_answer(rule: Rule, mode: str = "steady") -> int | None:
+    """The fewest leading seconds of the fake's series that judge answers (the series as the watcher counts it)."""
+    sys.path.insert(0, str(FAKE.parent))
+    import fake_jmeter
+
+    rows = [r for second in range(int(rule.max_s)) for r in fake_jmeter.rows_of(second, mode)]
+    tally = AnsweredSeconds()
+    tally.add(*frame([(start, start + elapsed, elapsed, False) for start, elapsed in rows]))
+    counts, sums = tally.series(final=True)
+    return next((n for n in range(1, len(counts) + 1) if judge(counts[:n], sums[:n], rule).answered), None)
+
+
+def watched_cell(tmp_path: Path, mode: str, duration_s: int, rule: Rule):
+    folder = tmp_path / mode
+    folder.mkdir()
+    jmeter = StandInJMeter(tmp_path, mode)
+    port = free_udp_port()
+    watcher = Watcher(folder / "results.jtl", rule, precise_conditions(rule), check_s=0.2)
+    try:
+        outcome = run_cell(jmeter, PLAN, folder, {"duration_s": duration_s}, duration_s=duration_s,
+                           controller_options=[f"-J{k}={v}" for k, v in port_properties(port).items()],
+                           command_port=port, watcher=watcher)
+    finally:
+        watcher.close()
+    return outcome, jmeter, port, folder / "results.jtl"
+
+
+def assert_complete_jtl(jtl: Path, samples: int) -> None:
+    """Every row whole (the header's 7 fields), the last line ended, and the reader skips nothing."""
+    text = jtl.read_text()
+    assert text.endswith("\n")
+    assert all(line.count(",") == 6 for line in text.splitlines())
+    reading = read_jtl(jtl)
+    assert reading.skipped_total == 0 and len(reading.samples) == samples
+
+
+def test_an_answered_cell_is_stopped_through_jmeters_port_with_its_jtl_complete(tmp_path):
+    rule = Rule(precision=0.02, min_s=10, max_s=60, warmup_floor_s=2, cooldown_s=1)
+    outcome, jmeter, port, jtl = watched_cell(tmp_path, "steady", 60, rule)
+    assert outcome.status == "complete" and outcome.exit_code == 0
+    stop = outcome.stop
+    # on paper: R is 200 ms for 10 s, then 20 ms, so the warm-up is 10 s. A window of T s is cut into batches of at
+    # least round(T^(1/3)) s (blocks.block_length), and the rule asks 10 of them: T = 30 s is the first that holds
+    # 10 (of 3 s; 29 s holds 9). With the 1 s cool-down left out, the first judgement of at least 41 complete
+    # seconds answers (judge over the fake's own series agrees), LATE at most after it
+    assert first_answer(rule) == 41
+    assert stop.reason == "precise" and stop.rule == "precise" and 41 <= stop.at_s <= 41 + LATE, stop
+    assert stop.warmup_s == 10 and stop.precision_asked == 0.02
+    assert stop.x_rel < 0.02 and stop.r_rel < 0.02
+    received = jmeter.received()
+    assert received and received[0] == f"Shutdown {port}"  # the graceful command first, on the cell's own port
+    assert "StopTestNow" not in " ".join(received)
+    assert_complete_jtl(jtl, outcome.samples)
+    # it stopped within the second in progress of the first Shutdown, well before its 60 s
+    last_second = (read_jtl(jtl).samples["end_ms"].max() - 1_700_000_000_000) // 1000
+    assert stop.at_s <= last_second < 60 - 10
+
+
+def test_a_cell_never_answered_runs_to_max_s_and_records_the_precision_it_had(tmp_path):
+    rule = Rule(precision=0.01, min_s=5, max_s=15, warmup_floor_s=0, cooldown_s=0)
+    outcome, jmeter, port, jtl = watched_cell(tmp_path, "noisy", 15, rule)
+    stop = outcome.stop
+    assert first_answer(rule, "noisy") is None  # no prefix of its 15 s is answered
+    assert outcome.status == "complete" and stop.reason == "max_s"
+    # the last row ends 14.2 s after the first start: 14 whole seconds judged, the partial 15th left out
+    assert stop.at_s == 14
+    assert stop.why == "warm-up not over (MSER-5 found no steady state yet)" and stop.x_rel is None
+    assert jmeter.received() == []  # nothing was sent: JMeter ended at its duration
+    assert_complete_jtl(jtl, outcome.samples)
+    assert outcome.stop.words(15) == "max_s 15 s reached without an interval (warm-up not over (MSER-5 found no " \
+                                     "steady state yet))"
+
+
+def test_a_jmeter_deaf_to_shutdown_gets_stoptestnow_after_the_grace(tmp_path, monkeypatch):
+    monkeypatch.setattr(stopping, "SHUTDOWN_GRACE_S", 0.6)
+    rule = Rule(precision=0.02, min_s=10, max_s=60, warmup_floor_s=2, cooldown_s=1)
+    outcome, jmeter, port, jtl = watched_cell(tmp_path, "stubborn", 60, rule)
+    received = jmeter.received()
+    commands = [line.split()[0] for line in received]
+    assert commands[0] == "Shutdown" and commands[-1] == "StopTestNow" and commands.count("StopTestNow") == 1
+    assert commands.count("Shutdown") >= 1 and all(line.endswith(f" {port}") for line in received)
+    assert outcome.status == "complete" and outcome.stop.reason == "precise"
+    assert_complete_jtl(jtl, outcome.samples)
+
+
+def test_two_cells_get_two_command_ports():
+    ports = {free_udp_port() for _ in range(5)}
+    assert len(ports) >= 2 and all(p > 1000 for p in ports)  # JMeter ignores a port of 1000 or less
+
+
+# -- through the runner: the manifest's stop record and the console line ------------------------------------------
+@pytest.fixture
+def target():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    yield server.getsockname()[1]
+    server.close()
+
+
+def grid_file(tmp_path: Path, port: int, cell: str) -> Path:
+    path = tmp_path / "grid.toml"
+    path.write_text(f'name = "g"\nplan = "{PLAN}"\n[target]\nhost = "127.0.0.1"\nport = {port}\n[cell]\n{cell}\n'
+                    "[axes]\nusers = [5]\n")
+    return path
+
+
+def run_with(tmp_path, monkeypatch, grid: Path, mode: str = "steady"):
+    from littlegrid.run import runner
+
+    jmeter = StandInJMeter(tmp_path, mode)
+    monkeypatch.setattr(runner, "find_jmeter", lambda: jmeter)
+    monkeypatch.setattr(runner, "java_version", lambda: "openjdk version 17 (fake)")
+    monkeypatch.setattr(stopping, "CHECK_S", 0.2)
+    folder = runner.run_grid(grid, out=tmp_path / "reports", run_id="r")
+    return json.loads((folder / "cells" / "users=5" / "manifest.json").read_text())
+
+
+def test_the_cell_manifest_records_why_a_precise_cell_stopped_and_the_console_says_it(tmp_path, monkeypatch, target,
+                                                                                      capsys):
+    grid = grid_file(tmp_path, target, 'until = "precise"\nprecision = "2%"\nmin_s = 10\nmax_s = 60\nwarmup_s = 2\n'
+                                       "cooldown_s = 1")
+    manifest = run_with(tmp_path, monkeypatch, grid)
+    stop = manifest["stop"]
+    assert set(stop) == STOP_KEYS
+    assert stop["rule"] == "precise" and stop["reason"] == "precise" and 41 <= stop["at_s"] <= 41 + LATE
+    assert stop["precision_asked"] == 0.02 and stop["warmup_s"] == 10 and stop["x_rel"] < 0.02
+    assert (manifest["until"], manifest["precision"], manifest["min_s"], manifest["max_s"]) == ("precise", 0.02, 10,
+                                                                                                60)
+    assert manifest["status"] == "complete" and manifest["duration_s"] == 60  # the plan's bound
+    out = capsys.readouterr().out
+    assert f"precise at {stop['at_s']:g} s (X ±{stop['x_rel']:.1%}, R ±{stop['r_rel']:.1%})" in out
+    assert "expected time: at most about" in out
+
+
+def test_a_fixed_cell_records_that_it_ran_its_duration(tmp_path, monkeypatch, target):
+    grid = grid_file(tmp_path, target, "duration_s = 5\nwarmup_s = 1\ncooldown_s = 1")
+    manifest = run_with(tmp_path, monkeypatch, grid)
+    assert manifest["stop"] == {"rule": "duration", "reason": "duration", "at_s": None, "precision_asked": None,
+                                "x_rel": None, "r_rel": None, "warmup_s": None, "why": "ran duration_s (5 s)"}
+    assert manifest["until"] == "duration" and "max_s" not in manifest
+
+
+def test_the_rule_is_the_grids(tmp_path):
+    """precise_conditions asks steady_state.judge under the grid's rule, nothing else."""
+    rule = Rule(precision=0.05, min_s=10, max_s=60)
+    [(name, condition)] = precise_conditions(rule)
+    counts, sums = np.full(40, 50.0), np.full(40, 1000.0)
+    seconds = Seconds(counts, sums, np.zeros(40), {})
+    assert name == "precise" and condition(seconds) == judge(counts, sums, rule)
+
+
+def test_failures_and_answers_above_each_cut_are_counted_per_second():
+    tally = AnsweredSeconds(above_ms=(100, 300))
+    tally.add(*frame([(0, 50, 50, False), (0, 400, 400, False), (0, 300, 300, False), (0, 900, 900, True),
+                      (1_000, 1_100, 100, False), (2_000, 3_500, 1_500, False)]))
+    s = tally.seconds(final=True)
+    assert s.counts.tolist() == [3, 1, 0] and s.failed.tolist() == [1, 0, 0]
+    assert s.above[100].tolist() == [2, 1, 0] and s.above[300].tolist() == [2, 0, 0]  # "at or above" the cut

@@ -1,0 +1,107 @@
+"""A probe's second stopping condition: its SLO verdict clear on the running figures, over the precision rule's own
+window, on constructed per-second series with their answers on paper."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from littlegrid.analysis.steady_state import Rule, judge
+from littlegrid.run.answered import Seconds
+from littlegrid.run.stopping import Watcher, precise_conditions
+from littlegrid.search.early_stop import SloClear
+from littlegrid.search.slo import parse_slo
+
+RULE = Rule(precision=0.02, min_s=10, max_s=120, warmup_floor_s=0, cooldown_s=0)
+
+
+def seconds(n: int = 60, slow_share: float = 0.0, mean_ms: float = 20.0, failed_share: float = 0.0,
+            cut: int = 300, rate: float = 100.0, seed: int = 1) -> Seconds:
+    """n seconds of a steady cell (no warm-up), drawn with a fixed seed: Poisson answers a second of mean `rate`,
+    each second's mean R `mean_ms` ±5%, a binomial share `slow_share` of them at or above `cut` ms, failures beside
+    them a binomial share `failed_share` of the completions."""
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(rate, n).astype(float)
+    sums = counts * mean_ms * rng.normal(1, 0.05, n)
+    slow = rng.binomial(counts.astype(int), slow_share).astype(float)
+    failed = rng.poisson(counts * failed_share / (1 - failed_share)).astype(float)  # a share of all completions
+    return Seconds(counts, sums, failed, {cut: slow})
+
+
+def condition(text: str) -> SloClear:
+    return SloClear(parse_slo([text]), RULE)
+
+
+def test_a_percentile_far_below_its_limit_is_met_beyond_doubt():
+    v = condition("p90 < 300ms")(seconds(slow_share=0.01))
+    # about 1% of 6000 answers reach 300 ms, against a limit of 10%: the interval (about ±0.3 points) is far below
+    assert v.answered and v.why.startswith("SLO met beyond doubt over 60 s: p90 < 300 ms: answers ≥ 300 ms ")
+
+
+def test_a_percentile_far_above_its_limit_fails_beyond_doubt():
+    v = condition("p90 < 300ms")(seconds(slow_share=0.5))
+    assert v.answered and v.why.startswith("SLO not met beyond doubt")
+
+
+def test_a_percentile_at_its_limit_is_not_clear():
+    v = condition("p90 < 300ms")(seconds(slow_share=0.1))
+    assert not v.answered and "across the limit" in v.why
+
+
+def test_no_slow_answer_at_all_is_bounded_by_the_rule_of_three():
+    # about 6000 answers, none slow: the share's upper bound is 3/6000 = 0.05%, below p99.9's 0.1%; of about 600
+    # answers (10 a second), 3/600 = 0.5% is not
+    assert condition("p99.9 < 300ms")(seconds(slow_share=0.0)).answered
+    assert not condition("p99.9 < 300ms")(seconds(slow_share=0.0, rate=10)).answered
+
+
+def test_the_mean_is_judged_on_the_precision_rules_own_interval():
+    assert condition("mean < 25ms")(seconds(mean_ms=20)).answered
+    assert condition("mean < 15ms")(seconds(mean_ms=20)).why.startswith("SLO not met beyond doubt")
+    # each second's R ±5%: over 10 batches of 6 s the half-width is about 2.26 · 5%/√6/√10 ≈ 1.5%, so 20.01 ms
+    # lies inside it, 15 and 25 ms far outside
+    assert not condition("mean < 20.01ms")(seconds(mean_ms=20)).answered
+
+
+def test_an_error_rate_far_from_its_limit_is_clear_either_way():
+    assert condition("error_rate < 5%")(seconds(failed_share=0.01)).answered
+    assert condition("error_rate < 5%")(seconds(failed_share=0.2)).why.startswith("SLO not met beyond doubt")
+
+
+def test_one_criterion_failing_clearly_decides_though_another_is_unclear():
+    v = SloClear(parse_slo(["p90 < 300ms", "error_rate < 5%"]), RULE)(seconds(slow_share=0.1, failed_share=0.3))
+    assert v.answered and v.why.startswith("SLO not met beyond doubt")
+
+
+def test_nothing_is_decided_before_the_rules_window_holds_its_batches():
+    # 20 s: fewer than 10 batches (or no steady state found yet), however far the figures are from the limit; the
+    # reason is the precision rule's own
+    short = seconds(n=20, slow_share=0.9)
+    v = condition("p90 < 300ms")(short)
+    assert not v.answered and v.why == judge(short.counts, short.sums_ms, RULE).why
+
+
+def test_a_strict_limit_counts_an_answer_of_exactly_the_threshold_against_it():
+    assert condition("p90 < 300ms").above_ms == (300,)
+    assert condition("p90 <= 300ms").above_ms == (301,)
+    assert condition("mean < 300ms").above_ms == ()
+
+
+def test_the_watcher_stops_a_probe_for_its_slo_before_it_is_precise(tmp_path):
+    """A JTL of 60 s whose answers all take 400 ms or 2 s (alternating seconds): mean R's spread keeps it from a 1%
+    precision, but p90 < 300 ms plainly fails; the watcher's reason is the SLO's."""
+    t0 = 1_700_000_000_000
+    rows = ["timeStamp,elapsed,label,responseCode,success,threadName,allThreads"]
+    for second in range(60):
+        elapsed = 400 if second % 2 else 2000
+        rows += [f"{t0 + second * 1000 + 900 - elapsed + i},{elapsed},GET /,200,true,T 1-1,10" for i in range(20)]
+    jtl = tmp_path / "results.jtl"
+    jtl.write_text("\n".join(rows) + "\n")
+    rule = Rule(precision=0.01, min_s=10, max_s=120)
+    slo = SloClear(parse_slo(["p90 < 300ms"]), rule)
+    watcher = Watcher(jtl, rule, precise_conditions(rule) + [("slo", slo)], check_s=0)
+    try:
+        assert watcher.check(0.0)
+        assert watcher.reason == "slo" and watcher.verdict.why.startswith("SLO not met beyond doubt")
+        assert not precise_conditions(rule)[0][1](watcher.rows.counts.seconds()).answered
+    finally:
+        watcher.close()
