@@ -37,6 +37,7 @@ def test_why_the_cell_stopped():
     late = precise.model_copy(update={"reason": "max_s", "at_s": 120.0, "x_rel": 0.031, "r_rel": 0.026})
     assert words.stopped(late) == "max_s reached at 2 min 0 s with X ±3.1 %, mean R ±2.6 % (±2 % asked)"
     assert words.stopped(Stop(rule="duration", reason="duration")) == "fixed duration"
+    assert words.stopped(Stop(rule="precise", reason="slo", at_s=12.0, x_rel=0.04)) == "SLO verdict clear at 12 s (X ±4 %)"
     assert words.stopped(None) is None
 
 

@@ -146,8 +146,8 @@ def stopped(s: Stop | None) -> str | None:
         return None
     at = f" at {fmt.seconds(s.at_s)}" if s.at_s is not None else ""
     had = ", ".join(f"{name} ±{fmt.pct(v)}" for name, v in (("X", s.x_rel), ("mean R", s.r_rel)) if v is not None)
-    if s.reason == "precise":
-        return f"precise{at}" + (f" ({had})" if had else "")
+    if s.reason in ("precise", "slo"):  # "slo": a search probe whose verdict was clear before its precision
+        return ("precise" if s.reason == "precise" else "SLO verdict clear") + at + (f" ({had})" if had else "")
     if s.reason == "max_s":
         asked = f" (±{fmt.pct(s.precision_asked)} asked)" if s.precision_asked is not None else ""
         return f"max_s reached{at}" + (f" with {had}" if had else "") + asked
