@@ -125,25 +125,26 @@ def assert_complete_jtl(jtl: Path, samples: int) -> None:
 
 
 def test_an_answered_cell_is_stopped_through_jmeters_port_with_its_jtl_complete(tmp_path):
-    rule = Rule(precision=0.02, min_s=10, max_s=60, warmup_floor_s=2, cooldown_s=1)
-    outcome, jmeter, port, jtl = watched_cell(tmp_path, "steady", 60, rule)
+    rule = Rule(precision=0.02, min_s=10, max_s=120, warmup_floor_s=2, cooldown_s=1)
+    outcome, jmeter, port, jtl = watched_cell(tmp_path, "steady", 120, rule)
     assert outcome.status == "complete" and outcome.exit_code == 0
     stop = outcome.stop
     # on paper: R is 200 ms for 10 s, then 20 ms, so the warm-up is 10 s. A window of T s is cut into batches of at
     # least round(T^(1/3)) s (blocks.block_length), and the rule asks 10 of them: T = 30 s is the first that holds
-    # 10 (of 3 s; 29 s holds 9). With the 1 s cool-down left out, the first judgement of at least 41 complete
-    # seconds answers (judge over the fake's own series agrees), LATE at most after it
-    assert first_answer(rule) == 41
-    assert stop.reason == "precise" and stop.rule == "precise" and 41 <= stop.at_s <= 41 + LATE, stop
+    # 10 (of 3 s; 29 s holds 9). With the 1 s cool-down left out, 41 complete seconds are the first that hold it,
+    # and the rule confirms over the first half of the seconds so far (steady_state.CONFIRM = 2): 82 seconds
+    # answer (judge over the fake's own series agrees), LATE at most after it
+    assert first_answer(rule) == 82
+    assert stop.reason == "precise" and stop.rule == "precise" and 82 <= stop.at_s <= 82 + LATE, stop
     assert stop.warmup_s == 10 and stop.precision_asked == 0.02
     assert stop.x_rel < 0.02 and stop.r_rel < 0.02
     received = jmeter.received()
     assert received and received[0] == f"Shutdown {port}"  # the graceful command first, on the cell's own port
     assert "StopTestNow" not in " ".join(received)
     assert_complete_jtl(jtl, outcome.samples)
-    # it stopped within the second in progress of the first Shutdown, well before its 60 s
+    # it stopped within the second in progress of the first Shutdown, well before its 120 s
     last_second = (read_jtl(jtl).samples["end_ms"].max() - 1_700_000_000_000) // 1000
-    assert stop.at_s <= last_second < 60 - 10
+    assert stop.at_s <= last_second < 120 - 10
 
 
 def test_a_cell_never_answered_runs_to_max_s_and_records_the_precision_it_had(tmp_path):
@@ -154,17 +155,17 @@ def test_a_cell_never_answered_runs_to_max_s_and_records_the_precision_it_had(tm
     assert outcome.status == "complete" and stop.reason == "max_s"
     # the last row ends 14.2 s after the first start: 14 whole seconds judged, the partial 15th left out
     assert stop.at_s == 14
-    assert stop.why == "warm-up not over (MSER-5 found no steady state yet)" and stop.x_rel is None
+    assert stop.why == "14 s, too few to look for a warm-up (MSER-5 needs 20 s)" and stop.x_rel is None
     assert jmeter.received() == []  # nothing was sent: JMeter ended at its duration
     assert_complete_jtl(jtl, outcome.samples)
-    assert outcome.stop.words(15) == "max_s 15 s reached without an interval (warm-up not over (MSER-5 found no " \
-                                     "steady state yet))"
+    assert outcome.stop.words(15) == "max_s 15 s reached without an interval (14 s, too few to look for a warm-up " \
+                                     "(MSER-5 needs 20 s))"
 
 
 def test_a_jmeter_deaf_to_shutdown_gets_stoptestnow_after_the_grace(tmp_path, monkeypatch):
     monkeypatch.setattr(stopping, "SHUTDOWN_GRACE_S", 0.6)
-    rule = Rule(precision=0.02, min_s=10, max_s=60, warmup_floor_s=2, cooldown_s=1)
-    outcome, jmeter, port, jtl = watched_cell(tmp_path, "stubborn", 60, rule)
+    rule = Rule(precision=0.02, min_s=10, max_s=120, warmup_floor_s=2, cooldown_s=1)
+    outcome, jmeter, port, jtl = watched_cell(tmp_path, "stubborn", 120, rule)
     received = jmeter.received()
     commands = [line.split()[0] for line in received]
     assert commands[0] == "Shutdown" and commands[-1] == "StopTestNow" and commands.count("StopTestNow") == 1
@@ -208,16 +209,16 @@ def run_with(tmp_path, monkeypatch, grid: Path, mode: str = "steady"):
 
 def test_the_cell_manifest_records_why_a_precise_cell_stopped_and_the_console_says_it(tmp_path, monkeypatch, target,
                                                                                       capsys):
-    grid = grid_file(tmp_path, target, 'until = "precise"\nprecision = "2%"\nmin_s = 10\nmax_s = 60\nwarmup_s = 2\n'
+    grid = grid_file(tmp_path, target, 'until = "precise"\nprecision = "2%"\nmin_s = 10\nmax_s = 120\nwarmup_s = 2\n'
                                        "cooldown_s = 1")
     manifest = run_with(tmp_path, monkeypatch, grid)
     stop = manifest["stop"]
     assert set(stop) == STOP_KEYS
-    assert stop["rule"] == "precise" and stop["reason"] == "precise" and 41 <= stop["at_s"] <= 41 + LATE
+    assert stop["rule"] == "precise" and stop["reason"] == "precise" and 82 <= stop["at_s"] <= 82 + LATE
     assert stop["precision_asked"] == 0.02 and stop["warmup_s"] == 10 and stop["x_rel"] < 0.02
     assert (manifest["until"], manifest["precision"], manifest["min_s"], manifest["max_s"]) == ("precise", 0.02, 10,
-                                                                                                60)
-    assert manifest["status"] == "complete" and manifest["duration_s"] == 60  # the plan's bound
+                                                                                                120)
+    assert manifest["status"] == "complete" and manifest["duration_s"] == 120  # the plan's bound
     out = capsys.readouterr().out
     assert f"precise at {stop['at_s']:g} s (X ±{stop['x_rel']:.1%}, R ±{stop['r_rel']:.1%})" in out
     assert "expected time: at most about" in out
