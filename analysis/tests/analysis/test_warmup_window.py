@@ -113,6 +113,14 @@ def test_the_manifests_stop_record_reaches_the_cell(tmp_path):
         ("precise", "max_s", 120, 0.02, 0.031, 0.026, 5)
 
 
+def test_a_search_probe_stopped_on_its_slo_verdict_reads(tmp_path):
+    """The runner's reasons are the contract's (summary.model.STOP_REASONS): a search probe's "slo" was refused."""
+    stop = {"rule": "precise", "reason": "slo", "at_s": 36, "precision_asked": 0.02, "x_rel": 0.16, "r_rel": 0.15,
+            "warmup_s": 2, "why": "p90 < 300ms clear"}
+    s = analyze([_run_with_stop(tmp_path, stop)]).cells[0].stop
+    assert (s.rule, s.reason, s.at_s) == ("precise", "slo", 36)
+
+
 def test_an_older_manifest_without_a_stop_reads_as_a_fixed_duration(tmp_path):
     s = analyze([_run_with_stop(tmp_path, ...)]).cells[0].stop
     assert (s.rule, s.reason, s.at_s) == ("duration", "duration", None)

@@ -11,6 +11,7 @@ from littlegrid.analysis.observed_sources import Places
 from littlegrid.analysis.observed import PoolSpec
 from littlegrid.analysis.prometheus_text import parse_selector
 from littlegrid.usererror import UserError
+from littlegrid.summary.model import STOP_REASONS, STOP_RULES
 
 MANIFEST = "manifest.json"  # the run's and each cell's (contract §4): run_folder writes them, this module reads them
 
@@ -233,8 +234,6 @@ def from_run_folder(run_dir: Path) -> Inputs:
                   criteria=tuple(grid.get("criteria") or ()))
 
 
-STOP_RULES = ("precise", "duration")
-STOP_REASONS = ("precise", "max_s", "duration", "interrupted", "failed")
 STOP_NUMBERS = ("at_s", "precision_asked", "x_rel", "r_rel", "warmup_s")
 DURATION_STOP = {"rule": "duration", "reason": "duration"}  # a manifest from before the runner recorded its stop
 

@@ -62,7 +62,7 @@ class Stop:
     """Why a cell stopped: the manifest's "stop" record (docs/contracts.md), field for field."""
 
     rule: str                    # "precise" | "duration"
-    reason: str                  # "precise" | "slo" | "max_s" | "duration" | "interrupted" | "failed"
+    reason: str                  # one of summary.model.STOP_REASONS
     at_s: float | None           # seconds from the first sample's start judged when the stop was decided
     precision_asked: float | None
     x_rel: float | None          # X's relative half-width (95%) then

@@ -150,10 +150,15 @@ class Precision(Record):
     mean_rel: float | None
 
 
+# the manifest's "stop" record (docs/contracts.md): the runner writes these, the analysis accepts exactly these
+STOP_RULES = ("precise", "duration")
+STOP_REASONS = ("precise", "slo", "max_s", "duration", "interrupted", "failed")
+
+
 class Stop(Record):
     """Why the runner stopped the cell (the manifest's "stop" record, docs/contracts.md): by `rule` "precise"
     ([cell] until = "precise") or "duration"; `reason` "precise" (answered at `at_s`, seconds from the first
-    sample's start), "max_s" (the ceiling reached before the precision asked), "duration", "interrupted" or
+    sample's start), "slo" (a search probe whose SLO verdict was clear first), "max_s" (the ceiling reached before the precision asked), "duration", "interrupted" or
     "failed"; the precision asked (relative half-width), X's and mean R's relative half-widths at the stop, the
     warm-up the rule found, and its words. A manifest without one reads as rule "duration"."""
     rule: str
