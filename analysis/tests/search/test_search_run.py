@@ -84,6 +84,24 @@ def test_a_search_writes_ordinary_cells_and_search_json_with_the_answer_in_words
     assert "a full 1..80 grid would take 80 cells" in out
 
 
+def test_the_runners_own_manifest_writes_keep_the_searchs_cells(tmp_path, simulated, monkeypatch):
+    """The grid runner writes the run's manifest itself when the sample server starts (its placement, before any
+    load). In a search that write replaced the probes' list with the runner's empty one, and the first probe's
+    analysis found no cell (KeyError 'users=1': every search of a grid with [server] start = true failed)."""
+    from littlegrid.run.runner import _Run
+    from littlegrid.search.runner import search
+
+    def ensure_server(self, knobs, clock):  # what the real start does to the manifest, without a server
+        self.manifest.update({"target": {"host": "127.0.0.1", "port": 8080, "addresses": ["127.0.0.1"],
+                                         "placement": "this_host"}})
+        self.folder.write_manifest(self.manifest)
+
+    monkeypatch.setattr(_Run, "_ensure_server", ensure_server)
+    folder, doc = search(grid(tmp_path), ["p90 < 300ms"], out=tmp_path / "out", run_id="s1")
+    assert doc["answer"]["kind"] == "found"
+    assert json.loads((folder / "manifest.json").read_text())["cells"] == [p["cell"] for p in doc["probes"]]
+
+
 def test_resume_after_a_kill_keeps_finished_probes_and_reruns_only_the_unfinished_one(tmp_path, simulated):
     from littlegrid.search.runner import search
     ran, kill_at = simulated

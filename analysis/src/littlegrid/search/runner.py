@@ -121,7 +121,8 @@ def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches
     from littlegrid.run.runner import _signals_raise_interrupted
 
     grid, folder, view, run_id = run.grid, run.folder, run.live, run.folder.root.name
-    manifest = run._start_manifest()
+    # the runner's own writes (the sample server's placement when it starts) must carry the search's cells
+    manifest = run.manifest = run._start_manifest()
     manifest["search"] = {"axis": axis, "slo": list(slo_texts), "range": [searches[0][1].low, searches[0][1].high]}
     done = _finished_cells(folder, manifest_cells=(folder.read_manifest().get("cells") or []) if resume else [])
     manifest["cells"] = [c for c in done]
