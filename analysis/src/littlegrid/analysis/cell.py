@@ -258,10 +258,7 @@ def _precision(seconds: WindowSecondsAccumulator, window_s: float) -> model.Prec
     last, lengthened second (a partial one joined to it) is left out, as X's other intervals leave it out
     (histogram.whole_seconds)."""
     n = histogram.whole_seconds(seconds.n, window_s)
-    p = steady_state.precision(n, seconds.elapsed_sum[:len(n)])
-    return model.Precision(level=steady_state.LEVEL, window_s=p.window_s, batches=p.batches, batch_s=p.batch_s,
-                           throughput_per_s=p.throughput_per_s, throughput_rel=p.throughput_rel, mean_ms=p.mean_ms,
-                           mean_rel=p.mean_rel)
+    return steady_state.precision(n, seconds.elapsed_sum[:len(n)])
 
 
 class _Everything:

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from littlegrid.analysis.blocks import memory_length
+from littlegrid.summary.model import Precision  # the summary's record: the runner and the cell read the same one
 
 MSER_BATCH_S = 5        # MSER-5: seconds per batch
 MSER_MIN_BATCHES = 4    # fewer batches: too short to tell a warm-up from noise
@@ -191,24 +192,6 @@ def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, lef
     return Warmup(detected, True, by, detected)
 
 
-@dataclass(frozen=True)
-class Precision:
-    """What batch means say of a window's X and mean R: each estimate with its relative half-width at LEVEL (None
-    with fewer than MIN_BATCHES batches, or no answers)."""
-    window_s: int
-    batches: int
-    batch_s: int
-    throughput_per_s: float
-    throughput_rel: float | None
-    mean_ms: float | None
-    mean_rel: float | None
-
-    @property
-    def worst_rel(self) -> float | None:
-        rels = (self.throughput_rel, self.mean_rel)
-        return None if None in rels else max(rels)
-
-
 def t_quantile(df: int, level: float = LEVEL) -> float:
     """Student's t quantile for a two-sided interval at `level` with `df` degrees of freedom."""
     from scipy.special import stdtrit  # noqa: PLC0415 (lazy: scipy.special takes 0.17 s to import)
@@ -235,11 +218,11 @@ def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL) -> 
     x = total / t if t else 0.0
     r = float(s.sum()) / total if total > 0 else None
     if t == 0 or total == 0:
-        return Precision(t, 0, 0, x, None, r, None)
+        return _precision(level, t, 0, 0, x, None, r, None)
     b = batch_size(n, s)
     k = t // b
     if k < MIN_BATCHES:
-        return Precision(t, k, b, x, None, r, None)
+        return _precision(level, t, k, b, x, None, r, None)
     lead = t - k * b
     nb = n[lead:].reshape(k, b).sum(axis=1)
     sb = s[lead:].reshape(k, b).sum(axis=1)
@@ -249,7 +232,12 @@ def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL) -> 
     residuals = sb - r_hat * nb
     var_r = float(residuals @ residuals) / (k * (k - 1)) / float(nb.mean()) ** 2
     r_rel = q * math.sqrt(var_r) / r_hat if r_hat > 0 else None
-    return Precision(t, k, b, x, x_rel, r, r_rel)
+    return _precision(level, t, k, b, x, x_rel, r, r_rel)
+
+
+def _precision(level, window_s, batches, batch_s, x, x_rel, r, r_rel) -> Precision:
+    return Precision(level=level, window_s=window_s, batches=batches, batch_s=batch_s, throughput_per_s=x,
+                     throughput_rel=x_rel, mean_ms=r, mean_rel=r_rel)
 
 
 @dataclass(frozen=True)

@@ -56,9 +56,17 @@ def read(path: Path):
     """Load a summary.json as the typed model (littlegrid.summary.model.Summary): the one reader. Another schema, a
     broken file or one that does not match the model (a field missing, of the wrong type, or unknown) is refused in
     one line naming the file (and the JSON line)."""
+    from littlegrid.summary.model import Summary
+    return read_record(path, SCHEMA, Summary, "summary", lambda found: (
+        "; written by an older littlegrid: run `littlegrid analyze` again" if older(found) else ""))
+
+
+def read_record(path: Path, schema: str, record, what: str, hint):
+    """A JSON file of one of littlegrid's typed records (summary.json, baseline.json) as `record`: its "schema"
+    must be `schema`; a broken file, another schema (`hint(found)` says what to do) or one that does not match the
+    record is refused in one line naming the file (and the JSON line), `what` naming the record."""
     from pydantic import ValidationError  # imported here: `littlegrid --help` does not pay for it
 
-    from littlegrid.summary.model import Summary
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -66,14 +74,13 @@ def read(path: Path):
         raise at(path, e.lineno, f"not valid JSON: {e.msg}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise at(path, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+    if not isinstance(data, dict) or data.get("schema") != schema:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-        hint = "; written by an older littlegrid: run `littlegrid analyze` again" if older(found) else ""
-        raise at(path, None, f"not a {SCHEMA} file (schema: {found}){hint}")
+        raise at(path, None, f"not a {schema} file (schema: {found}){hint(found)}")
     try:
-        return Summary.model_validate(data)
+        return record.model_validate(data)
     except ValidationError as e:
-        raise at(path, None, f"not a valid {SCHEMA} summary: {_first_problem(e)}") from None
+        raise at(path, None, f"not a valid {schema} {what}: {_first_problem(e)}") from None
 
 
 def invalid(data: dict) -> str | None:

@@ -11,14 +11,12 @@ fraction of the baseline for "%" criteria, of all samples for "points" (percenta
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import Field
 
 from littlegrid.atomic import write_atomic
 from littlegrid.summary.model import Record
-from littlegrid.usererror import at
 
 SCHEMA = "littlegrid.baseline/1"
 NAME = "baseline.json"  # in the run folder, beside summary.json
@@ -148,23 +146,9 @@ def write(record: Baseline, folder: Path) -> Path:
 
 def read(path: Path) -> Baseline:
     """A baseline.json as the typed record; another schema or a broken file refused in one line naming it."""
-    from pydantic import ValidationError
-
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise at(path, e.lineno, f"not valid JSON: {e.msg}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise at(path, None, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-        raise at(path, None, f"not a {SCHEMA} file (schema: {found}); `littlegrid check --baseline` writes it again")
-    try:
-        return Baseline.model_validate(data)
-    except ValidationError as e:
-        first = e.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or "top level"
-        raise at(path, None, f"not a valid {SCHEMA} file: {where}: {first['msg'].lower()}") from None
+    from littlegrid.summary import read_record
+    return read_record(path, SCHEMA, Baseline, "file",
+                       lambda found: "; `littlegrid check --baseline` writes it again")
 
 
 def of_run(folder: Path | None, run_id: str) -> Baseline | None:

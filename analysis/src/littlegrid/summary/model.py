@@ -149,6 +149,13 @@ class Precision(Record):
     mean_ms: float | None
     mean_rel: float | None
 
+    @property
+    def worst_rel(self) -> float | None:
+        """The wider of X's and mean R's relative half-widths (None while either has none): what a precision asked
+        of both must bound."""
+        rels = (self.throughput_rel, self.mean_rel)
+        return None if None in rels else max(rels)
+
 
 # the manifest's "stop" record (docs/contracts.md): the runner writes these, the analysis accepts exactly these
 STOP_RULES = ("precise", "duration")
