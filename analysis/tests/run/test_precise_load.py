@@ -12,7 +12,7 @@ import pytest
 
 from littlegrid.analysis.steady_state import judge
 from littlegrid.jtl import read_jtl
-from littlegrid.run.answered import LATE_S, AnsweredSeconds
+from littlegrid.run.answered import LATE_S, RunningSeconds
 from littlegrid.run.runner import run_grid
 from littlegrid.run.stopping import CHECK_S
 
@@ -70,7 +70,7 @@ def whole_seconds(jtl: Path):
     from littlegrid.analysis.error_classes import classify
 
     samples = read_jtl(jtl).samples
-    tally = AnsweredSeconds()
+    tally = RunningSeconds()
     tally.add(samples, classify(samples))
     return tally.series(final=True)
 

@@ -16,7 +16,7 @@ import pytest
 from littlegrid.analysis.steady_state import Rule, judge
 from littlegrid.jtl import read_jtl
 from littlegrid.run import stopping
-from littlegrid.run.answered import AnsweredSeconds, Seconds
+from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.cell_run import run_cell
 from littlegrid.run.live.counts import EarlierStart
 from littlegrid.run.stopping import Stop, Watcher, free_udp_port, port_properties, precise_conditions
@@ -58,7 +58,7 @@ def frame(rows) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def test_answers_are_counted_in_the_second_they_completed_from_the_first_start_and_failures_left_out():
-    tally = AnsweredSeconds()
+    tally = RunningSeconds()
     # first start at 10_000: second 0 is [10_000, 11_000); ends 10_900 and 11_000 fall in seconds 0 and 1
     tally.add(*frame([(10_000, 10_900, 900, False), (10_500, 11_000, 500, False), (10_600, 11_200, 600, True)]))
     tally.add(*frame([(11_900, 12_100, 200, False), (12_000, 13_500, 1_500, False)]))
@@ -74,7 +74,7 @@ def test_answers_are_counted_in_the_second_they_completed_from_the_first_start_a
 
 
 def test_the_tally_grows_past_its_first_size_without_losing_a_count():
-    tally = AnsweredSeconds()
+    tally = RunningSeconds()
     tally.add(*frame([(0, 500 + 1000 * s, 10, False) for s in range(200)]))
     counts, sums = tally.series(final=True)
     assert len(counts) == 199 and counts.sum() == 199 and sums.sum() == 1990
@@ -94,7 +94,7 @@ def first_answer(rule: Rule, mode: str = "steady") -> int | None:
     import fake_jmeter
 
     rows = [r for second in range(int(rule.max_s)) for r in fake_jmeter.rows_of(second, mode)]
-    tally = AnsweredSeconds()
+    tally = RunningSeconds()
     tally.add(*frame([(start, start + elapsed, elapsed, False) for start, elapsed in rows]))
     counts, sums = tally.series(final=True)
     return next((n for n in range(1, len(counts) + 1) if judge(counts[:n], sums[:n], rule).answered), None)
@@ -242,7 +242,7 @@ def test_the_rule_is_the_grids(tmp_path):
 
 
 def test_failures_and_answers_above_each_cut_are_counted_per_second():
-    tally = AnsweredSeconds(above_ms=(100, 300))
+    tally = RunningSeconds(above_ms=(100, 300))
     tally.add(*frame([(0, 50, 50, False), (0, 400, 400, False), (0, 300, 300, False), (0, 900, 900, True),
                       (1_000, 1_100, 100, False), (2_000, 3_500, 1_500, False)]))
     s = tally.seconds(final=True)

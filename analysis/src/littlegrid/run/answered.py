@@ -40,8 +40,9 @@ class Seconds:
     above: dict[int, np.ndarray]
 
 
-class AnsweredSeconds:
-    """Counts and elapsed sums of the answered requests per completion second, from the first start on, the failures,
+class RunningSeconds:
+    """(Not analysis.outage.AnsweredSeconds, which counts what the server answered, failures below 500 included, for
+    the silences.) Counts and elapsed sums of the answered requests per completion second, from the first start on, the failures,
     and the answers at or above each of `above_ms`; memory: a few integers per second. `first_start_ms`: the anchor,
     when a re-read knows it."""
 

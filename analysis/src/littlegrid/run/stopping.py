@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from littlegrid.analysis.steady_state import Rule, Verdict, judge
-from littlegrid.run.answered import AnsweredSeconds, Seconds
+from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.live.status import CellRows
 
 CHECK_S = 2.0            # how often the conditions are asked (a judgement reads every second of the cell so far)
@@ -104,7 +104,7 @@ def precise_conditions(rule: Rule) -> list[tuple[str, Condition]]:
 
 class Watcher:
     """Reads a running cell's JTL through the live view's incremental reader (CellRows, the rows counted per
-    second by AnsweredSeconds) and asks each condition, in order, every CHECK_S; the first to answer stops the
+    second by RunningSeconds) and asks each condition, in order, every CHECK_S; the first to answer stops the
     cell, and its name is the stop's reason. `rule`: the precision asked and its bound, for the record."""
 
     def __init__(self, jtl: Path, rule: Rule, conditions: list[tuple[str, Condition]], check_s: float | None = None):
@@ -113,7 +113,7 @@ class Watcher:
         self._scratch = Path(tempfile.mkdtemp(prefix="littlegrid-watch-"))  # never inside the run folder
         cuts = tuple(sorted({c for _, condition in self.conditions for c in getattr(condition, "above_ms", ())}))
         self.rows = CellRows(Path(jtl), self._scratch / "batch.jtl",
-                             counter=lambda first_start_ms: AnsweredSeconds(first_start_ms, above_ms=cuts))
+                             counter=lambda first_start_ms: RunningSeconds(first_start_ms, above_ms=cuts))
         self._next = 0.0
         self.verdict: Verdict | None = None  # the last judgement
         self.reason: str | None = None       # set when a condition answered
