@@ -88,8 +88,21 @@ def test_the_stop_record_says_in_words_why_the_cell_ended():
     assert set(precise.as_dict()) == STOP_KEYS
 
 
+def series_of(rule: Rule, mode: str, seconds: int):
+    """The fake's first `seconds` as the watcher counts them: (counts, sums_ms)."""
+    sys.path.insert(0, str(FAKE.parent))
+    import fake_jmeter
+
+    rows = [r for second in range(seconds + 1) for r in fake_jmeter.rows_of(second, mode)]
+    tally = RunningSeconds()
+    tally.add(*frame([(start, start + elapsed, elapsed, False) for start, elapsed in rows]))
+    counts, sums = tally.series(final=True)
+    return counts[:seconds], sums[:seconds]
+
+
 def first_answer(rule: Rule, mode: str = "steady") -> int | None:
-    """The fewest leading seconds of the fake's series that judge answers (the series as the watcher counts it)."""
+    """The fewest leading seconds of the fake's series that judge answers (the series as the watcher counts it, while
+    JMeter runs: no cool-down in it)."""
     sys.path.insert(0, str(FAKE.parent))
     import fake_jmeter
 
@@ -97,7 +110,8 @@ def first_answer(rule: Rule, mode: str = "steady") -> int | None:
     tally = RunningSeconds()
     tally.add(*frame([(start, start + elapsed, elapsed, False) for start, elapsed in rows]))
     counts, sums = tally.series(final=True)
-    return next((n for n in range(1, len(counts) + 1) if judge(counts[:n], sums[:n], rule).answered), None)
+    return next((n for n in range(1, len(counts) + 1) if judge(counts[:n], sums[:n], rule, running=True).answered),
+                None)
 
 
 def watched_cell(tmp_path: Path, mode: str, duration_s: int, rule: Rule):
@@ -129,13 +143,18 @@ def test_an_answered_cell_is_stopped_through_jmeters_port_with_its_jtl_complete(
     outcome, jmeter, port, jtl = watched_cell(tmp_path, "steady", 120, rule)
     assert outcome.status == "complete" and outcome.exit_code == 0
     stop = outcome.stop
-    # on paper: R is 200 ms for 10 s, then 20 ms, so the warm-up is 10 s. A window of T s is cut into batches of at
-    # least round(T^(1/3)) s (blocks.block_length), and the rule asks 10 of them: T = 30 s is the first that holds
-    # 10 (of 3 s; 29 s holds 9). With the 1 s cool-down left out, 41 complete seconds are the first that hold it,
-    # and the rule confirms over the first half of the seconds so far (steady_state.CONFIRM = 2): 82 seconds
-    # answer (judge over the fake's own series agrees), LATE at most after it
-    assert first_answer(rule) == 82
-    assert stop.reason == "precise" and stop.rule == "precise" and 82 <= stop.at_s <= 82 + LATE, stop
+    # on paper: R is 200 ms for 10 s, then 20 ms, so the warm-up is 10 s (MSER batches of one second: 50 answers
+    # each). The series has no memory (no lag-1 correlation), so the rule's batches are a tenth of the window, at least
+    # 1 s, and it asks at least 5 of them over the window's first half too (steady_state.STOP_BATCHES, CONFIRM = 2).
+    # X alternates 51 and 49 a second: over 5 batches of 1 s its half-width is t₄·1.4/√5/50 = ±3.5%, and ±2/1.02 %
+    # holds over a first half of 8 s (t₇), so over a window of 16 s. While JMeter runs no second judged is a cool-down
+    # (that comes after the stop), so 26 complete seconds answer (judge over the fake's own series agrees), LATE at
+    # most after it
+    assert first_answer(rule) == 26
+    assert "not yet over the window's first 7 s" in judge(*series_of(rule, "steady", 25), rule, running=True).why
+    # the same 26 seconds of a finished file: its last second is the cool-down, left out, and 25 do not answer
+    assert "not yet over the window's first 7 s" in judge(*series_of(rule, "steady", 26), rule).why
+    assert stop.reason == "precise" and stop.rule == "precise" and 26 <= stop.at_s <= 26 + LATE, stop
     assert stop.warmup_s == 10 and stop.precision_asked == 0.02
     assert stop.x_rel < 0.02 and stop.r_rel < 0.02
     received = jmeter.received()
@@ -155,11 +174,16 @@ def test_a_cell_never_answered_runs_to_max_s_and_records_the_precision_it_had(tm
     assert outcome.status == "complete" and stop.reason == "max_s"
     # the last row ends 14.2 s after the first start: 14 whole seconds judged, the partial 15th left out
     assert stop.at_s == 14
-    assert stop.why == "14 s, too few to look for a warm-up (MSER-5 needs 20 s)" and stop.x_rel is None
+    assert stop.why == "±47.9% of X or mean R, not yet ±1.0%" and stop.x_rel == pytest.approx(0.479, abs=5e-4)
     assert jmeter.received() == []  # nothing was sent: JMeter ended at its duration
     assert_complete_jtl(jtl, outcome.samples)
-    assert outcome.stop.words(15) == "max_s 15 s reached without an interval (14 s, too few to look for a warm-up " \
-                                     "(MSER-5 needs 20 s))"
+    assert outcome.stop.words(15) == "max_s 15 s reached with ±47.9%"
+    short = Watcher(jtl, rule, precise_conditions(rule))  # 9 s: too few for MSER-5 at 50 answers a second
+    short.rows.update()
+    seconds = short.rows.counts.seconds(final=True)
+    assert precise_conditions(rule)[0][1](Seconds(seconds.counts[:9], seconds.sums_ms[:9], seconds.failed[:9], {})).why \
+        == "9 s, too few to look for a warm-up (MSER-5 needs 10 s here)"
+    short.close()
 
 
 def test_a_jmeter_deaf_to_shutdown_gets_stoptestnow_after_the_grace(tmp_path, monkeypatch):
@@ -214,7 +238,7 @@ def test_the_cell_manifest_records_why_a_precise_cell_stopped_and_the_console_sa
     manifest = run_with(tmp_path, monkeypatch, grid)
     stop = manifest["stop"]
     assert set(stop) == STOP_KEYS
-    assert stop["rule"] == "precise" and stop["reason"] == "precise" and 82 <= stop["at_s"] <= 82 + LATE
+    assert stop["rule"] == "precise" and stop["reason"] == "precise" and 26 <= stop["at_s"] <= 26 + LATE
     assert stop["precision_asked"] == 0.02 and stop["warmup_s"] == 10 and stop["x_rel"] < 0.02
     assert (manifest["until"], manifest["precision"], manifest["min_s"], manifest["max_s"]) == ("precise", 0.02, 10,
                                                                                                 120)
@@ -239,6 +263,18 @@ def test_the_rule_is_the_grids(tmp_path):
     counts, sums = np.full(40, 50.0), np.full(40, 1000.0)
     seconds = Seconds(counts, sums, np.zeros(40), {})
     assert name == "precise" and condition(seconds) == judge(counts, sums, rule)
+
+
+def test_a_cells_rule_carries_its_closed_workloads_n_and_the_grids_closed_law_tolerance():
+    """users is N of a closed workload (a cell with an arrival rate is open, and an expression the plan evaluates is
+    no N known here); the tolerance is the grid's [tolerances] closed_law, else the analysis' default."""
+    rule = Rule(precision=0.02, min_s=10, max_s=60)
+    closed = stopping.cell_rule(rule, {"users": "100", "think_ms": "0"}, {"closed_law": 0.03})
+    assert (closed.users, closed.law_tolerance, closed.precision) == (100.0, 0.03, 0.02)
+    assert stopping.cell_rule(rule, {"users": "10"}, {}).law_tolerance == 0.02
+    assert stopping.cell_rule(rule, {"users": "10", "rate_per_s": "50"}, {}).users is None
+    assert stopping.cell_rule(rule, {"users": "${__P(n)}"}, {}).users is None
+    assert stopping.cell_rule(rule, {}, {}).users is None
 
 
 def test_failures_and_answers_above_each_cut_are_counted_per_second():

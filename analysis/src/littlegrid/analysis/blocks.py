@@ -45,7 +45,7 @@ def block_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int
     return whole if whole <= t // 3 or whole == unit else whole - unit
 
 
-def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> int:
+def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray, floor: bool = True) -> int:
     """block_length's rule before any storage concern (units, MAX_BLOCKS): (2φ/(1 − φ²))^(2/3)·T^(1/3) seconds, φ
     the lag-1 autocorrelation of the per-second mean, never below T^(1/3) nor above T/3. The batch means of
     steady_state read it too: how long a queue's memory lasts does not depend on how a summary stores a window."""
@@ -60,7 +60,8 @@ def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray) -> in
         denom = float(x @ x)
         phi = min(MAX_PHI, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
     scale = (2 * phi / (1 - phi * phi)) ** (2 / 3) if phi > 0 else 0.0
-    return int(max(1, min(max(round(base), round(scale * base)), t // 3 or 1)))
+    least = round(base) if floor else 1
+    return int(max(1, min(max(least, round(scale * base)), t // 3 or 1)))
 
 
 @dataclass(frozen=True)

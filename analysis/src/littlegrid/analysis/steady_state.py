@@ -6,28 +6,31 @@ batch means").
 Both work on a cell's seconds counted from its first sample's start, by completion second: `counts[i]` answered
 requests and `sums_ms[i]` the sum of their elapsed times.
 
-Warm-up, MSER-5 (White 1997; White, Cobb and Spratt 2000): the seconds are batched by 5 into means Z_1..Z_m; the
-truncation d (in batches) minimises the marginal standard error of what is left,
+Warm-up, MSER-5 (White 1997; White, Cobb and Spratt 2000): the seconds are batched into means Z_1..Z_m, a batch
+holding about 5 answers as MSER-5's holds 5 observations (`mser_batch`: one second at 5 or more answers a second);
+the truncation d (in batches) minimises the marginal standard error of what is left,
     MSER(d) = Σ_{j>d} w_j·(Z_j − Z̄_d)² / (Σ_{j>d} w_j)²,
 (the weights w_j are the batch's answers for the mean response time, whose seconds count unequally, and 1 for the
 completions; with equal weights this is the textbook (1/(m−d)²)·Σ(Z_j − Z̄_d)², up to a constant factor). Dropping
 a batch pays when the squared deviations it removes outweigh the loss of one batch from the denominator: a
 transient far from the steady mean is cut, noise is kept. The minimum is looked for in the first half only; one
 in the second half means the series never settled (MSER's own guard: a trend, an overload, or a cell too short)
-and no warm-up is claimed. Both series are searched and the later truncation is taken: a warm-up is over when
+and no warm-up is claimed, unless what still moves is immaterial (`immaterial_drift`: a series nearly without
+noise makes a JIT's last tenths of a percent a trend). Both series are searched and the later truncation is taken: a warm-up is over when
 both the rate and the response time have settled. MSER alone cuts noise too: on a stationary M/M/1 (ρ = 0.8) it cut
 a high-R start in 14% of 120-s windows, leaving R biased low (coverage 89% against 94% uncut). So a truncation
 stands only when the cut start differs from the rest beyond a t test at TRANSIENT_LEVEL (`transient`),
 Bonferroni-corrected over the m/2 truncations MSER chose among (it picks the most extreme), and when keeping the start
 would move the mean by more than MATERIAL_BIAS (a noise-free synthetic series makes any edge significant): false
-cuts of an M/M/1 started empty fell to 0-2.5% of 300-s windows. Fewer than MSER_MIN_BATCHES batches are "too short"
-to judge, and seconds with no answer for more than half of them "silent" (not one run): neither is a series that
+cuts of an M/M/1 started empty fell to 0-2.5% of 300-s windows. Fewer than MSER_MIN_BATCHES batches, or MSER_MIN_S
+seconds, are "too short" to judge, and seconds with no answer for more than half of them "silent" (not one run): neither is a series that
 never settled. Measured coverage of the intervals below (docs/analysis.md's table): ρ = 0.8, 600 s: X 92.5-97%,
 mean R 91-95%; 300 s: R 88.5-94%; shorter or heavier cells cover R less, and the sequential stop covers R 80-87%.
 
 Precision, non-overlapping batch means (Law and Kelton §9.5.3; Schmeiser 1982): the window's seconds are cut into
-k batches of b seconds, b at least the autocorrelation-scaled block length of blocks.memory_length on both series
-(a queue's memory must sit inside a batch for the batch means to be near independent) and k about BATCHES = 10
+k batches of b seconds, b at least the autocorrelation-scaled length of blocks.memory_length on both series, without
+its T^(1/3) floor (a queue's memory must sit inside a batch for the batch means to be near independent; a series
+with no lag-1 correlation has none to hold, and the floor, a bootstrap block's, made 30 s the shortest window) and k about BATCHES = 10
 (more, shorter batches undercover a queue's long memory: on M/M/1 at ρ = 0.9, 30 batches covered mean R 80% of the
 time, 10 batches 86%, in 120-s windows). X = Σn/T and its half-width
 t_{k−1}·s(X_j)/√k; mean R is a ratio ΣS/ΣN, whose batch residuals e_j = S_j − R̂·N_j give
@@ -36,7 +39,8 @@ MIN_BATCHES batches give no interval.
 
 The stopping rule (`answered`) asks relative half-widths at most γ' = γ/(1+γ) (Law and Kelton's relative-error
 procedure: a half-width γ' of the estimate bounds the error relative to the *true* value by γ) of X and of R,
-with at least STOP_BATCHES batches: checking again and again and stopping at the first narrow interval would
+with at least STOP_BATCHES batches, over the window and over its first half (CONFIRM), and for a closed workload
+the closed law's edge error within its tolerance (closed_law_edge): checking again and again and stopping at the first narrow interval would
 otherwise stop on a lucky small variance estimate. The floor is not enough for mean R: stopped when ±5% every 2 s,
 an M/M/1 at ρ = 0.5 covered X 92-95% but R only 80-87% (tests/analysis/test_steady_state.py, an xfail that says so):
 about 10 batches give the variance 9 degrees of freedom, and a low R̂ comes with a low variance estimate.
@@ -45,20 +49,25 @@ about 10 batches give the variance 9 degrees of freedom, and a low R̂ comes wit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from littlegrid.analysis.blocks import memory_length
+from littlegrid.analysis.laws import window_error
 from littlegrid.summary.model import Precision  # the summary's record: the runner and the cell read the same one
 
-MSER_BATCH_S = 5        # MSER-5: seconds per batch
+MSER_BATCH_S = 5        # the most seconds an MSER batch gathers (a cell answering less than once a second)
 MSER_MIN_BATCHES = 4    # fewer batches: too short to tell a warm-up from noise
+MSER_MIN_S = 10         # nor fewer seconds, however busy each is
+MSER_OBSERVATIONS = 5   # MSER-5 batches 5 observations: a second holding that many answers is a batch by itself
 LEVEL = 0.95
 BATCHES = 10            # batches a window is cut into, unless the series' memory asks for longer ones
 MIN_BATCHES = 3         # the fewest batches with an interval at all (t with 2 degrees of freedom)
 CONFIRM = 2.0           # the rule must already hold over the first 1/CONFIRM of the seconds (judge)
-STOP_BATCHES = 10       # the fewest with which the stopping rule answers
+STOP_BATCHES = 5        # the fewest with which the stopping rule answers, over the window and over its first half
+                        # (10 asked over both made a 20-s window the least; with the confirmation 5 keep the stopped
+                        # intervals' coverage: docs/analysis.md)
 MATERIAL_BIAS = 0.005  # a start moving the mean less than this (a quarter of the 2% closed-law tolerance and of a
                        # 2% precision asked) is no warm-up worth its seconds, however significant
 TRANSIENT_LEVEL = 0.997  # a truncated start counts as warm-up when it differs from the rest beyond this two-sided
@@ -106,7 +115,7 @@ def mser_truncation(values: np.ndarray, weights: np.ndarray | None = None,
     v = np.asarray(values, float)
     w = np.ones_like(v) if weights is None else np.asarray(weights, float)
     m = len(v) // batch
-    if m < MSER_MIN_BATCHES:
+    if m < min_batches(batch):
         return None
     v, w = v[:m * batch].reshape(m, batch), w[:m * batch].reshape(m, batch)
     wb = w.sum(axis=1)
@@ -124,6 +133,32 @@ def mser_truncation(values: np.ndarray, weights: np.ndarray | None = None,
     if d == half:  # still falling at the half: the series has not settled within it
         return None
     return d * batch
+
+
+def immaterial_drift(sums: np.ndarray, weights: np.ndarray, batch: int) -> int | None:
+    """A truncation for a series MSER finds still moving at its half, when what moves is too small to matter: a
+    nearly noise-free series (a deterministic service, thousands of answers a second) makes a JIT's last tenths of a
+    percent a trend MSER keeps cutting. The series counts as settled when its second half's two quarters differ by
+    at most MATERIAL_BIAS of its mean (no trend there worth a figure), and the warm-up is then the first whole MSER
+    batch from which the mean of what is left lies within MATERIAL_BIAS of that second half's (the bias kept is
+    what `transient` calls immaterial). None: still moving beyond that, not settled. Per second: `sums` the figure's
+    sum, `weights` its answers (1 per second for the completions)."""
+    s, w = np.asarray(sums, float), np.asarray(weights, float)
+    t = len(s)
+    half, quarter = t // 2, t - (t - t // 2) // 2
+
+    def mean(a: int, b: int) -> float | None:
+        total = float(w[a:b].sum())
+        return float(s[a:b].sum()) / total if total > 0 else None
+
+    level, third, fourth = mean(half, t), mean(half, quarter), mean(quarter, t)
+    if not level or third is None or fourth is None or abs(third - fourth) > MATERIAL_BIAS * abs(level):
+        return None
+    rest_s, rest_w = np.cumsum(s[::-1])[::-1], np.cumsum(w[::-1])[::-1]  # what is left after each second
+    for d in range(0, half + 1, batch):
+        if rest_w[d] > 0 and abs(rest_s[d] / rest_w[d] - level) <= MATERIAL_BIAS * abs(level):
+            return d
+    return None
 
 
 def transient(sums: np.ndarray, weights: np.ndarray, d: int, candidates: int = 1) -> bool:
@@ -170,14 +205,19 @@ def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, lef
     sums = np.asarray(sums_ms, float)
     kept = np.arange(len(counts)) if left_out is None else np.flatnonzero(~np.asarray(left_out, bool))
     counts, sums = counts[kept], sums[kept]
-    if len(counts) // MSER_BATCH_S < MSER_MIN_BATCHES:
+    batch = mser_batch(counts)
+    if len(counts) // batch < min_batches(batch):
         return Warmup(float(floor_s), False, TOO_SHORT, None)
     if 2 * longest_silence(counts) > len(counts):
         return Warmup(float(floor_s), False, SILENT, None)
     mean_r = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
-    by_rate = mser_truncation(counts)
-    by_r = mser_truncation(mean_r, counts)
-    candidates = len(counts) // MSER_BATCH_S // 2  # the truncations MSER looks among (its first half)
+    by_rate = mser_truncation(counts, batch=batch)
+    if by_rate is None:
+        by_rate = immaterial_drift(counts, np.ones_like(counts), batch)
+    by_r = mser_truncation(mean_r, counts, batch=batch)
+    if by_r is None:
+        by_r = immaterial_drift(sums, counts, batch)
+    candidates = len(counts) // batch // 2  # the truncations MSER looks among (its first half)
     if by_rate and not transient(counts, np.ones_like(counts), by_rate, candidates):
         by_rate = 0
     if by_r and not transient(sums, counts, by_r, candidates):
@@ -192,6 +232,21 @@ def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, lef
     return Warmup(detected, True, by, detected)
 
 
+def mser_batch(counts: np.ndarray) -> int:
+    """Seconds per MSER batch: MSER-5's batch is 5 observations, so a cell answering 5 or more a second has
+    batches of one second (each second's mean is already a mean of at least 5), a slower one batches of as many
+    seconds as hold about 5 answers, at most MSER_BATCH_S."""
+    rate = float(np.mean(counts)) if len(counts) else 0.0
+    if rate <= 0:
+        return MSER_BATCH_S
+    return int(min(MSER_BATCH_S, max(1, math.ceil(MSER_OBSERVATIONS / rate))))
+
+
+def min_batches(batch: int) -> int:
+    """The fewest MSER batches of `batch` seconds judged: MSER_MIN_BATCHES, and MSER_MIN_S seconds."""
+    return max(MSER_MIN_BATCHES, -(-MSER_MIN_S // batch))
+
+
 def t_quantile(df: int, level: float = LEVEL) -> float:
     """Student's t quantile for a two-sided interval at `level` with `df` degrees of freedom."""
     from scipy.special import stdtrit  # noqa: PLC0415 (lazy: scipy.special takes 0.17 s to import)
@@ -203,7 +258,7 @@ def batch_size(counts: np.ndarray, sums_ms: np.ndarray) -> int:
     autocorrelations ask (blocks.memory_length: the rule, not the summary's units of storage), and at least a BATCHES-th of the window (about BATCHES batches: fewer, longer batches are
     the robust choice for a queue's long memory; Schmeiser 1982)."""
     t = len(counts)
-    memory = max(memory_length(counts, sums_ms), memory_length(np.ones(t), counts))
+    memory = max(memory_length(counts, sums_ms, floor=False), memory_length(np.ones(t), counts, floor=False))
     return max(1, memory, t // BATCHES)
 
 
@@ -250,6 +305,12 @@ class Rule:
     max_s: float
     warmup_floor_s: float = 0.0
     cooldown_s: float = 0.0
+    # A closed workload's N (None: open, or N unknown) and the closed law's tolerance: the law checked over the
+    # window has an error of its own from the requests in flight at its edges (laws.window_error), which only a
+    # longer window makes small; the cell is not answered while 3 times that error exceeds the tolerance, so the
+    # analysis' check never has to widen it ("window too short").
+    users: float | None = None
+    law_tolerance: float = 0.02
 
     @property
     def target_rel(self) -> float:
@@ -266,11 +327,14 @@ class Verdict:
     why: str
 
 
-def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
+def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule, running: bool = False) -> Verdict:
     """Whether a cell's seconds so far (from its first sample's start, the last whole second included) answer it:
-    the warm-up found and settled, the cool-down's seconds left out as the analysis will, a window of at least
-    `min_s`, at least STOP_BATCHES batches, and X and mean R each within `rule.target_rel` — now, and already over
-    the first 1/CONFIRM of the seconds so far.
+    the warm-up found and settled, the cool-down's seconds left out as the analysis will (not while the cell is
+    `running`: every complete second judged then was at full load, and the cool-down the analysis trims is the
+    file's tail after the stop, the samples in flight and the seconds the stop took to arrive), a window of at least
+    `min_s`, at least STOP_BATCHES batches, and X and mean R each within `rule.target_rel` — over the whole window
+    now, and already over its first 1/CONFIRM (the same warm-up trimmed); for a closed workload, the closed law's
+    edge error within its tolerance over the whole window (closed_law_edge).
 
     Why both: asked every 2 s, a rule that stops at the first narrow interval stops on a lucky small variance
     estimate (about 10 batches give it 9 degrees of freedom), and mean R's skew ties a small variance to a low R: on
@@ -278,18 +342,28 @@ def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
     first half and reporting the interval of the whole, half of it data the decision never saw, is the two-stage
     idea (the first stage sizes the run, the second estimates): R covered 91–93.5% over four seeds (X 94.5–97%), for
     about 2.1× the seconds of the first narrow interval; confirming over the first 2/3 instead covered R 89.5–94.5%
-    (docs/analysis.md).
+    (docs/analysis.md). The first half is the window's, not the cell's: a long warm-up is not paid twice. The edge
+    error is no variance estimate, so it is not asked of the first half (it would double a closed cell's window).
     """
-    verdict = _judge_now(counts, sums_ms, rule)
+    verdict = _judge_now(counts, sums_ms, replace(rule, cooldown_s=0.0) if running else rule)
     if not verdict.answered:
         return verdict
-    seen = int(len(counts) // CONFIRM)
-    first = _judge_now(np.asarray(counts)[:seen], np.asarray(sums_ms)[:seen], rule)
-    if first.answered:
+    start, window_s = int(math.ceil(verdict.warmup.seconds)), verdict.precision.window_s
+    half = int(window_s // CONFIRM)
+    first = precision(np.asarray(counts, float)[start:start + half], np.asarray(sums_ms, float)[start:start + half])
+    if first.batches >= STOP_BATCHES and first.worst_rel is not None and first.worst_rel <= rule.target_rel:
         return verdict
     return Verdict(False, verdict.warmup, verdict.precision,
-                   f"{verdict.why}, but not yet over the first {seen} s (the rule confirms over 1/{CONFIRM:g} of "
-                   "the seconds so far)")
+                   f"{verdict.why}, but not yet over the window's first {half} s (the rule confirms over "
+                   f"1/{CONFIRM:g} of it)")
+
+
+def closed_law_edge(rule: Rule, p: Precision) -> float | None:
+    """3 × the closed law's window error (laws.window_error, the analysis' own) over this window, the cycle R+Z
+    taken as N/X (the law itself: no think time needed); None when the workload is not closed or nothing answered."""
+    if not rule.users or not p.throughput_per_s or not p.window_s:
+        return None
+    return 3 * window_error(rule.users / p.throughput_per_s, p.window_s, rule.users)
 
 
 def _judge_now(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
@@ -301,8 +375,9 @@ def _judge_now(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
     counts, sums = counts[:kept], sums[:kept]
     found = warmup(counts, sums, rule.warmup_floor_s)
     if not found.settled and found.by == TOO_SHORT:
+        batch = mser_batch(counts)
         return Verdict(False, found, None, f"{kept} s, too few to look for a warm-up "
-                                           f"(MSER-5 needs {MSER_MIN_BATCHES * MSER_BATCH_S} s)")
+                                           f"(MSER-5 needs {min_batches(batch) * batch} s here)")
     if not found.settled:
         return Verdict(False, found, None, "warm-up not over (MSER-5 found no steady state yet)")
     start = int(math.ceil(found.seconds))
@@ -315,5 +390,10 @@ def _judge_now(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
         return Verdict(False, found, p, f"{p.batches} batches of {p.batch_s} s, fewer than {STOP_BATCHES}")
     if worst > rule.target_rel:
         return Verdict(False, found, p, f"±{worst:.1%} of X or mean R, not yet ±{rule.target_rel:.1%}")
+    law = closed_law_edge(rule, p)
+    if law is not None and law > rule.law_tolerance:
+        return Verdict(False, found, p, f"X ±{p.throughput_rel:.1%} and mean R ±{p.mean_rel:.1%}, but the closed "
+                                        f"law's edge error over {len(window_n)} s, 3 × {law / 3:.2%}, exceeds its "
+                                        f"{rule.law_tolerance:.0%} tolerance")
     return Verdict(True, found, p, f"X ±{p.throughput_rel:.1%} and mean R ±{p.mean_rel:.1%} over "
                                    f"{len(window_n)} s ({p.batches} batches of {p.batch_s} s)")

@@ -38,6 +38,7 @@ class Seconds:
     sums_ms: np.ndarray
     failed: np.ndarray
     above: dict[int, np.ndarray]
+    final: bool = False  # JMeter has exited: the file's last seconds are its cool-down (while it runs, none is)
 
 
 class RunningSeconds:
@@ -106,4 +107,4 @@ class RunningSeconds:
         n = self.complete_seconds(final)
         self._grow(n)
         t = self._table[:, :n].copy()
-        return Seconds(t[0], t[1], t[2], {cut: t[3 + j] for j, cut in enumerate(self.cuts)})
+        return Seconds(t[0], t[1], t[2], {cut: t[3 + j] for j, cut in enumerate(self.cuts)}, final)

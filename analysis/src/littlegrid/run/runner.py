@@ -25,7 +25,7 @@ from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
 from littlegrid.run.observe import check_source
 from littlegrid.run.plan_properties import save_service_properties, workload_of
 from littlegrid.run.progress import Clock, Live, hms
-from littlegrid.run.stopping import Watcher, free_udp_port, port_properties, precise_conditions
+from littlegrid.run.stopping import Watcher, cell_rule, free_udp_port, port_properties, precise_conditions
 from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
 
@@ -314,8 +314,8 @@ class _Run:
 
         outcome = None
         port = free_udp_port()  # JMeter's own command port, this cell's alone (run/stopping.py)
-        watcher = Watcher(folder / rf.RESULTS, timing.rule(), self.stop_conditions(timing.rule())) \
-            if timing.precise else None
+        rule = cell_rule(timing.rule(), properties, grid.tolerances) if timing.precise else None
+        watcher = Watcher(folder / rf.RESULTS, rule, self.stop_conditions(rule)) if rule is not None else None
         try:
             outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,

@@ -19,15 +19,16 @@ import math
 import shutil
 import socket
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from littlegrid.analysis import laws
 from littlegrid.analysis.steady_state import Rule, Verdict, judge
 from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.live.status import CellRows
 
-CHECK_S = 2.0            # how often the conditions are asked (a judgement reads every second of the cell so far)
+CHECK_S = 1.0            # how often the conditions are asked (a judgement reads every second of the cell so far)
 SHUTDOWN_GRACE_S = 30.0  # after Shutdown, for the samples in flight to end (a slow answer, a response timeout)
 STOP_NOW_GRACE_S = 10.0  # after StopTestNow, for the interrupted samples to be written and the JTL closed
 RESEND_S = 1.0           # Shutdown again this often while JMeter runs: a datagram sent before it listens is lost
@@ -97,9 +98,23 @@ def fixed_stop(duration_s: float) -> Stop:
     return Stop("duration", "duration", None, None, None, None, None, f"ran duration_s ({duration_s:g} s)")
 
 
+def cell_rule(rule: Rule, properties: dict, tolerances: dict) -> Rule:
+    """The grid's rule for one cell: with a closed workload's N (the plan property `users`, when the cell sets no
+    arrival rate) and the grid's closed-law tolerance, so the cell also runs until that law's window error is
+    within its tolerance (steady_state.closed_law_edge)."""
+    users = properties.get("users")
+    if users is None or "rate_per_s" in properties:
+        return replace(rule, users=None, law_tolerance=laws.tolerances(tolerances)["closed_law"])
+    try:
+        n = float(users)
+    except ValueError:  # an expression the plan evaluates: N is not known here
+        n = None
+    return replace(rule, users=n if n and n > 0 else None, law_tolerance=laws.tolerances(tolerances)["closed_law"])
+
+
 def precise_conditions(rule: Rule) -> list[tuple[str, Condition]]:
     """The conditions of `[cell] until = "precise"`: steady_state.judge under the grid's rule, alone."""
-    return [("precise", lambda seconds: judge(seconds.counts, seconds.sums_ms, rule))]
+    return [("precise", lambda seconds: judge(seconds.counts, seconds.sums_ms, rule, running=not seconds.final))]
 
 
 class Watcher:

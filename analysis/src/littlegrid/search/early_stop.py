@@ -43,7 +43,7 @@ class SloClear:
         self.above_ms = tuple(sorted({_cut(c) for c in self.criteria if _share_of_slow(c) is not None}))
 
     def __call__(self, seconds: Seconds) -> Verdict:
-        v = judge(seconds.counts, seconds.sums_ms, self.rule)
+        v = judge(seconds.counts, seconds.sums_ms, self.rule, running=not seconds.final)
         p = v.precision
         if p is None or p.batches < STOP_BATCHES:
             return Verdict(False, v.warmup, p, v.why)
