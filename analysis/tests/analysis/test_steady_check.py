@@ -18,10 +18,10 @@ N, Z = 20, 100  # users, think ms
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def analyze_cell(tmp_path, samples, **cell):
+def analyze_cell(tmp_path, samples, warmup_fixed=False, **cell):
     spec = {"id": "users=20", "axes": {"users": N}, "samples": samples, "users": N, "think_ms": Z,
             "think_dist": "constant"} | cell
-    summary = analyze([make_run(tmp_path / "run", [spec])])
+    summary = analyze([make_run(tmp_path / "run", [spec])], warmup_fixed=warmup_fixed)
     return summary, {c.name: c for c in summary.cells[0].checks}["steady"]
 
 
@@ -62,11 +62,15 @@ def test_a_steady_closed_loop_completes_as_many_in_the_first_third_as_in_the_las
 
 
 def test_a_window_holding_a_warm_up_fails_with_both_rates_and_says_what_to_do(tmp_path):
-    """Requests take 200 ms for the first 12 s, then 100 ms: X = 20/0.3 s = 66.7/s, then 20/0.2 s = 100/s. The
-    window (2 s to 29 s) has its first third (9 s) in the slow part and its last in the fast part."""
+    """Requests take 200 ms for the first 12 s, then 100 ms: X = 20/0.3 s = 66.7/s, then 20/0.2 s = 100/s. Trimmed
+    only by the fixed floor (--warmup-fixed), the window (2 s to 29 s) has its first third (9 s) in the slow part and
+    its last in the fast part; found from the data, the warm-up is the 12 s and the mixed second after them (MSER,
+    one-second batches), and the window is steady."""
     slow = closed_loop(N, 200, Z, duration_s=12)
     fast = closed_loop(N, 100, Z, duration_s=18, start_ms=T0 + 12_000)
-    summary, steady = analyze_cell(tmp_path, pd.concat([slow, fast], ignore_index=True))
+    found, settled = analyze_cell(tmp_path / "found", pd.concat([slow, fast], ignore_index=True))
+    assert 12 <= found.cells[0].window.warmup_detected_s <= 13 and settled.passed is True  # 12 holds both paces
+    summary, steady = analyze_cell(tmp_path, pd.concat([slow, fast], ignore_index=True), warmup_fixed=True)
     assert steady.passed is False
     assert steady.expected == pytest.approx(66.7, rel=0.05) and steady.value == pytest.approx(100, rel=0.03)
     assert steady.rel_error == pytest.approx(0.4, abs=0.06)
@@ -77,10 +81,11 @@ def test_a_window_holding_a_warm_up_fails_with_both_rates_and_says_what_to_do(tm
 
 
 def test_completions_that_drift_at_a_constant_r_fail_on_the_completions(tmp_path):
-    """R stays 100 ms while the think time falls from 200 ms to 100 ms at 12 s: X = 20/0.3 = 66.7/s, then 100/s."""
+    """R stays 100 ms while the think time falls from 200 ms to 100 ms at 12 s: X = 20/0.3 = 66.7/s, then 100/s
+    (the window trimmed by the fixed floor only, as above)."""
     slow = closed_loop(N, 100, 200, duration_s=12)
     fast = closed_loop(N, 100, 100, duration_s=18, start_ms=T0 + 12_000)
-    _, steady = analyze_cell(tmp_path, pd.concat([slow, fast], ignore_index=True))
+    _, steady = analyze_cell(tmp_path, pd.concat([slow, fast], ignore_index=True), warmup_fixed=True)
     assert steady.passed is False and "the throughput rose through the window" in steady.explanation
     assert steady.expected == pytest.approx(66.7, rel=0.05) and steady.value == pytest.approx(100, rel=0.03)
     assert "R rose" not in steady.explanation and "R fell" not in steady.explanation

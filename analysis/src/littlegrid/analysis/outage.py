@@ -68,6 +68,15 @@ class Silences:
 
     outage: Stretch | None = None
     stalls: tuple[Stretch, ...] = ()
+    # every outage found, the recorded one among them: one the server recovered from before it died is no warm-up
+    # and no noise either (the warm-up search leaves out all of them; its failures stay the window's)
+    outages: tuple[Stretch, ...] = ()
+
+    @property
+    def stretches(self) -> tuple[Stretch, ...]:
+        """Every silence, stalls and outages, in time order: the seconds the warm-up search leaves out."""
+        found = self.stalls + (self.outages or ((self.outage,) if self.outage is not None else ()))
+        return tuple(sorted(found, key=lambda s: s.began_ms))
 
 
 def answered(table: pd.DataFrame) -> np.ndarray:
@@ -162,7 +171,7 @@ class AnsweredSeconds:
             # failure just after its last answer is the session's last request), not the server
         # one outage is recorded: the one the server never came back from (it ends the window), else the first
         outage = outages[-1] if outages and not outages[-1].recovered else next(iter(outages), None)
-        return Silences(outage, tuple(stalls))
+        return Silences(outage, tuple(stalls), tuple(outages))
 
     @staticmethod
     def _failed_within(per_second: pd.DataFrame, began_ms: int, ended_ms: int) -> bool:

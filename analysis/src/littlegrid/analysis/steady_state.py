@@ -211,17 +211,19 @@ def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, lef
     if 2 * longest_silence(counts) > len(counts):
         return Warmup(float(floor_s), False, SILENT, None)
     mean_r = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
-    by_rate = mser_truncation(counts, batch=batch)
-    if by_rate is None:
-        by_rate = immaterial_drift(counts, np.ones_like(counts), batch)
-    by_r = mser_truncation(mean_r, counts, batch=batch)
-    if by_r is None:
-        by_r = immaterial_drift(sums, counts, batch)
     candidates = len(counts) // batch // 2  # the truncations MSER looks among (its first half)
+    by_rate = mser_truncation(counts, batch=batch)
     if by_rate and not transient(counts, np.ones_like(counts), by_rate, candidates):
         by_rate = 0
+    by_r = mser_truncation(mean_r, counts, batch=batch)
     if by_r and not transient(sums, counts, by_r, candidates):
         by_r = 0
+    # not settled by MSER: settled all the same when what still moves is immaterial; that cut needs no t test, as
+    # it is material by construction (kept, the start would move the mean by more than MATERIAL_BIAS)
+    if by_rate is None:
+        by_rate = immaterial_drift(counts, np.ones_like(counts), batch)
+    if by_r is None:
+        by_r = immaterial_drift(sums, counts, batch)
     settled = by_rate is not None and by_r is not None
     if not settled:
         return Warmup(float(floor_s), False, "floor", None)

@@ -81,14 +81,13 @@ class LabelSpans:
 
     def warmup(self, first: int, until: int, floor_s: float, silences: outage.Silences) -> steady_state.Warmup:
         """The warm-up of the cell's seconds from its first start to `until` (steady_state.warmup), never less than
-        `floor_s`; the seconds of its stalls and of an outage it recovered from are left out of the series (the
+        `floor_s`; the seconds of its stalls and of every outage are left out of the series (the
         window keeps them, marked: they are neither warm-up nor noise). A guessed frame (spans of the first block
         and the files' ends only, their seconds with gaps between) looks for none: it keeps the floor, which the
         whole pass confirms for a cell that settled at once (else the cell is counted again under its frame)."""
         counts, sums, unit = self.warmup_seconds.series(first, until)
         left_out = np.zeros(len(counts), bool)
-        stretches = silences.stalls + ((silences.outage,) if silences.outage is not None else ())
-        for stretch in stretches:
+        for stretch in silences.stretches:
             left_out[max(0, (stretch.began_ms - first) // 1000 // unit):
                      max(0, (stretch.ended_ms - first) // 1000 // unit + 1)] = True
         return steady_state.warmup(counts, sums, floor_s, left_out=left_out, unit_s=unit)
