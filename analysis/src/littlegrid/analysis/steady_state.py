@@ -1,7 +1,6 @@
-"""Where a cell's steady state begins (MSER-5), how precisely its window knows X and mean R (batch means), and
-the rule that says a cell is answered: one module, so the runner that stops a cell and the analysis that reads it
-apply the same rule to the same per-second series (docs/analysis.md, "Warm-up from the data, precision from
-batch means").
+"""Where a cell's steady state begins (MSER-5), how precisely its window knows X and mean R (batch means), and the rule
+that says a cell is answered: one module, so the runner that stops a cell and the analysis that reads it apply the
+same rule to the same per-second series (docs/analysis.md, "Warm-up from the data, precision from batch means").
 
 Both work on a cell's seconds counted from its first sample's start, by completion second: `counts[i]` answered
 requests and `sums_ms[i]` the sum of their elapsed times.
@@ -11,40 +10,40 @@ holding about 5 answers as MSER-5's holds 5 observations (`mser_batch`: one seco
 the truncation d (in batches) minimises the marginal standard error of what is left,
     MSER(d) = Σ_{j>d} w_j·(Z_j − Z̄_d)² / (Σ_{j>d} w_j)²,
 (the weights w_j are the batch's answers for the mean response time, whose seconds count unequally, and 1 for the
-completions; with equal weights this is the textbook (1/(m−d)²)·Σ(Z_j − Z̄_d)², up to a constant factor). Dropping
-a batch pays when the squared deviations it removes outweigh the loss of one batch from the denominator: a
-transient far from the steady mean is cut, noise is kept. The minimum is looked for in the first half only; one
-in the second half means the series never settled (MSER's own guard: a trend, an overload, or a cell too short)
-and no warm-up is claimed, unless what still moves is immaterial (`immaterial_drift`: a series nearly without
-noise makes a JIT's last tenths of a percent a trend). Both series are searched and the later truncation is taken: a warm-up is over when
+completions; with equal weights this is the textbook (1/(m−d)²)·Σ(Z_j − Z̄_d)², up to a constant factor). Dropping a
+batch pays when the squared deviations it removes outweigh the loss of one batch from the denominator: a transient
+far from the steady mean is cut, noise is kept. The minimum is looked for in the first half only; one in the second
+half means the series never settled (MSER's own guard: a trend, an overload, or a cell too short) and no warm-up is
+claimed, unless what still moves is immaterial (`immaterial_drift`: a series nearly without noise makes a JIT's last
+tenths of a percent a trend). Both series are searched and the later truncation is taken: a warm-up is over when
 both the rate and the response time have settled. MSER alone cuts noise too: on a stationary M/M/1 (ρ = 0.8) it cut
 a high-R start in 14% of 120-s windows, leaving R biased low (coverage 89% against 94% uncut). So a truncation
 stands only when the cut start differs from the rest beyond a t test at TRANSIENT_LEVEL (`transient`),
-Bonferroni-corrected over the m/2 truncations MSER chose among (it picks the most extreme), and when keeping the start
-would move the mean by more than MATERIAL_BIAS (a noise-free synthetic series makes any edge significant): false
-cuts of an M/M/1 started empty fell to 0-2.5% of 300-s windows. Fewer than MSER_MIN_BATCHES batches, or MSER_MIN_S
-seconds, are "too short" to judge, and seconds with no answer for more than half of them "silent" (not one run): neither is a series that
-never settled. Measured coverage of the intervals below (docs/analysis.md's table): ρ = 0.8, 600 s: X 92.5-97%,
-mean R 91-95%; 300 s: R 88.5-94%; shorter or heavier cells cover R less, and the sequential stop covers R 80-87%.
+Bonferroni-corrected over the m/2 truncations MSER chose among (it picks the most extreme), and when keeping the
+start would move the mean by more than MATERIAL_BIAS (a noise-free synthetic series makes any edge significant):
+false cuts of an M/M/1 started empty fell to 0-2.5% of 300-s windows. Fewer than MSER_MIN_BATCHES batches, or
+MSER_MIN_S seconds, are "too short" to judge, and seconds with no answer for more than half of them "silent" (not
+one run): neither is a series that never settled. Measured coverage of the intervals below (docs/analysis.md's
+table): ρ = 0.8, 600 s: X 92.5-97%, mean R 91-95%; 300 s: R 88.5-94%; shorter or heavier cells cover R less, and the
+sequential stop covers R 80-87%.
 
-Precision, non-overlapping batch means (Law and Kelton §9.5.3; Schmeiser 1982): the window's seconds are cut into
-k batches of b seconds, b at least the autocorrelation-scaled length of blocks.memory_length on both series, without
+Precision, non-overlapping batch means (Law and Kelton §9.5.3; Schmeiser 1982): the window's seconds are cut into k
+batches of b seconds, b at least the autocorrelation-scaled length of blocks.memory_length on both series, without
 its T^(1/3) floor (a queue's memory must sit inside a batch for the batch means to be near independent; a series
-with no lag-1 correlation has none to hold, and the floor, a bootstrap block's, made 30 s the shortest window) and k about BATCHES = 10
-(more, shorter batches undercover a queue's long memory: on M/M/1 at ρ = 0.9, 30 batches covered mean R 80% of the
-time, 10 batches 86%, in 120-s windows). X = Σn/T and its half-width
-t_{k−1}·s(X_j)/√k; mean R is a ratio ΣS/ΣN, whose batch residuals e_j = S_j − R̂·N_j give
-Var(R̂) ≈ Σe_j² / (k(k−1)·N̄²) (the delta method over batches; N̄ the mean answers per batch). Fewer than
-MIN_BATCHES batches give no interval.
+with no lag-1 correlation has none to hold, and the floor, a bootstrap block's, made 30 s the shortest window) and k
+about BATCHES = 10 (more, shorter batches undercover a queue's long memory: on M/M/1 at ρ = 0.9, 30 batches covered
+mean R 80% of the time, 10 batches 86%, in 120-s windows). X = Σn/T and its half-width t_{k−1}·s(X_j)/√k; mean R is
+a ratio ΣS/ΣN, whose batch residuals e_j = S_j − R̂·N_j give Var(R̂) ≈ Σe_j² / (k(k−1)·N̄²) (the delta method over
+batches; N̄ the mean answers per batch). Fewer than MIN_BATCHES batches give no interval.
 
-The stopping rule (`answered`) asks relative half-widths at most γ' = γ/(1+γ) (Law and Kelton's relative-error
-procedure: a half-width γ' of the estimate bounds the error relative to the *true* value by γ) of X and of R,
-with at least STOP_BATCHES batches, over the window and over its first half (CONFIRM), and for a closed workload
-the closed law's edge error within its tolerance (closed_law_edge): checking again and again and stopping at the first narrow interval would
-otherwise stop on a lucky small variance estimate. The floor is not enough for mean R: stopped when ±5% every 2 s,
-an M/M/1 at ρ = 0.5 covered X 92-95% but R only 80-87% (tests/analysis/test_steady_state.py, an xfail that says so):
-about 10 batches give the variance 9 degrees of freedom, and a low R̂ comes with a low variance estimate.
-"""
+The stopping rule (`judge`) asks relative half-widths at most γ' = γ/(1+γ) (Law and Kelton's relative-error
+procedure: a half-width γ' of the estimate bounds the error relative to the *true* value by γ) of X and of R, with
+at least STOP_BATCHES batches, over the window and over its first half (CONFIRM), and for a closed workload the
+closed law's edge error within its tolerance (closed_law_edge): checking again and again and stopping at the first
+narrow interval would otherwise stop on a lucky small variance estimate. The floor is not enough for mean R: stopped
+when ±5% every 2 s, an M/M/1 at ρ = 0.5 covered X 92-95% but R only 80-87% (tests/analysis/test_steady_state.py, an
+xfail that says so): about 10 batches give the variance 9 degrees of freedom, and a low R̂ comes with a low variance
+estimate."""
 
 from __future__ import annotations
 
@@ -338,7 +337,7 @@ def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule, running: bool = F
     now, and already over its first 1/CONFIRM (the same warm-up trimmed); for a closed workload, the closed law's
     edge error within its tolerance over the whole window (closed_law_edge).
 
-    Why both: asked every 2 s, a rule that stops at the first narrow interval stops on a lucky small variance
+    Why both: asked every few seconds, a rule that stops at the first narrow interval stops on a lucky small variance
     estimate (about 10 batches give it 9 degrees of freedom), and mean R's skew ties a small variance to a low R: on
     M/M/1 (ρ = 0.5, 5% asked, 200 replications) the stopped intervals covered R 85% of the time. Deciding on the
     first half and reporting the interval of the whole, half of it data the decision never saw, is the two-stage
