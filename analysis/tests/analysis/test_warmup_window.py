@@ -121,6 +121,28 @@ def test_a_search_probe_stopped_on_its_slo_verdict_reads(tmp_path):
     assert (s.rule, s.reason, s.at_s) == ("precise", "slo", 36)
 
 
+def test_a_precise_cells_window_starts_no_earlier_than_the_warm_up_its_stop_was_decided_on(tmp_path):
+    """The runner answered on the window after 8 s; on the whole file the analysis finds only its 2 s floor. The
+    window is the one the decision was made on: a window holding seconds the rule had cut as warm-up could fail
+    the steady check the rule's own verdict passed (CI, N = 100 on 100 threads)."""
+    stop = {"rule": "precise", "reason": "precise", "at_s": 30, "precision_asked": 0.02, "x_rel": 0.01,
+            "r_rel": 0.01, "warmup_s": 8, "why": "X ±1.0% and mean R ±1.0% over 22 s"}
+    run = _run_with_stop(tmp_path, stop)
+    w = analyze([run]).cells[0].window
+    assert (w.warmup_s, w.warmup_by, w.warmup_settled, w.warmup_floor_s) == (8, "stop", True, 2)
+    assert w.start_ms == T0 + 8000 and w.warmup_detected_s == 0
+    # asked for a warm-up of their own, the user gets theirs
+    assert analyze([run], warmup_s=3).cells[0].window.warmup_s == 3
+    assert analyze([run], warmup_s=3, warmup_fixed=True).cells[0].window.warmup_s == 3
+
+
+@pytest.mark.parametrize("reason", ["max_s", "interrupted"])
+def test_a_cell_nobody_answered_keeps_the_warm_up_found_on_its_file(tmp_path, reason):
+    stop = {"rule": "precise", "reason": reason, "at_s": 30, "warmup_s": 8}
+    w = analyze([_run_with_stop(tmp_path, stop)]).cells[0].window
+    assert (w.warmup_s, w.warmup_by) == (2, "floor")
+
+
 def test_an_older_manifest_without_a_stop_reads_as_a_fixed_duration(tmp_path):
     s = analyze([_run_with_stop(tmp_path, ...)]).cells[0].stop
     assert (s.rule, s.reason, s.at_s) == ("duration", "duration", None)

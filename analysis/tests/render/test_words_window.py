@@ -19,6 +19,9 @@ def test_the_warm_up_says_where_it_came_from():
     assert words.warmup(_window(warmup_s=5.0, warmup_by="floor", warmup_settled=False)).startswith("never settled")
     assert words.warmup(_window(warmup_s=5.0, warmup_by="too short", warmup_settled=False)).startswith(
         "the 5 s floor: too few seconds")
+    assert words.warmup(_window(warmup_s=8.0, warmup_by="stop", warmup_settled=True)) == \
+        "warm-up 8 s, as the runner's rule found it when it stopped the cell (MSER-5): the window the cell was " \
+        "answered on"
     assert words.warmup(_window(warmup_s=5.0)) == "warm-up 5 s, fixed"  # looked for nothing (--warmup-fixed)
     assert words.warmup(None) is None
 

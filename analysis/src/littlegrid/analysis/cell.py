@@ -205,7 +205,7 @@ def _count(reader: BlockReader, fields, cell, frame, by_label) -> _Counting:
             counting.discard()
 
 
-def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
+def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label, decided):
     """A cell too large for one piece, read once: counted under a frame guessed from its first block and the
     first and last rows of each file (BlockReader.ends: JMeter writes a sample when it ends, so the last end is
     near a file's end and the first start near its start), and surveyed on the way. (spans, counting): the spans
@@ -226,7 +226,7 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
                 transactions = frozenset(reader.transactions_seen) | ends.transactions
                 try:  # blocks=2: more than one, so think time spills from the first
                     frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=ends.rows_estimate,
-                                        series_top=GUESS_SERIES_LABELS)
+                                        series_top=GUESS_SERIES_LABELS, decided_s=decided)
                 except EmptyWindow:
                     return None
                 counting = _Counting(cell, frame, by_label)
@@ -242,6 +242,16 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label):
     finally:
         blocks.close()
     return spans, counting
+
+
+def decided_warmup(stop: dict | None) -> float | None:
+    """The warm-up the runner's rule found when it answered the cell (the manifest's stop record, reason
+    "precise" or "slo"): the analysis' window starts no earlier, so it is the window the cell was answered on.
+    None for a fixed-duration cell, a cell stopped at max_s or by hand (nothing was answered on a window)."""
+    if not stop or stop.get("reason") not in ("precise", "slo"):
+        return None
+    w = stop.get("warmup_s")
+    return float(w) if isinstance(w, (int, float)) and w > 0 else None
 
 
 def _warmup_record(found: steady_state.Warmup | None, floor_s: float) -> dict:
@@ -313,11 +323,12 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         return not_analysed()
     fields = ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ())
     warmup = warmup_s if warmup_s is not None else (cell.warmup_s or 0.0)
+    decided = None if warmup_s is not None or fixed_warmup else decided_warmup(cell.stop)
     cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
     counting = None
     try:
         reader = BlockReader([str(p) for p in cell.jtl_paths], read_options, left_out_groups=cell.left_out_groups)
-        once = None if reader.one_piece else _single_pass(reader, fields, cell, warmup, cooldown, by_label)
+        once = None if reader.one_piece else _single_pass(reader, fields, cell, warmup, cooldown, by_label, decided)
         if once is not None:
             spans, counting = once
         else:  # surveyed first: in one piece with every column counting needs (nothing is read again), else
@@ -336,7 +347,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
                              transaction_rows_excluded=sum(spans.rows.get(t, 0) for t in transactions),
                              absent_columns=list(reading.absent_columns), format=reading.format)
     try:
-        frame = spans.frame(transactions, warmup, cooldown, reader.blocks_read, fixed_warmup=fixed_warmup)
+        frame = spans.frame(transactions, warmup, cooldown, reader.blocks_read, fixed_warmup=fixed_warmup,
+                            decided_s=decided)
     except EmptyWindow as e:
         if counting is not None:
             counting.discard()

@@ -79,6 +79,9 @@ TOO_SHORT = "too short"  # Warmup.by of seconds too few for MSER to judge
 SILENT = "silent"  # Warmup.by of seconds without a single answer for more than half of them
 
 
+DECIDED = "stop"  # Warmup.by when the runner's stop record set the warm-up: the window its rule answered on
+
+
 def longest_silence(counts: np.ndarray) -> int:
     """The longest run of seconds without an answer: more than half the cell's seconds, and the cell is not one
     run (sessions hours apart in one file, a server that answered only at its start or end), which MSER's premise,
@@ -194,12 +197,23 @@ def transient(sums: np.ndarray, weights: np.ndarray, d: int, candidates: int = 1
 
 
 def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, left_out: np.ndarray | None = None,
-           unit_s: int = 1) -> Warmup:
+           unit_s: int = 1, decided_s: float | None = None) -> Warmup:
     """The warm-up of a cell's seconds (see the module's text): the later of MSER-5's truncations of the completions
     and of the mean response time that `transient` confirms, never less than `floor_s` (the grid's `warmup_s`).
     left_out: True for the seconds that are no part of either series (a stall's: the analysis marks a stall inside
     the window, it is no warm-up and no noise); the truncation is still counted in the cell's seconds. unit_s: the
-    seconds each entry sums (a cell of days looked at in coarser units); the warm-up is returned in seconds."""
+    seconds each entry sums (a cell of days looked at in coarser units); the warm-up is returned in seconds.
+    decided_s: the warm-up the runner's rule found when it stopped the cell (its stop record). The window then
+    starts no earlier: the cell was answered on the window after it, and MSER on one-second batches may cut a
+    second or more earlier once the file's last seconds are in (by DECIDED, when that is the later cut)."""
+    found = _warmup(counts, sums_ms, floor_s, left_out, unit_s)
+    if decided_s is not None and decided_s > found.seconds:
+        return Warmup(float(decided_s), found.settled, DECIDED if found.settled else found.by, found.detected_s)
+    return found
+
+
+def _warmup(counts, sums_ms, floor_s, left_out, unit_s) -> Warmup:
+    """warmup's own finding, from these seconds alone."""
     counts = np.asarray(counts, float)
     sums = np.asarray(sums_ms, float)
     kept = np.arange(len(counts)) if left_out is None else np.flatnonzero(~np.asarray(left_out, bool))

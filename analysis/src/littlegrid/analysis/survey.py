@@ -50,11 +50,13 @@ class LabelSpans:
         self.warmup_seconds.add(table)
 
     def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int,
-              rows: int | None = None, series_top: int = LABEL_SERIES_MAX, fixed_warmup: bool = False) -> Frame:
+              rows: int | None = None, series_top: int = LABEL_SERIES_MAX, fixed_warmup: bool = False,
+              decided_s: float | None = None) -> Frame:
         """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. warmup_s is the
         warm-up's floor: the window starts where steady_state.warmup finds the warm-up over in the seconds before
         the cool-down, never before the floor (Frame.warmup keeps the rule's record); fixed_warmup: the trim is
-        warmup_s itself (analyze --warmup-fixed), nothing is looked for. rows: the cell's
+        warmup_s itself (analyze --warmup-fixed), nothing is looked for; decided_s: the warm-up in the runner's
+        stop record, before which the window never starts (steady_state.warmup). rows: the cell's
         rows when these spans saw only some of them (a guess's: it looks for no silence, its seconds have gaps),
         else theirs; series_top: how many labels get series (a guess keeps more, GUESS_SERIES_LABELS, for the
         whole cell's top ones to be among them). A stall or a recovered outage leaves the window whole; one the
@@ -70,8 +72,9 @@ class LabelSpans:
         until = last - int(round(cooldown_s * 1000))
         if silences.outage is not None and not silences.outage.recovered:
             until = min(until, silences.outage.began_ms)
-        found = None if fixed_warmup or rows is not None else self.warmup(first, until, warmup_s, silences)
-        trim = found.seconds if found is not None else warmup_s
+        found = (None if fixed_warmup or rows is not None
+                 else self.warmup(first, until, warmup_s, silences, decided_s))
+        trim = found.seconds if found is not None else max(warmup_s, decided_s or 0.0)
         window = (outage.window_beside(first, last, trim, cooldown_s, silences.outage)
                   if silences.outage is not None else window_of(first, last, trim, cooldown_s))
         return Frame(window=window or window_of(first, last, 0.0, 0.0), transactions=frozenset(transactions),
@@ -79,7 +82,8 @@ class LabelSpans:
                      rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks, silences=silences,
                      warmup=found)
 
-    def warmup(self, first: int, until: int, floor_s: float, silences: outage.Silences) -> steady_state.Warmup:
+    def warmup(self, first: int, until: int, floor_s: float, silences: outage.Silences,
+               decided_s: float | None = None) -> steady_state.Warmup:
         """The warm-up of the cell's seconds from its first start to `until` (steady_state.warmup), never less than
         `floor_s`; the seconds of its stalls and of every outage are left out of the series (the
         window keeps them, marked: they are neither warm-up nor noise). A guessed frame (spans of the first block
@@ -90,7 +94,7 @@ class LabelSpans:
         for stretch in silences.stretches:
             left_out[max(0, (stretch.began_ms - first) // 1000 // unit):
                      max(0, (stretch.ended_ms - first) // 1000 // unit + 1)] = True
-        return steady_state.warmup(counts, sums, floor_s, left_out=left_out, unit_s=unit)
+        return steady_state.warmup(counts, sums, floor_s, left_out=left_out, unit_s=unit, decided_s=decided_s)
 
 
 def counts_alike(guess: Frame, frame: Frame) -> bool:

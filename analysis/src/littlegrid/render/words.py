@@ -116,8 +116,11 @@ def warmup(w: Window | None) -> str | None:
     trimmed, floor = fmt.seconds(w.warmup_s), fmt.seconds(w.warmup_floor_s)
     if w.warmup_by in WARMUP_SERIES:
         return f"warm-up {trimmed} found by MSER-5 on {WARMUP_SERIES[w.warmup_by]}"
+    if w.warmup_by == "stop":
+        return (f"warm-up {trimmed}, as the runner's rule found it when it stopped the cell (MSER-5): the window "
+                f"the cell was answered on")
     if w.warmup_by == "too short":
-        return f"the {floor} floor: too few seconds to look for a warm-up (MSER-5 needs 20 s)"
+        return f"the {floor} floor: too few seconds to look for a warm-up"
     if w.warmup_by == "silent":
         return f"the {floor} floor: no warm-up looked for (no request succeeded for over half the cell)"
     if w.warmup_settled is False:

@@ -121,7 +121,8 @@ class Window(Record):
     from batch means") says where it came from: the floor asked for (the grid's warmup_s, analyze --warmup),
     MSER-5's own truncation (null: it found none), whether the per-second series settled (null: nothing was looked
     for, a fixed trim or an older summary) and the series whose truncation was taken ("completions", "response
-    time", "floor": no longer warm-up found, "too short": too few seconds to look for one)."""
+    time", "floor": no longer warm-up found, "too short": too few seconds to look for one, "stop": the warm-up the
+    runner's rule found when it answered the cell, later than the one found on the whole file)."""
     start_ms: int
     end_ms: int
     length_s: float
