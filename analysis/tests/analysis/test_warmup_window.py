@@ -96,6 +96,17 @@ def test_the_window_records_its_batch_means_precision(tmp_path):
     assert cell.stop is None  # a bare JTL: no runner stopped it
 
 
+def test_the_windows_precision_counts_answered_requests_as_the_runners_rule_does(tmp_path):
+    """A fifth of the requests fail: X's interval is of the answered ones (40/s of the 50/s completed), the series
+    the runner's stopping rule judged (run/answered.py), and mean R is theirs."""
+    samples = closed_loop(10, 100, 100, 60)
+    samples["success"] = pd.array(np.arange(len(samples)) % 5 != 0, dtype="boolean")
+    samples.loc[np.arange(len(samples)) % 5 == 0, "elapsed_ms"] = 10  # fast failures: not in mean R
+    cell = analyze([str(write_jtl(samples, tmp_path / "failing.jtl"))]).cells[0]
+    assert cell.overall.throughput_per_s == pytest.approx(50.0, rel=0.01)
+    assert cell.precision.throughput_per_s == pytest.approx(40.0, rel=0.01) and cell.precision.mean_ms == 100
+
+
 def _run_with_stop(tmp_path, stop):
     run = make_run(tmp_path / "run", [{"id": "users=10", "axes": {"users": 10}, "users": 10,
                                        "samples": closed_loop(10, 100, 100, 40)}])

@@ -15,11 +15,13 @@ import pytest
 
 from littlegrid.analysis.steady_state import Rule, judge
 from littlegrid.jtl import read_jtl
+from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import stopping
 from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.cell_run import run_cell
 from littlegrid.run.live.counts import EarlierStart
-from littlegrid.run.stopping import Stop, Watcher, free_udp_port, port_properties, precise_conditions
+from littlegrid.render import words
+from littlegrid.run.stopping import Stop, Watcher, fixed_stop, free_udp_port, port_properties, precise_conditions
 
 FAKE = Path(__file__).parent / "fake_jmeter.py"
 PLAN = Path(__file__).parent / "fixtures" / "tiny.jmx"
@@ -73,6 +75,21 @@ def test_answers_are_counted_in_the_second_they_completed_from_the_first_start_a
     assert tally.samples == 5  # nothing of that batch counted
 
 
+def test_transaction_controller_parents_are_no_answers_as_in_the_analysis_series():
+    """A parent row wraps the requests already counted: counted again it would double X in the rule's series and
+    halve its mean R's weight, so the runner would judge another series than the analysis reports."""
+    samples, classes = frame([(0, 400, 400, False), (0, 900, 900, False), (0, 950, 950, True), (0, 1_000, 1_000, True),
+                              (1_000, 1_100, 100, False), (2_000, 3_500, 1_500, False)])
+    samples["response_message"] = pd.array(["OK", f"{TRANSACTION_MESSAGE_PREFIX}2, number of failing samples : 0",
+                                            "boom", f"{TRANSACTION_MESSAGE_PREFIX}1, number of failing samples : 1",
+                                            "OK", "OK"], dtype="string")
+    tally = RunningSeconds()
+    tally.add(samples, classes)
+    s = tally.seconds(final=True)
+    assert s.counts.tolist() == [1, 1, 0] and s.sums_ms.tolist() == [400, 100, 0] and s.failed.tolist() == [1, 0, 0]
+    assert tally.samples == 6  # every row read is counted as read
+
+
 def test_the_tally_grows_past_its_first_size_without_losing_a_count():
     tally = RunningSeconds()
     tally.add(*frame([(0, 500 + 1000 * s, 10, False) for s in range(200)]))
@@ -80,12 +97,13 @@ def test_the_tally_grows_past_its_first_size_without_losing_a_count():
     assert len(counts) == 199 and counts.sum() == 199 and sums.sum() == 1990
 
 
-def test_the_stop_record_says_in_words_why_the_cell_ended():
-    precise = Stop("precise", "precise", 23.0, 0.02, 0.014, 0.019, 5.0, "…")
-    assert precise.words() == "precise at 23 s (X ±1.4%, R ±1.9%)"
-    short = Stop("precise", "max_s", 118.0, 0.02, 0.031, 0.012, 5.0, "…")
-    assert short.words(120) == "max_s 120 s reached with ±3.1%"
-    assert set(precise.as_dict()) == STOP_KEYS
+def test_the_stop_record_is_the_summarys_own_with_the_contracts_keys():
+    precise = Stop(rule="precise", reason="precise", at_s=23.0, precision_asked=0.02, x_rel=0.014, r_rel=0.019,
+                   warmup_s=5.0, why="…")
+    assert set(precise.model_dump()) == STOP_KEYS
+    assert fixed_stop(30).model_dump() == {"rule": "duration", "reason": "duration", "at_s": None,
+                                           "precision_asked": None, "x_rel": None, "r_rel": None, "warmup_s": None,
+                                           "why": "ran duration_s (30 s)"}
 
 
 def series_of(rule: Rule, mode: str, seconds: int):
@@ -177,7 +195,7 @@ def test_a_cell_never_answered_runs_to_max_s_and_records_the_precision_it_had(tm
     assert stop.why == "±47.9% of X or mean R, not yet ±1.0%" and stop.x_rel == pytest.approx(0.479, abs=5e-4)
     assert jmeter.received() == []  # nothing was sent: JMeter ended at its duration
     assert_complete_jtl(jtl, outcome.samples)
-    assert outcome.stop.words(15) == "max_s 15 s reached with ±47.9%"
+    assert words.stopped(outcome.stop) == "max_s reached at 14 s with X ±47.93 %, mean R ±11.65 % (±1 % asked)"
     short = Watcher(jtl, rule, precise_conditions(rule))  # 9 s: too few for MSER-5 at 50 answers a second
     short.rows.update()
     seconds = short.rows.counts.seconds(final=True)
@@ -244,7 +262,7 @@ def test_the_cell_manifest_records_why_a_precise_cell_stopped_and_the_console_sa
                                                                                                 120)
     assert manifest["status"] == "complete" and manifest["duration_s"] == 120  # the plan's bound
     out = capsys.readouterr().out
-    assert f"precise at {stop['at_s']:g} s (X ±{stop['x_rel']:.1%}, R ±{stop['r_rel']:.1%})" in out
+    assert f"users=5  complete  {words.stopped(Stop.model_validate(stop))}  " in out  # the report's own words
     assert "expected time: at most about" in out
 
 
@@ -266,15 +284,19 @@ def test_the_rule_is_the_grids(tmp_path):
 
 
 def test_a_cells_rule_carries_its_closed_workloads_n_and_the_grids_closed_law_tolerance():
-    """users is N of a closed workload (a cell with an arrival rate is open, and an expression the plan evaluates is
-    no N known here); the tolerance is the grid's [tolerances] closed_law, else the analysis' default."""
+    """N is the cell manifest's users, as the analysis reads it: the suite's plans' property, or the load groups'
+    threads of a user's own plan (own_plan.manifest_fields: 3 + 4 threads). An open or spike workload has none, nor
+    an N the plan evaluates itself; the tolerance is the grid's [tolerances] closed_law, else the default."""
     rule = Rule(precision=0.02, min_s=10, max_s=60)
-    closed = stopping.cell_rule(rule, {"users": "100", "think_ms": "0"}, {"closed_law": 0.03})
+    closed = stopping.cell_rule(rule, {"workload": "closed", "users": 100, "think_ms": 0}, {"closed_law": 0.03})
     assert (closed.users, closed.law_tolerance, closed.precision) == (100.0, 0.03, 0.02)
-    assert stopping.cell_rule(rule, {"users": "10"}, {}).law_tolerance == 0.02
-    assert stopping.cell_rule(rule, {"users": "10", "rate_per_s": "50"}, {}).users is None
-    assert stopping.cell_rule(rule, {"users": "${__P(n)}"}, {}).users is None
-    assert stopping.cell_rule(rule, {}, {}).users is None
+    assert stopping.cell_rule(rule, {"workload": "closed", "users": 10}, {}).law_tolerance == 0.02
+    own = {"workload": "closed", "users": 7, "load_groups": {"Browse": 3, "Buy": 4}}
+    assert stopping.cell_rule(rule, own, {}).users == 7.0
+    assert stopping.cell_rule(rule, {"workload": "open", "users": 10, "rate_per_s": 50}, {}).users is None
+    assert stopping.cell_rule(rule, {"workload": "spike", "users": 10}, {}).users is None
+    assert stopping.cell_rule(rule, {"workload": "closed", "users": "${__P(n)}"}, {}).users is None
+    assert stopping.cell_rule(rule, {"workload": "open", "users": None}, {}).users is None
 
 
 def test_failures_and_answers_above_each_cut_are_counted_per_second():

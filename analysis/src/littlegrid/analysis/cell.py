@@ -263,12 +263,12 @@ def _warmup_record(found: steady_state.Warmup | None, floor_s: float) -> dict:
             "warmup_settled": found.settled, "warmup_by": found.by}
 
 
-def _precision(seconds: WindowSecondsAccumulator, window_s: float) -> model.Precision:
-    """The window's batch-means precision of X and mean R (steady_state.precision) over its whole seconds: the
-    last, lengthened second (a partial one joined to it) is left out, as X's other intervals leave it out
-    (histogram.whole_seconds)."""
-    n = histogram.whole_seconds(seconds.n, window_s)
-    return steady_state.precision(n, seconds.elapsed_sum[:len(n)])
+def _precision(spans: LabelSpans, window) -> model.Precision:
+    """The window's batch-means precision of X and mean R (steady_state.precision) over its whole seconds, on the
+    series the warm-up was found on (warmup_seconds: answered requests, Transaction Controller parents left out),
+    the one the runner's stopping rule judges."""
+    counts, sums, unit = spans.warmup_seconds.series(window.start_ms, window.end_ms)
+    return steady_state.precision(counts, sums, unit_s=unit)
 
 
 class _Everything:
@@ -396,14 +396,16 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     server = observed_window.server_block(found, window, cell.target_port, on_target)
     host_frame = server_metrics.read_metrics(cell.host_metrics)
     host = server_metrics.host_figures(host_frame, window)
+    users = model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines,
+                                                            split=cell.threads_by_engine is not None)))
     analysed = model.Cell.model_validate(unanalysed | {
         "warnings": list(reader.reading.warnings) + ([
             f"{reader.rows_left_out} rows of the thread groups {', '.join(cell.left_out_groups)} (setUp and "
             f"tearDown: no part of the load) left out"] if reader.rows_left_out else []), "reading": read,
         "window": model.Window.model_validate(window.as_dict() | _warmup_record(frame.warmup, warmup)),
-        "precision": _precision(c.seconds, window.length_s),
+        "precision": _precision(spans, window),
         "stop": None if cell.stop is None else model.Stop.model_validate(cell.stop),
-        "users": model.Users.model_validate(plain(c.users.result(cell.plan_users, cell.engines, split=cell.threads_by_engine is not None))),
+        "users": users,
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,
         "think_time": model.ThinkTime.model_validate(plain(c.think.result())),
         "server": _in_front(cell, server, overall),

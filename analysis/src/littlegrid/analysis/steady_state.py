@@ -277,32 +277,33 @@ def batch_size(counts: np.ndarray, sums_ms: np.ndarray) -> int:
     return max(1, memory, t // BATCHES)
 
 
-def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL) -> Precision:
+def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, unit_s: int = 1) -> Precision:
     """X and mean R of the window's seconds with their batch-means half-widths, relative to each estimate. The
     leading seconds a whole number of batches leaves over are left out of the batches (they are the ones nearest
-    the warm-up), not out of the estimates."""
+    the warm-up), not out of the estimates.
+    unit_s: the seconds each entry sums (warmup_seconds' units of a cell longer than a day)."""
     n = np.asarray(counts, float)
     s = np.asarray(sums_ms, float)
     t = len(n)
     total = float(n.sum())
-    x = total / t if t else 0.0
+    x = total / (t * unit_s) if t else 0.0
     r = float(s.sum()) / total if total > 0 else None
     if t == 0 or total == 0:
-        return _precision(level, t, 0, 0, x, None, r, None)
+        return _precision(level, t * unit_s, 0, 0, x, None, r, None)
     b = batch_size(n, s)
     k = t // b
     if k < MIN_BATCHES:
-        return _precision(level, t, k, b, x, None, r, None)
+        return _precision(level, t * unit_s, k, b * unit_s, x, None, r, None)
     lead = t - k * b
     nb = n[lead:].reshape(k, b).sum(axis=1)
     sb = s[lead:].reshape(k, b).sum(axis=1)
     q = t_quantile(k - 1, level)
-    x_rel = q * float(np.std(nb / b, ddof=1)) / math.sqrt(k) / x
+    x_rel = q * float(np.std(nb, ddof=1)) / math.sqrt(k) / (b * unit_s) / x
     r_hat = float(sb.sum() / nb.sum())
     residuals = sb - r_hat * nb
     var_r = float(residuals @ residuals) / (k * (k - 1)) / float(nb.mean()) ** 2
     r_rel = q * math.sqrt(var_r) / r_hat if r_hat > 0 else None
-    return _precision(level, t, k, b, x, x_rel, r, r_rel)
+    return _precision(level, t * unit_s, k, b * unit_s, x, x_rel, r, r_rel)
 
 
 def _precision(level, window_s, batches, batch_s, x, x_rel, r, r_rel) -> Precision:

@@ -21,6 +21,16 @@ from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 UNITS_MAX = 86_400  # a day of seconds: a longer cell is looked at in units of several seconds (0.7 MB at most)
 
 
+def requests(table: pd.DataFrame) -> np.ndarray:
+    """True for the rows that are requests: not Transaction Controller parents (their responseMessage), which
+    wrap requests already counted. What every per-second series of answers counts, this one and the runner's
+    (run/answered.py), so its stopping rule judges what the analysis reports."""
+    messages = table["response_message"] if "response_message" in table.columns else None
+    if messages is None or messages.isna().all():
+        return np.ones(len(table), bool)
+    return ~messages.str.startswith(TRANSACTION_MESSAGE_PREFIX).fillna(False).to_numpy(dtype=bool)
+
+
 class WarmupSeconds:
     MERGE_AT = 64  # tables' per-second parts kept before they are merged into one
 
@@ -33,10 +43,7 @@ class WarmupSeconds:
             return
         if self.anchor_ms is None:
             self.anchor_ms = int(table["start_ms"].min())
-        keep = ~failed_mask(table)
-        messages = table["response_message"] if "response_message" in table.columns else None
-        if messages is not None and not messages.isna().all():
-            keep &= ~messages.str.startswith(TRANSACTION_MESSAGE_PREFIX).fillna(False).to_numpy(dtype=bool)
+        keep = ~failed_mask(table) & requests(table)
         ends = table["end_ms"].to_numpy(dtype=np.int64)[keep]
         if len(ends) == 0:
             return

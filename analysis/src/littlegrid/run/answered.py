@@ -1,7 +1,8 @@
 """A running cell's answered requests second by second: what steady_state.judge reads while JMeter still runs.
 
 Second i is [first start + i s, first start + (i+1) s); a request counts in the second its answer completed in
-(its end), and only when it succeeded (no error class: the analysis' classify). `counts[i]` is how many,
+(its end), and only when it succeeded (no error class: the analysis' classify) and is a request (not a Transaction
+Controller parent: warmup_seconds.requests, the analysis' own rule). `counts[i]` is how many,
 `sums_ms[i]` the sum of their elapsed times: the series steady_state documents, anchored where the analysis
 anchors its window (the first sample's start).
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from littlegrid.analysis.warmup_seconds import requests
 from littlegrid.run.live.counts import EarlierStart
 
 LATE_S = 1  # whole seconds a row may be written after a row that ended later than it
@@ -73,11 +75,12 @@ class RunningSeconds:
         second = (end - self.first_start_ms) // 1000
         self._grow(int(second.max()) + 1)
         size = self._table.shape[1]
-        answered = classes.isna().to_numpy()
+        request = requests(samples)  # Transaction Controller parents are no answers: the analysis' series
+        answered = classes.isna().to_numpy() & request
         elapsed = samples["elapsed_ms"].to_numpy(np.int64)
         self._table[0] += np.bincount(second[answered], minlength=size)
         self._table[1] += np.bincount(second[answered], weights=elapsed[answered], minlength=size).astype(np.int64)
-        self._table[2] += np.bincount(second[~answered], minlength=size)
+        self._table[2] += np.bincount(second[request & ~answered], minlength=size)
         for j, cut in enumerate(self.cuts):
             slow = answered & (elapsed >= cut)
             self._table[3 + j] += np.bincount(second[slow], minlength=size)

@@ -25,6 +25,7 @@ from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
 from littlegrid.run.observe import check_source
 from littlegrid.run.plan_properties import save_service_properties, workload_of
 from littlegrid.run.progress import Clock, Live, hms
+from littlegrid.render import words
 from littlegrid.run.stopping import Watcher, cell_rule, free_udp_port, port_properties, precise_conditions
 from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
 from littlegrid.usererror import UserError
@@ -314,7 +315,7 @@ class _Run:
 
         outcome = None
         port = free_udp_port()  # JMeter's own command port, this cell's alone (run/stopping.py)
-        rule = cell_rule(timing.rule(), properties, grid.tolerances) if timing.precise else None
+        rule = cell_rule(timing.rule(), base, grid.tolerances) if timing.precise else None
         watcher = Watcher(folder / rf.RESULTS, rule, self.stop_conditions(rule)) if rule is not None else None
         try:
             outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=timing.duration_s,
@@ -327,7 +328,7 @@ class _Run:
                                observe_sources=self._observe_sources(), observe_keep=grid.observe.keep,
                                command_port=port, watcher=watcher)
         except Interrupted as e:
-            stopped = {"stop": watcher.stop("interrupted").as_dict()} if watcher is not None else {}
+            stopped = {"stop": watcher.stop("interrupted").model_dump()} if watcher is not None else {}
             self.folder.write_cell_manifest(cell.id, {**base, "ended": rf.utc_now(),
                                                       "status": "incomplete", "reason": f"interrupted by {e.signal_name}",
                                                       "exit_code": None, "samples": rf.count_samples(folder / rf.RESULTS),
@@ -338,7 +339,7 @@ class _Run:
                 watcher.close()
         manifest = {**base, "started": outcome.started, "ended": outcome.ended, "status": outcome.status,
                     "reason": outcome.reason, "exit_code": outcome.exit_code, "samples": outcome.samples,
-                    **({"stop": outcome.stop.as_dict()} if outcome.stop is not None else {}),
+                    **({"stop": outcome.stop.model_dump()} if outcome.stop is not None else {}),
                     **({"load_s": round(outcome.load_s, 3)} if timing.precise and outcome.load_s is not None else {})}
         if outcome.observed is not None:
             manifest["observe"] = outcome.observed
@@ -351,7 +352,7 @@ class _Run:
         rate = outcome.samples / max(1.0, outcome.load_s or timing.duration_s)
         errors = "" if outcome.errors is None else \
             f"errors {outcome.errors} ({100.0 * outcome.errors / max(1, outcome.samples):.2f}%)  "
-        stopped = f"{outcome.stop.words(timing.max_s)}  " \
+        stopped = f"{words.stopped(outcome.stop)}  " \
             if timing.precise and outcome.stop is not None and outcome.status == "complete" else ""
         print(("\r\033[K" if self.tty else "")
               + f"{prefix}  {outcome.status}  {stopped}{outcome.samples} samples (≈{rate:.1f}/s)  {errors}"

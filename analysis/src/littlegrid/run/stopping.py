@@ -19,7 +19,7 @@ import math
 import shutil
 import socket
 import tempfile
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -27,6 +27,7 @@ from littlegrid.analysis import laws
 from littlegrid.analysis.steady_state import Rule, Verdict, judge
 from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.live.status import CellRows
+from littlegrid.summary.model import Stop  # the manifest's "stop" record: the runner writes the summary's own
 
 CHECK_S = 1.0            # how often the conditions are asked (a judgement reads every second of the cell so far)
 SHUTDOWN_GRACE_S = 30.0  # after Shutdown, for the samples in flight to end (a slow answer, a response timeout)
@@ -58,57 +59,20 @@ def send(port: int, command: str) -> None:
         s.sendto(command.encode("ascii"), ("127.0.0.1", port))
 
 
-@dataclass(frozen=True)
-class Stop:
-    """Why a cell stopped: the manifest's "stop" record (docs/contracts.md), field for field."""
-
-    rule: str                    # "precise" | "duration"
-    reason: str                  # one of summary.model.STOP_REASONS
-    at_s: float | None           # seconds from the first sample's start judged when the stop was decided
-    precision_asked: float | None
-    x_rel: float | None          # X's relative half-width (95%) then
-    r_rel: float | None          # mean R's
-    warmup_s: float | None       # the warm-up the rule found
-    why: str
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def words(self, max_s: float | None = None) -> str:
-        """The console's account: "precise at 23 s (X ±1.4%, R ±1.9%)", "max_s 120 s reached with ±3.1%" (`max_s`:
-        the bound reached; else the seconds judged)."""
-        figures = _figures(self.x_rel, self.r_rel)
-        if self.reason in ("precise", "slo"):
-            what = "precise" if self.reason == "precise" else "SLO verdict clear"
-            return f"{what} at {self.at_s:g} s" + (f" ({figures})" if figures else "")
-        if self.reason == "max_s":
-            worst = max((r for r in (self.x_rel, self.r_rel) if r is not None), default=None)
-            return f"max_s {max_s if max_s is not None else self.at_s:g} s reached " + (f"with ±{worst:.1%}" if worst is not None else
-                                                          f"without an interval ({self.why})")
-        return self.reason if self.reason != "duration" else "ran its duration_s"
-
-
-def _figures(x_rel: float | None, r_rel: float | None) -> str:
-    parts = [f"{name} ±{rel:.1%}" for name, rel in (("X", x_rel), ("R", r_rel)) if rel is not None]
-    return ", ".join(parts)
-
-
 def fixed_stop(duration_s: float) -> Stop:
     """The record of a fixed-duration cell: it ran for its duration_s, nothing judged."""
-    return Stop("duration", "duration", None, None, None, None, None, f"ran duration_s ({duration_s:g} s)")
+    return Stop(rule="duration", reason="duration", why=f"ran duration_s ({duration_s:g} s)")
 
 
-def cell_rule(rule: Rule, properties: dict, tolerances: dict) -> Rule:
-    """The grid's rule for one cell: with a closed workload's N (the plan property `users`, when the cell sets no
-    arrival rate) and the grid's closed-law tolerance, so the cell also runs until that law's window error is
-    within its tolerance (steady_state.closed_law_edge)."""
-    users = properties.get("users")
-    if users is None or "rate_per_s" in properties:
-        return replace(rule, users=None, law_tolerance=laws.tolerances(tolerances)["closed_law"])
-    try:
-        n = float(users)
-    except ValueError:  # an expression the plan evaluates: N is not known here
-        n = None
+def cell_rule(rule: Rule, manifest: dict, tolerances: dict) -> Rule:
+    """The grid's rule for one cell: with a closed workload's N and the grid's closed-law tolerance, so the cell
+    also runs until that law's window error is within its tolerance (steady_state.closed_law_edge) and X's interval
+    holds its window's edges (steady_state.precision). N is the cell manifest's `users`, the one the analysis
+    reads: the suite's plans' users property, or the threads of a user's own plan's load groups (own_plan); an
+    open or spike workload, or N not a number (an expression the plan evaluates), gives none."""
+    users = manifest.get("users")
+    closed = manifest.get("workload", "closed") == "closed"
+    n = float(users) if closed and isinstance(users, (int, float)) and not isinstance(users, bool) else None
     return replace(rule, users=n if n and n > 0 else None, law_tolerance=laws.tolerances(tolerances)["closed_law"])
 
 
@@ -167,9 +131,9 @@ class Watcher:
         v = self.verdict
         p = v.precision if v is not None else None
         warmup = v.warmup.seconds if v is not None and v.warmup.settled else None
-        return Stop("precise", reason, self.at_s, self.rule.precision,
-                    _finite(p.throughput_rel) if p else None, _finite(p.mean_rel) if p else None, warmup,
-                    v.why if v is not None else "no answered request to judge")
+        return Stop(rule="precise", reason=reason, at_s=self.at_s, precision_asked=self.rule.precision,
+                    x_rel=_finite(p.throughput_rel) if p else None, r_rel=_finite(p.mean_rel) if p else None,
+                    warmup_s=warmup, why=v.why if v is not None else "no answered request to judge")
 
     @property
     def load_s(self) -> float | None:

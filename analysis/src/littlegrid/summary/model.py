@@ -139,8 +139,9 @@ class Window(Record):
 class Precision(Record):
     """How precisely the window knows X and mean R (analysis/steady_state.precision): non-overlapping batch means,
     `batches` of `batch_s` seconds over the window's whole seconds (`window_s`), each estimate with its half-width
-    at `level` relative to it (null: fewer than 3 batches, or no answers). X counts the window's requests per
-    second as Stats.throughput_per_s; mean R is their mean elapsed."""
+    at `level` relative to it (null: fewer than 3 batches, or no answers). X counts the window's answered
+    requests per second (failures left out, as the runner's stopping rule counts them: they agree with
+    Stats.throughput_per_s when nothing failed); mean R is their mean elapsed."""
     level: float
     window_s: int
     batches: int
