@@ -280,6 +280,27 @@ def test_a_drift_too_small_to_matter_is_settled_where_what_is_left_is_near_the_l
     assert abs(r[d - 1:].mean() - level) > ss.MATERIAL_BIAS * level  # the first such second, not a later one
     found = ss.warmup(counts, counts * r, floor_s=1)
     assert found.settled and found.by == "response time" and found.seconds == d
+    assert found.drift == ("response time",)
     growing = 100 * 1.01 ** t
     assert ss.immaterial_drift(counts * growing, counts, 1) is None
     assert not ss.warmup(counts, counts * growing, floor_s=1).settled
+
+
+def test_the_bias_an_immaterial_drift_leaves_is_in_its_series_interval():
+    """The same JIT tail: batch means of what is left see ±0.0 ms of noise, yet its mean still lies up to
+    MATERIAL_BIAS off the level R is drifting to. Without the bias R's interval (±0.02%) misses the true 103 ms; with
+    it, it covers, X's (no drift in the completions) unchanged. On a series MSER settled there is none to add."""
+    rng = np.random.default_rng(15)
+    t = np.arange(40.0)
+    counts = np.full(40, 100.0)
+    r = 103 + 17 * np.exp(-t / 5) + rng.normal(0, 0.1, 40)
+    found = ss.warmup(counts, counts * r, floor_s=1)
+    start = int(found.seconds)
+    bare = ss.precision(counts[start:], (counts * r)[start:])
+    held = ss.precision(counts[start:], (counts * r)[start:], drift=found.drift)
+    assert bare.mean_ms - bare.mean_rel * bare.mean_ms > 103.0  # the interval without the drift misses
+    assert held.mean_ms - held.mean_rel * held.mean_ms <= 103.0 and held.drift_rel == ss.MATERIAL_BIAS
+    assert held.mean_rel == pytest.approx(bare.mean_rel + ss.MATERIAL_BIAS)
+    assert held.throughput_rel == bare.throughput_rel
+    steady = ss.warmup(*_poisson_seconds(np.random.default_rng(9), 100.0, 120))
+    assert steady.drift == () and ss.precision(np.ones(30), np.ones(30), drift=steady.drift).drift_rel is None

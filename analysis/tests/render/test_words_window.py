@@ -30,6 +30,9 @@ def test_the_precision_names_the_level_and_the_batches():
     p = Precision(level=0.95, window_s=60, batches=10, batch_s=6, throughput_per_s=100.0, throughput_rel=0.012,
                   mean_ms=80.0, mean_rel=0.018)
     assert words.precision(p) == "X ±1.2 %, mean R ±1.8 % (95 %, batch means over 10 batches of 6 s)"
+    drifting = p.model_copy(update={"drift_rel": 0.005})
+    assert words.precision(drifting) == ("X ±1.2 %, mean R ±1.8 % (95 %, batch means over 10 batches of 6 s; with "
+                                         "the ±0.5 % drift the warm-up left, which no batch sees)")
     few = p.model_copy(update={"batches": 2, "batch_s": 2, "throughput_rel": None, "mean_rel": None})
     assert words.precision(few) == "no interval: batch means over 2 batches of 2 s, fewer than 3"
 

@@ -263,12 +263,13 @@ def _warmup_record(found: steady_state.Warmup | None, floor_s: float) -> dict:
             "warmup_settled": found.settled, "warmup_by": found.by}
 
 
-def _precision(spans: LabelSpans, window) -> model.Precision:
+def _precision(spans: LabelSpans, window, found: steady_state.Warmup | None) -> model.Precision:
     """The window's batch-means precision of X and mean R (steady_state.precision) over its whole seconds, on the
     series the warm-up was found on (warmup_seconds: answered requests, Transaction Controller parents left out),
-    the one the runner's stopping rule judges."""
+    the one the runner's stopping rule judges; a warm-up settled only as an immaterial drift adds the bias it
+    accepted (`found`: the warm-up rule's record, None for a fixed trim)."""
     counts, sums, unit = spans.warmup_seconds.series(window.start_ms, window.end_ms)
-    return steady_state.precision(counts, sums, unit_s=unit)
+    return steady_state.precision(counts, sums, unit_s=unit, drift=found.drift if found is not None else ())
 
 
 class _Everything:
@@ -403,7 +404,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
             f"{reader.rows_left_out} rows of the thread groups {', '.join(cell.left_out_groups)} (setUp and "
             f"tearDown: no part of the load) left out"] if reader.rows_left_out else []), "reading": read,
         "window": model.Window.model_validate(window.as_dict() | _warmup_record(frame.warmup, warmup)),
-        "precision": _precision(spans, window),
+        "precision": _precision(spans, window, frame.warmup),
         "stop": None if cell.stop is None else model.Stop.model_validate(cell.stop),
         "users": users,
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,

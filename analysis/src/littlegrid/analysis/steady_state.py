@@ -101,11 +101,14 @@ class Warmup:
     its second half (no steady state found: `seconds` is then the floor), or the seconds were too few to judge;
     `by` names the series whose truncation was taken ("completions", "response time", "floor"), or why none was
     looked for: "too short" (fewer than MSER_MIN_BATCHES whole batches), "silent" (no answer for more than half the
-    seconds: not one run, longest_silence); neither is a series that never settled."""
+    seconds: not one run, longest_silence); neither is a series that never settled. `drift`: the series ("completions",
+    "response time") settled only as an immaterial drift (`immaterial_drift`): their window keeps a bias of up to
+    MATERIAL_BIAS, which their intervals must hold (`precision`)."""
     seconds: float
     settled: bool
     by: str
     detected_s: float | None   # MSER-5's own truncation (None: it found none, too few batches or not settled)
+    drift: tuple[str, ...] = ()
 
 
 def mser_truncation(values: np.ndarray, weights: np.ndarray | None = None,
@@ -208,7 +211,7 @@ def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, lef
     second or more earlier once the file's last seconds are in (by DECIDED, when that is the later cut)."""
     found = _warmup(counts, sums_ms, floor_s, left_out, unit_s)
     if decided_s is not None and decided_s > found.seconds:
-        return Warmup(float(decided_s), found.settled, DECIDED if found.settled else found.by, found.detected_s)
+        return replace(found, seconds=float(decided_s), by=DECIDED if found.settled else found.by)
     return found
 
 
@@ -233,6 +236,7 @@ def _warmup(counts, sums_ms, floor_s, left_out, unit_s) -> Warmup:
         by_r = 0
     # not settled by MSER: settled all the same when what still moves is immaterial; that cut needs no t test, as
     # it is material by construction (kept, the start would move the mean by more than MATERIAL_BIAS)
+    drift = tuple(name for name, cut in (("completions", by_rate), ("response time", by_r)) if cut is None)
     if by_rate is None:
         by_rate = immaterial_drift(counts, np.ones_like(counts), batch)
     if by_r is None:
@@ -243,8 +247,8 @@ def _warmup(counts, sums_ms, floor_s, left_out, unit_s) -> Warmup:
     truncation, by = (by_rate, "completions") if by_rate >= by_r else (by_r, "response time")
     detected = float(kept[truncation] * unit_s) if truncation else 0.0  # back in the cell's own seconds
     if detected <= floor_s:
-        return Warmup(float(floor_s), True, "floor", detected)
-    return Warmup(detected, True, by, detected)
+        return Warmup(float(floor_s), True, "floor", detected, drift)
+    return Warmup(detected, True, by, detected, drift)
 
 
 def mser_batch(counts: np.ndarray) -> int:
@@ -277,11 +281,14 @@ def batch_size(counts: np.ndarray, sums_ms: np.ndarray) -> int:
     return max(1, memory, t // BATCHES)
 
 
-def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, unit_s: int = 1) -> Precision:
+def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, unit_s: int = 1,
+              drift: tuple[str, ...] = ()) -> Precision:
     """X and mean R of the window's seconds with their batch-means half-widths, relative to each estimate. The
     leading seconds a whole number of batches leaves over are left out of the batches (they are the ones nearest
     the warm-up), not out of the estimates.
-    unit_s: the seconds each entry sums (warmup_seconds' units of a cell longer than a day)."""
+    unit_s: the seconds each entry sums (warmup_seconds' units of a cell longer than a day). drift: the series the
+    warm-up settled only as an immaterial drift (Warmup.drift): the bias it accepted, MATERIAL_BIAS, is added to
+    their half-widths (no variance estimate sees a bias), and `drift_rel` says so."""
     n = np.asarray(counts, float)
     s = np.asarray(sums_ms, float)
     t = len(n)
@@ -303,12 +310,15 @@ def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, uni
     residuals = sb - r_hat * nb
     var_r = float(residuals @ residuals) / (k * (k - 1)) / float(nb.mean()) ** 2
     r_rel = q * math.sqrt(var_r) / r_hat if r_hat > 0 else None
-    return _precision(level, t * unit_s, k, b * unit_s, x, x_rel, r, r_rel)
+    if drift:
+        x_rel += MATERIAL_BIAS if "completions" in drift else 0.0
+        r_rel = None if r_rel is None else r_rel + (MATERIAL_BIAS if "response time" in drift else 0.0)
+    return _precision(level, t * unit_s, k, b * unit_s, x, x_rel, r, r_rel, MATERIAL_BIAS if drift else None)
 
 
-def _precision(level, window_s, batches, batch_s, x, x_rel, r, r_rel) -> Precision:
+def _precision(level, window_s, batches, batch_s, x, x_rel, r, r_rel, drift_rel=None) -> Precision:
     return Precision(level=level, window_s=window_s, batches=batches, batch_s=batch_s, throughput_per_s=x,
-                     throughput_rel=x_rel, mean_ms=r, mean_rel=r_rel)
+                     throughput_rel=x_rel, mean_ms=r, mean_rel=r_rel, drift_rel=drift_rel)
 
 
 @dataclass(frozen=True)
@@ -366,7 +376,8 @@ def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule, running: bool = F
         return verdict
     start, window_s = int(math.ceil(verdict.warmup.seconds)), verdict.precision.window_s
     half = int(window_s // CONFIRM)
-    first = precision(np.asarray(counts, float)[start:start + half], np.asarray(sums_ms, float)[start:start + half])
+    first = precision(np.asarray(counts, float)[start:start + half], np.asarray(sums_ms, float)[start:start + half],
+                      drift=verdict.warmup.drift)
     if first.batches >= STOP_BATCHES and first.worst_rel is not None and first.worst_rel <= rule.target_rel:
         return verdict
     return Verdict(False, verdict.warmup, verdict.precision,
@@ -400,7 +411,7 @@ def _judge_now(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
     window_n, window_s = counts[start:], sums[start:]
     if len(window_n) < rule.min_s:
         return Verdict(False, found, None, f"window {len(window_n)} s, shorter than min_s {rule.min_s:g} s")
-    p = precision(window_n, window_s)
+    p = precision(window_n, window_s, drift=found.drift)
     worst = p.worst_rel
     if p.batches < STOP_BATCHES or worst is None:
         return Verdict(False, found, p, f"{p.batches} batches of {p.batch_s} s, fewer than {STOP_BATCHES}")

@@ -139,7 +139,9 @@ def precision(p: Precision | None) -> str | None:
     if p.throughput_rel is None:
         return f"no interval: {how}, fewer than 3" if p.batches else "no interval: no answers in the window"
     r = f"±{fmt.pct(p.mean_rel)}" if p.mean_rel is not None else "not known"
-    return f"X ±{fmt.pct(p.throughput_rel)}, mean R {r} ({fmt.pct(p.level)}, {how})"
+    drift = (f"; with the ±{fmt.pct(p.drift_rel)} drift the warm-up left, which no batch sees"
+             if p.drift_rel is not None else "")
+    return f"X ±{fmt.pct(p.throughput_rel)}, mean R {r} ({fmt.pct(p.level)}, {how}{drift})"
 
 
 def stopped(s: Stop | None) -> str | None:

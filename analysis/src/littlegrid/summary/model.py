@@ -141,7 +141,9 @@ class Precision(Record):
     `batches` of `batch_s` seconds over the window's whole seconds (`window_s`), each estimate with its half-width
     at `level` relative to it (null: fewer than 3 batches, or no answers). X counts the window's answered
     requests per second (failures left out, as the runner's stopping rule counts them: they agree with
-    Stats.throughput_per_s when nothing failed); mean R is their mean elapsed."""
+    Stats.throughput_per_s when nothing failed); mean R is their mean elapsed. `drift_rel`: the bias a warm-up
+    settled only as an immaterial drift left (steady_state.MATERIAL_BIAS), already added to the drifting series'
+    half-width (null: none)."""
     level: float
     window_s: int
     batches: int
@@ -150,6 +152,7 @@ class Precision(Record):
     throughput_rel: float | None
     mean_ms: float | None
     mean_rel: float | None
+    drift_rel: float | None = None
 
     @property
     def worst_rel(self) -> float | None:
