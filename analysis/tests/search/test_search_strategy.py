@@ -130,3 +130,29 @@ def test_the_remaining_estimate_shrinks_to_zero_at_the_answer():
         probes.append(exact_probe(MMC, SLO, step.load))
         seen.append(remaining(space, probes))
     assert seen[0] >= len(probes) - 2 and seen[-1] <= 1
+
+
+def _on_threshold_at_17(n, rel):
+    """MMC's probes, but p90 = 300 ms·N/17: at N = 17 exactly on the threshold, known to ±rel."""
+    p = exact_probe(MMC, SLO, n)
+    value = 300.0 * n / 17
+    f = p.figures[0]
+    return Probe(n, (type(f)(f.criterion, f.metric, value, value * (1 - rel), value * (1 + rel), f.threshold,
+                             f.strict),), True, mean_ms=p.mean_ms, throughput_per_s=p.throughput_per_s,
+                 think_ms=0.0, duration_s=p.duration_s)
+
+
+def test_a_precise_search_does_not_repeat_a_load_whose_figure_is_on_the_threshold_at_the_precision_asked():
+    """p90 at N = 17 is 300 ms [297, 303]: known to ±1%, within the ±2% asked, and still reaching the threshold.
+    Repeats would narrow an interval around the threshold itself and never separate it: a precise search answers
+    at once and says the boundary sits on the threshold; a fixed search (no precision) repeats as before, and a
+    figure less precise than asked (±2.5%) is repeated until the repeats make it so (±2.5%/√2 = ±1.8%)."""
+    precise, probes = drive(Space("users", 1, 80, precision=0.02), lambda n, k, l: _on_threshold_at_17(n, 0.01))
+    assert precise.kind == "found" and precise.load == 16 and precise.above.load == 17
+    assert not precise.separated and precise.above.repeats == 1
+    assert "sits on the threshold: at N = 17 the figure is known to the ±2% asked" in precise.why
+    fixed, fixed_probes = drive(Space("users", 1, 80), lambda n, k, l: _on_threshold_at_17(n, 0.01))
+    assert fixed.load == 16 and fixed.above.repeats == 3 and len(fixed_probes) == len(probes) + 2
+    assert fixed.why == "the intervals do not separate from the threshold after 3 probes per load"
+    wide, _ = drive(Space("users", 1, 80, precision=0.02), lambda n, k, l: _on_threshold_at_17(n, 0.025))
+    assert wide.above.repeats == 2 and not wide.separated

@@ -70,7 +70,8 @@ def spaces(grid: Grid) -> tuple[str, list[tuple[dict, Space]]]:
         cell = probe_cell(grid, group, axis, rng.low, 1, 1)
         service = cells_mod.service_of(cell.knobs, cell.plan_properties, grid.target.path if grid.target else None)
         out.append((group, Space(axis, rng.low, rng.high, rng.resolution,
-                                 service=(service.servers, service.service_ms) if service else None)))
+                                 service=(service.servers, service.service_ms) if service else None,
+                                 precision=grid.timing.precision if grid.timing.precise else None)))
     return axis, out
 
 

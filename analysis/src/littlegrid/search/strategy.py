@@ -23,6 +23,10 @@ class Space:
     max_repeats: int = 3      # probes at one load near the boundary, to separate its interval from the threshold
     max_reruns: int = 2       # reruns of an invalid probe (lengthened) before the load is given up
     service: tuple | None = None  # (servers c, service ms S) when the grid states them: D_max = S/c from the start
+    # A precise search's precision asked (relative half-width; None: fixed probes). A figure known that precisely
+    # whose interval still reaches the threshold is on the threshold at the precision asked: repeating its load
+    # would buy a precision nobody asked for, and on a boundary that sits on the threshold it never separates.
+    precision: float | None = None
 
     @property
     def closed(self) -> bool:
@@ -69,6 +73,15 @@ class Evidence:
     @property
     def passes(self) -> bool:
         return all(f.holds() for f in self.figures)
+
+    def on_threshold(self, precision: float | None) -> bool:
+        """Undecided, and every figure whose interval reaches its threshold known to `precision` (its interval's
+        wider side relative to the figure): the load sits on the threshold at the precision asked."""
+        if precision is None or self.decided:
+            return False
+        reaching = [f for f in self.figures if f.lo <= f.threshold <= f.hi]
+        return bool(reaching) and all(f.value > 0 and max(f.value - f.lo, f.hi - f.value) / f.value <= precision
+                                      for f in reaching)
 
     @property
     def decided(self) -> bool:
@@ -147,13 +160,13 @@ def next_step(space: Space, probes: list[Probe]) -> Next | Answer:
         e = ev[hi]
         if hi > space.low:
             return Next(space.low, "the first failure is above min: probe min")
-        if not e.decided and e.repeats < space.max_repeats:
+        if _repeat(space, e):
             return Next(hi, "repeat: the interval at min reaches the threshold")
         return Answer("none", None, None, e, e.decided, f"min ({_load(space, space.low)}) does not meet the SLO")
     if hi is None:
         if lo >= space.high:
             e = ev[lo]
-            if not e.decided and e.repeats < space.max_repeats:
+            if _repeat(space, e):
                 return Next(lo, "repeat: the interval at max reaches the threshold")
             return Answer("all", lo, e, None, e.decided, f"max ({_load(space, space.high)}) meets the SLO")
         return Next(*_above(space, probes, ev, lo))
@@ -161,11 +174,27 @@ def next_step(space: Space, probes: list[Probe]) -> Next | Answer:
         return Next(*_inside(space, probes, ev, lo, hi))
     a, b = ev[lo], ev[hi]
     for e, side in ((a, "meets"), (b, "fails")):  # the less certain first
-        if not e.decided and e.repeats < space.max_repeats:
+        if _repeat(space, e):
             return Next(e.load, f"repeat: the interval at {_load(space, e.load)} ({side}) reaches the threshold")
-    return Answer("found", lo, a, b, a.decided and b.decided,
-                  "the intervals separate from the threshold" if a.decided and b.decided else
-                  f"the intervals do not separate from the threshold after {space.max_repeats} probes per load")
+    return Answer("found", lo, a, b, a.decided and b.decided, _separation(space, a, b))
+
+
+def _repeat(space: Space, e: Evidence) -> bool:
+    """Whether the load is probed again: its interval reaches the threshold, fewer than max_repeats probed it, and
+    (a precise search) its figures are not yet as precise as asked."""
+    return not e.decided and e.repeats < space.max_repeats and not e.on_threshold(space.precision)
+
+
+def _separation(space: Space, a: Evidence, b: Evidence) -> str:
+    """Why the answer is as sure as it is."""
+    if a.decided and b.decided:
+        return "the intervals separate from the threshold"
+    on = [e for e in (a, b) if e.on_threshold(space.precision)]
+    if on:
+        where = " and ".join(_load(space, e.load) for e in on)
+        return (f"the boundary sits on the threshold: at {where} the figure is known to the ±{space.precision:.0%} "
+                f"asked and its interval still reaches it, so the answer may move by one step with noise")
+    return f"the intervals do not separate from the threshold after {space.max_repeats} probes per load"
 
 
 def _above(space: Space, probes: list[Probe], ev: dict, lo: float) -> tuple[float, str]:
