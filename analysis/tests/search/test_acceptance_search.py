@@ -1,6 +1,7 @@
 """The capacity search against the sample server: its answer agrees with the queueing law for that system.
 
-Minutes of load (8-12 probes of 20 s, about 5 min): run it alone, under the load lock,
+Minutes of load (about 6-10 probes, each until its verdict is clear or X and R are known to ±2%): run it alone, under
+the load lock,
     flock "$LOAD_LOCK" target/venv/bin/python -m pytest -m acceptance tests/search/test_acceptance_search.py -s
 """
 
