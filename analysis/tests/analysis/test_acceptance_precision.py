@@ -2,7 +2,7 @@
 precise cells; each cell's stated 95% intervals of X and mean R cover the mean of all of them at about the stated
 rate. The synthetic half of the check (M/M/1 streams with a known mean) is tests/analysis/test_steady_state.py.
 
-About 4 minutes of load: run it alone, under the load lock,
+About 5-8 minutes of load: run it alone, under the load lock,
     pytest -m acceptance tests/analysis/test_acceptance_precision.py
 """
 
@@ -34,7 +34,9 @@ path = "/"
 until = "precise"
 precision = "2%"
 min_s = 10
-max_s = 60
+max_s = 120  # room for the rule to answer: this closed loop's memory can make batches of 8 s, and the
+             # confirmation's 5 of them over the window's first half then need an 80-s window (a run of 2026-11-28
+             # reached max_s 60 at ±0.5% in one cell of 8); the test is of the intervals the rule answers with
 warmup_s = 1
 cooldown_s = 2
 rampup_s = 1
