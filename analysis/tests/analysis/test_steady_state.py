@@ -304,3 +304,32 @@ def test_the_bias_an_immaterial_drift_leaves_is_in_its_series_interval():
     assert held.throughput_rel == bare.throughput_rel
     steady = ss.warmup(*_poisson_seconds(np.random.default_rng(9), 100.0, 120))
     assert steady.drift == () and ss.precision(np.ones(30), np.ones(30), drift=steady.drift).drift_rel is None
+
+
+def _regular_loop(rng, users, cycle_s, seconds):
+    """Completions per second of `users` threads with a regular cycle, each at an independent phase."""
+    counts = np.zeros(seconds)
+    for _ in range(users):
+        ends = rng.uniform(0, cycle_s) + cycle_s * np.arange(int(seconds / cycle_s) + 2)
+        np.add.at(counts, ends[ends < seconds].astype(int), 1)
+    return counts
+
+
+def test_a_regular_closed_loops_x_holds_its_window_edges_error_which_batch_means_cannot_see():
+    """The acceptance run's case: 5 users of a 2/13-s cycle (X = 32.5/s) answer exactly 65 in every 2-s batch, so
+    batch means claim X to ±0.0% in all 200 windows of 21 s, and never cover (the odd second and the edges are off by
+    a fraction of a cycle per thread). With N the interval holds the edges' error (laws.regular_edge_error) and
+    covers at about its 95%."""
+    from littlegrid.analysis.laws import regular_edge_error
+    rng = np.random.default_rng(5)
+    bare_cover = held_cover = 0
+    for _ in range(200):
+        counts = _regular_loop(rng, 5, 2 / 13, 21)
+        bare, held = ss.precision(counts, counts * 100), ss.precision(counts, counts * 100, users=5)
+        assert bare.throughput_rel == 0 and bare.edge_rel is None
+        assert held.edge_rel == pytest.approx(1.96 * regular_edge_error(5 / held.throughput_per_s, 21, 5), rel=1e-3)
+        bare_cover += abs(bare.throughput_per_s - 32.5) <= bare.throughput_rel * bare.throughput_per_s
+        held_cover += abs(held.throughput_per_s - 32.5) <= held.throughput_rel * held.throughput_per_s
+    assert bare_cover == 0 and held_cover >= 180  # 186 with this seed
+    open_ = ss.precision(counts, counts * 100, users=None)
+    assert open_.edge_rel is None and open_.throughput_rel == 0  # an open workload has no cycles at its edges

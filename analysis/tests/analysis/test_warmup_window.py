@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
+from littlegrid.analysis.laws import regular_edge_error
 from littlegrid.analysis.warmup_seconds import WarmupSeconds
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
@@ -86,12 +87,15 @@ def test_a_cell_longer_than_a_day_is_looked_at_in_units():
 
 
 def test_the_window_records_its_batch_means_precision(tmp_path):
-    """A deterministic closed loop: the same completions every second, so X and mean R are known exactly (±0)."""
+    """A deterministic closed loop: 50 completions every second but the first (45: the threads start staggered) and
+    mean R exactly 100 ms (±0); X's interval holds its window edges' error (N = 10 threads seen, cycle N/X)."""
     path = write_jtl(closed_loop(10, 100, 100, 60), tmp_path / "steady.jtl")
     cell = analyze([str(path)]).cells[0]
     p = cell.precision
     assert p.level == 0.95 and p.batches >= 10 and p.batch_s * p.batches <= p.window_s
-    assert p.throughput_per_s == pytest.approx(50.0, rel=0.01) and p.throughput_rel == pytest.approx(0, abs=0.01)
+    edge = 1.96 * regular_edge_error(10 / p.throughput_per_s, p.window_s, 10)
+    assert p.throughput_per_s == pytest.approx(50.0, rel=0.01)
+    assert p.edge_rel == pytest.approx(edge, rel=1e-3) and edge < p.throughput_rel < 0.01
     assert p.mean_ms == 100 and p.mean_rel == 0
     assert cell.stop is None  # a bare JTL: no runner stopped it
 

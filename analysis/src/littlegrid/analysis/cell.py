@@ -263,13 +263,15 @@ def _warmup_record(found: steady_state.Warmup | None, floor_s: float) -> dict:
             "warmup_settled": found.settled, "warmup_by": found.by}
 
 
-def _precision(spans: LabelSpans, window, found: steady_state.Warmup | None) -> model.Precision:
+def _precision(spans: LabelSpans, window, found: steady_state.Warmup | None, users: float | None) -> model.Precision:
     """The window's batch-means precision of X and mean R (steady_state.precision) over its whole seconds, on the
     series the warm-up was found on (warmup_seconds: answered requests, Transaction Controller parents left out),
     the one the runner's stopping rule judges; a warm-up settled only as an immaterial drift adds the bias it
-    accepted (`found`: the warm-up rule's record, None for a fixed trim)."""
+    accepted (`found`: the warm-up rule's record, None for a fixed trim); `users`, a closed workload's N, adds
+    its window edges' error to X's."""
     counts, sums, unit = spans.warmup_seconds.series(window.start_ms, window.end_ms)
-    return steady_state.precision(counts, sums, unit_s=unit, drift=found.drift if found is not None else ())
+    return steady_state.precision(counts, sums, unit_s=unit, drift=found.drift if found is not None else (),
+                                  users=users)
 
 
 class _Everything:
@@ -404,7 +406,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
             f"{reader.rows_left_out} rows of the thread groups {', '.join(cell.left_out_groups)} (setUp and "
             f"tearDown: no part of the load) left out"] if reader.rows_left_out else []), "reading": read,
         "window": model.Window.model_validate(window.as_dict() | _warmup_record(frame.warmup, warmup)),
-        "precision": _precision(spans, window, frame.warmup),
+        "precision": _precision(spans, window, frame.warmup, users.n if cell.workload in (None, "closed") else None),
         "stop": None if cell.stop is None else model.Stop.model_validate(cell.stop),
         "users": users,
         "overall": overall, "labels": labels, "errors": errors, "label_series": label_series,

@@ -57,6 +57,22 @@ def window_error(cycle_s: float, window_s: float, users: float) -> float:
     return 2.0 * cycle_s / (window_s * math.sqrt(users))
 
 
+# The spread, in cycles, of one thread's partial cycles at a window's two edges when its cycle is regular and its
+# phase independent of the others': its age (time since its last answer) at each edge is uniform over one cycle,
+# variance 1/12, and the two edges' difference has variance 1/6. A more variable cycle spreads them more (an
+# exponential one √2), and those extra cycles show in batch means too; a regular one hides from them.
+REGULAR_EDGE_SPREAD = math.sqrt(1.0 / 6.0)
+
+
+def regular_edge_error(cycle_s: float, window_s: float, users: float) -> float:
+    """The relative standard error of a closed window's completion count from its edges alone, for N threads of
+    regular cycles R+Z with independent phases: REGULAR_EDGE_SPREAD·(R+Z)/(T·√N). The least a closed loop's X over
+    T seconds can be off by, which batch means of a regular loop (nearly the same count every batch) cannot see;
+    window_error, the closed-law check's, is the conservative 2 cycles instead (measured on simulated regular loops
+    the error's 95th percentile was 0.41% at N = 5, R+Z = 154 ms, T = 15 s: 1.96 × this 0.19%)."""
+    return REGULAR_EDGE_SPREAD * cycle_s / (window_s * math.sqrt(users))
+
+
 def _rel(value: float, expected: float) -> float:
     return abs(value - expected) / abs(expected)
 

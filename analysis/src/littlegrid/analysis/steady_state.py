@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from littlegrid.analysis.blocks import memory_length
-from littlegrid.analysis.laws import window_error
+from littlegrid.analysis.laws import regular_edge_error, window_error
 from littlegrid.summary.model import Precision  # the summary's record: the runner and the cell read the same one
 
 MSER_BATCH_S = 5        # the most seconds an MSER batch gathers (a cell answering less than once a second)
@@ -282,13 +282,17 @@ def batch_size(counts: np.ndarray, sums_ms: np.ndarray) -> int:
 
 
 def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, unit_s: int = 1,
-              drift: tuple[str, ...] = ()) -> Precision:
+              drift: tuple[str, ...] = (), users: float | None = None) -> Precision:
     """X and mean R of the window's seconds with their batch-means half-widths, relative to each estimate. The
     leading seconds a whole number of batches leaves over are left out of the batches (they are the ones nearest
     the warm-up), not out of the estimates.
     unit_s: the seconds each entry sums (warmup_seconds' units of a cell longer than a day). drift: the series the
     warm-up settled only as an immaterial drift (Warmup.drift): the bias it accepted, MATERIAL_BIAS, is added to
-    their half-widths (no variance estimate sees a bias), and `drift_rel` says so."""
+    their half-widths (no variance estimate sees a bias), and `drift_rel` says so. users: a closed workload's N.
+    Its window's count is also off by the cycles in flight at its two edges, which batch means of a regular loop
+    do not see: batches that hold whole cycles count the same every time and claim X to ±0.0% (twice in 16 cells
+    of the acceptance run, each then missing the configuration's mean). X's half-width is the batch means' and
+    z·laws.regular_edge_error (cycle N/X) in quadrature, the latter kept as `edge_rel`."""
     n = np.asarray(counts, float)
     s = np.asarray(sums_ms, float)
     t = len(n)
@@ -310,15 +314,24 @@ def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, uni
     residuals = sb - r_hat * nb
     var_r = float(residuals @ residuals) / (k * (k - 1)) / float(nb.mean()) ** 2
     r_rel = q * math.sqrt(var_r) / r_hat if r_hat > 0 else None
+    edge = (normal_quantile(level) * regular_edge_error(users / x, t * unit_s, users)
+            if users and users > 0 and x > 0 else None)
+    x_rel = math.hypot(x_rel, edge or 0.0)
     if drift:
         x_rel += MATERIAL_BIAS if "completions" in drift else 0.0
         r_rel = None if r_rel is None else r_rel + (MATERIAL_BIAS if "response time" in drift else 0.0)
-    return _precision(level, t * unit_s, k, b * unit_s, x, x_rel, r, r_rel, MATERIAL_BIAS if drift else None)
+    return _precision(level, t * unit_s, k, b * unit_s, x, x_rel, r, r_rel, MATERIAL_BIAS if drift else None, edge)
 
 
-def _precision(level, window_s, batches, batch_s, x, x_rel, r, r_rel, drift_rel=None) -> Precision:
+def normal_quantile(level: float = LEVEL) -> float:
+    """The standard normal quantile of a two-sided interval at `level` (for an error modelled, not estimated)."""
+    from scipy.special import ndtri  # noqa: PLC0415 (lazy, as t_quantile)
+    return float(ndtri(0.5 + level / 2))
+
+
+def _precision(level, window_s, batches, batch_s, x, x_rel, r, r_rel, drift_rel=None, edge_rel=None) -> Precision:
     return Precision(level=level, window_s=window_s, batches=batches, batch_s=batch_s, throughput_per_s=x,
-                     throughput_rel=x_rel, mean_ms=r, mean_rel=r_rel, drift_rel=drift_rel)
+                     throughput_rel=x_rel, mean_ms=r, mean_rel=r_rel, drift_rel=drift_rel, edge_rel=edge_rel)
 
 
 @dataclass(frozen=True)
@@ -411,7 +424,7 @@ def _judge_now(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule) -> Verdict:
     window_n, window_s = counts[start:], sums[start:]
     if len(window_n) < rule.min_s:
         return Verdict(False, found, None, f"window {len(window_n)} s, shorter than min_s {rule.min_s:g} s")
-    p = precision(window_n, window_s, drift=found.drift)
+    p = precision(window_n, window_s, drift=found.drift, users=rule.users)
     worst = p.worst_rel
     if p.batches < STOP_BATCHES or worst is None:
         return Verdict(False, found, p, f"{p.batches} batches of {p.batch_s} s, fewer than {STOP_BATCHES}")

@@ -143,7 +143,8 @@ class Precision(Record):
     requests per second (failures left out, as the runner's stopping rule counts them: they agree with
     Stats.throughput_per_s when nothing failed); mean R is their mean elapsed. `drift_rel`: the bias a warm-up
     settled only as an immaterial drift left (steady_state.MATERIAL_BIAS), already added to the drifting series'
-    half-width (null: none)."""
+    half-width (null: none). `edge_rel`: a closed workload's window-edge error in X's half-width (laws.
+    regular_edge_error at the level's normal quantile, in quadrature with the batch means'; null: open, or none)."""
     level: float
     window_s: int
     batches: int
@@ -153,6 +154,7 @@ class Precision(Record):
     mean_ms: float | None
     mean_rel: float | None
     drift_rel: float | None = None
+    edge_rel: float | None = None
 
     @property
     def worst_rel(self) -> float | None:
