@@ -2,14 +2,18 @@
 grid's warmup_s its floor; the window's precision and the manifest's stop record reach the cell."""
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
+from littlegrid.analysis import steady_state
 from littlegrid.analysis.laws import regular_edge_error
 from littlegrid.analysis.warmup_seconds import WarmupSeconds
+from littlegrid.render import words
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
 
@@ -170,3 +174,55 @@ def test_a_broken_stop_record_is_one_line_naming_the_manifest(tmp_path, stop, pr
     with pytest.raises(UserError, match="manifest.json") as e:
         analyze([_run_with_stop(tmp_path, stop)])
     assert problem in str(e.value) and "\n" not in str(e.value)
+
+
+PRECISE_STOP = Path(__file__).parent / "fixtures" / "precise-stop"  # README.md there: where it came from
+
+
+def _precise_stop_run(tmp_path, stop):
+    """The sample server's cell N = 10 on 100 threads, stopped by the runner's rule at 27 s on the warm-up it
+    found, 8 s (JMeter 5.6.3, the main job, 2026-11-29), as a run folder whose cell manifest holds `stop`."""
+    run = make_run(tmp_path / "run", [{"id": "users=10", "axes": {"users": 10}, "users": 10, "warmup_s": 1,
+                                       "cooldown_s": 2, "samples": closed_loop(10, 100, 0, 5)}])
+    cell = run / "cells" / "users=10"
+    shutil.copyfile(PRECISE_STOP / "results.jtl", cell / "results.jtl")
+    manifest = json.loads((cell / "manifest.json").read_text())
+    (cell / "manifest.json").write_text(json.dumps(manifest | {"samples": 2680, "stop": stop}))
+    return run
+
+
+def test_a_precise_cells_warm_up_is_looked_for_over_the_seconds_its_rule_judged(tmp_path):
+    """The rule answered at 27 s with MSER-5's cut at 8 s on the completions; over the file less its 2-s
+    cool-down (26 s: the stop's tail was 1.4 s) MSER's minimum lies in the second half, and the cell was reported
+    as "never settled, only the 1 s floor trimmed" though 8 s were. Over the seconds the rule judged the analysis
+    finds what the rule found."""
+    stop = {"rule": "precise", "reason": "precise", "at_s": 27.0, "precision_asked": 0.02, "x_rel": 0.0038,
+            "r_rel": 0.0088, "warmup_s": 8.0, "why": "X ±0.4% and mean R ±0.9% over 19 s (6 batches of 3 s)"}
+    cell = analyze([_precise_stop_run(tmp_path / "precise", stop)]).cells[0]
+    w = cell.window
+    assert (w.warmup_s, w.warmup_settled, w.warmup_by, w.warmup_detected_s) == (8, True, "completions", 8)
+    assert words.warmup(w) == "warm-up 8 s found by MSER-5 on completions"
+    # and the window ends with the seconds it judged: the file's tail after them, 1.382 s, is the cool-down, so
+    # the analysis' interval is the runner's, figure for figure (its stop record: X ±0.381%, mean R ±0.884%)
+    assert (w.length_s, w.cooldown_s, w.cooldown_by) == (19, 1.382, "stop")
+    assert words.cooldown(w) == "1.38 s cool-down, the file's tail after the seconds the runner's rule judged"
+    p = cell.precision
+    assert (p.window_s, p.batches, p.batch_s) == (19, 6, 3)
+    assert p.throughput_rel == pytest.approx(0.0038084181272784916, rel=1e-9)
+    assert p.mean_rel == pytest.approx(0.008836084827251057, rel=1e-9)
+    # a cool-down the user asks trims the end; the warm-up is still the one found over the judged seconds
+    asked = analyze([_precise_stop_run(tmp_path / "asked", stop)], cooldown_s=3).cells[0].window
+    assert (asked.warmup_s, asked.warmup_by, asked.cooldown_s, asked.cooldown_by) == (8, "completions", 3, None)
+    # the same file, nothing answered on it (stopped at max_s): its own seconds less the cool-down never settle
+    unanswered = analyze([_precise_stop_run(tmp_path / "max_s", stop | {"reason": "max_s"})]).cells[0].window
+    assert (unanswered.warmup_s, unanswered.warmup_settled, unanswered.warmup_by) == (1, False, "floor")
+
+
+def test_a_decided_warm_up_the_file_does_not_settle_on_is_the_runners_not_the_floor():
+    """Should the analysis' seconds not settle where the rule's did, the 8 s trimmed are the runner's, and said
+    so: not "never settled, only the floor trimmed" (the validity finding reads by "floor")."""
+    counts = np.linspace(10, 100, 40)  # climbing to the end: no steady state on these seconds
+    found = steady_state.warmup(counts, counts * 100, 1.0)
+    assert not found.settled and found.by == "floor"
+    decided = steady_state.warmup(counts, counts * 100, 1.0, decided_s=8)
+    assert (decided.seconds, decided.by, decided.settled) == (8, "stop", False)

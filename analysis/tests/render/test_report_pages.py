@@ -1,7 +1,9 @@
 """Report pages: complete content, working links, hostile text kept as text, and a CSP that admits only our assets."""
 
 import base64
+import copy
 import hashlib
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -128,6 +130,12 @@ def test_overview_says_what_was_trimmed_and_what_every_number_means(golden_summa
     build_report(golden_summary, tmp_path, generated="x")
     text = (tmp_path / "index.html").read_text()
     assert "warm-up 5 s and cool-down 2 s of every cell, counted from the first sample" in text
+    precise = copy.deepcopy(golden_summary)  # precise cells each end with the seconds their rule judged
+    precise["trim"]["cooldown_s"] = None
+    build_report(precise, tmp_path / "precise", generated="x")
+    assert ("warm-up 5 s and each cell's own cool-down (a precise cell's is the file's tail after the seconds its "
+            "rule judged, see the cells), counted from the first sample") in \
+        html.unescape((tmp_path / "precise" / "index.html").read_text())
     for word in ["steady window", "closed-system law", "Little's law at the server", "nearest-rank", "USL",
                  "asymptotic bounds", "Poisson Random Timer"]:
         assert word in text

@@ -48,7 +48,7 @@ def test_dry_run_prints_the_cells_and_the_expected_time_and_writes_nothing(grid_
     folder = run_grid(grid_path, out=out, dry_run=True, run_id="r1")
     printed = capsys.readouterr().out
     assert folder == out / "r1" and not out.exists()
-    assert "4 cells of 20 s" in printed and "warm-up 5 s" in printed
+    assert "4 cells of 20 s" in printed and "warm-up found from the data, at least 5 s; cool-down 2 s" in printed
     assert "1. users=5,think_ms=0" in printed and "4. users=10,think_ms=50" in printed
     assert "expected time: about 1:36" in printed  # 4 × (20 s + 4 s JMeter start)
 

@@ -12,7 +12,7 @@ from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
 from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
 from littlegrid.analysis.engines import AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator, clock_tolerance_s
-from littlegrid.analysis.rowblock import Block, ThreadIds, make_block
+from littlegrid.analysis.rowblock import Block, Frame, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
 from littlegrid.analysis.survey import GUESS_SERIES_LABELS, LabelSpans, counts_alike
@@ -226,7 +226,7 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label, 
                 transactions = frozenset(reader.transactions_seen) | ends.transactions
                 try:  # blocks=2: more than one, so think time spills from the first
                     frame = guess.frame(transactions, warmup, cooldown, blocks=2, rows=ends.rows_estimate,
-                                        series_top=GUESS_SERIES_LABELS, decided_s=decided)
+                                        series_top=GUESS_SERIES_LABELS, decided=decided)
                 except EmptyWindow:
                     return None
                 counting = _Counting(cell, frame, by_label)
@@ -244,23 +244,28 @@ def _single_pass(reader: BlockReader, fields, cell, warmup, cooldown, by_label, 
     return spans, counting
 
 
-def decided_warmup(stop: dict | None) -> float | None:
-    """The warm-up the runner's rule found when it answered the cell (the manifest's stop record, reason
-    "precise" or "slo"): the analysis' window starts no earlier, so it is the window the cell was answered on.
-    None for a fixed-duration cell, a cell stopped at max_s or by hand (nothing was answered on a window)."""
+def decided_warmup(stop: dict | None) -> steady_state.Decided | None:
+    """The warm-up the runner's rule found when it answered the cell and the seconds it judged (the manifest's stop
+    record, reason "precise" or "slo"): the analysis looks for the warm-up over those seconds and its window
+    starts no earlier, so it is the window the cell was answered on. None for a fixed-duration cell, a cell
+    stopped at max_s or by hand (nothing was answered on a window), or a record without both figures."""
     if not stop or stop.get("reason") not in ("precise", "slo"):
         return None
-    w = stop.get("warmup_s")
-    return float(w) if isinstance(w, (int, float)) and w > 0 else None
+    w, at = stop.get("warmup_s"), stop.get("at_s")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (w, at)) or w < 0 or at <= w:
+        return None
+    return steady_state.Decided(float(w), float(at))
 
 
-def _warmup_record(found: steady_state.Warmup | None, floor_s: float) -> dict:
-    """model.Window's warm-up rule fields: what the rule found (steady_state.Warmup); the floor alone when
-    nothing was looked for (a fixed trim)."""
+def _trim_record(frame: Frame, floor_s: float) -> dict:
+    """model.Window's trim rule fields: what the warm-up rule found (steady_state.Warmup), the floor alone when
+    nothing was looked for (a fixed trim); where the cool-down came from (Frame.cooldown_by)."""
+    cool = {"cooldown_by": frame.cooldown_by}
+    found = frame.warmup
     if found is None:
-        return {"warmup_floor_s": float(floor_s)}
+        return {"warmup_floor_s": float(floor_s)} | cool
     return {"warmup_floor_s": float(floor_s), "warmup_detected_s": found.detected_s,
-            "warmup_settled": found.settled, "warmup_by": found.by}
+            "warmup_settled": found.settled, "warmup_by": found.by} | cool
 
 
 def _precision(spans: LabelSpans, window, found: steady_state.Warmup | None, users: float | None) -> model.Precision:
@@ -327,6 +332,8 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     fields = ANALYZED_FIELDS + (LABEL_FIELDS if by_label else ())
     warmup = warmup_s if warmup_s is not None else (cell.warmup_s or 0.0)
     decided = None if warmup_s is not None or fixed_warmup else decided_warmup(cell.stop)
+    if decided is not None and cooldown_s is not None:  # the user's own cool-down trims the end
+        decided = replace(decided, ends_window=False)
     cooldown = cooldown_s if cooldown_s is not None else (cell.cooldown_s or 0.0)
     counting = None
     try:
@@ -351,7 +358,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
                              absent_columns=list(reading.absent_columns), format=reading.format)
     try:
         frame = spans.frame(transactions, warmup, cooldown, reader.blocks_read, fixed_warmup=fixed_warmup,
-                            decided_s=decided)
+                            decided=decided)
     except EmptyWindow as e:
         if counting is not None:
             counting.discard()
@@ -405,7 +412,7 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
         "warnings": list(reader.reading.warnings) + ([
             f"{reader.rows_left_out} rows of the thread groups {', '.join(cell.left_out_groups)} (setUp and "
             f"tearDown: no part of the load) left out"] if reader.rows_left_out else []), "reading": read,
-        "window": model.Window.model_validate(window.as_dict() | _warmup_record(frame.warmup, warmup)),
+        "window": model.Window.model_validate(window.as_dict() | _trim_record(frame, warmup)),
         "precision": _precision(spans, window, frame.warmup, users.n if cell.workload in (None, "closed") else None),
         "stop": None if cell.stop is None else model.Stop.model_validate(cell.stop),
         "users": users,

@@ -38,6 +38,9 @@ class Frame:
     # the warm-up rule's record (steady_state.Warmup): what it found and whether the series settled; None when
     # nothing was looked for (a guessed frame, a fixed trim)
     warmup: Warmup | None = None
+    # "stop": the cool-down trimmed is the file's tail after the seconds a precise cell's rule judged (the window
+    # ends where they did); None: the cool-down asked (the grid's cooldown_s, analyze --cooldown)
+    cooldown_by: str | None = None
 
     @property
     def outage(self) -> Stretch | None:

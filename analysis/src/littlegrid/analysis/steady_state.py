@@ -82,6 +82,18 @@ SILENT = "silent"  # Warmup.by of seconds without a single answer for more than 
 DECIDED = "stop"  # Warmup.by when the runner's stop record set the warm-up: the window its rule answered on
 
 
+@dataclass(frozen=True)
+class Decided:
+    """What the runner's rule answered a cell on (its stop record, reason "precise" or "slo"): the warm-up it
+    found, and the seconds it judged (from the first sample's start; every one complete and at full load when it
+    decided). The analysis looks for the warm-up over those same seconds, so it finds what the rule found: the
+    file's later seconds (the stop's tail, less the cool-down trimmed) can move MSER's minimum across the half on
+    a series that only just settled, and a cell the rule answered as settled was then reported as never settled."""
+    warmup_s: float
+    judged_s: float
+    ends_window: bool = True  # False: the user asked a cool-down of their own (analyze --cooldown), which trims
+
+
 def longest_silence(counts: np.ndarray) -> int:
     """The longest run of seconds without an answer: more than half the cell's seconds, and the cell is not one
     run (sessions hours apart in one file, a server that answered only at its start or end), which MSER's premise,
@@ -206,12 +218,12 @@ def warmup(counts: np.ndarray, sums_ms: np.ndarray, floor_s: float = 0.0, *, lef
     left_out: True for the seconds that are no part of either series (a stall's: the analysis marks a stall inside
     the window, it is no warm-up and no noise); the truncation is still counted in the cell's seconds. unit_s: the
     seconds each entry sums (a cell of days looked at in coarser units); the warm-up is returned in seconds.
-    decided_s: the warm-up the runner's rule found when it stopped the cell (its stop record). The window then
-    starts no earlier: the cell was answered on the window after it, and MSER on one-second batches may cut a
-    second or more earlier once the file's last seconds are in (by DECIDED, when that is the later cut)."""
+    decided_s: the warm-up the runner's rule found when it stopped the cell (its stop record; the caller passes
+    the seconds it judged, Decided). The window then starts no earlier: the cell was answered on the window after
+    it. By DECIDED when that is the later cut, settled or not here: the trim is the runner's, and it is no floor."""
     found = _warmup(counts, sums_ms, floor_s, left_out, unit_s)
     if decided_s is not None and decided_s > found.seconds:
-        return replace(found, seconds=float(decided_s), by=DECIDED if found.settled else found.by)
+        return replace(found, seconds=float(decided_s), by=DECIDED)
     return found
 
 

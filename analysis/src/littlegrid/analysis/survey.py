@@ -51,12 +51,14 @@ class LabelSpans:
 
     def frame(self, transactions: frozenset, warmup_s: float, cooldown_s: float, blocks: int,
               rows: int | None = None, series_top: int = LABEL_SERIES_MAX, fixed_warmup: bool = False,
-              decided_s: float | None = None) -> Frame:
+              decided: steady_state.Decided | None = None) -> Frame:
         """The cell's Frame; EmptyWindow when no sample is left, or the trim leaves no window. warmup_s is the
         warm-up's floor: the window starts where steady_state.warmup finds the warm-up over in the seconds before
         the cool-down, never before the floor (Frame.warmup keeps the rule's record); fixed_warmup: the trim is
-        warmup_s itself (analyze --warmup-fixed), nothing is looked for; decided_s: the warm-up in the runner's
-        stop record, before which the window never starts (steady_state.warmup). rows: the cell's
+        warmup_s itself (analyze --warmup-fixed), nothing is looked for; decided: the runner's stop record (a precise
+        cell's): the warm-up is looked for over the seconds its rule judged, and the window never starts before
+        the warm-up it found (steady_state.Decided, steady_state.warmup); the window then ends with the seconds it
+        judged, its cool-down the file's tail after them (Frame.cooldown_by). rows: the cell's
         rows when these spans saw only some of them (a guess's: it looks for no silence, its seconds have gaps),
         else theirs; series_top: how many labels get series (a guess keeps more, GUESS_SERIES_LABELS, for the
         whole cell's top ones to be among them). A stall or a recovered outage leaves the window whole; one the
@@ -68,19 +70,27 @@ class LabelSpans:
         first, last = min(self.first[n] for n in requests), max(self.last[n] for n in requests)
         silences = self.answers.silences(first, last) if rows is None else outage.Silences()
         # the seconds the warm-up is looked for in end where the window can end: at the cool-down, or where an
-        # outage began that the server never came back from (its silence is no steady state)
-        until = last - int(round(cooldown_s * 1000))
+        # outage began that the server never came back from (its silence is no steady state); a precise cell's
+        # end where its rule's judged seconds did, every one at full load, whatever the cool-down trims after
+        until = (last - int(round(cooldown_s * 1000)) if decided is None
+                 else first + int(round(decided.judged_s * 1000)))
         if silences.outage is not None and not silences.outage.recovered:
             until = min(until, silences.outage.began_ms)
+        decided_s = None if decided is None else decided.warmup_s
         found = (None if fixed_warmup or rows is not None
                  else self.warmup(first, until, warmup_s, silences, decided_s))
         trim = found.seconds if found is not None else max(warmup_s, decided_s or 0.0)
-        window = (outage.window_beside(first, last, trim, cooldown_s, silences.outage)
-                  if silences.outage is not None else window_of(first, last, trim, cooldown_s))
+        # a precise cell's window is the one its rule answered on: it ends with the seconds judged, every one at
+        # full load when the rule decided; what the file holds after them is the stop's tail (the seconds the stop
+        # took to arrive, the samples in flight), which may be shorter than the cool-down asked, or longer
+        ends = decided is not None and decided.ends_window
+        cool = max(0, last - first - int(round(decided.judged_s * 1000))) / 1000 if ends else cooldown_s
+        window = (outage.window_beside(first, last, trim, cool, silences.outage)
+                  if silences.outage is not None else window_of(first, last, trim, cool))
         return Frame(window=window or window_of(first, last, 0.0, 0.0), transactions=frozenset(transactions),
                      series_labels=series_labels(self.rows, series_top),
                      rows=sum(self.rows.values()) if rows is None else rows, blocks=blocks, silences=silences,
-                     warmup=found)
+                     warmup=found, cooldown_by=steady_state.DECIDED if ends else None)
 
     def warmup(self, first: int, until: int, floor_s: float, silences: outage.Silences,
                decided_s: float | None = None) -> steady_state.Warmup:

@@ -159,7 +159,7 @@ def facts(cell: Cell) -> list[tuple[str, str]]:
              + (f", rate {fmt.rate(i.rate_per_s)}" if i.rate_per_s is not None else "")),
             ("steady window", "" if w is None else
              f"{fmt.seconds(w.length_s)} after trimming {fmt.seconds(w.warmup_s)} warm-up "
-             f"({w.samples_trimmed_before} samples) and {fmt.seconds(w.cooldown_s)} cool-down "
+             f"({w.samples_trimmed_before} samples) and {words.cooldown(w)} "
              f"({w.samples_trimmed_after} samples)"),
             ("warm-up", words.warmup(w)),
             ("precision", words.precision(cell.precision)),

@@ -29,8 +29,10 @@ def run_facts(summary: Summary) -> list[tuple[str, str]]:
             ("cells", ", ".join(f"{n} {s}" for s, n in status.items())),
             ("trimmed", (f"warm-up {fmt.seconds(trim.warmup_s)}" if trim.warmup_s is not None else
                          "each cell's own warm-up (found from its data, see the cells)")
-                        + f" and cool-down {fmt.seconds(trim.cooldown_s)} of every cell, counted from the "
-                          f"{trim.basis or 'first sample'}"),
+                        + (f" and cool-down {fmt.seconds(trim.cooldown_s)} of every cell"
+                           if trim.cooldown_s is not None else " and each cell's own cool-down (a precise cell's is "
+                           "the file's tail after the seconds its rule judged, see the cells)")
+                        + f", counted from the {trim.basis or 'first sample'}"),
             ("server knobs", ", ".join(f"{k} = {v}" for k, v in (run.server_knobs or {}).items()) or "none"),
             ("server CPUs", run.server_cpus and f"pinned to {_cpus(run.server_cpus)} ([server] cpus), JMeter on "
                                                 f"{_cpus(run.generator_cpus or [])}: they never shared a core"),

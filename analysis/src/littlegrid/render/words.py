@@ -131,6 +131,13 @@ def warmup(w: Window | None) -> str | None:
     return f"warm-up {trimmed}, fixed"  # nothing was looked for: --warmup-fixed, or a summary from before the rule
 
 
+def cooldown(w: Window) -> str:
+    """"2 s cool-down", or a precise cell's "1.4 s cool-down, the file's tail after the seconds the runner's rule
+    judged" (the window is the one it answered on)."""
+    trimmed = f"{fmt.seconds(w.cooldown_s)} cool-down"
+    return trimmed + (", the file's tail after the seconds the runner's rule judged" if w.cooldown_by == "stop" else "")
+
+
 def precision(p: Precision | None) -> str | None:
     """"X ±1.2 %, mean R ±1.8 % (95 %, batch means over 10 batches of 6 s)" (None: no window)."""
     if p is None:

@@ -556,9 +556,10 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     engines = f", {grid.engines} remote engines ({', '.join(grid.remote_hosts)})" if grid.remote_hosts else ""
     length = (f"each until X and mean R are known to ±{timing.precision * 100:g}% (95%), at least a {timing.min_s:g} s "
               f"window, at most {timing.max_s:g} s" if timing.precise else f"of {timing.duration_s:g} s")
-    print(f"grid {grid.name}: {len(cells)} cells {length} (warm-up {timing.warmup_s:g} s, "
-          f"cool-down {timing.cooldown_s:g} s trimmed by the analysis), plan {grid.plan.name}, "
-          f"target {where}{engines}")
+    cooldown = (f"the tail after the stop, {timing.cooldown_s:g} s at max_s" if timing.precise else
+                f"{timing.cooldown_s:g} s")
+    trims = f"warm-up found from the data, at least {timing.warmup_s:g} s; cool-down {cooldown}"
+    print(f"grid {grid.name}: {len(cells)} cells {length} ({trims}), plan {grid.plan.name}, target {where}{engines}")
     if grid.server is not None and grid.server.cpus:
         print(f"the sample server runs on CPU {_cpu_words(grid.server.cpus)} ([server] cpus), JMeter on the others")
     if grid.server is not None and grid.server.warmup_s:

@@ -134,6 +134,9 @@ class Window(Record):
     warmup_detected_s: float | None = None
     warmup_settled: bool | None = None
     warmup_by: str | None = None
+    # "stop": the cool-down trimmed is the file's tail after the seconds a precise cell's rule judged, so the window
+    # is the one it answered on (its length, not the cool-down asked); null: the cool-down asked
+    cooldown_by: str | None = None
 
 
 class Precision(Record):
