@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.steady_state import judge
+from littlegrid.analysis.steady_state import closed_law_edge, judge
 from littlegrid.jtl import read_jtl
 from littlegrid.run.answered import LATE_S, RunningSeconds
 from littlegrid.run.runner import run_grid
@@ -25,12 +25,12 @@ def test_a_high_rate_cell_stops_when_precise_and_a_low_rate_one_runs_to_max_s(tm
                                                                                target_grid):
     # one thread without think time: tens to hundreds of answers a second from the stub (as the shared host allows),
     # X and R known to ±5% as soon as the rule's window holds its batches (a 60 s cell on a loaded host stopped at
-    # 57 s with ±1.3%: batches of 5 s for R's autocorrelation); one thread thinking Exp(1 s): Poisson answers about 1
-    # a second, X's half-width about 2.26/√(1/s · 145 s) = 19% at max_s, never 5%
+    # 57 s with ±1.3%: batches of 5 s for R's autocorrelation); one thread thinking 1 s (the tiny plan's timer is
+    # constant): a closed loop of N = 1 and R+Z ≈ 1 s, whose closed law asks 3 × 2·(R+Z)/(T·√N) within 2%, a window of
+    # 300 s, twice max_s, whatever its X and R
     grid = target_grid(tmp_path / "precise.toml", http_target, users=(1,), think_ms=(0, 1000), duration_s=MAX_S)
     text = grid.read_text().replace(f"duration_s = {MAX_S}\n",
                                     f'until = "precise"\nprecision = "{PRECISION:.0%}"\nmin_s = 10\nmax_s = {MAX_S}\n')
-    text += '[properties]\nthink_dist = "exponential"\n'
     grid.write_text(text)
     run = run_grid(grid, out=tmp_path / "reports", run_id="precise", jmeter_heap="256m")
     fast, slow = (run / "cells" / f"users=1,think_ms={z}" for z in (0, 1000))
@@ -55,9 +55,13 @@ def test_a_high_rate_cell_stops_when_precise_and_a_low_rate_one_runs_to_max_s(tm
     # e^5 ≈ 150 cells) and the partial last second is left out
     assert MAX_S - 7 <= late["at_s"] <= MAX_S
     assert "Command:" not in (slow / "jmeter.out").read_text()  # nothing was sent to it
-    # the record is the rule applied to the finished JTL's whole seconds
+    # the record is the rule applied to the finished JTL's whole seconds, under the rule the runner gave the cell
+    # (its manifest's N); the closed law's window error alone kept it from an answer
     counts, sums = whole_seconds(slow / "results.jtl")
-    assert late["why"] == judge(counts, sums, _rule(grid)).why
+    rule = _rule(grid, sm)
+    verdict = judge(counts, sums, rule)
+    assert late["why"] == verdict.why
+    assert rule.users == 1 and closed_law_edge(rule, verdict.precision) > rule.law_tolerance
 
     for cell, m in ((fast, fm), (slow, sm)):
         jtl = cell / "results.jtl"
@@ -75,10 +79,10 @@ def whole_seconds(jtl: Path):
     return tally.series(final=True)
 
 
-def _rule(grid: Path):
-    """The rule the runner applied to the cells (one user: a closed workload's N = 1)."""
+def _rule(grid: Path, manifest: dict):
+    """The rule the runner applied to a cell: the grid's, with the cell manifest's N (one user here)."""
     from littlegrid.run.grid_file import load_grid
     from littlegrid.run.stopping import cell_rule
 
     loaded = load_grid(grid)
-    return cell_rule(loaded.timing.rule(), {"users": "1"}, loaded.tolerances)
+    return cell_rule(loaded.timing.rule(), manifest, loaded.tolerances)
