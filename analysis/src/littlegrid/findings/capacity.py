@@ -10,7 +10,7 @@ from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
-from littlegrid.findings import precision
+from littlegrid.findings import precision, proxy
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
                                       num, overall, overhead_explains, pct, pool_kind, pool_size_name, pool_words,
@@ -382,6 +382,11 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      "the throttle's queue is never empty while X stays level",
                      [Figure("throttle queue", q, "requests", c.id) for q, c in zip(queue, cells)],
                      throttle_queue=_mean(queue), throttle_k=k)
+
+    at_proxy = proxy.limit(cells, xs, on)  # a proxy's maxconn taken with requests in its queue (findings/proxy.py)
+    if at_proxy is not None:
+        resource, statement, standing, why, evidence, extra = at_proxy
+        return found(resource, statement, standing, why, evidence, **extra)
 
     seen = [f for f, b in zip(full, busy) if b is not None]
     if seen and all(seen):

@@ -45,7 +45,7 @@ TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions
 RANGE_AXES = ("users", "rate_per_s")
 RANGE_KEYS = {"min", "max", "resolution"}
 SCALAR = (str, int, float, bool)
-PLAN_OPTION_KEYS = {"think", "shares", "files"}
+PLAN_OPTION_KEYS = {"think", "shares", "files", "jdbc"}
 # A plan whose load reads one of these properties was written for littlegrid and runs as it is; any other plan
 # (or one given [plan_options]) is a plan of the user's own, run through a plan derived per cell.
 PROPERTY_DRIVEN = ("users", "rate_per_s")
@@ -250,7 +250,11 @@ class _Validator:
             if not path.is_file():
                 raise self.fail("plan_options", "files", f"{written!r} maps to {path}, which is not a file")
             mapped[written] = str(path)
-        return own.PlanOptions(think=think, shares=dict(shares), files=mapped)
+        jdbc = table.get("jdbc", "retarget")
+        if jdbc not in own.JDBC_MODES:
+            raise self.fail("plan_options", "jdbc", f"must be one of {', '.join(own.JDBC_MODES)} (retarget: the JDBC "
+                            f"Connection Configurations' URLs to [target]; keep: as written), got {jdbc!r}")
+        return own.PlanOptions(think=think, shares=dict(shares), files=mapped, jdbc=jdbc)
 
     def check_own_plan(self, plan: Path, options: own.PlanOptions, axes: dict, properties: dict, ranges: dict) -> None:
         """What a grid may ask of a plan of the user's own, and what in the plan stops it, before any load."""
