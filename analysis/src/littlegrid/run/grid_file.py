@@ -23,7 +23,7 @@ from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
             "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines", "observe",
-            "processes"}
+            "processes", "slo"}
 PROCESS_KEYS = {"command", "setup", "after", "ready", "ready_timeout_s", "ports", "cpus", "user", "env", "files",
                 "role"}
 PROCESS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -150,6 +150,7 @@ class _Validator:
                 (relative.parse if relative.is_relative(text) else parse_criterion)(text)
             except UserError as e:
                 raise self.fail(None, "criteria", str(e), self._line_of_item("criteria", text))
+        self.slos()
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
         if remote_hosts and timing.precise:
@@ -172,6 +173,23 @@ class _Validator:
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
                     remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
                     own_plan=own_plan, rmi=rmi, observe=observe, processes=processes, raw=raw)
+
+    def slos(self) -> None:
+        """slo = ["p90 < 50ms"]: the latency objectives each curve's capacity is found for (the largest N meeting
+        it: the SLO capacity table), which, unlike a criterion, no cell fails: a grid that runs past its capacity
+        on purpose states it here and scopes its criteria to the cells it promises."""
+        texts = self.raw.get("slo", [])
+        if not isinstance(texts, list) or not all(isinstance(t, str) and t.strip() for t in texts):
+            raise self.fail(None, "slo", "must be a list of latency objectives, e.g. [\"p90 < 300ms\"]")
+        for text in texts:
+            try:
+                crit = parse_criterion(text)
+            except UserError as e:
+                raise self.fail(None, "slo", str(e), self._line_of_item("slo", text))
+            if not re.fullmatch(r"p\d+(\.\d+)?", crit.metric) or crit.op not in ("<", "<=") or crit.scope.where \
+                    or crit.scope.label is not None:
+                raise self.fail(None, "slo", f"{text!r}: an objective is a percentile under a threshold over every "
+                                "cell, e.g. \"p90 < 300ms\" (no where, no label)", self._line_of_item("slo", text))
 
     def expectations(self, axes: dict) -> None:
         """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
