@@ -329,6 +329,13 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      "an open plan without free threads cannot start requests on time, and no server resource was full",
                      [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
 
+    # a proxy's maxconn taken with requests in its queue, while what it admits does not keep the database busy
+    # (findings/proxy.py): the slots, not the cores, set X, whatever else keeps the cores busy
+    at_proxy = proxy.limit(cells, xs, on)
+    if at_proxy is not None:
+        resource, statement, standing, why, evidence, extra = at_proxy
+        return found(resource, statement, standing, why, evidence, **extra)
+
     if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched or short):
         x = _mean(xs)
         at = _cpu_quoted(p)  # one CPU per request per curve, the one its host limit quotes
@@ -382,11 +389,6 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      "the throttle's queue is never empty while X stays level",
                      [Figure("throttle queue", q, "requests", c.id) for q, c in zip(queue, cells)],
                      throttle_queue=_mean(queue), throttle_k=k)
-
-    at_proxy = proxy.limit(cells, xs, on)  # a proxy's maxconn taken with requests in its queue (findings/proxy.py)
-    if at_proxy is not None:
-        resource, statement, standing, why, evidence, extra = at_proxy
-        return found(resource, statement, standing, why, evidence, **extra)
 
     seen = [f for f, b in zip(full, busy) if b is not None]
     if seen and all(seen):

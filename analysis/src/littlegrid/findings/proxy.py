@@ -109,24 +109,40 @@ def covered(found: list[Finding]) -> set[str]:
     return {c for f in found if f.kind == "waiting" and f.resource in ("proxy", "proxy_connections") for c in f.cells}
 
 
+def _active(cell: Cell) -> float | None:
+    """The requests the database behind the proxy ran at once, by its own count (None: no database scraped)."""
+    rows = [d.active_mean for d in (cell.observed.databases if cell.observed is not None else [])
+            if d.active_mean is not None]
+    return rows[0] if rows else None
+
+
 def limit(cells: list[Cell], xs: list[float | None], on: str):
     """The bottleneck when a proxy's maxconn caps the plateau: in every cell the backend carrying the load has its
-    servers' sessions at maxconn and requests in its queue. (resource, statement, standing, why, evidence, extra
-    figures) for capacity.bottleneck's `found`, or None."""
+    servers' sessions at maxconn and requests in its queue, and the database behind it (when its own figures were
+    scraped) does not run a query in every slot it admits: then the slots, not the database's cores, set X, whatever
+    keeps the cores busy. When the database's active backends fill the slots, None: the cores decide (capacity).
+    (resource, statement, standing, why, evidence, extra figures) for capacity.bottleneck's `found`, or None."""
     held = [(c, p) for c in cells if (p := carrying(c)) is not None]
     if not held or len(held) != len(cells):
         return None
     if not all(p.limit and p.served_mean is not None and p.served_mean >= FULL * p.limit
                and (p.queue_mean or 0.0) >= QUEUE_MIN and per_request(c, p) for c, p in held):
         return None
+    active = [_active(c) for c, _ in held]
+    if all(a is not None and a >= FULL * p.limit for a, (_, p) in zip(active, held)):
+        return None
     c, p = held[-1]
     x = sum(v for v in xs if v is not None) / max(1, len([v for v in xs if v is not None]))
-    served = ", ".join(f"{p_.served_mean:.3g}" for _, p_ in held)
-    statement = (f"{p.kind.capitalize()}'s maxconn {p.limit:g} caps X = {rate(x)} at {on}: its "
-                 f"backend {p.backend} has {served} of {p.limit:g} sessions in service on average and "
-                 f"{p.queue_mean:.2g} requests waiting in its queue at the heaviest cell ({ms(p.queue_wait_ms)} each); "
+    statement = (f"{p.kind}'s maxconn {p.limit:g} caps X = {rate(x)} at {on}: at the heaviest its backend "
+                 f"{p.backend} has {p.served_mean:.2g} of {p.limit:g} sessions in service on average and "
+                 f"{p.queue_mean:.2g} requests waiting in its queue ({ms(p.queue_wait_ms)} each); "
                  f"behind it each request takes {ms(p.in_service_ms)}, so at most maxconn/S = "
                  f"{rate(1000.0 * p.limit / p.in_service_ms) if p.in_service_ms else '?'} pass.")
+    if active[-1] is not None:
+        statement += (f" The database behind it runs a query in {active[-1]:.2g} of its {p.limit:g} slot"
+                      f"{'s' if p.limit != 1 else ''} on average (its own count of active backends): the rest of each "
+                      f"session's {ms(p.in_service_ms)} holds the slot without a query (a connection's set-up and "
+                      f"close, the client's turns), so the database's cores are not what sets X.")
     evidence = [Figure(f"{p_.kind} sessions in service", p_.served_mean, "sessions", c_.id) for c_, p_ in held] + \
                [Figure(f"{p_.kind} queue", p_.queue_mean, "requests", c_.id) for c_, p_ in held]
     return ("proxy", statement, "holds",
