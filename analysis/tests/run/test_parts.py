@@ -20,7 +20,7 @@ from littlegrid.run.jmeter import JMeter
 from littlegrid.run.sample_server import free_port
 from littlegrid.run.stopping import fixed_stop
 from littlegrid.usererror import UserError
-from conftest import TINY_PLAN
+from conftest import _target_grid
 
 PY = sys.executable
 
@@ -38,21 +38,8 @@ def _running(marker: str) -> list[int]:
 
 
 def _grid(path: Path, parts: str, port: int) -> Path:
-    path.write_text(textwrap.dedent(f"""
-        name = "{path.stem}"
-        plan = "{TINY_PLAN}"
-        [target]
-        host = "127.0.0.1"
-        port = {port}
-        [cell]
-        duration_s = 5
-        warmup_s = 1
-        cooldown_s = 1
-        rampup_s = 0
-        [axes]
-        users = [1]
-        """) + textwrap.dedent(parts))
-    return path
+    """One cell against `port`, the parts given as [processes] tables (the runner's test grid, conftest)."""
+    return _target_grid(path, port, users=(1,), extra=textwrap.dedent(parts))
 
 
 def _web(name: str, port: int, marker: str) -> str:

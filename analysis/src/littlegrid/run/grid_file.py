@@ -591,11 +591,7 @@ class _Validator:
             where = f"observe.pools.{name}"
             if not isinstance(spec, dict):
                 raise self.fail("observe", "pools", f"{name}: must be a table [observe.pools.{name}]")
-            if not POOL_NAME.match(name):
-                raise self.fail(where, None, "a pool's name is letters, digits, '_', '.' or '-' (at most 64)")
-            for key in spec:
-                if key not in POOL_KEYS:
-                    raise self.fail(where, key, f"unknown key (expected one of: {', '.join(sorted(POOL_KEYS))})")
+            self.named_table(where, "a pool's", POOL_NAME, name, spec, POOL_KEYS)
             if "busy" not in spec:
                 raise self.fail(where, "busy", 'missing: the selector of its busy workers, e.g. '
                                 'busy = "executor_active_threads{name=\\"workers\\"}"')
@@ -623,11 +619,7 @@ class _Validator:
         specs, servers = [], []
         for name, spec in table.items():
             at = f"processes.{name}"
-            if not PROCESS_NAME.match(name):
-                raise self.fail(at, None, "a process's name is letters, digits, '_', '.' or '-' (at most 64)")
-            for key in spec:
-                if key not in PROCESS_KEYS:
-                    raise self.fail(at, key, f"unknown key (expected one of: {', '.join(sorted(PROCESS_KEYS))})")
+            self.named_table(at, "a process's", PROCESS_NAME, name, spec, PROCESS_KEYS)
             if "command" not in spec:
                 raise self.fail(at, "command", 'missing: the program and its arguments, e.g. ["/usr/sbin/haproxy", '
                                 '"-db", "-f", "${dir}/haproxy.cfg"]')
@@ -678,6 +670,14 @@ class _Validator:
             raise self.fail(f"processes.{servers[-1]}", "role", "one system under test: a second role = \"server\""
                             + (" beside [server] start = true" if server_started else ""))
         return tuple(specs)
+
+    def named_table(self, at: str, whose: str, pattern: re.Pattern, name: str, spec: dict, keys: set) -> None:
+        """A [<kind>.<name>] table: its name as `pattern` allows, its keys among `keys`."""
+        if not pattern.match(name):
+            raise self.fail(at, None, f"{whose} name is letters, digits, '_', '.' or '-' (at most 64)")
+        for key in spec:
+            if key not in keys:
+                raise self.fail(at, key, f"unknown key (expected one of: {', '.join(sorted(keys))})")
 
     def argv(self, table: str, key: str, value) -> tuple[str, ...]:
         if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
