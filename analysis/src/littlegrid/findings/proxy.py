@@ -118,15 +118,17 @@ def _active(cell: Cell) -> float | None:
 
 def limit(cells: list[Cell], xs: list[float | None], on: str):
     """The bottleneck when a proxy's maxconn caps the plateau: in every cell the backend carrying the load has its
-    servers' sessions at maxconn and requests in its queue, and the database behind it (when its own figures were
+    servers' sessions at maxconn, requests wait in its queue at the heaviest, and the database behind it (when its own figures were
     scraped) does not run a query in every slot it admits: then the slots, not the database's cores, set X, whatever
     keeps the cores busy. When the database's active backends fill the slots, None: the cores decide (capacity).
     (resource, statement, standing, why, evidence, extra figures) for capacity.bottleneck's `found`, or None."""
     held = [(c, p) for c in cells if (p := carrying(c)) is not None]
     if not held or len(held) != len(cells):
         return None
-    if not all(p.limit and p.served_mean is not None and p.served_mean >= FULL * p.limit
-               and (p.queue_mean or 0.0) >= QUEUE_MIN and per_request(c, p) for c, p in held):
+    # every slot taken in every cell of the level; requests queued for them at the heaviest (at N = maxconn none
+    # need to: the slots are full without a queue)
+    if not all(p.limit and p.served_mean is not None and p.served_mean >= FULL * p.limit and per_request(c, p)
+               for c, p in held) or (held[-1][1].queue_mean or 0.0) < QUEUE_MIN:
         return None
     active = [_active(c) for c, _ in held]
     if all(a is not None and a >= FULL * p.limit for a, (_, p) in zip(active, held)):
