@@ -127,7 +127,7 @@ class Part:
                   "grid_dir": str(self.grid_dir.resolve()) if self.grid_dir else ""}
         return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
-    def _argv(self, command) -> list[str]:
+    def argv(self, command) -> list[str]:
         return [self.fill(a) for a in command]
 
     def _env(self) -> dict:
@@ -156,7 +156,7 @@ class Part:
         try:
             for command in self.spec.setup:
                 self._run_step(command, "setup")
-            self.process = spawn(self._argv(self.spec.command), cpus=self.spec.cpus, user=owner, env=self._env(),
+            self.process = spawn(self.argv(self.spec.command), cpus=self.spec.cpus, user=owner, env=self._env(),
                                  cwd=self.folder, stdout=self._log_file, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL)
             self._wait_ready()
@@ -168,7 +168,7 @@ class Part:
         return self
 
     def _run_step(self, command, stage: str) -> None:
-        argv = self._argv(command)
+        argv = self.argv(command)
         self._log_file.write(f"$ {' '.join(argv)}\n".encode())
         self._log_file.flush()
         step = spawn(argv, cpus=self.spec.cpus, user=self._as_user(), env=self._env(), cwd=self.folder,
@@ -214,7 +214,7 @@ class Part:
                     return 200 <= r.status < 300
             except (urllib.error.URLError, OSError, ValueError):
                 return False
-        probe = subprocess.run(self._argv(ready.target), env=self._env(), cwd=self.folder, timeout=10,
+        probe = subprocess.run(self.argv(ready.target), env=self._env(), cwd=self.folder, timeout=10,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return probe.returncode == 0
 

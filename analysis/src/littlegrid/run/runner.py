@@ -260,7 +260,7 @@ class _Run:
             return
         self.parts.start(announce=lambda line: print(line, flush=True))
         _preflight_reachable(self.grid)
-        self.manifest["processes"] = {p.spec.name: {"command": p._argv(p.spec.command), "log": str(p.log),
+        self.manifest["processes"] = {p.spec.name: {"command": p.argv(p.spec.command), "log": str(p.log),
                                                     **({"cpus": list(p.spec.cpus)} if p.spec.cpus else {}),
                                                     **({"role": p.spec.role} if p.spec.role else {})}
                                       for p in self.parts.started}
