@@ -20,7 +20,6 @@ from littlegrid.run.jmeter import JMeter
 from littlegrid.run.sample_server import free_port
 from littlegrid.run.stopping import fixed_stop
 from littlegrid.usererror import UserError
-from conftest import _target_grid
 
 PY = sys.executable
 
@@ -37,9 +36,11 @@ def _running(marker: str) -> list[int]:
     return [p for p in found if p != os.getpid()]
 
 
-def _grid(path: Path, parts: str, port: int) -> Path:
-    """One cell against `port`, the parts given as [processes] tables (the runner's test grid, conftest)."""
-    return _target_grid(path, port, users=(1,), extra=textwrap.dedent(parts))
+@pytest.fixture
+def grid_with(target_grid):
+    """grid_with(path, parts, port): one cell against `port`, the parts given as [processes] tables (the runner
+    tests' grid, conftest's target_grid)."""
+    return lambda path, parts, port: target_grid(path, port, users=(1,), extra=textwrap.dedent(parts))
 
 
 def _web(name: str, port: int, marker: str) -> str:
@@ -71,9 +72,10 @@ def no_jmeter(monkeypatch, tmp_path):
     return cells
 
 
-def test_parts_start_in_order_their_logs_stay_in_the_run_folder_and_all_stop_at_the_end(tmp_path, no_jmeter):
+def test_parts_start_in_order_their_logs_stay_in_the_run_folder_and_all_stop_at_the_end(tmp_path, no_jmeter,
+                                                                                         grid_with):
     port, marker = free_port(), f"lgpart-{os.getpid()}-a"
-    path = _grid(tmp_path / "parts.toml", _web("web", port, marker), port)  # the target is the part itself
+    path = grid_with(tmp_path / "parts.toml", _web("web", port, marker), port)  # the target is the part itself
     run = runner.run_grid(path, out=tmp_path / "reports", run_id="p")
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["status"] == "complete" and list(manifest["processes"]) == ["web"]
@@ -84,7 +86,7 @@ def test_parts_start_in_order_their_logs_stay_in_the_run_folder_and_all_stop_at_
 
 
 def test_a_part_that_never_gets_ready_is_refused_in_one_line_before_any_load_and_nothing_is_left_running(
-        tmp_path, no_jmeter, capsys):
+        tmp_path, no_jmeter, capsys, grid_with):
     port, never, marker = free_port(), free_port(), f"lgpart-{os.getpid()}-b"
     late = f"""
         [processes.late]
@@ -92,7 +94,7 @@ def test_a_part_that_never_gets_ready_is_refused_in_one_line_before_any_load_and
         ready = "tcp://127.0.0.1:{never}"
         ready_timeout_s = 1
         """
-    path = _grid(tmp_path / "late.toml", _web("web", port, marker) + late, port)
+    path = grid_with(tmp_path / "late.toml", _web("web", port, marker) + late, port)
     code = cli.main(["run", str(path), "--out", str(tmp_path / "reports"), "--run-id", "l"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1, err
@@ -104,7 +106,8 @@ def test_a_part_that_never_gets_ready_is_refused_in_one_line_before_any_load_and
 
 
 @pytest.mark.parametrize("case", ["missing program", "busy port", "exits"])
-def test_a_part_that_cannot_start_is_refused_in_one_line_and_nothing_starts(tmp_path, no_jmeter, capsys, case):
+def test_a_part_that_cannot_start_is_refused_in_one_line_and_nothing_starts(tmp_path, no_jmeter, capsys, case,
+                                                                             grid_with):
     port, marker = free_port(), f"lgpart-{os.getpid()}-c"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -117,7 +120,7 @@ def test_a_part_that_cannot_start_is_refused_in_one_line_and_nothing_starts(tmp_
         [processes.db]
         command = {second}
         """
-        path = _grid(tmp_path / "bad.toml", parts, port)
+        path = grid_with(tmp_path / "bad.toml", parts, port)
         code = cli.main(["run", str(path), "--out", str(tmp_path / "reports"), "--run-id", "b"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1, err
@@ -135,8 +138,8 @@ def test_a_part_that_cannot_start_is_refused_in_one_line_and_nothing_starts(tmp_
     ('[processes.db]\ncommand = ["x"]\nrole = "server"\n', 'role = "server" measures the CPUs'),
     ('[processes.db]\ncommand = ["x"]\nlisten = 1\n', "[processes.db] listen: unknown key"),
 ])
-def test_a_malformed_processes_table_is_one_line_naming_its_line(tmp_path, table, problem):
-    path = _grid(tmp_path / "g.toml", table, 8080)
+def test_a_malformed_processes_table_is_one_line_naming_its_line(tmp_path, table, problem, grid_with):
+    path = grid_with(tmp_path / "g.toml", table, 8080)
     with pytest.raises(UserError) as e:
         load_grid(path)
     assert problem in str(e.value) and str(e.value).startswith(f"{path}:")
