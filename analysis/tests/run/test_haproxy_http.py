@@ -44,7 +44,11 @@ def haproxy_run(tmp_path_factory):
     text = Template((SERVICES / "haproxy-http.toml").read_text()).safe_substitute(values)
     grid.write_text(text.replace('plan = "plans/closed.jmx"', f'plan = "{ROOT / "plans" / "closed.jmx"}"'))
     run = run_grid(grid, out=folder / "reports", run_id="haproxy-http")
-    return run, analyze([run])
+    summary = analyze([run])
+    for f in summary.findings:  # the record (pytest -s): what `littlegrid explain` says
+        if f.kind in ("saturation", "bottleneck", "waiting"):
+            print(f"{f.kind}/{f.resource}: {f.statement}")
+    return run, summary
 
 
 def _the(summary, kind: str, resource: str):
