@@ -87,9 +87,13 @@ def _q_matrix(p: np.ndarray, start: int, end: int) -> np.ndarray:
     tau = np.arange(start + 1, end)[:, None]
     kappa = np.arange(start + 2, end + 1)[None, :]
     n, m = tau - start, kappa - tau
-    between = p[tau, kappa] - p[start, kappa] - p[tau, tau] + p[start, tau]
-    within_x = (p[tau, tau] - 2 * p[start, tau] + p[start, start]) / 2
-    within_y = (p[kappa, kappa] - 2 * p[tau, kappa] + p[tau, tau]) / 2
+    diagonal = np.diagonal(p)
+    p_tk = p[start + 1:end, start + 2:end + 1]  # P[τ, κ]: one slice, the only two-dimensional look-up
+    p_s = p[start]  # P[start, ·]
+    d_t, d_k = diagonal[start + 1:end, None], diagonal[None, start + 2:end + 1]
+    between = p_tk - p_s[None, start + 2:end + 1] - d_t + p_s[start + 1:end, None]
+    within_x = (d_t - 2 * p_s[start + 1:end, None] + p[start, start]) / 2
+    within_y = (d_k - 2 * p_tk + d_t) / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         coef_x = np.where(n > 1, 2 * m / ((m + n) * (n - 1)), 0.0)
         coef_y = np.where(m > 1, 2 * n / ((m + n) * (m - 1)), 0.0)
