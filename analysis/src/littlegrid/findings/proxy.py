@@ -11,6 +11,8 @@ per-request wait.
 
 from __future__ import annotations
 
+from littlegrid.analysis import server_cpu
+from littlegrid.analysis.curves import CPU_BUSY
 from littlegrid.findings.base import (Figure, Finding, cells_words, curves, fields, group_words, load, load_words, ms,
                                       overall, rate, users, where_of)
 from littlegrid.summary.model import Cell, ObservedProxy, Summary
@@ -117,21 +119,22 @@ def _active(cell: Cell) -> float | None:
 
 
 def limit(cells: list[Cell], xs: list[float | None], on: str):
-    """The bottleneck when a proxy's maxconn caps the plateau: in every cell the backend carrying the load has its
-    servers' sessions at maxconn, requests wait in its queue at the heaviest, and the database behind it (when its own figures were
-    scraped) does not run a query in every slot it admits: then the slots, not the database's cores, set X, whatever
-    keeps the cores busy. When the database's active backends fill the slots, None: the cores decide (capacity).
-    (resource, statement, standing, why, evidence, extra figures) for capacity.bottleneck's `found`, or None."""
+    """The bottleneck when a proxy's maxconn caps the plateau: at its heaviest cell the backend carrying the load has
+    its servers' sessions at maxconn with requests waiting in its queue (lighter cells of the level may sit just at
+    it: at N = maxconn the client's own turns leave a slot free now and then), each request its own session; unless the
+    database behind it fills every slot with a query (its own count of active backends) while its cores are full: then
+    the cores decide (capacity's CPU finding). Otherwise the slots, not the cores, set X, whatever else keeps the cores
+    busy. (resource, statement, standing, why, evidence, extra figures) for capacity.bottleneck's `found`, or None."""
     held = [(c, p) for c in cells if (p := carrying(c)) is not None]
-    if not held or len(held) != len(cells):
+    if not held or len(held) != len(cells) or not all(per_request(c, p) for c, p in held):
         return None
-    # every slot taken in every cell of the level; requests queued for them at the heaviest (at N = maxconn none
-    # need to: the slots are full without a queue)
-    if not all(p.limit and p.served_mean is not None and p.served_mean >= FULL * p.limit and per_request(c, p)
-               for c, p in held) or (held[-1][1].queue_mean or 0.0) < QUEUE_MIN:
+    top, at_top = held[-1]
+    if not (at_top.limit and at_top.served_mean is not None and at_top.served_mean >= FULL * at_top.limit
+            and (at_top.queue_mean or 0.0) >= QUEUE_MIN):
         return None
     active = [_active(c) for c, _ in held]
-    if all(a is not None and a >= FULL * p.limit for a, (_, p) in zip(active, held)):
+    cpu = server_cpu.util(top)
+    if active[-1] is not None and active[-1] >= FULL * at_top.limit and cpu is not None and cpu >= CPU_BUSY:
         return None
     c, p = held[-1]
     x = sum(v for v in xs if v is not None) / max(1, len([v for v in xs if v is not None]))
@@ -140,11 +143,15 @@ def limit(cells: list[Cell], xs: list[float | None], on: str):
                  f"{p.queue_mean:.2g} requests waiting in its queue ({ms(p.queue_wait_ms)} each); "
                  f"behind it each request takes {ms(p.in_service_ms)}, so at most maxconn/S = "
                  f"{rate(1000.0 * p.limit / p.in_service_ms) if p.in_service_ms else '?'} pass.")
-    if active[-1] is not None:
+    if active[-1] is not None and active[-1] < FULL * p.limit:
         statement += (f" The database behind it runs a query in {active[-1]:.2g} of its {p.limit:g} slot"
                       f"{'s' if p.limit != 1 else ''} on average (its own count of active backends): the rest of each "
                       f"session's {ms(p.in_service_ms)} holds the slot without a query (a connection's set-up and "
                       f"close, the client's turns), so the database's cores are not what sets X.")
+    elif active[-1] is not None:
+        statement += (f" The database behind it runs a query in {active[-1]:.2g} of its {p.limit:g} slot"
+                      f"{'s' if p.limit != 1 else ''} (its own count of active backends), its cores "
+                      + (f"{cpu:.0%} busy, not full." if cpu is not None else "not measured."))
     evidence = [Figure(f"{p_.kind} sessions in service", p_.served_mean, "sessions", c_.id) for c_, p_ in held] + \
                [Figure(f"{p_.kind} queue", p_.queue_mean, "requests", c_.id) for c_, p_ in held]
     return ("proxy", statement, "holds",
