@@ -1,7 +1,8 @@
 """Shared by every test folder: the real JTL corpus, which lives beside the checkout (../shared/corpus/jtl), as in CI,
 the one headless Chromium, and the summary contract: every summary `analyze` returns in any test is validated
 against docs/summary.schema.json (summary_contract.py). The wrapper is installed here, before any test module
-imports `analyze`, so their `from littlegrid.summarize import analyze` gets it too."""
+imports `analyze`, so their `from littlegrid.summarize import analyze` gets it too. Also the run's plumbing: which
+tests are load tests and their lock (load_tests.py), and the slowest modules' table at the end (module_times.py)."""
 
 import sys
 from pathlib import Path
@@ -9,12 +10,23 @@ from pathlib import Path
 import pytest
 
 import littlegrid.summarize
+import load_tests
+import module_times
 from needs import missing
 from summary_contract import validating
 
 littlegrid.summarize.analyze = validating(littlegrid.summarize.analyze)
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "jtl"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    module_times.pytest_addoption(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(load_tests.Plugin(config), "littlegrid-load-tests")
+    config.pluginmanager.register(module_times.Reporter(config), "littlegrid-module-times")
 
 
 @pytest.fixture(scope="session")
