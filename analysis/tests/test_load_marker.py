@@ -91,3 +91,42 @@ def test_a_test_that_starts_a_load_program_without_the_marker_fails_naming_it(tm
                            env=env, timeout=120)
     assert "1 failed, 1 passed, 2 deselected" in quick.stdout, quick.stdout
 
+
+
+def test_the_load_lock_held_by_an_ancestor_is_ours_and_one_held_by_another_process_is_waited_for(tmp_path):
+    import fcntl
+    import time
+
+    from load_tests import LoadLock, ancestors, lock_holders
+
+    path = tmp_path / "load.lock"
+    script = tmp_path / "take.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {str(TESTS)!r})\nfrom load_tests import LoadLock\n"
+                      f"lock = LoadLock({str(path)!r})\nlock.take(lambda line: print(line, flush=True))\n"
+                      "print(lock.held_by, flush=True)\n")
+    with open(path, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert lock_holders(path) == {os.getpid()} and os.getpid() in ancestors()
+        # a child of this process (as pytest is one of `flock "$LOAD_LOCK" ./mvnw verify`) goes on at once
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == f"the caller (pid {os.getpid()})", done.stdout + done.stderr
+        # a process that is not our descendant (started through a shell that exits: an orphan) waits, naming us
+        out = tmp_path / "other.out"
+        subprocess.run(["sh", "-c", f"'{sys.executable}' '{script}' > '{out}' 2>&1 &"], check=True, timeout=10)
+        try:
+            deadline = time.monotonic() + 30
+            while "waiting" not in (out.read_text() if out.exists() else "") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            first = out.read_text()
+            assert "waiting for the load lock" in first and f"held by pid {os.getpid()}" in first, first
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+        deadline = time.monotonic() + 30
+        while "this run" not in out.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert out.read_text().splitlines()[-1] == "this run", out.read_text()
+    mine = LoadLock(str(path))
+    mine.take(print)
+    assert mine.held_by == "this run" and lock_holders(path) == {os.getpid()}
+    mine.release()
+    assert lock_holders(path) == set()
