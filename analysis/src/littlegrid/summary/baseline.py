@@ -207,8 +207,8 @@ class Baseline(Record):
             what = {"throughput": "throughput falls", "error_rate": "error rate increases"}.get(
                 metric, f"{metric} regressions")
             median = sizes[len(sizes) // 2]
-            spread = (f" ({size_text(unit, sizes[0])} to {size_text(unit, sizes[-1])} over {len(sizes)} cells)"
-                      if len(sizes) > 1 and sizes[0] != sizes[-1] else "")
+            low, high = size_text(unit, sizes[0]), size_text(unit, sizes[-1])
+            spread = f" ({low} to {high} over {len(sizes)} cells)" if low != high else ""
             out.append(f"{criterion}: this comparison detects {what} of {size_text(unit, median)} or more{spread}; "
                        f"noise {rows[0].noise_words}")
         return out
