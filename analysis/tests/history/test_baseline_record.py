@@ -75,6 +75,9 @@ def test_what_each_criterion_could_detect_is_said_over_its_cells():
         f"p90 regress < 10%: this comparison detects p90 regressions of 14% or more (12% to 19% over 3 cells); "
         f"noise {NOISE}",
         f"throughput regress < 5%: this comparison detects throughput falls of 8.0% or more; noise {NOISE}"]
+    alike = [row(detectable=0.121, cell="a"), row(detectable=0.1204, cell="b")]  # both read 12%: no range
+    assert gate(alike).detectable_lines() == [
+        f"p90 regress < 10%: this comparison detects p90 regressions of 12% or more; noise {NOISE}"]
 
 
 def test_the_record_reads_back_and_a_broken_one_is_refused_in_one_line(tmp_path):
