@@ -21,6 +21,8 @@ HAPROXY = Path("/usr/sbin/haproxy")  # Debian's haproxy (2.6 on bookworm): .ci/r
 SERVICES = Path(__file__).resolve().parents[1] / "services"
 ROOT = repo_root(Path(__file__).parent)
 MAXCONN = 3
+# It starts haproxy, gunicorn and JMeter itself (run_grid, no load fixture): a load test by its own word.
+pytestmark = pytest.mark.load
 
 
 @pytest.fixture(scope="module")
