@@ -14,6 +14,7 @@ from littlegrid.analysis import steady_state as ss
 from littlegrid.analysis import trend
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.analysis import resample
 from littlegrid.comparison import bootstrap
 from littlegrid.run.answered import Seconds
 from littlegrid.search.early_stop import SloClear
@@ -133,7 +134,7 @@ def _histograms(cell: q.Samples, seconds: int, start_s: float = 0.0):
 
 def percentiles(model: Model, seconds: int, reps: int, seed: int, qs=(0.5, 0.9, 0.99), warmup_s: float = 5.0,
                 draws: int = 400) -> dict:
-    """The bootstrap percentile intervals (comparison.bootstrap) of p50, p90 and p99 and of the mean over blocks of
+    """The bootstrap percentile intervals (analysis/resample.py) of p50, p90 and p99 and of the mean over blocks of
     seconds: moving blocks (a search probe's, search/slo.py) and the blocks a summary keeps (compare, the history),
     against the truth of whole milliseconds, as JMeter writes them (the q-th quantile of ⌈R⌉ is ⌈R's⌉; its mean,
     E⌈R⌉, from R's quantiles)."""
@@ -145,23 +146,23 @@ def percentiles(model: Model, seconds: int, reps: int, seed: int, qs=(0.5, 0.9, 
     hits = {(how, p): 0 for how in ("moving blocks", "stored blocks") for p in (*qs, "mean")}
     for cell in model.cells(rng, reps, seconds):
         moving, stored = _histograms(cell, seconds, warmup_s)
-        for how, reps_ in (("moving blocks", bootstrap.replicate_latencies_in_blocks(moving, list(qs), rng, draws)),
-                           ("stored blocks", bootstrap.replicate_latencies_in_stored_blocks(stored, list(qs), rng,
+        for how, reps_ in (("moving blocks", resample.replicate_latencies_in_blocks(moving, list(qs), rng, draws)),
+                           ("stored blocks", resample.replicate_latencies_in_stored_blocks(stored, list(qs), rng,
                                                                                             draws))):
             for p in (*qs, "mean"):
-                lo, hi = np.quantile(reps_[p], [(1 - bootstrap.LEVEL) / 2, (1 + bootstrap.LEVEL) / 2])
+                lo, hi = np.quantile(reps_[p], [(1 - resample.LEVEL) / 2, (1 + resample.LEVEL) / 2])
                 value = truth[p]
                 hits[how, p] += bool(lo <= value <= hi)
     return {f"{how} {'mean' if p == 'mean' else f'p{p * 100:g}'}": n / reps for (how, p), n in hits.items()}
 
 
 def throughput(model: Model, seconds: int, reps: int, seed: int, warmup_s: int = 5, draws: int = 400) -> dict:
-    """The bootstrap interval of X from per-second completions (bootstrap.replicate_throughput: compare, history)."""
+    """The bootstrap interval of X from per-second completions (resample.replicate_throughput: compare, history)."""
     rng = np.random.default_rng(seed)
     covered = 0
     for cell in model.cells(rng, reps, seconds):
         counts = cell.seconds(seconds).counts[warmup_s:]
-        lo, hi = np.quantile(bootstrap.replicate_throughput(counts, rng, draws), [0.025, 0.975])
+        lo, hi = np.quantile(resample.replicate_throughput(counts, rng, draws), [0.025, 0.975])
         covered += lo <= model.x <= hi
     return {"X": covered / reps}
 
@@ -176,8 +177,8 @@ def arms(model: Model, seconds: int, reps: int, seed: int, warmup_s: int = 5, dr
         reps_x, reps_p = [], []
         for cell in (a, b):
             counts = cell.seconds(seconds).counts[warmup_s:]
-            reps_x.append(bootstrap.replicate_throughput(counts, rng, draws))
-            reps_p.append(bootstrap.replicate_latencies_in_stored_blocks(_histograms(cell, seconds, warmup_s)[1],
+            reps_x.append(resample.replicate_throughput(counts, rng, draws))
+            reps_p.append(resample.replicate_latencies_in_stored_blocks(_histograms(cell, seconds, warmup_s)[1],
                                                                          [0.9], rng, draws)[0.9])
         for key, (ra, rb) in (("X", reps_x), ("p90", reps_p)):
             d = bootstrap.delta(1.0, 1.0, ra, rb)
@@ -199,7 +200,7 @@ def error_rate(seconds: int, reps: int, seed: int, per_second: int = 20, draws: 
             bad[s] = rng.random() < (0.8 if bad[s - 1] else 0.05)
         failed = rng.random(seconds * per_second) < np.repeat(np.where(bad, 0.5, 0.01), per_second)
         h = SecondHistograms.from_samples(np.full(seconds * per_second, 10), end, 0, seconds * 1000, failed=failed)
-        lo, hi = np.quantile(bootstrap.replicate_error_rate_in_blocks(h, rng, draws), [0.025, 0.975])
+        lo, hi = np.quantile(resample.replicate_error_rate_in_blocks(h, rng, draws), [0.025, 0.975])
         covered += lo <= truth <= hi
     return {"error rate": covered / reps}
 
