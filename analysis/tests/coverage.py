@@ -236,7 +236,7 @@ def slo_probes(model_name: str, reps: int, seed: int, rule: ss.Rule, around: flo
     as the runner's watcher judges them: the precision rule first, then the SLO stop (search/early_stop.py). A
     wrong decision: the SLO stop said "met" of a p90 above the SLO, or "not met" of one below. `model_name`:
     "M/M/1" (ρ = 0.5, SLO p90 < 30 ms, λ about 77/s) or "closed" (M/M/10//N of 100-ms exponential service, no think
-    time, N = 25: p90 ≈ 384 ms, the SLO set from it)."""
+    time, N = 25: p90 ≈ 388 ms, the SLO set from it)."""
     rng = np.random.default_rng(seed)
     max_s = int(rule.max_s)
     truths = rng.uniform(around - spread, around + spread, reps)  # p90 / SLO

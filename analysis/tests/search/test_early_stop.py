@@ -139,7 +139,7 @@ def test_probes_near_the_slo_are_seldom_decided_and_seldom_wrongly():
     of 5% would give at most one in 120 with probability 0.95^120 + 120·0.05·0.95^119 = 1.5%, so ≤ 5% is no luck
     (the one-sided 95% bound of 1 in 120 is 3.9%). The same rule far
     from the SLO (p90 at 0.6×) decides nearly every probe early, in a median 10 s (bench/bench_coverage.py has 400
-    probes a row at max_s 60; a look at 95% without the confirmation decided 7-12% of such probes wrongly)."""
+    probes a row at max_s 60; a look at 95% without the confirmation decided 5-12% of such probes wrongly)."""
     from coverage import slo_probes
     rule = Rule(precision=0.02, min_s=10, max_s=30)
     near = [slo_probes("M/M/1", 80, 81, rule), slo_probes("closed", 40, 82, rule)]

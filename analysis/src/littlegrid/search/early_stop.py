@@ -24,10 +24,10 @@ boundary as strict at every look; the final analysis, the probe's 95% bootstrap 
 search/slo.py, keeps its nominal level), and the same decision taken over the window's first half
 (steady_state.confirmed, the precise stop's confirmation). Measured near the threshold (true p90 within ±5% of the
 SLO, ±2% asked, max_s 60; M/M/1 at ρ = 0.5 and a closed M/M/10//N loop; bench/bench_coverage.py,
-tests/search/test_early_stop.py): one look at 95% without confirmation decided wrongly on 7-12% of the probes, with
-the confirmation 0.3-5%, this rule on 0-0.3% (1 of 300 and 0 of 300); far from it (p90 at 0.6× or 1.6× the SLO)
-it still decides most probes early, in 10-41 s (at 3 standard errors instead, 25% of the M/M/1's at 1.6×). A fact
-(a max reached) decides at once.
+tests/search/test_early_stop.py): one look at 95% without confirmation decided wrongly on 5-12% of the probes, with
+the confirmation 0.3-5.3%, this rule on 0-0.5% (2 of 400 M/M/1 probes, 0 of 400 closed); far from it (p90 at 0.6×
+or 1.6× the SLO) it still decides 60-100% of the probes early, in a median 10-46 s (at 3 standard errors instead,
+25% of the M/M/1's at 1.6×). A fact (a max reached) decides at once.
 
 Once decided, the stop ends the load and its record says so (Stop.slo, "met" or "not met", and the words); the
 probe's figures and intervals are still the analysis' over the finished cell.
