@@ -101,11 +101,14 @@ def held(at_ms, until_ms, error=None):
     return lambda t, s: (until_ms - t, error, 0) if t <= at_ms < t + s else None
 
 
-def write_jtl(samples: pd.DataFrame, path: Path) -> Path:
-    """The table as a CSV JTL with JMeter 5.x's default columns (what the plans write)."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
+def write_jtl(samples: pd.DataFrame, path: Path, append: bool = False) -> Path:
+    """The table as a CSV JTL with JMeter 5.x's default columns (what the plans write). append: add the rows to the
+    file, as JMeter does while it runs (the header only when the file is new)."""
+    header = not (append and path.exists())
+    with open(path, "a" if append else "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(JMETER_COLUMNS)
+        if header:
+            w.writerow(JMETER_COLUMNS)
         for r in samples.itertuples(index=False):
             w.writerow([r.start_ms, r.elapsed_ms, r.label, r.response_code, r.response_message, r.thread, "text",
                         "true" if r.success else "false", "" if pd.isna(r.failure_message) else r.failure_message,

@@ -1,20 +1,43 @@
 """Shared by every test folder: the real JTL corpus, which lives beside the checkout (../shared/corpus/jtl), as in CI,
 the one headless Chromium, and the summary contract: every summary `analyze` returns in any test is validated
 against docs/summary.schema.json (summary_contract.py). The wrapper is installed here, before any test module
-imports `analyze`, so their `from littlegrid.summarize import analyze` gets it too."""
+imports `analyze`, so their `from littlegrid.summarize import analyze` gets it too. Also the run's plumbing: which
+tests are load tests and their lock (load_tests.py), and the slowest modules' table at the end (module_times.py)."""
 
+import os
 import sys
 from pathlib import Path
 
-import pytest
+# Compiled modules, the test modules' rewritten asserts too, are kept under analysis/target/pycache and reused, by
+# this run, its xdist workers and the Pythons its tests start: with PYTHONDONTWRITEBYTECODE set (as on this project's
+# machines) every run compiled them all again, 13 s of CPU for the collection alone against 5 s (measured on 2 cores).
+# They go under target/, never into the source tree, which is what that setting usually protects.
+if sys.dont_write_bytecode or not sys.pycache_prefix:
+    sys.pycache_prefix = sys.pycache_prefix or str(Path(__file__).resolve().parents[1] / "target" / "pycache")
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-import littlegrid.summarize
-from needs import missing
-from summary_contract import validating
+import pytest  # noqa: E402 (after the bytecode settings, so that what follows is cached)
+
+import littlegrid.summarize  # noqa: E402
+import load_tests  # noqa: E402
+import module_times  # noqa: E402
+from needs import missing  # noqa: E402
+from summary_contract import validating  # noqa: E402
 
 littlegrid.summarize.analyze = validating(littlegrid.summarize.analyze)
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "jtl"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    module_times.pytest_addoption(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(load_tests.Plugin(config), "littlegrid-load-tests")
+    config.pluginmanager.register(module_times.Reporter(config), "littlegrid-module-times")
 
 
 @pytest.fixture(scope="session")

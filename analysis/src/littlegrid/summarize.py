@@ -72,7 +72,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
         if elapsed is not None:
             elapsed_of[cell.id] = elapsed
     services = {c.id: c.service for c in found.cells if c.service is not None}
-    slos = models.latency_slos(absolute)
+    slos = models.latency_slos([*absolute, *(t for t in found.slos if t not in absolute)])
     run = model.Run.model_validate(summary.plain({**found.run, "relative_criteria": relative}))
     cells = cpu_demand.attach(cells, run)  # CPU per request, once: the curves and findings read it
     cells = intervals.attach(cells)  # each figure's within-run interval, once: the history's gate reads it

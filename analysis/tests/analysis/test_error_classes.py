@@ -124,3 +124,37 @@ def test_classes_and_types_name_every_failed_row_as_its_own_triple_would(monkeyp
             else:
                 triple = tuple("" if v is None else v for v in (code[i], message[i], failure[i]))
                 assert (classes[i], types[i]) == (classify_one(*triple), error_type_one(*triple)), (i, triple)
+
+
+# JMeter's JDBC Request: success 200 OK; a failed query's responseCode is its SQLSTATE and the driver's vendor code,
+# responseMessage the exception (PostgreSQL's driver, as JMeter 5.6.3 wrote them against PostgreSQL 15); "000" for a
+# failure that is no SQLException
+JDBC_ROWS = [
+    ("08001 0", "org.postgresql.util.PSQLException: Connection to 127.0.0.1:5999 refused. Check that the hostname "
+                "and port are correct and that the postmaster is accepting TCP/IP connections.", "connection_refused"),
+    ("57014 0", "org.postgresql.util.PSQLException: ERROR: canceling statement due to statement timeout",
+     "read_timeout"),
+    ("42P01 0", 'org.postgresql.util.PSQLException: ERROR: relation "itemz" does not exist\n  Position: 22', "sql_42"),
+    ("53300 0", "org.postgresql.util.PSQLException: FATAL: sorry, too many clients already", "sql_53"),
+    ("08006 0", "org.postgresql.util.PSQLException: An I/O error occurred while sending to the backend.", "sql_08"),
+    ("000", "java.lang.IllegalArgumentException: Name for DataSource must not be empty in query", "other"),
+]
+
+
+@pytest.mark.parametrize("code, message, expected", JDBC_ROWS, ids=[r[2] + ":" + r[0] for r in JDBC_ROWS])
+def test_a_jdbc_failure_is_classed_by_its_message_then_its_sqlstate(code, message, expected):
+    assert classify_one(code, message, None) == expected
+
+
+def test_a_jtl_of_jdbc_samples_reads_with_its_failures_classed(tmp_path):
+    header = ("timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,failureMessage,bytes,sentBytes,"
+              "grpThreads,allThreads,URL,Latency,IdleTime,Connect")
+    rows = [f"{1_795_933_769_659 + 10 * i},12,query,200,OK,users 1-1,true,,11,0,1,1,null,12,0,3" for i in range(4)]
+    quoted = [message.replace('"', '""') for _, message, _ in JDBC_ROWS]  # as JMeter's CSV writer quotes them
+    rows += [f'{1_795_933_769_759 + i},5,query,{code},"{text}",users 1-1,false,,{len(text)},0,1,1,null,0,0,5'
+             for i, ((code, _, _), text) in enumerate(zip(JDBC_ROWS, quoted))]
+    jtl = tmp_path / "jdbc.jtl"
+    jtl.write_text("\n".join([header, *rows]) + "\n")
+    samples = read_jtl(jtl).samples
+    assert int(failed_mask(samples).sum()) == len(JDBC_ROWS)
+    assert count_by_class(classify(samples)) == {e: 1 for *_, e in JDBC_ROWS if e != "other"} | {"other": 1}

@@ -83,6 +83,12 @@ def test_counting_a_long_window_in_units_changes_no_figure_but_the_blocks_length
         m.setattr(jtl_blocks, "BLOCK_BYTES", 1 << 16)
         bounded = _figures(analyze([path], by_label=True))
     blocks = [c["histogram"].pop("blocks") for c in (unbounded["cells"][0], bounded["cells"][0])]
+    # each figure's interval is drawn from the blocks (analysis/intervals.py): its figure is the same, its width
+    # follows the blocks' length
+    intervals = [c.pop("intervals") for c in (unbounded["cells"][0], bounded["cells"][0])]
+    for key, held in intervals[0].items():
+        if isinstance(held, dict):
+            assert held["value"] == intervals[1][key]["value"] and intervals[1][key]["se"] is not None
     for figures in (unbounded, bounded):
         figures.pop("generated", None)
     assert bounded == unbounded  # every percentile, series, count and check

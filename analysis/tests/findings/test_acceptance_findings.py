@@ -1,6 +1,7 @@
-"""Each classic grid, run against the sample server, shows the findings its grid file expects (`expect`).
+"""Each classic grid, run against the sample server (or, for throttling-haproxy, against the PostgreSQL and haproxy it
+starts), shows the findings its grid file expects (`expect`).
 
-About 25 minutes of load for all six: run one at a time, under the load lock, e.g.
+About 30 minutes of load for all seven: run one at a time, under the load lock, e.g.
     flock "$LOAD_LOCK" target/venv/bin/python -m pytest -m acceptance \
         tests/analysis/test_acceptance_findings.py -k littles-law
 What host load cannot change is asserted (the expectations, which state levels and resources); the figures
@@ -17,13 +18,18 @@ from littlegrid.run.jmeter import repo_root
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"
-CLASSIC = ["littles-law", "throttling", "connection-limits", "think-time", "thread-pool-proxy",
+CLASSIC = ["littles-law", "throttling", "throttling-haproxy", "connection-limits", "think-time", "thread-pool-proxy",
            "thread-pool-transform"]
+PARTS = ("/usr/sbin/haproxy", "/usr/lib/postgresql/15/bin/postgres", "/usr/bin/prometheus-postgres-exporter")
 
 
 @pytest.mark.parametrize("name", CLASSIC)
 def test_the_classic_grid_shows_the_findings_it_expects(runnable, tmp_path, name):
     from littlegrid.run.runner import run_grid
+    from needs import missing
+    for program in PARTS if name == "throttling-haproxy" else ():
+        if not Path(program).is_file():
+            missing(Path(program).name, f"{program} not found (.ci/run installs it)")
     run = run_grid(GRIDS / f"{name}.toml", out=tmp_path, run_id=name)
     summary = analyze([run])
     print(text(summary.findings))  # the record: what `littlegrid explain` prints
@@ -33,3 +39,10 @@ def test_the_classic_grid_shows_the_findings_it_expects(runnable, tmp_path, name
         bottleneck = next(f for f in summary.findings if f.kind == "bottleneck")
         assert bottleneck.where == {"server.tomcat.threads.max": 10}
         assert bottleneck.figures["throughput_per_s"] == pytest.approx(100.0, rel=0.05)
+    if name == "throttling-haproxy":  # the seed's point, in haproxy's own figures: the throttled arm's queue
+        waiting = next(f for f in summary.findings if f.kind == "waiting" and f.resource == "proxy")
+        assert waiting.where.get("port") == 15433 and "haproxy's queue" in waiting.statement
+        assert "requests wait in haproxy's queue" in waiting.statement and "in service behind it take" in waiting.statement
+        assert "PostgreSQL counts" in waiting.statement  # the database's own count of queries in service
+        figures = dict(waiting.figures)
+        assert figures["proxy_queue"] > 1 and figures["proxy_wait_ms"] > figures["in_service_ms"]

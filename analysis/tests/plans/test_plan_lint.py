@@ -9,8 +9,8 @@ from plan_files import PLAN_FILES, PLANS, README
 from plan_lint import lint
 
 
-def test_the_three_plans_exist():
-    assert [p.name for p in PLAN_FILES] == ["closed.jmx", "open.jmx", "spike.jmx"]
+def test_the_four_plans_exist():
+    assert [p.name for p in PLAN_FILES] == ["closed.jmx", "jdbc.jmx", "open.jmx", "spike.jmx"]
 
 
 @pytest.mark.parametrize("plan", PLAN_FILES, ids=lambda p: p.name)

@@ -35,7 +35,8 @@ def test_spike_declares_users_requests_and_long_timeouts():
         "connect_timeout_ms": "60000", "response_timeout_ms": "120000"}
 
 
-@pytest.mark.parametrize("plan, workload", [("closed.jmx", "closed"), ("open.jmx", "open"), ("spike.jmx", "spike")])
+@pytest.mark.parametrize("plan, workload", [("closed.jmx", "closed"), ("open.jmx", "open"), ("spike.jmx", "spike"),
+                                            ("jdbc.jmx", "closed")])
 def test_each_plans_workload_kind_follows_from_the_properties_it_reads(plan, workload):
     assert workload_of(declared_properties(PLANS / plan)) == workload
 
@@ -71,7 +72,7 @@ def _readme_tables() -> dict[str, dict[str, str]]:
     return tables
 
 
-@pytest.mark.parametrize("plan", ["closed.jmx", "open.jmx", "spike.jmx"])
+@pytest.mark.parametrize("plan", ["closed.jmx", "open.jmx", "spike.jmx", "jdbc.jmx"])
 def test_readme_states_each_default_as_the_plan_has_it(plan):
     documented = {}
     for heading, rows in _readme_tables().items():

@@ -309,6 +309,7 @@ def test_without_a_terminal_each_cell_prints_one_line(tmp_path, fakes, grid_path
                                "elapsed 0:00  ETA ")
 
 
+@pytest.mark.load  # starts java (on a corrupt jar): a test that needs Java installed
 def test_a_sample_server_that_never_gets_ready_is_one_line_and_the_run_is_marked_failed(tmp_path, monkeypatch, capsys):
     from littlegrid.run import runner
     from littlegrid.run.jmeter import JMeter

@@ -283,13 +283,15 @@ def test_a_cell_that_writes_no_samples_is_failed(tmp_path, jmeter, http_target, 
     assert "wrote no samples" in cm["reason"]
 
 
-@pytest.fixture
-def two_engines(tmp_path, jmeter):
+@pytest.fixture(scope="module")
+def two_engines(tmp_path_factory, jmeter):
     """Two engines on 127.0.0.1 started as `littlegrid engines up --local 2` does, over RMI SSL with a keystore of
-    their own; yields (their host:port names, the keystore) and stops them by their recorded PIDs."""
-    keystore = engines.create_keystore(tmp_path / "rmi.jks", days=1)
-    state = tmp_path / "engines.json"
-    records = engines.start_local(jmeter.jar, 2, engines.Rmi(keystore=keystore), state, tmp_path / "engines", "256m")
+    their own; yields (their host:port names, the keystore) and stops them by their recorded PIDs. Started once for
+    the module's remote-engine tests: an engine serves one test plan after another, as it does for a grid's cells."""
+    folder = tmp_path_factory.mktemp("two-engines")
+    keystore = engines.create_keystore(folder / "rmi.jks", days=1)
+    state = folder / "engines.json"
+    records = engines.start_local(jmeter.jar, 2, engines.Rmi(keystore=keystore), state, folder / "engines", "256m")
     try:
         yield [r["name"] for r in records], keystore
     finally:

@@ -332,8 +332,9 @@ def test_precise_probes_stop_when_precise_or_their_slo_is_clear_and_count_their_
         samples = samples.sort_values("end_ms", kind="stable")
         first = int(samples["start_ms"].min())
         stop_at = None
-        for t in range(1, int(duration_s) + 1):
-            write_jtl(samples[samples["end_ms"] < first + 1000 * t], folder / "results.jtl")
+        for t in range(1, int(duration_s) + 1):  # each second's answers appended, as JMeter writes them
+            second = samples["end_ms"].between(first + 1000 * (t - 1), first + 1000 * t, inclusive="left")
+            write_jtl(samples[second], folder / "results.jtl", append=True)
             if stop_at is None and watcher.check(10.0 * t):
                 stop_at = t + 2
             if stop_at is not None and t >= stop_at:

@@ -78,6 +78,9 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
         # L_server read from the timer by Little's law (Δsum/Δt) is X·R_server by construction: nothing to test
         checks.append(laws.does_not_apply("server_little", cell.id, "L_server is the server's timer read by Little's "
                                           "law (request-seconds per second), equal to X·R_server by construction"))
+    elif srv is not None and not spike and srv.in_flight_source == server_metrics.GAUGES:
+        checks.append(laws.does_not_apply("server_little", cell.id, "R_server is L_server/X by Little's law (a "
+                                          "proxy's gauges and request counter, no timer), equal to it by construction"))
     elif srv is not None and not spike:  # 1 Hz counters cannot resolve a burst that lasts a few seconds
         checks.append(laws.server_little(cell.id, srv.in_flight_mean, srv.in_flight_se, srv.throughput_per_s,
                                          srv.service_mean_ms, srv.in_flight_source, tol["server_little"]))

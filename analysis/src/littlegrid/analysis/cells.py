@@ -89,6 +89,7 @@ class Inputs:
     cells: tuple
     tolerances: dict
     criteria: tuple
+    slos: tuple = ()  # the grid's slo: objectives the SLO capacity table answers, judged in no cell
 
 
 def _load_json(path: Path) -> dict:
@@ -231,7 +232,7 @@ def from_run_folder(run_dir: Path) -> Inputs:
                 if v not in axes[k]:
                     axes[k].append(v)
     return Inputs(run=run, axes=axes, cells=tuple(cells), tolerances=dict(grid.get("tolerances") or {}),
-                  criteria=tuple(grid.get("criteria") or ()))
+                  criteria=tuple(grid.get("criteria") or ()), slos=tuple(grid.get("slo") or ()))
 
 
 STOP_NUMBERS = ("at_s", "precision_asked", "x_rel", "r_rel", "warmup_s")

@@ -18,6 +18,11 @@ OTHER = "other"
 NON_HTTP_CLASSES = (CONNECTION_REFUSED, CONNECT_TIMEOUT, READ_TIMEOUT, CONNECTION_RESET, OTHER)
 
 _HTTP_STATUS = re.compile(r"^\s*([1-5])\d\d\s*$")
+# JMeter's JDBC Request writes a failed query's SQLSTATE and the driver's vendor code as its responseCode
+# ("08001 0", "57014 0", "42P01 0"), and "000" (or nothing) for a failure that is no SQLException. Its successes
+# carry 200 ("OK"), like HTTP.
+_SQL_STATE = re.compile(r"^\s*([0-9A-Z]{2})[0-9A-Z]{3}(?:\s+-?\d+)?\s*$")
+_SQL_TIMEOUT_STATES = ("57014",)  # query_canceled: the query timeout (or a cancel) ended it
 
 # Ordered rules over the text "responseCode | responseMessage | failureMessage" of a non-HTTP failure.
 # Timeouts come first: a connect timeout from HttpClient4 is a ConnectTimeoutException whose message also
@@ -28,6 +33,8 @@ _RULES = (
     # java.net.ConnectException and HttpClient4's HttpHostConnectException (a subclass) mean the TCP connect
     # failed: refused by the peer in the common case ("Connection refused"), also "network unreachable".
     (CONNECTION_REFUSED, re.compile(r"java\.net\.ConnectException|HttpHostConnectException|Connection refused", re.I)),
+    # PostgreSQL's JDBC driver: "Connection to 127.0.0.1:5432 refused. Check that the hostname and port are correct"
+    (CONNECTION_REFUSED, re.compile(r"Connection to \S+ refused", re.I)),
     # The peer dropped an established connection: RST ("Connection reset"), or closed it before answering
     # (HttpClient4's NoHttpResponseException "h:p failed to respond"), or a write into a closed socket.
     (CONNECTION_RESET, re.compile(r"Connection reset|NoHttpResponseException|failed to respond|Broken pipe", re.I)),
@@ -47,6 +54,9 @@ def classify_one(response_code, response_message=None, failure_message=None) -> 
     for name, pattern in _RULES:
         if pattern.search(text):
             return name
+    sql = _SQL_STATE.match(code)
+    if sql:  # a database's own answer, by its SQLSTATE class: sql_08 connection, sql_42 syntax or access, sql_53...
+        return READ_TIMEOUT if code.split()[0] in _SQL_TIMEOUT_STATES else f"sql_{sql.group(1).lower()}"
     return OTHER
 
 

@@ -19,6 +19,15 @@ Families read (the names as the libraries write them, not guessed):
   Micrometer's `http_server_requests_seconds_count|_sum` (Spring Boot's server-side request timer), so any Spring
   Boot service gives X_server, R_server and, by Little, L_server = Δsum/Δt; Tomcat's
   `tomcat_connections_current_connections`. Series labelled with an /actuator uri (the scrape itself) are no load.
+- haproxy's built-in exporter (`http-request use-service prometheus-exporter`), per backend (label `proxy`) and its
+  servers: `haproxy_backend_current_queue` (requests waiting for a server slot: the throttle's queue),
+  `haproxy_backend_current_sessions`, `haproxy_backend_sessions_total`, `haproxy_server_current_sessions` against
+  `haproxy_server_limit_sessions` (the server's `maxconn`, 0 for none: a pool of that size), and haproxy's own
+  averages over its last 1024 sessions, `haproxy_backend_{queue,connect,response,total}_time_average_seconds`.
+  A backend is also read as the server's requests (in flight = queued + in service, the queue as the throttle's), so
+  the split of R (where_time) and the proxy's findings hold for it.
+- PostgreSQL through prometheus-postgres-exporter: `pg_stat_activity_count` by `state` (the backends running a query,
+  `active`, are the requests in service at the database, less the exporter's own query while it scrapes) and `pg_up`.
 A pool of any other name is given by the user as two selectors (`[observe.pools.<name>]`), or a selector and a size.
 """
 
@@ -83,6 +92,19 @@ TIMERS = (("littlegrid_service_seconds", "littlegrid_service_seconds_count", "li
 # Tomcat names a connector <protocol>-<io>-[<address>-]<port> (http-nio-8080, http-nio-127.0.0.1-8080,
 # http-nio-auto-1-34567): its port is the last field.
 _CONNECTOR_PORT = re.compile(r"-(\d+)$")
+# haproxy's exporter: per backend (label proxy) and per server (proxy, server)
+HAPROXY_QUEUE = "haproxy_backend_current_queue"
+HAPROXY_SESSIONS = "haproxy_backend_current_sessions"        # streams at the backend: queued and in service
+HAPROXY_SESSIONS_TOTAL = "haproxy_backend_sessions_total"    # counter: streams (tcp: connections; http: requests)
+HAPROXY_SERVER_SESSIONS = "haproxy_server_current_sessions"  # in service at each server
+HAPROXY_SERVER_LIMIT = "haproxy_server_limit_sessions"       # each server's maxconn; 0: none
+HAPROXY_AVERAGES = {"queue": "haproxy_backend_queue_time_average_seconds",
+                    "connect": "haproxy_backend_connect_time_average_seconds",
+                    "response": "haproxy_backend_response_time_average_seconds",
+                    "total": "haproxy_backend_total_time_average_seconds"}
+# prometheus-postgres-exporter: backends by database and state; its own scrape is one active backend while it reads
+PG_ACTIVITY = "pg_stat_activity_count"
+PG_UP = "pg_up"
 # Executors report Integer.MAX_VALUE for a pool without a maximum: not a size any finding could use.
 UNBOUNDED = 2**31 - 1
 
@@ -91,7 +113,9 @@ KNOWN_FAMILIES = frozenset(
     [n for f in THREAD_POOLS for n in (f.busy, f.size)] + list(HIKARI.values())
     + [PROCESS_CPU_SECONDS, PROCESS_CPU_NS, PROCESS_CPU_USAGE, SYSTEM_CPU_COUNT, GC_PAUSE_SUM, GC_PAUSE_COUNT,
        NODE_CPU, NODE_LOAD1, NODE_MEM_AVAILABLE, *NODE_NETWORK, IN_FLIGHT, IN_FLIGHT_SECONDS, THROTTLE_QUEUE,
-       CONNECTIONS] + [n for _, count, total in TIMERS for n in (count, total)])
+       CONNECTIONS, HAPROXY_QUEUE, HAPROXY_SESSIONS, HAPROXY_SESSIONS_TOTAL, HAPROXY_SERVER_SESSIONS,
+       HAPROXY_SERVER_LIMIT, *HAPROXY_AVERAGES.values(), PG_ACTIVITY, PG_UP]
+    + [n for _, count, total in TIMERS for n in (count, total)])
 
 
 @dataclass(frozen=True)
@@ -205,6 +229,46 @@ class ServerRequests:
 
 
 @dataclass(frozen=True)
+class ProxySecond:
+    """One scrape of a proxy's backend: gauges as read, its sessions counter as a running total, and the proxy's own
+    averages (seconds, over its last 1024 sessions)."""
+
+    time_ms: int
+    queue: float | None        # waiting for a server slot
+    sessions: float | None     # at the backend, queued and in service
+    served: float | None       # in service at its servers
+    limit: float | None        # the servers' maxconn summed (None: a server without one)
+    total: float | None        # sessions so far
+    averages: dict             # queue, connect, response, total -> seconds (the ones given)
+
+
+@dataclass(frozen=True)
+class ProxyBackend:
+    source: str
+    host: str
+    kind: str                  # haproxy
+    backend: str
+    servers: tuple[str, ...]
+    seconds: tuple[ProxySecond, ...]
+
+
+@dataclass(frozen=True)
+class DatabaseSecond:
+    time_ms: int
+    active: float | None       # backends running a query (the exporter's own scrape left out)
+    backends: float | None     # every client backend, idle ones included
+    up: float | None
+
+
+@dataclass(frozen=True)
+class Database:
+    source: str
+    host: str
+    kind: str                  # postgresql
+    seconds: tuple[DatabaseSecond, ...]
+
+
+@dataclass(frozen=True)
 class Observed:
     thread_pools: tuple[ThreadPool, ...] = ()
     connection_pools: tuple[ConnectionPool, ...] = ()
@@ -212,6 +276,8 @@ class Observed:
     hosts: tuple[HostFigures, ...] = ()
     gc: tuple[GcPauses, ...] = ()
     requests: tuple[ServerRequests, ...] = ()
+    proxies: tuple[ProxyBackend, ...] = ()
+    databases: tuple[Database, ...] = ()
     # per source, when its scrapes failed (observed.csv's rows without a metric; the adaptor's empty rows)
     failed: dict = field(default_factory=dict)
     scrapes: dict = field(default_factory=dict)  # per source, the times it answered
@@ -275,6 +341,7 @@ def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = (), po
         scrape = by_time.get(r.time_ms) or by_time.setdefault(r.time_ms, _Scrape(r.time_ms))
         scrape.by_name[r.metric].append((r.labels, r.value))
     thread_pools, connection_pools, process_cpu, hosts, gc, requests = [], [], [], [], [], []
+    proxies, databases = [], []
     for source in sorted(scrapes):
         ordered = [scrapes[source][t] for t in sorted(scrapes[source])]
         host = host_of(source)
@@ -284,7 +351,8 @@ def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = (), po
                          for spec in pools if (seconds := _named_pool(ordered, spec))]
         connection_pools += [ConnectionPool(source, host, name, seconds) for name, seconds in _hikari(ordered)]
         # node_exporter's process_* series describe node_exporter itself, never the service: its host figures do
-        exporter = any(s.series(NODE_CPU) for s in ordered)
+        # (and prometheus-postgres-exporter's describe the exporter, not the database)
+        exporter = any(s.series(NODE_CPU) or s.series(PG_UP) for s in ordered)
         if not exporter and (cpu := _process_cpu(ordered)):
             process_cpu.append(ProcessCpu(source, host, *cpu))
         if seconds := _host(ordered):
@@ -293,9 +361,55 @@ def map_readings(readings: Iterable[Reading], pools: Iterable[PoolSpec] = (), po
             gc.append(GcPauses(source, host, seconds))
         if served := _requests(ordered, port):
             requests.append(ServerRequests(source, host, *served))
+        for backend in _haproxy(ordered, source, host):
+            proxies.append(backend)
+            # each backend is also a server's boundary: in flight = queued + in service, the queue as the throttle's
+            requests.append(ServerRequests(source, host, f"haproxy:{backend.backend}", tuple(
+                RequestSecond(p.time_ms, _sum(p.queue, p.served), None, p.queue, p.total, None, None)
+                for p in backend.seconds)))
+        if seconds := _postgres(ordered):
+            databases.append(Database(source, host, "postgresql", seconds))
     return Observed(tuple(thread_pools), tuple(connection_pools), tuple(process_cpu), tuple(hosts), tuple(gc),
-                    tuple(requests), {s: tuple(sorted(t)) for s, t in failed.items()},
+                    tuple(requests), tuple(proxies), tuple(databases), {s: tuple(sorted(t)) for s, t in failed.items()},
                     {s: tuple(sorted(by_time)) for s, by_time in scrapes.items()})
+
+
+def _sum(*values) -> float | None:
+    return None if any(v is None for v in values) else sum(values)
+
+
+def _haproxy(scrapes: list[_Scrape], source: str, host: str) -> list[ProxyBackend]:
+    """Every haproxy backend (label proxy) with a queue gauge, per scrape, its servers' sessions and maxconn summed."""
+    names = sorted({labels.get("proxy", "") for s in scrapes for labels, _ in s.series(HAPROXY_QUEUE)})
+    out = []
+    for name in names:
+        mine = lambda labels, name=name: labels.get("proxy", "") == name  # noqa: E731
+        servers, seconds = set(), []
+        for s in scrapes:
+            served = s.series(HAPROXY_SERVER_SESSIONS)
+            servers |= {labels.get("server", "") for labels, _ in served if mine(labels)}
+            limits = [v for labels, v in s.series(HAPROXY_SERVER_LIMIT) if mine(labels)]
+            queue = s.total(HAPROXY_QUEUE, mine)
+            if queue is None:
+                continue
+            seconds.append(ProxySecond(
+                s.time_ms, queue, s.total(HAPROXY_SESSIONS, mine), s.total(HAPROXY_SERVER_SESSIONS, mine),
+                sum(limits) if limits and all(v > 0 for v in limits) else None, s.total(HAPROXY_SESSIONS_TOTAL, mine),
+                {k: v for k, metric in HAPROXY_AVERAGES.items() if (v := s.total(metric, mine)) is not None}))
+        if seconds:
+            out.append(ProxyBackend(source, host, "haproxy", name, tuple(sorted(servers)), tuple(seconds)))
+    return out
+
+
+def _postgres(scrapes: list[_Scrape]) -> tuple[DatabaseSecond, ...]:
+    seconds = []
+    for s in scrapes:
+        if not s.series(PG_ACTIVITY):
+            continue
+        active = s.total(PG_ACTIVITY, lambda labels: labels.get("state") == "active")
+        seconds.append(DatabaseSecond(s.time_ms, None if active is None else max(0.0, active - 1.0),
+                                      s.total(PG_ACTIVITY), s.total(PG_UP)))
+    return tuple(seconds)
 
 
 def _key(labels: dict, identity: str | None) -> str:

@@ -57,10 +57,21 @@ def pool_under_test(found: Observed, port: int | None, target_host: dict | None 
     return pools[0] if len(pools) == 1 else None
 
 
-def server_requests(found: Observed, target_host: dict | None = None) -> ServerRequests | None:
-    """The source reporting the server's requests: one on the target's host first, one with a timer first."""
+def server_requests(found: Observed, target_host: dict | None = None,
+                    window: SteadyWindow | None = None) -> ServerRequests | None:
+    """The source reporting the server's requests: one on the target's host first, one with a timer first; among a
+    proxy's backends (one source, several), the one that carried the cell's load (most requests in the window)."""
     ranked = sorted(_target_first(found.requests, target_host or {}), key=lambda r: not r.timer)
+    if window is not None and len(ranked) > 1:
+        ranked.sort(key=lambda r: -(_increase(window, [(s.time_ms, s.requests) for s in r.seconds]) or 0.0)
+                    if r.timer.startswith("haproxy:") else 0.0)
     return ranked[0] if ranked else None
+
+
+def _increase(window: SteadyWindow, points) -> float | None:
+    """A running total's increase between its first and last reading inside the window (None: fewer than two)."""
+    rows = [(t, v) for t, v in points if v is not None and window.start_ms <= t <= window.end_ms]
+    return rows[-1][1] - rows[0][1] if len(rows) > 1 else None
 
 
 def server_block(found: Observed | None, window: SteadyWindow, port: int | None = None,
@@ -72,7 +83,7 @@ def server_block(found: Observed | None, window: SteadyWindow, port: int | None 
         return None
     target_host = target_host or {}
     pool = pool_under_test(found, port, target_host)
-    requests = server_requests(found, target_host)
+    requests = server_requests(found, target_host, window)
     source = requests.source if requests is not None else pool.source if pool is not None else None
     if source is None:
         silent = [url for url in found.failed if not found.scrapes.get(url)]
@@ -143,13 +154,42 @@ def summary_block(own: CellSources, window: SteadyWindow, counts: dict) -> model
     gc = [model.ObservedGc(source=g.source, host=g.host, pause_share=_mean(s.pause_s_per_s for s in seconds),
                            pauses_per_s=_mean(s.pauses_per_s for s in seconds))
           for g in found.gc if (seconds := _inside(window, g.seconds))]
+    proxies = [_proxy(p, seconds) for p in found.proxies if (seconds := _inside(window, p.seconds))]
+    databases = [model.ObservedDatabase(
+        source=d.source, host=d.host, kind=d.kind, active_mean=_mean(s.active for s in seconds),
+        active_max=_max(s.active for s in seconds), backends_mean=_mean(s.backends for s in seconds),
+        readings=len(seconds)) for d in found.databases if (seconds := _inside(window, d.seconds))]
     return model.Observed(sources=sources, thread_pools=pools, connection_pools=connections, process_cpu=cpus,
-                          hosts=hosts, gc=gc)
+                          hosts=hosts, gc=gc, proxies=proxies, databases=databases)
+
+
+def _proxy(p, seconds) -> model.ObservedProxy:
+    """A proxy backend's window figures: gauges' means, its sessions' rate, and Little's law on its queue and on its
+    servers (W_q = L_q/X, S = L_served/X)."""
+    rows = [(s.time_ms, s.total) for s in seconds if s.total is not None]
+    rate = None
+    if len(rows) > 1 and rows[-1][0] > rows[0][0] and rows[-1][1] >= rows[0][1]:
+        rate = (rows[-1][1] - rows[0][1]) / ((rows[-1][0] - rows[0][0]) / 1000.0)
+    queue, served = _mean(s.queue for s in seconds), _mean(s.served for s in seconds)
+    limit = _max(s.limit for s in seconds)
+    full = [s for s in seconds if s.served is not None]
+    last = seconds[-1].averages
+
+    def ms(key):
+        return 1000.0 * last[key] if key in last else None
+    return model.ObservedProxy(
+        source=p.source, host=p.host, kind=p.kind, backend=p.backend, servers=list(p.servers), queue_mean=queue,
+        queue_max=_max(s.queue for s in seconds), served_mean=served, limit=limit,
+        full_share=(sum(s.served >= limit for s in full) / len(full)) if limit and full else None,
+        sessions_per_s=rate, queue_wait_ms=1000.0 * queue / rate if rate and queue is not None else None,
+        in_service_ms=1000.0 * served / rate if rate and served is not None else None,
+        queue_time_avg_ms=ms("queue"), connect_time_avg_ms=ms("connect"), response_time_avg_ms=ms("response"),
+        total_time_avg_ms=ms("total"), readings=len(seconds))
 
 
 def series_points(found: Observed | None, pool: ThreadPool | None, target_host: dict) -> dict:
     """(time_ms, value) of the server's gauges the cell's time series draws: in-flight (the request source's) and
     the busy threads of the pool under test."""
-    requests = server_requests(found, target_host) if found is not None else None
+    requests = server_requests(found, target_host) if found is not None else None  # the window is not known here
     return {"in_flight": [(s.time_ms, s.in_flight) for s in requests.seconds] if requests else [],
             "busy_threads": [(s.time_ms, s.busy) for s in pool.seconds] if pool else []}

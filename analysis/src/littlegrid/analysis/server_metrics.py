@@ -14,6 +14,8 @@ from littlegrid.usererror import UserError
 
 # in_flight_source when L_server is Little's law on the server's timer (Δsum/Δt): equal to X·R_server by construction
 LITTLE = "little"
+# in_flight_source when L_server is sampled gauges (a proxy's queue and sessions) and R_server is L/X by Little's law
+GAUGES = "gauges"
 
 
 def read_metrics(path: Path | None) -> pd.DataFrame | None:
@@ -114,6 +116,11 @@ def server_figures(requests: ServerRequests | None, pool: ThreadPool | None, win
         out["in_flight_source"] = "sampled"
         out["in_flight_se"] = (float(np.std(in_flight, ddof=1) / math.sqrt(len(in_flight)))
                                if len(in_flight) > 1 else None)
+        if out["service_mean_ms"] is None and out["throughput_per_s"]:
+            # no timer (a proxy's backend counts its requests and holds gauges): R_server by Little, L/X, which
+            # makes the server_little check an identity
+            out["service_mean_ms"] = 1000.0 * out["in_flight_mean"] / out["throughput_per_s"]
+            out["in_flight_source"] = GAUGES
     elif total is not None:
         out["in_flight_mean"] = total[0] / total[1]
         out["in_flight_source"] = LITTLE

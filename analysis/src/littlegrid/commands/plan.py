@@ -79,9 +79,11 @@ def text_lines(r: Inspection) -> list[str]:
         mean = f"mean {t.mean_ms:g} ms" if t.mean_ms is not None else "mean known only at run time"
         role = "think time" if t.think else "pacing, not think time"
         lines.append(f"  {t.kind} \"{t.path}\": {mean}, {role}")
-    lines.append("hosts the samplers reach:" if r.targets else "hosts the samplers reach: no HTTP samplers")
+    lines.append("hosts the samplers reach:" if r.targets else "hosts the samplers reach: no HTTP or JDBC samplers")
     for t in r.targets:
         where = f"{t.protocol}://{t.host or '?'}:{t.port if t.port is not None else '?'}"
+        if t.protocol.startswith("jdbc"):
+            where = t.url or f"{where}/{t.database or ''}"
         lines.append(f"  \"{t.path}\": {where} ({t.via})")
     lines.append("CSV Data Set files:" if r.data_files else "CSV Data Set files: none")
     for d in r.data_files:

@@ -3,6 +3,7 @@
 A pure function of the typed summary (littlegrid.summary.model.Summary, read by attribute; no I/O):
 `findings(summary)` -> [Finding], ranked; `as_json(found)` for summary.json. The families live in one module each:
 outage (a server that stopped answering, or paused: a stall), capacity (saturation, bottleneck, waiting, knee),
+proxy (a proxy's queue and its maxconn, from its own exporter),
 waves (a spike served c at a time), where_time (R split where the server measures it; time in service flat or stretched), validity,
 think (think time), advice (recommendations), two_arms (the comparison's significant differences, and a grid's two
 arms in words).
@@ -10,7 +11,7 @@ arms in words).
 
 from __future__ import annotations
 
-from littlegrid.findings import (advice, capacity, outage, single_test, think, transactions, validity, waves,
+from littlegrid.findings import (advice, capacity, outage, proxy, single_test, think, transactions, validity, waves,
                                  where_time)
 from littlegrid.findings import headline as headline_words
 from littlegrid.findings.engines import engine_shares
@@ -44,7 +45,9 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
             found.append(limit)
     found += capacity.overload(summary)
     found += capacity.connection_findings(summary, covered)
-    found += capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
+    at_proxy = proxy.waiting(summary)  # where a proxy's own figures place the wait, nothing is left to "cannot tell"
+    found += at_proxy + [f for f in capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
+                         if f.standing != "cannot tell" or not set(f.cells) <= proxy.covered(at_proxy)]
     found += where_time.throttle_queue(summary)
     found += where_time.service_time(summary)
     found += waves.waves(summary)

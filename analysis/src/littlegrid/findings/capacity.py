@@ -10,7 +10,7 @@ from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.server_metrics import in_front_of_server
-from littlegrid.findings import precision
+from littlegrid.findings import precision, proxy
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
                                       num, overall, overhead_explains, pct, pool_kind, pool_size_name, pool_words,
@@ -328,6 +328,13 @@ def bottleneck(summary: Summary, p: Plateau) -> Finding:
                      "holds",
                      "an open plan without free threads cannot start requests on time, and no server resource was full",
                      [Figure("generator_sizing relative error", num(k.rel_error), "", c.id) for c, k in sizing])
+
+    # a proxy's maxconn taken with requests in its queue, while what it admits does not keep the database busy
+    # (findings/proxy.py): the slots, not the cores, set X, whatever else keeps the cores busy
+    at_proxy = proxy.limit(cells, xs, on)
+    if at_proxy is not None:
+        resource, statement, standing, why, evidence, extra = at_proxy
+        return found(resource, statement, standing, why, evidence, **extra)
 
     if cpu is not None and cpu >= CPU_BUSY and (s_grid is None or stretched or short):
         x = _mean(xs)

@@ -33,12 +33,12 @@ from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
 KINDS = KIND_ORDER
-RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "concurrency", "unknown")
+RESOURCES = ("thread_pool", "throttle", "cpu", "connections", "generator", "concurrency", "proxy", "unknown")
 SAME, DIFFERENT = "same", "different"  # the arms' words: equivalent within the margin; the interval excludes zero
 # The word a kind may take after it (the finding's `resource`): a bottleneck's resource, where requests wait, the
 # shape of time in service, the timer's realised shape or the capacity it buys; for the arms, what X's interval
 # shows (judged on the interval at the expectation's margin, not read from the finding's resource: _arms_claim).
-QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves"), "service": ("flat", "stretched"),
+QUALIFIERS = {"bottleneck": RESOURCES, "waiting": ("in_front", "throttle", "waves", "proxy", "proxy_connections"), "service": ("flat", "stretched"),
               "think_time": ("poisson", "exponential", "constant", "capacity"), "arms": (SAME, DIFFERENT)}
 CLAIMS = ("holds", "suggests")
 SIZE_TOLERANCE = 0.5  # a limit of about k: its requests in service within ±0.5 of k (the nearest whole number)

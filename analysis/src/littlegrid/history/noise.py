@@ -34,11 +34,13 @@ from littlegrid.history.store import METRIC_KEYS, Figure, RunRecord, StoredRun, 
 
 K_MAX = 20  # the most recent runs of a series the spread is measured on: the host as it is now, not a year ago
 LOG_SCALE = {"throughput_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms"}  # relative changes; error_rate in points
-# The default prior per metric: (σ₀, ν₀). σ₀ on the log scale (0.02 = 2%), the error rate's in points (fractions of
-# samples); ν₀ the degrees of freedom it weighs as. Measured on this project's repeated runs of grids/ci.toml on one
-# commit (docs/history.md, "The default prior"); ν₀ is kept small so a grid noisier than ours takes over soon.
-DEFAULTS = {"throughput_per_s": (0.02, 6), "mean_ms": (0.02, 6), "p50_ms": (0.015, 6), "p90_ms": (0.04, 6),
-            "p99_ms": (0.13, 6), "error_rate": (0.001, 6)}
+# The default prior per metric: (σ₀, ν₀). σ₀ on the log scale (0.035 = 3.5%), the error rate's in points (fractions
+# of samples); ν₀ the degrees of freedom it weighs as. σ₀ is the spread this project's repeated runs of grids/ci.toml
+# on one commit measured (docs/history.md, "The default prior": 1.3%, 1.3%, 0.7%, 3.1%, 9.5% and 0 over 25 degrees
+# of freedom, seven runs on a 2-core host busy with other work), rounded up; the error rate's, which measured 0, is a floor
+# a fifth of the default margin. ν₀ is kept small so a grid noisier than ours takes over after a few runs.
+DEFAULTS = {"throughput_per_s": (0.015, 6), "mean_ms": (0.015, 6), "p50_ms": (0.01, 6), "p90_ms": (0.035, 6),
+            "p99_ms": (0.11, 6), "error_rate": (0.001, 6)}
 MIN_PRIOR_DF = 4  # an earlier series' spread serves as the prior only from this many degrees of freedom
 MAX_PRIOR_DF = 12  # and weighs as at most this many: another plan is not quite the same experiment
 

@@ -4,6 +4,7 @@ for each other instead of failing or corrupting the file)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ class RunRecord:
     report: str | None  # the run's report folder, as given when it was added
     figures: tuple[Figure, ...]
 
-    @property
+    @functools.cached_property
     def series(self) -> str:
         """The series the run belongs to: runs of one grid that measure the same thing (grid as measured, plan,
         server configuration, kind of host; history/series.py)."""
@@ -98,8 +99,6 @@ def url_of(given: str | None) -> str:
 def _one_line(method):
     """A store operation whose database fails underneath it (the server went away, the disk is full, a lock held
     past the busy timeout) says so in one line naming the database instead of a traceback."""
-    import functools
-
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
         from sqlalchemy.exc import DBAPIError

@@ -17,6 +17,9 @@ from littlegrid.plan.jmx import Node, Plan, PlanError, evaluate, insert_first, l
     user_variables
 THINK_MODES = ("replace", "scale", "keep")
 THINK_DISTS = ("exponential", "poisson", "constant")
+# [plan_options] jdbc: a JDBC Connection Configuration's URL retargeted to the grid's [target] (a JDBC one), or kept
+# as written when the user says so; never kept silently.
+JDBC_MODES = ("retarget", "keep")
 # littlegrid's think-time timer is the one in the checkout's plans/closed.jmx (it records its draw as
 # think_drawn_ms); callers pass that file (littlegrid.run.own_plan.think_timer_plan), so this stage needs no other.
 THINK_TIMER_PLAN = Path("plans") / "closed.jmx"
@@ -29,6 +32,7 @@ class PlanOptions:
     think: str = "replace"
     shares: dict = field(default_factory=dict)   # thread group name -> weight
     files: dict = field(default_factory=dict)    # path as written in the plan -> path on this machine
+    jdbc: str = "retarget"                       # JDBC_MODES
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class CellLoad:
     host: str
     port: int
     label: str = ""            # the cell's id, written into the derived plan's comments
+    database: str | None = None  # a JDBC target's database (None: each URL keeps its own)
     engines: tuple = ()        # remote engines' names as in -R: users is the total, dealt out to them
 
 
@@ -96,12 +101,13 @@ def derive(path: Path, options: PlanOptions, cell: CellLoad, timer_plan: Path,
     threads, groups_by_engine, engine_properties = _load(plan, options, cell, variables, changes)
     think_ms = _think(plan, options, cell, variables, changes, timer_plan)
     _target(plan, cell, variables, changes)
+    _jdbc_target(plan, options, cell, variables, changes)
     _listeners(plan, changes)
     data_files = _data_files(plan, options, variables, changes, cell.engines)
     comment = f"Derived by littlegrid from {Path(path).resolve()} for cell {cell.label or '(no axes)'}."
     old = plan.root.prop("TestPlan.comments")
     set_prop(plan.root.element, "TestPlan.comments", comment + (f"\n{old}" if old else ""))
-    escaped = check_hosts(plan, cell)
+    escaped = check_hosts(plan, cell, keep_jdbc=options.jdbc == "keep")
     if escaped:
         raise PlanError(f"{path}: after retargeting, these samplers would still reach a host the grid does not "
                         f"name ({cell.host}:{cell.port}): " + "; ".join(escaped))
@@ -367,6 +373,8 @@ def think_timer(source: Path, think_ms: float, dist: str) -> ET.Element:
 
 # -- hosts, listeners, files --------------------------------------------------------------------------------------
 def _target(plan: Plan, cell: CellLoad, variables: dict, changes: list) -> None:
+    if cell.protocol.startswith("jdbc:"):
+        return  # a JDBC target retargets the JDBC pools (_jdbc_target); HTTP samplers would reach no such host
     retargeted, embedded = 0, 0
     for node in plan.nodes():
         is_defaults = node.tag == "ConfigTestElement" and node.element.get("guiclass") == el.HTTP_DEFAULTS_GUI
@@ -391,11 +399,61 @@ def _target(plan: Plan, cell: CellLoad, variables: dict, changes: list) -> None:
                        "from hosts the grid does not name)")
 
 
-def check_hosts(plan: Plan, cell: CellLoad) -> list[str]:
-    """The samplers of a (derived) plan that would reach another host or port than the cell's."""
+def _jdbc_target(plan: Plan, options: PlanOptions, cell: CellLoad, variables: dict, changes: list) -> None:
+    """Each JDBC Connection Configuration a JDBC Request uses: its URL set to the grid's JDBC target (host, port, the
+    grid's database else its own, its parameters kept), or kept as written when [plan_options] jdbc = "keep". A plan
+    with JDBC Requests and an HTTP target without "keep" is refused: its database would be reached unsaid."""
+    pools = facts.jdbc_pools(plan, variables)
+    used = {}
+    for s in facts.samplers(plan):
+        if s.tag in el.JDBC_SAMPLERS:
+            t = facts.jdbc_target(s, pools, variables)
+            name = next((n for n, p in pools.items() if t.via.startswith(f"JDBC Connection Configuration \"{p.path}\"")),
+                        None)
+            if name is not None:
+                used.setdefault(name, []).append((s, t))
+    if not used:
+        return
+    if options.jdbc == "keep":
+        for name, uses in used.items():
+            changes.append(f"JDBC Connection Configuration \"{pools[name].path}\": kept as written "
+                           f"({uses[0][1].url or pools[name].prop('dbUrl')}), as [plan_options] jdbc = \"keep\" says")
+        return
+    if not cell.protocol.startswith("jdbc:"):
+        s, t = next(iter(used.values()))[0]
+        raise PlanError(f"{plan.path}: {s.label} reaches {t.url or 'a database'} ({t.via}), and the grid's target is "
+                        f"{cell.protocol}://{cell.host}:{cell.port}: give [target] protocol = \"{t.protocol}\" with "
+                        "host, port (and database) to retarget it, or [plan_options] jdbc = \"keep\" to keep its URL "
+                        "as written")
+    for name, uses in used.items():
+        pool, t = pools[name], uses[0][1]
+        parsed = facts.parse_jdbc_url(t.url)
+        if parsed is None:
+            raise PlanError(f"{plan.path}: {pool.label}: its URL {t.url or pool.prop('dbUrl')!r} is not "
+                            "jdbc:<name>://host:port/database, which littlegrid retargets; keep it with "
+                            "[plan_options] jdbc = \"keep\"")
+        if parsed.protocol != cell.protocol:
+            raise PlanError(f"{plan.path}: {pool.label} speaks {parsed.protocol} and the grid's target is "
+                            f"{cell.protocol}: its driver cannot reach that database")
+        database = cell.database if cell.database is not None else (parsed.database or "")
+        url = f"{cell.protocol}://{cell.host}:{cell.port}/{database}{parsed.params}"
+        set_prop(pool.element, "dbUrl", url)
+        changes.append(f"JDBC Connection Configuration \"{pool.path}\" (pool {name}, used by "
+                       f"{len(uses)} JDBC Request{'s' if len(uses) != 1 else ''}): {t.url} -> {url}")
+
+
+def check_hosts(plan: Plan, cell: CellLoad, keep_jdbc: bool = False) -> list[str]:
+    """The samplers of a (derived) plan that would reach another host or port than the cell's (JDBC Requests whose
+    URL the user keeps aside)."""
     variables = user_variables(plan)
+    pools = facts.jdbc_pools(plan, variables)
     escaped = []
     for s in facts.samplers(plan):
+        if s.tag in el.JDBC_SAMPLERS:
+            t = facts.jdbc_target(s, pools, variables)
+            if not keep_jdbc and (t.host, t.port) != (cell.host, cell.port):
+                escaped.append(f"\"{s.path}\" reaches {t.host}:{t.port} ({t.via})")
+            continue
         if s.tag in el.HTTP_SAMPLERS:
             t = facts.http_target(s, variables)
             if (t.host, t.port) != (cell.host, cell.port):

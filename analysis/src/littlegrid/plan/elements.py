@@ -63,14 +63,19 @@ OTHER_HOST_SAMPLERS = {
     "LDAPSampler": "servername",
     "LDAPExtSampler": "servername",
     "BoltSampler": None,
-    "JDBCSampler": None,
     "MongoScriptSampler": None,
     "JMSSampler": None,
     "PublisherSampler": None,
     "SubscriberSampler": None,
 }
+# JDBC: the sampler names a pool (dataSource) that a JDBC Connection Configuration defines with its URL; the grid
+# retargets that URL ([target] protocol = "jdbc:<name>"), or keeps it when told to ([plan_options] jdbc = "keep").
+JDBC_SAMPLERS = {"JDBCSampler"}
+JDBC_POOL = "JDBCDataSource"
+JDBC_DEFAULT_PORTS = {"jdbc:postgresql": 5432, "jdbc:mysql": 3306, "jdbc:mariadb": 3306, "jdbc:sqlserver": 1433,
+                      "jdbc:db2": 50000, "jdbc:h2": 9092, "jdbc:derby": 1527}
 SCRIPT_SAMPLERS = {"JSR223Sampler", "BeanShellSampler", "JavaSampler", "BSFSampler", "JUnitSampler"}
-SAMPLERS = HTTP_SAMPLERS | set(OTHER_HOST_SAMPLERS) | SCRIPT_SAMPLERS | {"DebugSampler", FLOW_CONTROL,
+SAMPLERS = HTTP_SAMPLERS | JDBC_SAMPLERS | set(OTHER_HOST_SAMPLERS) | SCRIPT_SAMPLERS | {"DebugSampler", FLOW_CONTROL,
                                                                           "kg.apc.jmeter.samplers.DummySampler"}
 
 CSV_DATA_SET = "CSVDataSet"

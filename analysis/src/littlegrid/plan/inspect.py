@@ -61,6 +61,8 @@ class TargetFacts:
     host: str | None       # None: only known at run time
     port: int | None
     via: str               # where host and port come from
+    database: str | None = None  # a JDBC sampler's database (the URL's path)
+    url: str | None = None       # a JDBC sampler's connection URL, as resolved (None: not resolved)
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,71 @@ def http_target(node: Node, variables: dict, properties: dict | None = None) -> 
                        via=via if via == port_via else f"host from {via}, port from {port_via}")
 
 
+# -- JDBC ------------------------------------------------------------------------------------------------
+JDBC_URL = re.compile(r"(?i)^(jdbc:[a-z][a-z0-9]*)://(\[[^\]]+\]|[^/:?;]+)(?::(\d+))?(?:/([^?;]*))?([?;].*)?$")
+
+
+@dataclass(frozen=True)
+class JdbcUrl:
+    """jdbc:<subprotocol>://host[:port][/database][?params]: the shape littlegrid reads and retargets."""
+
+    protocol: str
+    host: str
+    port: int | None
+    database: str | None
+    params: str  # "?sslmode=disable" or ";databaseName=x" as written, "" when none
+
+
+def parse_jdbc_url(url: str | None) -> JdbcUrl | None:
+    m = JDBC_URL.match(url or "")
+    if m is None:
+        return None
+    protocol = m.group(1).lower()
+    port = int(m.group(3)) if m.group(3) else el.JDBC_DEFAULT_PORTS.get(protocol)
+    return JdbcUrl(protocol, m.group(2).strip("[]"), port, m.group(4) or None, m.group(5) or "")
+
+
+def jdbc_pools(plan: Plan, variables: dict) -> dict[str, Node]:
+    """The enabled JDBC Connection Configurations by the pool name they define (dataSource)."""
+    return {evaluate(n.prop("dataSource"), variables).resolved or n.prop("dataSource") or "": n
+            for n in plan.nodes() if n.tag == el.JDBC_POOL and n.enabled}
+
+
+def jdbc_target(node: Node, pools: dict[str, Node], variables: dict, properties: dict | None = None) -> TargetFacts:
+    """Where a JDBC Request goes: the URL of the JDBC Connection Configuration whose pool it names."""
+    name = evaluate(node.prop("dataSource"), variables, properties).resolved or node.prop("dataSource") or ""
+    pool = pools.get(name)
+    if pool is None:
+        return TargetFacts(sampler=node.name, path=node.path, protocol="jdbc", host=None, port=None,
+                           via=f"no enabled JDBC Connection Configuration defines the pool {name!r}")
+    url = evaluate(pool.prop("dbUrl"), variables, properties).resolved
+    parsed = parse_jdbc_url(url)
+    via = f"JDBC Connection Configuration \"{pool.path}\" (pool {name})"
+    if parsed is None:
+        return TargetFacts(sampler=node.name, path=node.path, protocol=(url or "jdbc").split("://")[0], host=None,
+                           port=None, via=via + (f"; its URL {url} is not jdbc:<name>://host:port/database" if url
+                                                 else "; its URL is known only at run time"), url=url)
+    return TargetFacts(sampler=node.name, path=node.path, protocol=parsed.protocol, host=parsed.host,
+                       port=parsed.port, via=via, database=parsed.database, url=url)
+
+
+def _driver_classes(jmeter_home: Path | None) -> set[str] | None:
+    """The JDBC driver classes in JMeter's lib/ (where testPlanLibraries puts them), or None when no JMeter."""
+    if jmeter_home is None:
+        return None
+    found = set()
+    for jar in sorted((jmeter_home / "lib").glob("*.jar")):
+        try:
+            with zipfile.ZipFile(jar) as z:
+                if "META-INF/services/java.sql.Driver" in z.namelist():
+                    text = z.read("META-INF/services/java.sql.Driver").decode("utf-8", "replace")
+                    found.update(line.strip() for line in text.splitlines() if line.strip() and line[0] != "#")
+                found.update(n[:-6].replace("/", ".") for n in z.namelist() if n.endswith("Driver.class"))
+        except (OSError, zipfile.BadZipFile):
+            continue
+    return found
+
+
 # -- data files ------------------------------------------------------------------------------------------
 def csv_path(written: str, plan_folder: Path, files: dict[str, str] | None = None,
              resolved: str | None = None) -> Path | None:
@@ -357,9 +424,21 @@ def inspect(plan: Plan, jmeter_home: Path | None = None, files: dict[str, str] |
     timer_nodes = think_elements(plan)
     timers = [_timer_facts(n, variables) for n in timer_nodes]
     targets = []
+    pools = jdbc_pools(plan, variables)
     for s in samplers(plan):
         if s.tag in el.HTTP_SAMPLERS:
             targets.append(http_target(s, variables))
+        elif s.tag in el.JDBC_SAMPLERS:
+            t = jdbc_target(s, pools, variables)
+            targets.append(t)
+            if t.via.startswith("no enabled JDBC"):
+                blockers.append(f"{s.label}: {t.via}; JMeter would fail every request")
+            elif t.host is None:
+                notes.append(f"{s.label}: {t.via}; a grid can run it only with [plan_options] jdbc = \"keep\"")
+            else:
+                notes.append(f"{s.label}: reaches {t.url} ({t.via}); a grid retargets it with [target] protocol = "
+                             f"\"{t.protocol}\", host, port (and database), or keeps it with [plan_options] jdbc = "
+                             "\"keep\"")
         elif s.tag in el.OTHER_HOST_SAMPLERS:
             prop_name = el.OTHER_HOST_SAMPLERS[s.tag]
             host = evaluate(s.prop(prop_name), variables).resolved if prop_name else None
@@ -367,8 +446,14 @@ def inspect(plan: Plan, jmeter_home: Path | None = None, files: dict[str, str] |
                             "retarget to the grid's host; disable it or move it to a setUp group you run elsewhere")
         elif s.tag in el.SCRIPT_SAMPLERS:
             notes.append(f"{s.label}: a script sampler; littlegrid cannot tell which hosts it reaches")
+    drivers = _driver_classes(jmeter_home)
+    for pool in pools.values():
+        driver = evaluate(pool.prop("driver"), variables).resolved
+        if drivers is not None and driver and driver not in drivers:
+            blockers.append(f"{pool.label}: its driver {driver} is not in JMeter's lib/ ({jmeter_home}); declare the "
+                            "driver's Maven coordinates in the root pom's testPlanLibraries (docs/own-plans.md)")
     for t in targets:
-        if t.host is None:
+        if t.host is None and not t.protocol.startswith("jdbc"):
             notes.append(f"sampler \"{t.path}\": host known only at run time ({t.via}); a derived plan sets "
                          "the grid's host on it")
     data = [_data_file_facts(n, variables, files, plan.path.resolve().parent) for n in data_sets(plan)]

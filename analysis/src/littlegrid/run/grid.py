@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from littlegrid.analysis.observed import PoolSpec
 from littlegrid.plan.derive import PlanOptions
 from littlegrid.run.engines import Rmi
+from littlegrid.run.parts import PartSpec
 from littlegrid.usererror import UserError
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._=,+-]")
 
 @dataclass(frozen=True)
 class Target:
-    """Where the load goes (the plan's host/port/path/method/body properties)."""
+    """Where the load goes: an HTTP service (the plan's host/port/path/method/body properties) or a database over
+    JDBC (protocol "jdbc:<subprotocol>", host, port and database: the JDBC plans' connection URL)."""
 
     host: str
     port: int
@@ -30,13 +32,30 @@ class Target:
     method: str = "GET"
     body: str | None = None
     protocol: str = "http"
+    database: str | None = None  # a JDBC target's database (None: the plan's own)
+
+    @property
+    def jdbc(self) -> bool:
+        return is_jdbc(self.protocol)
+
+    def jdbc_url(self, database: str | None = None, query: str = "") -> str:
+        """jdbc:<subprotocol>://host:port/database[?query]: the database the grid names, else `database`."""
+        name = self.database if self.database is not None else (database or "")
+        return f"{self.protocol}://{self.host}:{self.port}/{name}" + (f"?{query}" if query else "")
 
     def properties(self) -> dict:
-        props = {"host": self.host, "port": self.port, "path": self.path, "method": self.method,
-                 "protocol": self.protocol}
+        props = {"host": self.host, "port": self.port, "protocol": self.protocol}
+        if self.jdbc:
+            return props | ({"database": self.database} if self.database is not None else {})
+        props |= {"path": self.path, "method": self.method}
         if self.body is not None:
             props["body"] = self.body
         return props
+
+
+def is_jdbc(protocol: str) -> bool:
+    """A JDBC subprotocol as a JDBC URL starts ("jdbc:postgresql"), not an HTTP scheme."""
+    return bool(re.fullmatch(r"jdbc:[a-z][a-z0-9]*", protocol or ""))
 
 
 @dataclass(frozen=True)
@@ -150,6 +169,8 @@ class Grid:
     rmi: Rmi = field(default_factory=lambda: Rmi(keystore=None))
     # [observe]: what is scraped beside every cell (the sample server's actuator is added when the runner starts it)
     observe: ObserveSpec = field(default_factory=ObserveSpec)
+    # [processes.<name>]: the parts the runner starts beside JMeter before the first cell (run/parts.py)
+    processes: tuple[PartSpec, ...] = ()
     raw: dict = field(repr=False, default_factory=dict)
 
     @property

@@ -15,18 +15,23 @@ from littlegrid.plan import derive as own
 from littlegrid.run import engines as eng
 from littlegrid.analysis.observed import PoolSpec
 from littlegrid.analysis.prometheus_text import parse_selector
-from littlegrid.run.grid import Grid, ObserveSpec, SearchRange, ServerSpec, Target, Timing
+from littlegrid.run.grid import Grid, ObserveSpec, SearchRange, ServerSpec, Target, Timing, is_jdbc
+from littlegrid.run.parts import PLACEHOLDER, PLACEHOLDERS, PartSpec, Ready
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.plan_properties import declared_properties, plan_strings
 from littlegrid.usererror import UserError
 
 TOP_KEYS = {"name", "plan", "description", "arms", "target", "server", "cell", "properties", "jmeter",
-            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines", "observe"}
+            "axes", "tolerances", "criteria", "expect", "remote_hosts", "plan_options", "engines", "observe",
+            "processes", "slo"}
+PROCESS_KEYS = {"command", "setup", "after", "ready", "ready_timeout_s", "ports", "cpus", "user", "env", "files",
+                "role"}
+PROCESS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 OBSERVE_KEYS = {"prometheus", "pools"}
 POOL_KEYS = {"busy", "size"}
 POOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINES_KEYS = {"keystore", "ssl", "controller_host"}
-TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol"}
+TARGET_KEYS = {"host", "port", "path", "method", "body", "protocol", "database"}
 SERVER_KEYS = {"start", "knobs", "port", "heap", "ready_timeout_s", "cpus", "warmup_s"}
 CELL_DEFAULTS = {"duration_s": 30.0, "warmup_s": 5.0, "cooldown_s": 2.0, "rampup_s": 1.0, "repetitions": 1}
 # [cell] until = "precise": each cell runs until steady_state.judge answers it (docs: grids/README.md)
@@ -40,7 +45,7 @@ TIMING_NAMES = {"duration_s", "warmup_s", "cooldown_s", "rampup_s", "repetitions
 RANGE_AXES = ("users", "rate_per_s")
 RANGE_KEYS = {"min", "max", "resolution"}
 SCALAR = (str, int, float, bool)
-PLAN_OPTION_KEYS = {"think", "shares", "files"}
+PLAN_OPTION_KEYS = {"think", "shares", "files", "jdbc"}
 # A plan whose load reads one of these properties was written for littlegrid and runs as it is; any other plan
 # (or one given [plan_options]) is a plan of the user's own, run through a plan derived per cell.
 PROPERTY_DRIVEN = ("users", "rate_per_s")
@@ -145,6 +150,7 @@ class _Validator:
                 (relative.parse if relative.is_relative(text) else parse_criterion)(text)
             except UserError as e:
                 raise self.fail(None, "criteria", str(e), self._line_of_item("criteria", text))
+        self.slos()
         self.expectations({**axes, **ranges})
         remote_hosts = self.remote_hosts()
         if remote_hosts and timing.precise:
@@ -161,11 +167,29 @@ class _Validator:
         if own_plan is not None:
             self.check_own_plan(plan, own_plan, axes, properties, ranges)
         observe = self.observe(server is not None)
+        processes = self.processes(server is not None)
         return Grid(path=self.path, name=name, description=description, plan=plan, target=target, server=server,
                     timing=timing, properties=properties, jmeter_properties=jmeter_properties, axes=axes,
                     knob_axes=tuple(knob_axes), tolerances=tolerances, criteria=tuple(criteria),
                     remote_hosts=tuple(remote_hosts), arms=arms, ranges=ranges, plan_defaults=dict(plan_defaults),
-                    own_plan=own_plan, rmi=rmi, observe=observe, raw=raw)
+                    own_plan=own_plan, rmi=rmi, observe=observe, processes=processes, raw=raw)
+
+    def slos(self) -> None:
+        """slo = ["p90 < 50ms"]: the latency objectives each curve's capacity is found for (the largest N meeting
+        it: the SLO capacity table), which, unlike a criterion, no cell fails: a grid that runs past its capacity
+        on purpose states it here and scopes its criteria to the cells it promises."""
+        texts = self.raw.get("slo", [])
+        if not isinstance(texts, list) or not all(isinstance(t, str) and t.strip() for t in texts):
+            raise self.fail(None, "slo", "must be a list of latency objectives, e.g. [\"p90 < 300ms\"]")
+        for text in texts:
+            try:
+                crit = parse_criterion(text)
+            except UserError as e:
+                raise self.fail(None, "slo", str(e), self._line_of_item("slo", text))
+            if not re.fullmatch(r"p\d+(\.\d+)?", crit.metric) or crit.op not in ("<", "<=") or crit.scope.where \
+                    or crit.scope.label is not None:
+                raise self.fail(None, "slo", f"{text!r}: an objective is a percentile under a threshold over every "
+                                "cell, e.g. \"p90 < 300ms\" (no where, no label)", self._line_of_item("slo", text))
 
     def expectations(self, axes: dict) -> None:
         """The expected findings: each parsed, its scope's axes known, before any load (the runner keeps the raw
@@ -244,7 +268,11 @@ class _Validator:
             if not path.is_file():
                 raise self.fail("plan_options", "files", f"{written!r} maps to {path}, which is not a file")
             mapped[written] = str(path)
-        return own.PlanOptions(think=think, shares=dict(shares), files=mapped)
+        jdbc = table.get("jdbc", "retarget")
+        if jdbc not in own.JDBC_MODES:
+            raise self.fail("plan_options", "jdbc", f"must be one of {', '.join(own.JDBC_MODES)} (retarget: the JDBC "
+                            f"Connection Configurations' URLs to [target]; keep: as written), got {jdbc!r}")
+        return own.PlanOptions(think=think, shares=dict(shares), files=mapped, jdbc=jdbc)
 
     def check_own_plan(self, plan: Path, options: own.PlanOptions, axes: dict, properties: dict, ranges: dict) -> None:
         """What a grid may ask of a plan of the user's own, and what in the plan stops it, before any load."""
@@ -303,7 +331,7 @@ class _Validator:
         for key in ("path", "method", "body"):
             if own_plan and table and key in table:
                 raise self.fail("target", key, "a plan of your own sends its own requests; [target] sets only "
-                                "host, port and protocol")
+                                "host, port and protocol (and a JDBC target's database)")
         if table is None:
             if not server_started:
                 raise self.fail("target", None, "missing: give [target] host and port, or [server] start = true")
@@ -317,6 +345,25 @@ class _Validator:
             for key in ("host", "port"):
                 if key not in table:
                     raise self.fail("target", key, "missing")
+        protocol = self.string("target", "protocol", table.get("protocol", "http"))
+        if protocol not in ("http", "https") and not is_jdbc(protocol):
+            raise self.fail("target", "protocol", f"must be http, https or a JDBC subprotocol such as "
+                            f"\"jdbc:postgresql\", got {protocol!r}")
+        host = self.string("target", "host", table.get("host", "127.0.0.1"))
+        port = self.port("target", "port", table.get("port", 0)) if not server_started else 0
+        if is_jdbc(protocol):
+            for key in ("path", "method", "body"):
+                if key in table:
+                    raise self.fail("target", key, f"a {protocol} target is host, port and database; the query is "
+                                    "the plan's (the JDBC plan's query property)")
+            database = table.get("database")
+            if database is not None and not re.fullmatch(r"[A-Za-z0-9_.$-]+", self.string("target", "database",
+                                                                                          database)):
+                raise self.fail("target", "database", f"not a database name: {database!r}")
+            return Target(host=host, port=port, protocol=protocol, database=database)
+        if "database" in table:
+            raise self.fail("target", "database", f"a database is named for a JDBC target (protocol = "
+                            f"\"jdbc:postgresql\"), not for {protocol}")
         method = self.string("target", "method", table.get("method", "GET")).upper()
         if not re.fullmatch(r"[A-Z]+", method):
             raise self.fail("target", "method", f"not an HTTP method: {method!r}")
@@ -326,11 +373,6 @@ class _Validator:
         body = table.get("body")
         if body is not None:
             body = self.string("target", "body", body)
-        protocol = self.string("target", "protocol", table.get("protocol", "http"))
-        if protocol not in ("http", "https"):
-            raise self.fail("target", "protocol", f"must be http or https, got {protocol!r}")
-        host = self.string("target", "host", table.get("host", "127.0.0.1"))
-        port = self.port("target", "port", table.get("port", 0)) if not server_started else 0
         return Target(host=host, port=port, path=path, method=method, body=body, protocol=protocol)
 
     def timing(self) -> Timing:
@@ -549,11 +591,7 @@ class _Validator:
             where = f"observe.pools.{name}"
             if not isinstance(spec, dict):
                 raise self.fail("observe", "pools", f"{name}: must be a table [observe.pools.{name}]")
-            if not POOL_NAME.match(name):
-                raise self.fail(where, None, "a pool's name is letters, digits, '_', '.' or '-' (at most 64)")
-            for key in spec:
-                if key not in POOL_KEYS:
-                    raise self.fail(where, key, f"unknown key (expected one of: {', '.join(sorted(POOL_KEYS))})")
+            self.named_table(where, "a pool's", POOL_NAME, name, spec, POOL_KEYS)
             if "busy" not in spec:
                 raise self.fail(where, "busy", 'missing: the selector of its busy workers, e.g. '
                                 'busy = "executor_active_threads{name=\\"workers\\"}"')
@@ -569,6 +607,113 @@ class _Validator:
                             "none is named: give them in [observe] prometheus = [...]")
         return ObserveSpec(sources=tuple(urls), lines=tuple(self._line_of_value("observe", "prometheus", u)
                                                               for u in urls), pools=tuple(pools))
+
+    def processes(self, server_started: bool) -> tuple[PartSpec, ...]:
+        """[processes.<name>]: the parts the runner starts beside JMeter, in the order written (run/parts.py). Checked
+        here for shape; whether each program exists and each port is free, before anything starts (runner)."""
+        table = self.raw.get("processes")
+        if table is None:
+            return ()
+        if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+            raise self.fail(None, "processes", "must be tables: [processes.<name>] command = [\"program\", ...]")
+        specs, servers = [], []
+        for name, spec in table.items():
+            at = f"processes.{name}"
+            self.named_table(at, "a process's", PROCESS_NAME, name, spec, PROCESS_KEYS)
+            if "command" not in spec:
+                raise self.fail(at, "command", 'missing: the program and its arguments, e.g. ["/usr/sbin/haproxy", '
+                                '"-db", "-f", "${dir}/haproxy.cfg"]')
+            command = self.argv(at, "command", spec["command"])
+            steps = {key: tuple(self.argv(at, key, c) for c in self.argv_list(at, key, spec.get(key, [])))
+                     for key in ("setup", "after")}
+            ports = spec.get("ports", [])
+            if not isinstance(ports, list):
+                raise self.fail(at, "ports", "must be a list of TCP ports, e.g. [5432]")
+            ports = tuple(self.port(at, "ports", p) for p in ports)
+            cpus = spec.get("cpus")
+            if cpus is not None and (not isinstance(cpus, list) or not cpus or any(
+                    isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in cpus) or len(set(cpus)) != len(cpus)):
+                raise self.fail(at, "cpus", f"must be a list of distinct CPU numbers counted from 0, got {cpus!r}")
+            user = spec.get("user")
+            if user is not None:
+                user = self.string(at, "user", user)
+            env = spec.get("env", {})
+            if not isinstance(env, dict) or not all(isinstance(v, (str, int)) for v in env.values()):
+                raise self.fail(at, "env", "must be a table of NAME = \"value\"")
+            for value in env.values():
+                self.placeholders(at, "env", str(value))
+            files = spec.get("files", {})
+            if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+                raise self.fail(at, "files", "must be a table of \"name in its folder\" = \"template beside the grid\"")
+            base = self.path.resolve().parent
+            mapped = {}
+            for target, template in files.items():
+                if "/" in target or target in ("", ".", ".."):
+                    raise self.fail(at, "files", f"{target!r}: a file name in the process's folder, without '/'")
+                path = Path(template)
+                mapped[target] = str(path if path.is_absolute() else base / path)
+            role = spec.get("role")
+            if role is not None and role != "server":
+                raise self.fail(at, "role", f'must be "server" (the system under test: its CPUs measured apart), '
+                                f"got {role!r}")
+            if role == "server":
+                if not cpus:
+                    raise self.fail(at, "role", 'role = "server" measures the CPUs it is pinned to: give cpus too')
+                servers.append(name)
+            timeout = self.number(at, "ready_timeout_s", spec.get("ready_timeout_s", 30.0), positive=True)
+            specs.append(PartSpec(name=name, command=command, ready=self.ready(at, spec.get("ready")),
+                                  setup=steps["setup"], after=steps["after"], ports=ports,
+                                  cpus=tuple(cpus) if cpus else None, user=user,
+                                  env={k: str(v) for k, v in env.items()}, files=mapped, ready_timeout_s=timeout,
+                                  role=role, line=self._line_of(at, None)))
+        if len(servers) > 1 or (servers and server_started):
+            raise self.fail(f"processes.{servers[-1]}", "role", "one system under test: a second role = \"server\""
+                            + (" beside [server] start = true" if server_started else ""))
+        return tuple(specs)
+
+    def named_table(self, at: str, whose: str, pattern: re.Pattern, name: str, spec: dict, keys: set) -> None:
+        """A [<kind>.<name>] table: its name as `pattern` allows, its keys among `keys`."""
+        if not pattern.match(name):
+            raise self.fail(at, None, f"{whose} name is letters, digits, '_', '.' or '-' (at most 64)")
+        for key in spec:
+            if key not in keys:
+                raise self.fail(at, key, f"unknown key (expected one of: {', '.join(sorted(keys))})")
+
+    def argv(self, table: str, key: str, value) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+            raise self.fail(table, key, f"must be a command as a list of strings, e.g. [\"program\", \"arg\"], "
+                            f"got {value!r}")
+        for a in value:
+            self.placeholders(table, key, a)
+        return tuple(value)
+
+    def argv_list(self, table: str, key: str, value) -> list:
+        if not isinstance(value, list):
+            raise self.fail(table, key, "must be a list of commands, each a list of strings")
+        return value
+
+    def placeholders(self, table: str, key: str, text: str) -> None:
+        for name in PLACEHOLDER.findall(text):
+            if name not in PLACEHOLDERS:
+                raise self.fail(table, key, f"${{{name}}} is no placeholder here (known: "
+                                + ", ".join(f"${{{p}}}" for p in PLACEHOLDERS) + ")")
+
+    def ready(self, table: str, value) -> Ready | None:
+        """ready = "tcp://127.0.0.1:5432" | "http://127.0.0.1:8404/metrics" | ["pg_isready", ...]"""
+        if value is None:
+            return None
+        if isinstance(value, list):
+            return Ready("command", self.argv(table, "ready", value))
+        text = self.string(table, "ready", value)
+        self.placeholders(table, "ready", text)
+        m = re.fullmatch(r"tcp://([^:/]+):(\d{1,5})", text)
+        if m:
+            self.port(table, "ready", int(m.group(2)))
+            return Ready("tcp", f"{m.group(1)}:{m.group(2)}")
+        if re.match(r"https?://", text):
+            return Ready("http", text)
+        raise self.fail(table, "ready", f"{text!r}: give \"tcp://HOST:PORT\", an http:// URL answering 2xx, or a "
+                        "command (a list) that exits 0 when ready")
 
     def selector(self, table: str, key: str, text):
         if not isinstance(text, str):

@@ -26,7 +26,7 @@ def cell_load(grid: Grid, cell: Cell, target: Target) -> CellLoad:
                     think_dist=str(props.get("think_dist", "exponential")),
                     rampup_s=grid.timing.rampup_s, duration_s=grid.timing.duration_s,
                     protocol=target.protocol, host=target.host, port=target.port, label=cell.id,
-                    engines=tuple(grid.remote_hosts))
+                    engines=tuple(grid.remote_hosts), database=target.database)
 
 
 def planned_target(grid: Grid) -> Target:

@@ -22,13 +22,20 @@ def die_with_parent() -> None:
         pass
 
 
-def spawn(cmd: list[str], cpus: tuple[int, ...] | None = None, **kwargs) -> subprocess.Popen:
+def spawn(cmd: list[str], cpus: tuple[int, ...] | None = None, user: tuple[int, int] | None = None,
+          **kwargs) -> subprocess.Popen:
     """Start `cmd` in its own process group (a Ctrl-C at the terminal reaches only the runner, which stops it).
-    cpus: the CPUs it may run on (set before exec, so every thread it starts inherits them); None: the runner's."""
+    cpus: the CPUs it may run on (set before exec, so every thread it starts inherits them); None: the runner's.
+    user: (uid, gid) to run as (a root runner starting a program that refuses root, such as PostgreSQL)."""
     def prepare() -> None:
         die_with_parent()
         if cpus:
             os.sched_setaffinity(0, cpus)
+        if user is not None:
+            os.setgroups([])
+            os.setgid(user[1])
+            os.setuid(user[0])
+            die_with_parent()  # a changed uid clears the parent-death signal: set it again
     return subprocess.Popen(cmd, start_new_session=True, preexec_fn=prepare, **kwargs)
 
 

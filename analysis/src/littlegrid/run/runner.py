@@ -27,7 +27,8 @@ from littlegrid.run.plan_properties import save_service_properties, workload_of
 from littlegrid.run.progress import Clock, Live, hms
 from littlegrid.render import words
 from littlegrid.run.stopping import Watcher, cell_rule, free_udp_port, port_properties, precise_conditions
-from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar, port_is_busy
+from littlegrid.run.parts import Parts, check as check_part, port_is_busy
+from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar
 from littlegrid.usererror import UserError
 
 HELP = ("run a grid file: JMeter once per cell, the host and the [observe] sources sampled beside each, into "
@@ -156,7 +157,8 @@ class _Run:
         self.server_port = grid.server.port if grid.server else None
         self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
         # ([server] cpus, the CPUs left for JMeter) when the grid pins the server; None: both run anywhere
-        self.cpus = cpu_split(grid.server.cpus) if grid.server is not None and grid.server.cpus else None
+        self.cpus = cpu_split(pinned) if (pinned := _server_cpus(grid)) else None
+        self.parts = Parts(grid.processes, folder.root, grid.path)  # [processes.<name>], started before the first cell
         self.tty = sys.stdout.isatty()
         # a precise cell's stopping conditions given its rule (a search adds its SLO's to the precision's)
         self.stop_conditions = precise_conditions
@@ -176,7 +178,9 @@ class _Run:
         status, reason = "incomplete", None
         try:
             with _signals_raise_interrupted():
+                self._start_parts()
                 for cell in self.cells:
+                    self._parts_alive()
                     if cell not in todo:
                         print(f"[{cell.index}/{len(self.cells)}] {cell.id}  complete already: kept")
                         continue
@@ -200,6 +204,7 @@ class _Run:
             raise
         finally:
             self._stop_server()
+            self.parts.stop()
             manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
             self.folder.write_manifest(manifest)
             if self.live:
@@ -245,6 +250,34 @@ class _Run:
                 # every cell's, when a host or port axis moves the target: each cell's sources are told by it
                 "targets": placement.of_targets(target.host, port, [c.plan_properties for c in self.cells]),
                 "observe_hosts": {url: placement.of_url(url) for url in sources}}
+
+    # -- the parts the grid starts ------------------------------------------------------------------
+    def _start_parts(self) -> None:
+        """Every [processes.<name>], in order, each set up and ready before the next; then what needed them up to be
+        checked (the target answering, the [observe] sources), before any load. A failure stops them all (the
+        caller's finally) and is refused in one line."""
+        if not self.grid.processes:
+            return
+        self.parts.start(announce=lambda line: print(line, flush=True))
+        _preflight_reachable(self.grid)
+        self.manifest["processes"] = {p.spec.name: {"command": p.argv(p.spec.command), "log": str(p.log),
+                                                    **({"cpus": list(p.spec.cpus)} if p.spec.cpus else {}),
+                                                    **({"role": p.spec.role} if p.spec.role else {})}
+                                      for p in self.parts.started}
+        self.folder.write_manifest(self.manifest)
+
+    def _parts_alive(self) -> None:
+        dead = self.parts.dead()
+        if dead:
+            name, code = dead[0]
+            raise UserError(f"[processes.{name}] exited with code {code} during the run "
+                            f"(see {self.folder.root / 'processes' / name / (name + '.log')})")
+
+    def _watched(self):
+        """The process whose death fails a cell: the sample server's, else the part that is the system under test."""
+        if self.server is not None:
+            return getattr(self.server, "process", None)
+        return next((p.process for p in self.parts.started if p.spec.role == "server"), None)
 
     # -- the sample server -----------------------------------------------------------------------
     def _ensure_server(self, knobs: dict | None, clock: Clock) -> None:
@@ -322,7 +355,7 @@ class _Run:
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
                                controller_options=_controller_options(grid)
                                + [f"-J{k}={v}" for k, v in port_properties(port).items()],
-                               on_progress=show, server=getattr(self.server, "process", None),
+                               on_progress=show, server=self._watched(),
                                cpus=self.cpus[1] if self.cpus else None,
                                server_cpus=self.cpus[0] if self.cpus else None,
                                observe_sources=self._observe_sources(), observe_keep=grid.observe.keep,
@@ -472,22 +505,39 @@ def _controller_options(grid: Grid) -> list[str]:
 
 
 # -- before anything runs ----------------------------------------------------------------------------
+def _server_cpus(grid: Grid) -> tuple[int, ...] | None:
+    """The CPUs the system under test is pinned to: [server] cpus, or those of the part with role = "server"."""
+    if grid.server is not None:
+        return grid.server.cpus
+    return next((p.cpus for p in grid.processes if p.role == "server"), None)
+
+
 def _preflight(grid: Grid) -> None:
-    """Refuse, in one line, what would make every cell fail: no server jar, a busy port, an unreachable target, an
-    [observe] URL that does not answer Prometheus text."""
+    """Refuse, in one line, what would make every cell fail: no server jar, a busy port, a part whose program is not
+    there or whose port is taken, an unreachable target, an [observe] URL that does not answer Prometheus text
+    (those two after the parts started, when the grid starts any)."""
     if grid.server is not None:
         find_server_jar()
-        if grid.server.cpus:
-            cpu_split(grid.server.cpus)
         if grid.server.port is not None and port_is_busy(grid.server.port):
             raise UserError(f"{grid.path}: [server] port {grid.server.port} on 127.0.0.1 is already in use")
-    else:
-        _reachable(grid.target.host, grid.target.port, f"{grid.path}: [target] {grid.target.host}:{grid.target.port}")
-    for url, line in zip(grid.observe.sources, grid.observe.lines):
-        check_source(url, f"{grid.path}:{line}: [observe] prometheus" if line else f"{grid.path}: [observe] prometheus")
+    if _server_cpus(grid):
+        cpu_split(_server_cpus(grid))
+    for spec in grid.processes:
+        check_part(spec, grid.path)
+    if not grid.processes:
+        _preflight_reachable(grid)
     for engine in grid.remote_hosts:
         host, _, port = engine.rpartition(":") if ":" in engine.lstrip("[").split("]")[-1] else (engine, "", "1099")
         _reachable(host.strip("[]"), int(port), f"{grid.path}: remote_hosts {engine} (is jmeter-server running?)")
+
+
+def _preflight_reachable(grid: Grid) -> None:
+    """The target answers a connection (unless the runner starts the sample server) and every [observe] URL
+    answers Prometheus text."""
+    if grid.server is None:
+        _reachable(grid.target.host, grid.target.port, f"{grid.path}: [target] {grid.target.host}:{grid.target.port}")
+    for url, line in zip(grid.observe.sources, grid.observe.lines):
+        check_source(url, f"{grid.path}:{line}: [observe] prometheus" if line else f"{grid.path}: [observe] prometheus")
 
 
 def _reachable(host: str, port: int, what: str) -> None:
@@ -562,6 +612,11 @@ def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
     print(f"grid {grid.name}: {len(cells)} cells {length} ({trims}), plan {grid.plan.name}, target {where}{engines}")
     if grid.server is not None and grid.server.cpus:
         print(f"the sample server runs on CPU {_cpu_words(grid.server.cpus)} ([server] cpus), JMeter on the others")
+    for p in grid.processes:
+        pinned = f" on CPU {_cpu_words(p.cpus)}" if p.cpus else ""
+        under_test = ", the system under test: JMeter runs on the other CPUs" if p.role == "server" else ""
+        print(f"started before the first cell, stopped after the last: {p.name} ({Path(p.command[0]).name}{pinned}"
+              f"{under_test})")
     if grid.server is not None and grid.server.warmup_s:
         print(f"each start of the sample server is warmed for {grid.server.warmup_s:g} s before its cell "
               "([server] warmup_s; those requests are not recorded)")

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from littlegrid.run.jmeter import repo_root
-from littlegrid.run.processes import spawn
+from littlegrid.run.parts import Part, PartSpec, port_is_busy
 from littlegrid.usererror import UserError
 
 JAR_RELATIVE = Path("server/target/littlegrid-server.jar")
@@ -58,12 +56,6 @@ def cpu_split(cpus: tuple[int, ...], available: set[int] | None = None) -> tuple
     return tuple(cpus), rest
 
 
-def port_is_busy(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(0.5)
-        return s.connect_ex((host, port)) == 0
-
-
 class SampleServer:
     """The sample server as a child process: `with SampleServer(knobs) as s: ... s.port`.
 
@@ -98,7 +90,7 @@ class SampleServer:
         self.ready_timeout_s = ready_timeout_s
         self.cpus = cpus
         self.process: subprocess.Popen | None = None
-        self._log_file = None
+        self._part: Part | None = None
 
     @property
     def base_url(self) -> str:
@@ -118,32 +110,23 @@ class SampleServer:
                "--management.server.address=127.0.0.1"]
         return cmd + [f"--{k}={_spring_value(v)}" for k, v in self.knobs.items()]
 
+    def part(self) -> Part:
+        """The server as one of the run's parts (run/parts.py): its command, ports, CPUs, and its health check as
+        the readiness check; its log is `log` (none: its output is dropped)."""
+        spec = PartSpec(name="server", command=tuple(self.command()), ready=None,
+                        ports=(self.port, self.management_port), cpus=self.cpus, ready_timeout_s=self.ready_timeout_s)
+        return Part(spec, self.log.parent if self.log else Path("."), ready_check=lambda: self.health() == "UP",
+                    what="sample server", log=self.log)
+
     def start(self) -> "SampleServer":
         for what, port in (("port", self.port), ("management port", self.management_port)):
             if port_is_busy(port):
                 raise UserError(f"sample server: {what} {port} on 127.0.0.1 is already in use")
-        out = subprocess.DEVNULL
-        if self.log is not None:
-            self._log_file = open(self.log, "ab")
-            out = self._log_file
-        # Own process group, so that stopping it never signals the caller's group; it dies with its starter.
-        self.process = spawn(self.command(), cpus=self.cpus, stdout=out, stderr=subprocess.STDOUT)
-        self.wait_ready()
+        self._part = self.part()
+        # its own process group, so that stopping it never signals the caller's group; it dies with its starter
+        self._part.start()
+        self.process = self._part.process
         return self
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + self.ready_timeout_s
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                code = self.process.returncode
-                self.stop()
-                raise UserError(f"sample server exited with code {code} before it was ready"
-                                + (f" (see {self.log})" if self.log else ""))
-            if self.health() == "UP":
-                return
-            time.sleep(0.25)
-        self.stop()
-        raise UserError(f"sample server: not ready within {self.ready_timeout_s:.0f} s at {self.management_url}/actuator/health")
 
     def health(self) -> str | None:
         try:
@@ -157,17 +140,9 @@ class SampleServer:
             return r.read().decode("utf-8")
 
     def stop(self, grace_s: float = 10.0) -> None:
-        p, self.process = self.process, None
-        if p is not None and p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=grace_s)
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
+        part, self._part, self.process = self._part, None, None
+        if part is not None:
+            part.stop(grace_s)
 
     def __enter__(self) -> "SampleServer":
         return self.start() if self.process is None else self

@@ -140,6 +140,7 @@ def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches
     results, status, reason, ended = [], "incomplete", None, "failed"
     try:
         with _signals_raise_interrupted():
+            run._start_parts()  # the grid's [processes], up before the first probe
             for group, space in searches:
                 results.append(prober.search(group, space))
                 rf.write_json(folder.root / SEARCH_JSON, document(space, slo_texts, results))
@@ -154,6 +155,7 @@ def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches
         raise
     finally:
         run._stop_server()
+        run.parts.stop()
         manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
         folder.write_manifest(manifest)
         if view is not None:

@@ -503,6 +503,44 @@ class ObservedGc(Record):
     pauses_per_s: float
 
 
+class ObservedProxy(Record):
+    """A proxy's backend (haproxy's exporter) over the window: the requests waiting in its queue and in service at its
+    servers (means of the 1 Hz gauges), the servers' maxconn summed (null: a server without one) and the share of
+    readings with every slot taken; its sessions per second (Δ of its counter: connections in tcp mode, requests in
+    http mode) and, by Little's law, the wait in its queue W_q = L_q/X and the time in service at the servers
+    S = L_served/X; and haproxy's own averages over its last 1024 sessions, as last read in the window."""
+    source: str
+    host: str
+    kind: str
+    backend: str
+    servers: list[str]
+    queue_mean: float | None
+    queue_max: float | None
+    served_mean: float | None
+    limit: float | None
+    full_share: float | None
+    sessions_per_s: float | None
+    queue_wait_ms: float | None
+    in_service_ms: float | None
+    queue_time_avg_ms: float | None
+    connect_time_avg_ms: float | None
+    response_time_avg_ms: float | None
+    total_time_avg_ms: float | None
+    readings: int
+
+
+class ObservedDatabase(Record):
+    """A database's own view (prometheus-postgres-exporter) over the window: backends running a query (the requests
+    in service at the database, the exporter's own scrape left out) and all client backends, means of 1 Hz gauges."""
+    source: str
+    host: str
+    kind: str
+    active_mean: float | None
+    active_max: float | None
+    backends_mean: float | None
+    readings: int
+
+
 class Observed(Record):
     """Everything [observe] scraped during the cell, over its steady window, each figure with its source and host."""
     sources: list[ObservedSource]
@@ -511,6 +549,8 @@ class Observed(Record):
     process_cpu: list[ObservedProcessCpu] = []
     hosts: list[ObservedHost] = []
     gc: list[ObservedGc] = []
+    proxies: list[ObservedProxy] = []
+    databases: list[ObservedDatabase] = []
 
 
 # ----- exact histograms (what comparisons resample)
