@@ -37,8 +37,8 @@ t_{k−1}·s(X_j)/√k; mean R is a ratio ΣS/ΣN, its half-width the wider of t
 Cox's for a skewed mean (`ratio_rel`). The half-widths stated are the wider of the window's and its first half's
 scaled to the whole (÷√2): two estimates of one variance, and the runner's rule, asked every second, stops where
 the window's happens to be small (`judge`). Fewer than MIN_BATCHES batches give no interval. Measured coverage at
-their nominal 95% (bench/bench_coverage.py, docs/analysis.md's table): X 96-100% everywhere; mean R 95-99% on closed
-loops and on an open M/M/1 at ρ = 0.5, and at precise stops; on open queues holding 1.5 requests or more (L = X·R)
+their nominal 95% (bench/bench_coverage.py, docs/analysis.md's table): X 96-100% everywhere; mean R 96-99% on closed
+loops and on an open M/M/1 at ρ = 0.5, 91.5-96% at precise stops; on open queues holding 1.5 requests or more (L = X·R)
 down to 79% in short windows near saturation, which no figure of one window tells apart, so such a window's
 Precision says so (mean_coverage).
 
