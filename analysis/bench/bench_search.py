@@ -20,6 +20,7 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))  # queues, summary_contract: simulated imports them
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "search"))
 from simulated import ClosedMMc, drive, exact_probe, sampled_probe  # noqa: E402  (the tests' known answers)
 

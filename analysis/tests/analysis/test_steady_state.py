@@ -4,7 +4,9 @@ rule (analysis/steady_state.py)."""
 import numpy as np
 import pytest
 
+import coverage
 from littlegrid.analysis import steady_state as ss
+from queues import mm1_seconds, regular_loop
 
 
 def _poisson_seconds(rng, rate_per_s, seconds, r_ms=20.0):
@@ -64,12 +66,17 @@ def test_constant_series_has_zero_half_width():
 
 
 def test_half_width_of_poisson_counts_matches_the_formula():
-    """iid Poisson(100) seconds: X's relative half-width is about t·√(100/T)/100; over many windows its average
-    lies within 15% of 1.96·0.1/√T (t with 9 degrees of freedom and the batch sd's bias pull it a little)."""
+    """iid Poisson(100) seconds: X's batch-means relative half-width is about t·√(100/T)/100; over many windows its
+    average lies within 15% of 1.96·0.1/√T (t with 9 degrees of freedom and the batch sd's bias pull it a little).
+    The interval stated is the wider of the window's and its first half's scaled to the whole (÷√2): on average
+    8% wider here (1.23 against 1.14 times the formula), never narrower."""
     rng = np.random.default_rng(10)
-    rels = [ss.precision(*_poisson_seconds(rng, 100.0, 100)).throughput_rel for _ in range(300)]
+    windows = [_poisson_seconds(rng, 100.0, 100) for _ in range(300)]
+    whole = np.array([ss._batch_means(*w, ss.LEVEL).x_rel for w in windows])
+    stated = np.array([ss.precision(*w).throughput_rel for w in windows])
     expected = 1.96 * 10 / 100 / np.sqrt(100)
-    assert np.mean(rels) == pytest.approx(expected, rel=0.15)
+    assert np.mean(whole) == pytest.approx(expected, rel=0.15)
+    assert (stated >= whole).all() and np.mean(stated) == pytest.approx(1.08 * np.mean(whole), rel=0.03)
 
 
 def test_no_answers_no_interval():
@@ -100,21 +107,6 @@ def test_the_rule_does_not_answer_while_not_precise():
     assert not verdict.answered and "not yet" in verdict.why
 
 
-def _mm1_seconds(rng, arrival_rate, service_rate, seconds):
-    """An M/M/1 queue from empty (FIFO), by Lindley's recursion in cumulative sums: with U_n = Σ_{i<n}(S_i − A_{i+1}),
-    the wait W_n = U_n − min(0, min_{k≤n} U_k). Per second of completion: answers and their elapsed sum (ms)."""
-    n = int(arrival_rate * seconds * 1.2) + 100
-    gaps = rng.exponential(1 / arrival_rate, n)
-    service = rng.exponential(1 / service_rate, n)
-    u = np.concatenate(([0.0], np.cumsum(service[:-1] - gaps[1:])))
-    response = u - np.minimum.accumulate(np.minimum(u, 0.0)) + service
-    done = np.cumsum(gaps) + response
-    inside = done < seconds
-    second = done[inside].astype(int)
-    return (np.bincount(second, minlength=seconds).astype(float),
-            np.bincount(second, weights=response[inside] * 1000, minlength=seconds))
-
-
 def _covers(p, x_true, r_true_ms):
     return (abs(p.throughput_per_s - x_true) <= p.throughput_rel * p.throughput_per_s,
             abs(p.mean_ms - r_true_ms) <= p.mean_rel * p.mean_ms)
@@ -123,17 +115,39 @@ def _covers(p, x_true, r_true_ms):
 def test_the_stated_95_percent_intervals_cover_an_mm1_queues_true_x_and_mean_r():
     """M/M/1 at ρ = 0.8 (λ = 40/s, μ = 50/s: X = 40/s, mean R = 1/(μ−λ) = 100 ms), 600 s from an empty queue, the
     warm-up trimmed as the analysis trims it: over 200 replications the 95% intervals cover the true X and mean R in
-    at least 90% of them. Measured over six other seeds of 200: X 92.5–97%, mean R 91–95%. Shorter or heavier cells
-    cover R less (300 s: 88.5–94%; 120 s at ρ = 0.8: about 86–91%; ρ = 0.9: about 78%): docs/analysis.md's table."""
+    at least 90% of them, X in 93% (bench/bench_coverage.py has the table). An open queue holding 4 requests
+    (L = X·R), its mean R's interval says it was measured short of 95% in such windows (Precision.mean_coverage)."""
     rng = np.random.default_rng(53)
     x_true, r_true = 40.0, 1000 / (50.0 - 40.0)
-    covered = np.zeros(2)
+    covered, flagged = np.zeros(2), 0
     for _ in range(200):
-        counts, sums = _mm1_seconds(rng, 40.0, 50.0, 600)
+        counts, sums = mm1_seconds(rng, 40.0, 50.0, 600)
         start = int(np.ceil(ss.warmup(counts, sums).seconds))
-        covered += _covers(ss.precision(counts[start:], sums[start:]), x_true, r_true)
+        p = ss.precision(counts[start:], sums[start:])
+        covered += _covers(p, x_true, r_true)
+        flagged += p.mean_coverage == ss.OPEN_MEAN_COVERAGE
     x_rate, r_rate = covered / 200
-    assert x_rate >= 0.90 and r_rate >= 0.90, (x_rate, r_rate)
+    assert x_rate >= 0.93 and r_rate >= 0.90 and flagged == 200, (x_rate, r_rate, flagged)
+
+
+def test_closed_loops_and_a_light_open_queue_cover_at_95_percent_as_stated():
+    """Fixed windows, the warm-up trimmed: the closed M/M/1//N at N = 20, S = 10 ms, Z = 200 ms (ρ = 0.84) over 30 s and
+    a saturated one (N = 40, Z = 50 ms) over 120 s, and an open M/M/1 at ρ = 0.5 (L = 1) over 120 s, 300 windows each:
+    X and mean R covered 97-99% (the binomial standard error of a 95% share over 300 is 1.3 points, so 93% is no
+    luck), and none of them says its mean R covers less."""
+    for model, seconds, seed in ((coverage.repairman(20, 10, 200), 30, 71), (coverage.repairman(40, 10, 50), 120, 72),
+                                 (coverage.mm1(100, 200), 120, 73)):
+        got = coverage.batch_means(model, seconds, 300, seed)
+        assert got["X"] >= 0.93 and got["mean R"] >= 0.93 and got["flagged"] == 0, (model.name, got)
+
+
+def test_an_open_queue_near_saturation_prints_the_coverage_its_mean_r_was_measured_at():
+    """The worst the benchmark met: an open M/M/1 at ρ = 0.8 and 8/s over 30 s (R = 500 ms, L = 4, a few busy
+    periods a window): mean R's interval covered 80% of 300 (no figure of one window tells a lucky quiet one from
+    a typical one), X's 98%. Such a window says so: its Precision holds OPEN_MEAN_COVERAGE, the lowest measured,
+    which the report prints beside the 95%, and the coverage met it."""
+    got = coverage.batch_means(coverage.mm1(8, 10), 30, 300, 74)
+    assert got["X"] >= 0.93 and got["flagged"] >= 0.95 and got["mean R"] >= ss.OPEN_MEAN_COVERAGE, got
 
 
 def test_the_warm_up_rule_seldom_cuts_a_queue_that_starts_empty_for_noise():
@@ -141,42 +155,35 @@ def test_the_warm_up_rule_seldom_cuts_a_queue_that_starts_empty_for_noise():
     alone would cut a high-R start in one window of ten; with the Bonferroni-corrected t test and the 0.5% bias
     floor it cuts at most 5% of them (measured 0–2.5%)."""
     rng = np.random.default_rng(54)
-    cut = sum(ss.warmup(*_mm1_seconds(rng, 40.0, 50.0, 300)).seconds > 0 for _ in range(200))
+    cut = sum(ss.warmup(*mm1_seconds(rng, 40.0, 50.0, 300)).seconds > 0 for _ in range(200))
     assert cut <= 10
 
 
 def test_intervals_of_cells_stopped_when_precise_still_cover():
     """judge() every 2 s on a growing M/M/1 stream (ρ = 0.5, λ = 100/s, 5% asked), stopped at the first answer:
-    the stopped estimates' 95% intervals still cover in at least 90% of 200 replications. Without the confirmation
-    over the first half (steady_state.CONFIRM) mean R was covered 80–87% of the time (a lucky small variance is a
-    frequent stop); with it 91–93.5% over seeds 55–58 (this one: X 96.5%, R 93.5%)."""
-    rng = np.random.default_rng(55)
-    rule = ss.Rule(precision=0.05, min_s=20, max_s=900)
-    covered = np.zeros(2)
-    for _ in range(200):
-        counts, sums = _mm1_seconds(rng, 100.0, 200.0, 900)
-        for t in range(20, 901, 2):
-            verdict = ss.judge(counts[:t], sums[:t], rule)
-            if verdict.answered:
-                break
-        assert verdict.answered
-        covered += _covers(verdict.precision, 100.0, 1000 / (200.0 - 100.0))
-    x_rate, r_rate = covered / 200
-    assert x_rate >= 0.90 and r_rate >= 0.90, (x_rate, r_rate)
+    the stopped estimates' 95% intervals cover at their 93% at least, over 100 replications (binomial standard
+    error 2.2 points at 95%: a guard, the benchmark has 200 a seed). Without the confirmation over the first half (steady_state.confirmed) mean R was
+    covered 80–87% of the time (a lucky small variance is a frequent stop); with it 91–93.5% over seeds 55–58;
+    with the interval the wider of the window's and its first half's (precision) X 96%, R 98% on these 100 (97.5% and
+    97% on 200; median stop 329 s against 239 s before), but R 91.5-95% on the benchmark's two other seeds of 200: at
+    a stop mean R's coverage sits about 93-96%, and this seed is not the worst (docs/analysis.md, "Honest
+    intervals")."""
+    got = coverage.stopped(coverage.mm1(100, 200), ss.Rule(precision=0.05, min_s=20, max_s=900), 2, 100, 55)
+    assert got["X"] >= 0.93 and got["mean R"] >= 0.93, got
 
 
 def test_the_rule_confirms_over_the_first_half_of_the_seconds():
-    """Precise now is not enough: at 100/s the rule's own conditions first hold at 52 s on this seed (a lucky
-    small variance: ±1.9% where ±2.9% is expected of 47 s), but over the first 26 s they do not, so the cell goes
-    on; it answers only where they hold both over the whole window and over its first half (no warm-up here: the
-    window is every second so far)."""
+    """Precise now is not enough: at 100/s the rule's own conditions first hold at 90 s on this seed (X ±1.9% over
+    10 batches of 9 s), but over the first 45 s they do not, so the cell goes on; it answers only where they hold
+    both over the whole window and over its first half (no warm-up here: the window is every second so far), first
+    at 170 s."""
     rng = np.random.default_rng(21)
     counts, sums = _poisson_seconds(rng, 100.0, 400, r_ms=10.0)
     rule = ss.Rule(precision=0.02, min_s=20, max_s=600)
     now = [t for t in range(20, 401, 2) if ss._judge_now(counts[:t], sums[:t], rule).answered]
     answered = [t for t in range(20, 401, 2) if ss.judge(counts[:t], sums[:t], rule).answered]
-    assert now[0] == 52 and answered and answered[0] > now[0]
-    assert "not yet over the window's first 26 s" in ss.judge(counts[:52], sums[:52], rule).why
+    assert now[0] == 90 and answered[0] == 170
+    assert "not yet over the window's first 45 s" in ss.judge(counts[:90], sums[:90], rule).why
     assert answered == [t for t in now if ss._judge_now(counts[:t // 2], sums[:t // 2], rule).answered]
 
 
@@ -245,28 +252,18 @@ def test_a_closed_cell_runs_until_the_closed_laws_edge_error_is_within_its_toler
 
 def test_cells_stopped_early_when_precise_still_cover():
     """Stops in the first tens of seconds, where STOP_BATCHES = 5 over the window's first half decides: M/M/1 at
-    ρ = 0.5, λ = 400/s (R = 2.5 ms), ±10% asked, judged every second. Measured over seeds 63-64: X 95-96%, R
-    92.5-94%, median stop 24 s, a tenth of the cells stopped by 12 s (with 10 batches asked: R 95%, a tenth by 20 s)."""
-    rng = np.random.default_rng(63)
-    rule = ss.Rule(precision=0.10, min_s=10, max_s=300)
-    covered, stops = np.zeros(2), []
-    for _ in range(200):
-        counts, sums = _mm1_seconds(rng, 400.0, 800.0, 300)
-        for t in range(10, 301):
-            verdict = ss.judge(counts[:t], sums[:t], rule, running=True)
-            if verdict.answered:
-                break
-        assert verdict.answered
-        stops.append(t)
-        covered += _covers(verdict.precision, 400.0, 1000 / 400.0)
-    x_rate, r_rate = covered / 200
-    assert x_rate >= 0.90 and r_rate >= 0.90, (x_rate, r_rate)
-    assert np.percentile(stops, 10) <= 15  # the early stops this test is about did happen
+    ρ = 0.5, λ = 400/s (R = 2.5 ms), ±10% asked, judged every second, 200 replications: X 97.5%, R 93.5%, median
+    stop 32 s, a tenth by 16.9 s (before the first-half widening: X 95-96%, R 92.5-94%, median 24 s, a tenth by
+    12 s; bench/bench_coverage.py: X 98%, R 96% on its seed)."""
+    got = coverage.stopped(coverage.mm1(400, 800), ss.Rule(precision=0.10, min_s=10, max_s=300), 1, 200, 63)
+    assert got["X"] >= 0.93 and got["mean R"] >= 0.93, got
+    assert got["tenth stop s"] <= 20  # the early stops this test is about did happen (a tenth by 16.9 s)
 
 
 def test_a_drift_too_small_to_matter_is_settled_where_what_is_left_is_near_the_level():
     """A JIT's tail on a nearly noise-free series: R falls 120 → 103 ms as 17·e^(−t/5) over 40 s, ±0.1 ms of noise.
-    MSER keeps cutting the tail (its minimum is still at the half), but the second half's quarters differ by
+    MSER keeps cutting the tail (its minimum lies in the second half, and the first half's is still at its last
+    truncation: still falling at the half), but the second half's quarters differ by
     less than MATERIAL_BIAS: settled, the warm-up ending where what is left lies within 0.5% of the second half's mean.
     A series still moving by more than that (a queue's R growing 1% a second) stays unsettled."""
     rng = np.random.default_rng(15)
@@ -287,9 +284,10 @@ def test_a_drift_too_small_to_matter_is_settled_where_what_is_left_is_near_the_l
 
 
 def test_the_bias_an_immaterial_drift_leaves_is_in_its_series_interval():
-    """The same JIT tail: batch means of what is left see ±0.0 ms of noise, yet its mean still lies up to
-    MATERIAL_BIAS off the level R is drifting to. Without the bias R's interval (±0.02%) misses the true 103 ms; with
-    it, it covers, X's (no drift in the completions) unchanged. On a series MSER settled there is none to add."""
+    """The same JIT tail: its mean still lies up to MATERIAL_BIAS off the level R is drifting to, which no variance
+    estimate sees as a bias; the interval holds it, X's (no drift in the completions) unchanged. On a series MSER
+    settled there is none to add. (Here the batches of what is left, 8 s over the decaying tail, see part of it as
+    spread: the interval without the bias reaches 103 ms too.)"""
     rng = np.random.default_rng(15)
     t = np.arange(40.0)
     counts = np.full(40, 100.0)
@@ -298,7 +296,6 @@ def test_the_bias_an_immaterial_drift_leaves_is_in_its_series_interval():
     start = int(found.seconds)
     bare = ss.precision(counts[start:], (counts * r)[start:])
     held = ss.precision(counts[start:], (counts * r)[start:], drift=found.drift)
-    assert bare.mean_ms - bare.mean_rel * bare.mean_ms > 103.0  # the interval without the drift misses
     assert held.mean_ms - held.mean_rel * held.mean_ms <= 103.0 and held.drift_rel == ss.MATERIAL_BIAS
     assert held.mean_rel == pytest.approx(bare.mean_rel + ss.MATERIAL_BIAS)
     assert held.throughput_rel == bare.throughput_rel
@@ -306,30 +303,22 @@ def test_the_bias_an_immaterial_drift_leaves_is_in_its_series_interval():
     assert steady.drift == () and ss.precision(np.ones(30), np.ones(30), drift=steady.drift).drift_rel is None
 
 
-def _regular_loop(rng, users, cycle_s, seconds):
-    """Completions per second of `users` threads with a regular cycle, each at an independent phase."""
-    counts = np.zeros(seconds)
-    for _ in range(users):
-        ends = rng.uniform(0, cycle_s) + cycle_s * np.arange(int(seconds / cycle_s) + 2)
-        np.add.at(counts, ends[ends < seconds].astype(int), 1)
-    return counts
-
-
 def test_a_regular_closed_loops_x_holds_its_window_edges_error_which_batch_means_cannot_see():
     """The acceptance run's case: 5 users of a 2/13-s cycle (X = 32.5/s) answer exactly 65 in every 2-s batch, so
-    batch means claim X to ±0.0% in all 200 windows of 21 s, and never cover (the odd second and the edges are off by
-    a fraction of a cycle per thread). With N the interval holds the edges' error (laws.regular_edge_error) and
-    covers at about its 95%."""
+    the window's batch means claim X to ±0.0% in all 200 windows of 21 s, and alone never cover (the odd second and
+    the edges are off by a fraction of a cycle per thread). With N the interval holds the edges' error
+    (laws.regular_edge_error): 186 of 200 covered with it alone; the interval stated, which also holds the first
+    half's batches of 1 s (precision: 32 or 33 a second), covers all 200."""
     from littlegrid.analysis.laws import regular_edge_error
     rng = np.random.default_rng(5)
-    bare_cover = held_cover = 0
+    edge_cover = held_cover = 0
     for _ in range(200):
-        counts = _regular_loop(rng, 5, 2 / 13, 21)
-        bare, held = ss.precision(counts, counts * 100), ss.precision(counts, counts * 100, users=5)
-        assert bare.throughput_rel == 0 and bare.edge_rel is None
+        counts = regular_loop(rng, 5, 2 / 13, 21)
+        whole, held = ss._batch_means(counts, counts * 100, ss.LEVEL), ss.precision(counts, counts * 100, users=5)
+        assert whole.x_rel == 0 and ss.precision(counts, counts * 100).edge_rel is None
         assert held.edge_rel == pytest.approx(1.96 * regular_edge_error(5 / held.throughput_per_s, 21, 5), rel=1e-3)
-        bare_cover += abs(bare.throughput_per_s - 32.5) <= bare.throughput_rel * bare.throughput_per_s
+        edge_cover += abs(held.throughput_per_s - 32.5) <= held.edge_rel * held.throughput_per_s
         held_cover += abs(held.throughput_per_s - 32.5) <= held.throughput_rel * held.throughput_per_s
-    assert bare_cover == 0 and held_cover >= 180  # 186 with this seed
+    assert edge_cover >= 180 and held_cover == 200, (edge_cover, held_cover)
     open_ = ss.precision(counts, counts * 100, users=None)
-    assert open_.edge_rel is None and open_.throughput_rel == 0  # an open workload has no cycles at its edges
+    assert open_.edge_rel is None  # an open workload has no cycles at its edges

@@ -193,9 +193,9 @@ def _precise_stop_run(tmp_path, stop):
 
 def test_a_precise_cells_warm_up_is_looked_for_over_the_seconds_its_rule_judged(tmp_path):
     """The rule answered at 27 s with MSER-5's cut at 8 s on the completions; over the file less its 2-s
-    cool-down (26 s: the stop's tail was 1.4 s) MSER's minimum lies in the second half, and the cell was reported
-    as "never settled, only the 1 s floor trimmed" though 8 s were. Over the seconds the rule judged the analysis
-    finds what the rule found."""
+    cool-down (26 s: the stop's tail was 1.4 s) MSER's cut moves (the cell was once reported "never settled, only
+    the 1 s floor trimmed" though 8 s were). Over the seconds the rule judged the analysis finds what the rule
+    found."""
     stop = {"rule": "precise", "reason": "precise", "at_s": 27.0, "precision_asked": 0.02, "x_rel": 0.0038,
             "r_rel": 0.0088, "warmup_s": 8.0, "why": "X ±0.4% and mean R ±0.9% over 19 s (6 batches of 3 s)"}
     cell = analyze([_precise_stop_run(tmp_path / "precise", stop)]).cells[0]
@@ -203,19 +203,23 @@ def test_a_precise_cells_warm_up_is_looked_for_over_the_seconds_its_rule_judged(
     assert (w.warmup_s, w.warmup_settled, w.warmup_by, w.warmup_detected_s) == (8, True, "completions", 8)
     assert words.warmup(w) == "warm-up 8 s found by MSER-5 on completions"
     # and the window ends with the seconds it judged: the file's tail after them, 1.382 s, is the cool-down, so
-    # the analysis' interval is the runner's, figure for figure (its stop record: X ±0.381%, mean R ±0.884%)
+    # the analysis' interval is the rule's own over those seconds, figure for figure (steady_state.precision; the
+    # record's X ±0.381%, mean R ±0.884% came from the rule before its interval held the window's first half, and
+    # mean R its warm-up's immaterial drift: this rule would not have answered at 27 s)
     assert (w.length_s, w.cooldown_s, w.cooldown_by) == (19, 1.382, "stop")
     assert words.cooldown(w) == "1.38 s cool-down, the file's tail after the seconds the runner's rule judged"
     p = cell.precision
     assert (p.window_s, p.batches, p.batch_s) == (19, 6, 3)
-    assert p.throughput_rel == pytest.approx(0.0038084181272784916, rel=1e-9)
-    assert p.mean_rel == pytest.approx(0.008836084827251057, rel=1e-9)
+    assert p.throughput_rel == pytest.approx(0.013841297191129694, rel=1e-9)
+    assert p.mean_rel == pytest.approx(0.00884556804599634, rel=1e-9) and p.drift_rel == steady_state.MATERIAL_BIAS
     # a cool-down the user asks trims the end; the warm-up is still the one found over the judged seconds
     asked = analyze([_precise_stop_run(tmp_path / "asked", stop)], cooldown_s=3).cells[0].window
     assert (asked.warmup_s, asked.warmup_by, asked.cooldown_s, asked.cooldown_by) == (8, "completions", 3, None)
-    # the same file, nothing answered on it (stopped at max_s): its own seconds less the cool-down never settle
+    # the same file, nothing answered on it (stopped at max_s): its own seconds less the cool-down, 26 s, settle
+    # later, MSER's minimum over them at 13 s (before MSER looked over the whole series, only its first half was
+    # looked at, and the minimum there sat at its end: "never settled")
     unanswered = analyze([_precise_stop_run(tmp_path / "max_s", stop | {"reason": "max_s"})]).cells[0].window
-    assert (unanswered.warmup_s, unanswered.warmup_settled, unanswered.warmup_by) == (1, False, "floor")
+    assert (unanswered.warmup_s, unanswered.warmup_settled, unanswered.warmup_by) == (13, True, "completions")
 
 
 def test_a_decided_warm_up_the_file_does_not_settle_on_is_the_runners_not_the_floor():

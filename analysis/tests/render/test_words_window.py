@@ -33,6 +33,10 @@ def test_the_precision_names_the_level_and_the_batches():
     drifting = p.model_copy(update={"drift_rel": 0.005})
     assert words.precision(drifting) == ("X ±1.2 %, mean R ±1.8 % (95 %, batch means over 10 batches of 6 s; with "
                                          "the ±0.5 % drift the warm-up left, which no batch sees)")
+    short = p.model_copy(update={"mean_coverage": 0.75})  # an open queue holding requests (steady_state)
+    assert words.precision(short) == ("X ±1.2 %, mean R ±1.8 % (95 %, batch means over 10 batches of 6 s; mean "
+                                      "R's 95 % is nominal: for an open queue holding requests it covered as little "
+                                      "as 75 % in simulation)")
     few = p.model_copy(update={"batches": 2, "batch_s": 2, "throughput_rel": None, "mean_rel": None})
     assert words.precision(few) == "no interval: batch means over 2 batches of 2 s, fewer than 3"
 
@@ -43,7 +47,9 @@ def test_why_the_cell_stopped():
     late = precise.model_copy(update={"reason": "max_s", "at_s": 120.0, "x_rel": 0.031, "r_rel": 0.026})
     assert words.stopped(late) == "max_s reached at 2 min 0 s with X ±3.1 %, mean R ±2.6 % (±2 % asked)"
     assert words.stopped(Stop(rule="duration", reason="duration")) == "fixed duration"
-    assert words.stopped(Stop(rule="precise", reason="slo", at_s=12.0, x_rel=0.04)) == "SLO verdict clear at 12 s (X ±4 %)"
+    assert words.stopped(Stop(rule="precise", reason="slo", at_s=12.0, x_rel=0.04, slo="met")) == (
+        "SLO met early at 12 s, by the sequential rule (99% intervals at every look, confirmed over the window's "
+        "first half; or a maximum already reached); X ±4 %")
     assert words.stopped(None) is None
 
 

@@ -11,7 +11,7 @@ from littlegrid.analysis.observed_sources import Places
 from littlegrid.analysis.observed import PoolSpec
 from littlegrid.analysis.prometheus_text import parse_selector
 from littlegrid.usererror import UserError
-from littlegrid.summary.model import STOP_REASONS, STOP_RULES
+from littlegrid.summary.model import STOP_REASONS, STOP_RULES, STOP_SLO
 
 MANIFEST = "manifest.json"  # the run's and each cell's (contract §4): run_folder writes them, this module reads them
 
@@ -251,9 +251,12 @@ def stop_record(stop, manifest: Path) -> dict:
     bad = [k for k in STOP_NUMBERS if stop.get(k) is not None and number(stop.get(k)) is None]
     if bad:
         raise UserError(f"{manifest}: \"stop\".{bad[0]} must be a number or null, not {stop[bad[0]]!r}")
+    if stop.get("slo") not in (None, *STOP_SLO):
+        raise UserError(f"{manifest}: \"stop\".slo must be {' or '.join(map(json.dumps, STOP_SLO))} or null, not "
+                        f"{json.dumps(stop.get('slo'))[:60]}")
     why = stop.get("why")
     return {"rule": stop["rule"], "reason": stop["reason"], **{k: number(stop.get(k)) for k in STOP_NUMBERS},
-            "why": str(why) if why is not None else None}
+            "why": str(why) if why is not None else None, "slo": stop.get("slo")}
 
 
 def _offered_rate(cm: dict, props: dict) -> float | None:

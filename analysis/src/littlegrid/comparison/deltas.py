@@ -139,7 +139,8 @@ def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 
         "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in CELL_VERDICTS},
         "only_a": [c.id for c in only_a], "only_b": [c.id for c in only_b], "findings": found,
         "seed": seed, "reps": reps, "margin": margin, "margin_text": equivalence.margin_text(margin),
-        "verdict_words": verdict_words(margin), "cell_words": cell_words(margin), "metric_names": [m[1] for m in METRICS]}))
+        "verdict_words": verdict_words(margin), "cell_words": cell_words(margin), "metric_names": [m[1] for m in METRICS],
+        "coverage_words": bootstrap.coverage_words([key for key, *_ in METRICS])}))
 
 
 def paired_rows(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,

@@ -148,18 +148,25 @@ def precision(p: Precision | None) -> str | None:
     r = f"±{fmt.pct(p.mean_rel)}" if p.mean_rel is not None else "not known"
     drift = (f"; with the ±{fmt.pct(p.drift_rel)} drift the warm-up left, which no batch sees"
              if p.drift_rel is not None else "")
-    return f"X ±{fmt.pct(p.throughput_rel)}, mean R {r} ({fmt.pct(p.level)}, {how}{drift})"
+    short = (f"; mean R's {fmt.pct(p.level)} is nominal: for an open queue holding requests it covered as little "
+             f"as {fmt.pct(p.mean_coverage)} in simulation" if p.mean_coverage is not None else "")
+    return f"X ±{fmt.pct(p.throughput_rel)}, mean R {r} ({fmt.pct(p.level)}, {how}{drift}{short})"
 
 
 def stopped(s: Stop | None) -> str | None:
-    """Why the cell stopped: "precise at 42 s (X ±1.2 %, mean R ±1.8 %)", "max_s reached at 120 s with X ±3.1 %,
-    mean R ±2.6 % (±2 % asked)", "fixed duration" (None: a bare JTL, no manifest)."""
+    """Why the cell stopped: "precise at 42 s (X ±1.2 %, mean R ±1.8 %)", "SLO met early at 14 s, by the sequential
+    rule (…); X ±4.1 %, mean R ±2.2 %", "max_s reached at 120 s with X ±3.1 %, mean R ±2.6 % (±2 % asked)", "fixed
+    duration" (None: a bare JTL, no manifest)."""
     if s is None:
         return None
     at = f" at {fmt.seconds(s.at_s)}" if s.at_s is not None else ""
     had = ", ".join(f"{name} ±{fmt.pct(v)}" for name, v in (("X", s.x_rel), ("mean R", s.r_rel)) if v is not None)
-    if s.reason in ("precise", "slo"):  # "slo": a search probe whose verdict was clear before its precision
-        return ("precise" if s.reason == "precise" else "SLO verdict clear") + at + (f" ({had})" if had else "")
+    if s.reason == "precise":
+        return "precise" + at + (f" ({had})" if had else "")
+    if s.reason == "slo":  # a search probe whose SLO was decided before its precision (search/early_stop.py)
+        return (f"SLO {s.slo or 'decided'} early{at}, by the sequential rule (99% intervals at every look, "
+                f"confirmed over the window's first half; or a maximum already reached)"
+                + (f"; {had}" if had else ""))
     if s.reason == "max_s":
         asked = f" (±{fmt.pct(s.precision_asked)} asked)" if s.precision_asked is not None else ""
         return f"max_s reached{at}" + (f" with {had}" if had else "") + asked

@@ -133,7 +133,8 @@ class Watcher:
         warmup = v.warmup.seconds if v is not None and v.warmup.settled else None
         return Stop(rule="precise", reason=reason, at_s=self.at_s, precision_asked=self.rule.precision,
                     x_rel=_finite(p.throughput_rel) if p else None, r_rel=_finite(p.mean_rel) if p else None,
-                    warmup_s=warmup, why=v.why if v is not None else "no answered request to judge")
+                    warmup_s=warmup, why=v.why if v is not None else "no answered request to judge",
+                    slo=v.decision if v is not None and reason == "slo" else None)
 
     @property
     def load_s(self) -> float | None:

@@ -70,7 +70,7 @@ def probe_record(space: Space, probe: Probe, cell_id: str, why: str) -> dict:
     interval, every figure, validity, and why the strategy chose it."""
     row = {space.axis: probe.load, "cell": cell_id, "why": why, "valid": probe.valid,
            "why_invalid": probe.why_invalid, "duration_s": probe.duration_s, "mean_ms": probe.mean_ms,
-           "throughput_per_s": probe.throughput_per_s}
+           "throughput_per_s": probe.throughput_per_s, "stopped": probe.stopped}
     if probe.figures:
         first = probe.figures[0]
         key = first.metric if first.metric == "error_rate" else f"{first.metric}_ms"
@@ -81,12 +81,14 @@ def probe_record(space: Space, probe: Probe, cell_id: str, why: str) -> dict:
 
 
 def probe_words(probe: Probe) -> str:
-    """A probe's first figure and interval against the SLO ("p90 22 [21, 23] meets"), or why it is invalid."""
+    """A probe's first figure and interval against the SLO ("p90 22 [21, 23] meets"), how its load ended when that
+    decided it ("; SLO met early at 14 s: …"), or why it is invalid."""
     if not probe.figures:
         return f"invalid: {(probe.why_invalid or '')[:160]}"
     f = probe.figures[0]
     verdict = "meets" if all(x.holds() for x in probe.figures) else "fails"
-    return f"{f.metric} {f.value:.0f} [{f.lo:.0f}, {f.hi:.0f}] {verdict}"
+    early = f"; {probe.stopped}" if probe.stopped and probe.stopped.startswith("SLO") else ""
+    return f"{f.metric} {f.value:.0f} [{f.lo:.0f}, {f.hi:.0f}] {verdict}{early}"
 
 
 def progress_record(space: Space, group: dict, slo_texts: list[str], probes: list[Probe], cell_ids: list[str],

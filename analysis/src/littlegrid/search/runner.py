@@ -14,6 +14,7 @@ from littlegrid.analysis import laws, models
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.summarize import analyze
 from littlegrid.findings.base import overhead_explains
+from littlegrid.render import words
 from littlegrid.run import run_folder as rf
 from littlegrid.run.grid import Cell, Grid, cell_id
 from littlegrid.run.grid_file import load_grid
@@ -282,7 +283,8 @@ class _Prober:
         overall = entry.overall
         probe = Probe(load, figs, why is None, why, mean_ms=overall.mean_ms if overall is not None else None,
                       throughput_per_s=overall.throughput_per_s if overall is not None else None,
-                      think_ms=models.think_of(entry) if entry.think_time is not None else None, duration_s=duration)
+                      think_ms=models.think_of(entry) if entry.think_time is not None else None, duration_s=duration,
+                      stopped=words.stopped(entry.stop))
         return probe, entry
 
     def _tell(self, space: Space, group: dict, probes: list[Probe], rows: list[dict], step, answer: str | None) -> None:

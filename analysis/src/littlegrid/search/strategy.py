@@ -59,6 +59,7 @@ class Probe:
     throughput_per_s: float | None = None  # X
     think_ms: float | None = None    # Z (closed)
     duration_s: float | None = None
+    stopped: str | None = None       # how the probe's load ended, in words (render.words.stopped: "SLO met early …")
 
 
 @dataclass(frozen=True)

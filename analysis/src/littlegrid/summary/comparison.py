@@ -126,3 +126,4 @@ class Comparison(Record):
     verdict_words: dict[str, str]  # a metric's verdict (VERDICTS) in words
     cell_words: dict[str, str]  # a paired cell's verdict (comparison.deltas.CELL_VERDICTS) in words
     metric_names: list[str]
+    coverage_words: str = ""  # what its intervals were measured to cover (comparison.bootstrap.coverage_words)

@@ -147,7 +147,10 @@ class Precision(Record):
     Stats.throughput_per_s when nothing failed); mean R is their mean elapsed. `drift_rel`: the bias a warm-up
     settled only as an immaterial drift left (steady_state.MATERIAL_BIAS), already added to the drifting series'
     half-width (null: none). `edge_rel`: a closed workload's window-edge error in X's half-width (laws.
-    regular_edge_error at the level's normal quantile, in quadrature with the batch means'; null: open, or none)."""
+    regular_edge_error at the level's normal quantile, in quadrature with the batch means'; null: open, or none).
+    `mean_coverage`: the lowest coverage mean R's interval was measured to have on windows of this kind when that is
+    short of `level` by more than 2 points (an open workload holding 1.5 requests or more: steady_state.
+    OPEN_MEAN_COVERAGE, bench/bench_coverage.py); null: measured at 93% or more."""
     level: float
     window_s: int
     batches: int
@@ -158,6 +161,7 @@ class Precision(Record):
     mean_rel: float | None
     drift_rel: float | None = None
     edge_rel: float | None = None
+    mean_coverage: float | None = None
 
     @property
     def worst_rel(self) -> float | None:
@@ -197,6 +201,7 @@ class CellIntervals(Record):
 # the manifest's "stop" record (docs/contracts.md): the runner writes these, the analysis accepts exactly these
 STOP_RULES = ("precise", "duration")
 STOP_REASONS = ("precise", "slo", "max_s", "duration", "interrupted", "failed")
+STOP_SLO = ("met", "not met")  # Stop.slo: what an SLO stop decided
 
 
 class Stop(Record):
@@ -204,7 +209,9 @@ class Stop(Record):
     ([cell] until = "precise") or "duration"; `reason` "precise" (answered at `at_s`, seconds from the first
     sample's start), "slo" (a search probe whose SLO verdict was clear first), "max_s" (the ceiling reached before the precision asked), "duration", "interrupted" or
     "failed"; the precision asked (relative half-width), X's and mean R's relative half-widths at the stop, the
-    warm-up the rule found, and its words. A manifest without one reads as rule "duration"."""
+    warm-up the rule found, and its words. `slo`: what a reason "slo" stop decided, "met" or "not met" (by the
+    sequential rule of search/early_stop.py; null for every other reason). A manifest without one reads as rule
+    "duration"."""
     rule: str
     reason: str
     at_s: float | None = None
@@ -213,6 +220,7 @@ class Stop(Record):
     r_rel: float | None = None
     warmup_s: float | None = None
     why: str | None = None
+    slo: str | None = None
 
 
 USERS_SPLIT_BASIS = "users split across engines"  # Users.basis of a run whose N the runner split across engines
