@@ -428,6 +428,6 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
             model.EngineShare.model_validate(plain(s)) for s in c.engines.result(
                 T, cell.threads_by_engine, controller_log.engine_times(cell.controller_log), cell.groups_by_engine)]})
     arrivals = c.arrivals.result() if c.arrivals is not None else None
-    analysed = analysed.model_copy(update={"trend": trend.trend(analysed.series)})
+    analysed = analysed.model_copy(update={"trend": trend.trend(analysed.series, tol["steady_r"])})
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
     return analysed, elapsed, c.seconds

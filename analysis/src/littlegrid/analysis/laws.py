@@ -3,7 +3,8 @@
 import math
 from typing import NamedTuple
 
-from littlegrid.analysis.trend import TREND_P
+from littlegrid.analysis import trend as drift_rule
+from littlegrid.analysis.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.summary import plain
 from littlegrid.summary.model import Check, Trend
 
@@ -21,7 +22,7 @@ DEFAULT_TOLERANCES = {
     "throughput_bound": 0.02,  # X may exceed min(N/(D+Z), c/S) by this much
     "mmcn": 0.05,              # |X − X_M/M/c//N| / X_M/M/c//N
     "steady": 0.10,            # |C_last − C_first| / mean: completions in the window's last third against its first
-    "steady_r": 0.20,          # max/min − 1 of the median R of the window's first and last thirds, when beyond noise
+    "steady_r": DRIFT_TOLERANCE,  # max/min − 1 of the median R of the window's thirds, when beyond noise (trend.py)
 }
 STEADY_SIGMAS = 4.0  # the steady check's noise allowance in standard errors: every cell of a grid is checked
 
@@ -289,19 +290,15 @@ def _ms(v: float) -> str:
 
 
 def _response_drift(trend: Trend | None, tol: float) -> _Half:
-    """The median R of the window's first and last thirds: a drift when
-    Kendall's test finds R ordered in time (p < TREND_P), the thirds' intervals lie apart, and the larger median
-    exceeds the smaller by more than tol; passed None when not compared. Elapsed is whole milliseconds, so a median
-    below 1 ms counts as 1 ms in the ratio."""
+    """The median R of the window's first and last thirds, judged by the one drift rule (analysis/trend.drift:
+    ordered in time, the thirds' intervals apart, the larger median beyond tol); passed None when not compared."""
     if trend is None or trend.first_ms is None or trend.last_ms is None:
         buckets = trend.buckets if trend is not None else 0
         return _not_compared(f"median R not compared: {buckets} bucket{'' if buckets == 1 else 's'} with samples in "
                              "the window, Kendall's test needs 6")
     first, last = trend.first_ms, trend.last_ms
-    rel = (max(first, last) - min(first, last)) / max(min(first, last), 1.0)
-    ordered = trend.p is not None and trend.p < TREND_P
-    apart = (trend.last_low_ms is not None and trend.first_high_ms is not None
-             and (trend.last_low_ms > trend.first_high_ms or trend.last_high_ms < trend.first_low_ms))
+    found = drift_rule.drift(trend, tol)
+    rel, ordered, apart = found.rel, found.ordered, found.apart
     level = f"{trend.interval_level:.0%} " if trend.interval_level is not None else ""
     figures = (f"the per-bucket median R was {_ms(first)} in the window's first third "
                f"({level}interval {_ms(trend.first_low_ms)} to {_ms(trend.first_high_ms)}) and {_ms(last)} in its "
@@ -310,9 +307,8 @@ def _response_drift(trend: Trend | None, tol: float) -> _Half:
                if trend.tau is not None and trend.p is not None else
                f"the per-bucket median R was {_ms(first)} in the window's first third and {_ms(last)} in its last "
                f"(all buckets alike: no order to test)")
-    drift = ordered and apart and rel > tol
-    if drift:
-        return _Half(False, last, first, rel, tol, f"{figures}: R {'rose' if last > first else 'fell'} through the "
+    if found.way is not None:
+        return _Half(False, last, first, rel, tol, f"{figures}: R {found.way} through the "
                                                    "window, beyond its noise and beyond the tolerance")
     if rel <= tol:
         noise = " (a drift beyond noise, within the tolerance)" if ordered and apart else ""

@@ -603,7 +603,8 @@ class Trend(Record):
     """Whether response time drifted through a cell's window (analysis/trend.py): Kendall's τ of the per-bucket median
     R against time over the window's buckets with samples, its two-sided p-value, and the median of those medians in
     the window's first and last thirds with their distribution-free intervals (order statistics; interval_level: the
-    coverage the smaller third's interval has). rising: τ > 0, p < 0.01 and the last third's median above the first's."""
+    coverage the smaller third's interval has). rising: R rose by the drift rule (Kendall's p < 0.01, the thirds'
+    intervals apart and the larger median beyond the tolerance; in older summaries τ > 0, p < 0.01, last above first)."""
     buckets: int
     tau: float | None
     p: float | None
@@ -615,6 +616,10 @@ class Trend(Record):
     last_low_ms: float | None = None
     last_high_ms: float | None = None
     interval_level: float | None = None
+    # the drift rule's verdict (analysis/trend.drift at drift_tolerance, the grid's steady_r): "rose", "fell" or null
+    # (none, or an older summary); rising is "rose"
+    drift: str | None = None
+    drift_tolerance: float | None = None
 
 
 class TargetPlacement(Record):
