@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import (histogram, laws, observed_sources, observed_window, outage, server_metrics,
+from littlegrid.analysis import (histogram, laws, little, observed_sources, observed_window, outage, server_metrics,
                                 steady_state, trend)
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
@@ -32,11 +32,10 @@ def _threads_of_open_plan(cell, n):
 
 
 def _in_front(cell, server: dict | None, overall: model.Stats) -> model.Server | None:
-    """The server's figures with where the requests it does not hold wait (Little's law at two boundaries)."""
+    """The server's figures with where the requests are by Little's law at its boundaries (analysis/little.py)."""
     if server is None:
         return None
-    front = server_metrics.in_front_of_server(overall.throughput_per_s, overall.mean_ms, server,
-                                              steady=cell.workload != "spike")
+    front = little.boundaries(overall.throughput_per_s, overall.mean_ms, server, steady=cell.workload != "spike")
     # client_minus_server_ms: the older name of wait_in_front_ms
     return model.Server.model_validate(plain(server | front | {"client_minus_server_ms": front["wait_in_front_ms"]}))
 

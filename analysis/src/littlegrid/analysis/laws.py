@@ -3,6 +3,7 @@
 import math
 from typing import NamedTuple
 
+from littlegrid.analysis import little
 from littlegrid.analysis import trend as drift_rule
 from littlegrid.analysis.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.summary import plain
@@ -181,7 +182,7 @@ def server_little(cell, l_server, l_se, x_server, r_server_ms, source, floor) ->
     """Little's law inside the server: L_server = X_server·R_server (same boundary: the service's entry and exit)."""
     if None in (l_server, x_server, r_server_ms):
         return not_made("server_little", cell, "the server metrics lack in-flight, request or service-time counters")
-    expected = x_server * r_server_ms / 1000.0
+    expected = little.in_flight(x_server, r_server_ms)
     if expected <= 0:
         return not_made("server_little", cell, "no request completed at the server in the window")
     tol = max(floor, 3 * (l_se or 0.0) / expected)
@@ -223,7 +224,7 @@ def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
     """λ·W (threads busy by Little's law) against the thread pool of an open plan."""
     if None in (rate, r_ms, threads) or not threads:
         return not_made("generator_sizing", cell, "needs the arrival rate, R and the thread count")
-    busy = rate * r_ms / 1000.0
+    busy = little.in_flight(rate, r_ms)
     share = busy / threads
     why = (f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%})." if share <= threshold else
            f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%} > {threshold:.0%}): arrivals wait for a free "

@@ -342,6 +342,13 @@ class Server(Record):
     wait_in_front_ms: float | None
     in_front_reason: str | None
     client_minus_server_ms: float | None
+    # by Little's law (analysis/little.boundaries): the requests in service (L_server, or X·R_server, less a
+    # throttle's queue; or the pool's busy workers) and how that is known; with only a pool's busy workers scraped,
+    # the rest of X·R wait outside that pool, each wait_outside_pool_ms. Null in older summaries.
+    in_service_requests: float | None = None
+    in_service_basis: str | None = None
+    waiting_outside_pool: float | None = None
+    wait_outside_pool_ms: float | None = None
     # what busy_threads_mean and threads_max measured (analysis/observed.py's mapping): the pool's kind ("tomcat",
     # "jetty", "executor", "named": the user's [observe.pools]), its name, and the URL it was scraped from; null: no pool
     pool_kind: str | None = None
@@ -803,6 +810,22 @@ class Concurrency(Record):
     rule: str
 
 
+class SharedCores(Record):
+    """The processor-sharing model at a closed curve's heaviest timed cell (analysis/little.shared_cores): its
+    `in_service` requests (how known: `in_service_basis`) sharing `cores` busy `cpu_util` each take about
+    L/cores × S = `shared_ms`, S = `service_alone_ms` the lightest timed cell's (`light_cell`) time in service, itself
+    shared when that cell had more in service than cores; `measured_ms` the heaviest cell's time in service."""
+    cell: str
+    light_cell: str
+    in_service: float
+    in_service_basis: str
+    cores: float
+    cpu_util: float
+    service_alone_ms: float
+    shared_ms: float
+    measured_ms: float
+
+
 class CurveModels(Record):
     """Every model of one curve: null or empty where it does not apply (USL, knee, overhead and M/M/c//N: closed
     curves only)."""
@@ -814,6 +837,7 @@ class CurveModels(Record):
     overhead: Overhead | None
     host_limit: HostLimit | None
     concurrency: Concurrency | None = None  # null: no cell with successes and a mean R (or an older summary)
+    shared_cores: SharedCores | None = None  # null: the cores not saturated by more in service than cores
 
 
 class Overload(Record):
