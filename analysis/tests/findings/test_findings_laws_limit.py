@@ -213,3 +213,18 @@ def test_with_only_the_server_hosts_figures_scraped_the_missing_thing_is_said_as
         bottleneck(found).statement
     waiting = next(f for f in found if f.kind == "waiting")
     assert waiting.statement.endswith(": nothing scraped counts the server's requests or busy workers.")
+
+
+def test_a_plateau_measured_only_past_its_knee_gives_the_limit_as_an_upper_bound_in_the_finding_and_headline():
+    # c = 4, S = 25 ms, Z = 0 measured from N = 8: R = 50 ms there holds a queue, so X_max·R says 8, not 4
+    from plateau_cells import simulated_curve
+    s = summary_of(simulated_curve(4, 25.0, 0.0, loads=[8, 16, 32]))
+    found = findings(s)
+    b = bottleneck(found)
+    figures = dict(b.figures)
+    assert b.resource == "concurrency" and figures["upper_bound"] == 1.0 and figures["held"].startswith("at most 8")
+    assert "the service holds at most 8" in b.statement and "not shown below the knee" in b.statement
+    assert "about 8" not in b.statement
+    said = " ".join(headline(s, found)["sentences"])
+    assert "at most 8 requests in service at once (a limit of 8 or fewer" in said and "about 8" not in said, said
+    assert "at least the other" in said

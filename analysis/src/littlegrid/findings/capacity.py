@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis.models import CONFIDENCE_Z
 from littlegrid.findings import precision
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
@@ -494,7 +495,10 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
         return None
     by_id = {c.id: c for c in p.members}
     light = by_id.get(conc.d_cell)
+    upper = conc.d_below_knee is False  # D from a cell not shown below the knee: L is at most this
     held = precision.count(conc.in_service, low, high)
+    if upper:  # an upper bound says its top: the interval's high end when there is one
+        held = f"at most {precision.significant(high if high is not None else conc.in_service, 2)}"
     at = f" at {load_words(p.curve, load(p.curve, light))}" if light is not None else ""
     cpu, cpu_whose = _server_cpu_words(p.cells)
     kinds = ("worker threads or processes, connections, or cores" if cpu is None or cpu >= CPU_BUSY
@@ -502,28 +506,33 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
     cpu_words = ("the server's CPU was not measured" if cpu is None
                  else f"{cpu_whose} {'were' if _plural(cpu_whose) else 'was'} {pct(cpu)} busy"
                  + ("" if cpu >= CPU_BUSY else ", not full"))
+    bound = (f" The lightest cell is not shown below the knee ({conc.d_why}): run a lighter cell (N = 1) to size "
+             f"the limit." if upper else "")
     statement = (f"X stays level at {rate(_mean(xs))} at {cells_words(p.cells, p.curve)}: the service holds "
                  f"{held} request{'' if held == 'about 1' else 's'} at once ({rate(conc.x_max_per_s)} × "
-                 f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it. "
+                 f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it.{bound} "
                  f"{_no_metrics(missing[0])[0].upper() + _no_metrics(missing[0])[1:]} and {cpu_words}: to tell "
                  f"which, measure next {_measure_next(summary, p.cells)}.")
+    edge = (f", X's holding its window edges' error ±{precision.significant(CONFIDENCE_Z * conc.x_edge_rel * 100, 2)}%"
+            if num(conc.x_edge_rel) else "")
     interval = (f"; L = {precision.interval(conc.in_service, low, high)} with its 95% interval, the product of the "
-                f"ends of X's and D's" if None not in (low, high)
+                f"ends of X's and D's{edge}" if None not in (low, high)
                 else "; without an interval (no histogram or seconds to judge X and D by)")
-    heaviest = p.cells[-1]
-    r, x = overall(heaviest, "mean_ms"), overall(heaviest, "successes_per_s")
-    waiting = x * (r - conc.d_ms) / 1000.0 if r is not None and x and p.kind != "open" else None
+    waiting = num(conc.waiting) if p.kind != "open" else None
+    at_cell = by_id.get(conc.waiting_cell) if conc.waiting_cell else None
+    where_d = (f"at the lightest cell, where nothing queues ({conc.d_why})" if conc.d_below_knee
+               else f"at the lightest cell ({conc.d_why})" if upper else "at the lightest cell, where nothing queues")
     return found("concurrency", statement, "suggests",
                  f"Little's law at the server, L = X_max·D: X_max = {rate(conc.x_max_per_s)} of successful "
-                 f"requests, D = R = {ms(conc.d_ms)} at the lightest cell, where nothing queues{interval}; a level X "
+                 f"requests, D = R = {ms(conc.d_ms)} {where_d}{interval}; a level X "
                  f"means a limit of that many holds them, but no scraped figure says which resource it is",
                  [Figure("X_max (successes)", conc.x_max_per_s, "/s", conc.x_cell),
                   Figure("D = R at the lightest cell", conc.d_ms, "ms", conc.d_cell),
                   Figure("L = X_max·D", conc.in_service, "requests")],
                  in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held, kinds=kinds,
-                 x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms,
+                 x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms, upper_bound=1.0 if upper else None,
                  waiting=waiting if waiting is not None and waiting > 0 else None,
-                 waiting_at=users(heaviest) if waiting is not None and waiting > 0 else None)
+                 waiting_at=users(at_cell) if waiting is not None and waiting > 0 and at_cell is not None else None)
 
 
 def _why_missing(cell: Cell) -> str:

@@ -77,8 +77,11 @@ def _limiter(f: Finding | None) -> str:
             raise _Missing("held")
         # the candidates the finding left (cores only when the server's CPU was full or not measured)
         kinds = _figure(f, "kinds")
-        return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of "
-                f"{held.removeprefix('about ')}: "
+        # an upper bound (the lightest cell not shown below the knee) is said as one: "at most 8 … (a limit of 8 or
+        # fewer …)"
+        size = (f"{held.removeprefix('at most ')} or fewer" if held.startswith("at most ")
+                else held.removeprefix('about '))
+        return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of {size}: "
                 f"{kinds if isinstance(kinds, str) else 'worker threads or processes, connections, or cores'})")
     if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
         basis = _figure(f, "cpu_basis")
@@ -97,9 +100,10 @@ def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) 
         return f"at {load_words(curve, at)}, {said} request{'s wait' if said != 'about 1' else ' waits'} in front of the server"
     if bottleneck is not None and bottleneck.resource == "concurrency":
         n, at = _figure(bottleneck, "waiting"), _figure(bottleneck, "waiting_at")
-        if isinstance(n, float) and isinstance(at, float):
-            return (f"at {load_words(curve, at)} the other {precision.significant(n, 2)} wait where no figure shows "
-                    "(in front or inside)")
+        if isinstance(n, float) and isinstance(at, float):  # D an upper bound makes X·(R − D) a lower one
+            least = "at least " if _figure(bottleneck, "upper_bound") else ""
+            return (f"at {load_words(curve, at)} {least}the other {precision.significant(n, 2)} wait where no figure "
+                    "shows (in front or inside)")
     return None
 
 

@@ -795,7 +795,11 @@ class Concurrency(Record):
     interval: X's from the spread of its completions per second (sd/√seconds, scaled to the successes' share;
     Poisson √count/T without them), D's from its exact histogram (sd/√n); L's interval is the product of their ends
     (`low`, `high`), which covers at least as much as either (null without both). At a plateau L is the size of the
-    limit that caps throughput, whatever it is (workers, connections, cores)."""
+    limit that caps throughput, whatever it is (workers, connections, cores). On a closed curve X's interval holds
+    its window edges' error (`x_edge_rel`, laws.regular_edge_error). `d_below_knee`: whether the lightest cell is
+    shown below the knee (`d_why` says how); when it is not, R there may hold queueing and L is an upper bound.
+    `waiting`: on a closed curve, X·(R − D) at its heaviest cell (`waiting_cell`), the users neither thinking nor in
+    service. The new fields are null in older summaries."""
     in_service: float
     low: float | None
     high: float | None
@@ -808,6 +812,11 @@ class Concurrency(Record):
     d_high_ms: float | None
     d_cell: str
     rule: str
+    d_below_knee: bool | None = None
+    d_why: str | None = None
+    x_edge_rel: float | None = None
+    waiting: float | None = None
+    waiting_cell: str | None = None
 
 
 class SharedCores(Record):
