@@ -96,7 +96,7 @@ def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
     b = bottleneck(found)
     assert "(worker threads or processes, or connections)" in b.statement
     # the headline names the same candidates (gunicorn-pool-node's still offered cores its host showed not full)
-    assert "(a limit of 4: worker threads or processes, or connections) cap throughput" in \
+    assert "(a limit of 4: worker threads or processes, or connections) likely cap throughput" in \
         headline(s, found)["sentences"][0]
     assert "the server host's 8 cores were 30% busy, not full" in b.statement
     assert "not measured" not in b.statement

@@ -173,7 +173,7 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
     found = findings(s, arms_of(s, s.run.arms))
     from littlegrid.findings import headline
     text = " ".join(headline(s, found)["sentences"])
-    assert f"Arms {THROTTLE} = 0 against 2: at N = 8 throughput is equivalent within ±5% (" in text
+    assert f"Arms {THROTTLE} = 0 against 2 (within this run): at N = 8 throughput is equivalent within ±5% (" in text
     assert (f"; choose {THROTTLE} = 2: throughput equivalent within ±5%, p99 not shown to differ beyond the margin, "
             f"and a lower load average") in text
 

@@ -124,6 +124,14 @@ def shared(cell: Cell) -> bool:
     return cell.server_cpu is not None and cell.server_cpu.shared_with_generator
 
 
+def ran_here(cell: Cell) -> bool:
+    """Whether the cell's server ran on the generator's host (pinned there, sharing its cores, or not measured but
+    placed here): then the host's figures (its load average) are the server's host's too; an older summary without
+    a server CPU record is taken as not known to be here."""
+    cpu = cell.server_cpu
+    return cpu is not None and (cpu.host == THIS_HOST or cpu.shared_with_generator)
+
+
 def basis(cell: Cell) -> str:
     return cell.server_cpu.basis if cell.server_cpu is not None else NOT_MEASURED
 

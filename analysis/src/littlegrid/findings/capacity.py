@@ -602,14 +602,17 @@ def connections_finding(summary: Summary, cells: list[Cell], curve: Curve | None
         limit_words = (f"; the server takes at most max-connections + accept-count = {mc:g} + {ac:g} = {limit:g} "
                        f"connections at once")
     classes = ", ".join(f"{k} {v}" for k, v in by_class.items() if v)
-    figures = dict(figures) | {"connection_errors": total, "requests": count, "connection_limit": limit}
+    figures = dict(figures) | {"connection_errors": total, "requests": count, "connection_limit": limit,
+                               "max_connections": mc, "accept_count": ac}
     over = limit is None or all(users(c) > limit for c in cells)
     on = cells_words(cells, curve) if curve is not None else "; ".join(cell_words(c) for c in cells)
     return Finding("bottleneck", f"Connections are the limit at {on}: {total} of {count} "
                    f"requests failed to connect or were dropped ({classes}){limit_words}.",
                    "holds" if over else "suggests",
                    "connection-level failures by class" + ("" if over else f", though N is not above {limit:g}"),
-                   tuple(Figure("connection errors", _connection_errors(c), "", c.id) for c in cells),
+                   tuple(Figure("connection errors", _connection_errors(c), "", c.id) for c in cells)
+                   + tuple(Figure("requests", c.overall.count if c.overall is not None else None, "", c.id)
+                           for c in cells),
                    fields(figures), where_of(cells), tuple(c.id for c in cells), "connections")
 
 
