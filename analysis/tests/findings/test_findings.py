@@ -495,8 +495,14 @@ def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
 
     s = littles_law()
     assert dict(limit(s).figures)["n_star"] == 10 and "rounded up" not in limit(s).statement
+    # no busy-thread figure: N* is all the figures give, rounded up
+    blind = with_models(no_server(s, range(6)), lambda m: update(m, bounds=update(m.bounds, n_star=10.3)))
+    assert dict(limit(blind).figures)["limit"] == 11
+    assert "rounded up so that no throughput is given away" in limit(blind).statement
+    # the pool measured full at its 10 threads: the limit is the one the figures show, 10, whatever N* rounds up to
     s = with_models(s, lambda m: update(m, bounds=update(m.bounds, n_star=10.3)))
-    assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
+    assert dict(limit(s).figures)["limit"] == 10 and "rounded up" not in limit(s).statement
+    assert "that is the size of Tomcat's thread pool, 9.98 of 10 busy at the plateau" in limit(s).statement
 
 
 def test_an_arm_behind_a_throttle_is_told_what_its_throttle_does_not_to_limit_itself():

@@ -682,7 +682,7 @@ def _queued_words(curve: Curve, q: _Queued) -> str:
     rest = f"R_server = {ms(q.r_ms - q.wait_ms)}" if not q.pool else f"{ms(q.r_ms - q.wait_ms)} in a worker"
     detail = rest
     if q.client is not None and q.held is not None:
-        inside = (f"{q.pool}'s busy workers hold {precision.significant(q.held, 3)}" if q.pool
+        inside = (f"the busy workers of {q.pool} hold {precision.significant(q.held, 3)}" if q.pool
                   else f"the server holds L_server = {precision.significant(q.held, 3)}")
         detail = f"of X·R = {precision.significant(q.client, 3)} in flight at the client {inside}; {rest}"
     return (f"at {load_words(curve, load(curve, q.cell))}, {precision.count(q.waiting, None, None)} requests wait "
