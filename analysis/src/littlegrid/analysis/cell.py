@@ -374,9 +374,11 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     c = counting
     read = reading_of(reader.reading).model_copy(update={"samples": c.everything.samples,
                                                          "failed": c.everything.failed})
-    found = c.silences.outage(outage.figures(window, frame.outage)) if c.silences is not None else None
+    shown = outage.figures(window, frame.outage)
+    found = c.silences.outage(shown) if c.silences is not None else None
     if c.silences is not None:
-        unanalysed |= {"stalls": [model.Stall.model_validate(plain(s)) for s in c.silences.stalls()]}
+        unanalysed |= {"stalls": [model.Stall.model_validate(plain(s)) for s in c.silences.stalls()],
+                       "outages": [model.Outage.model_validate(plain(o)) for o in c.silences.outages(shown)]}
     if found is not None:  # the cell's status and reason say it; its figures are the whole window, marked, or
         # the part before an outage the server never came back from
         unanalysed |= {"outage": model.Outage.model_validate(plain(found)),

@@ -568,9 +568,10 @@ class Outage(Record):
 class Stall(Record):
     """A stretch of the cell in which no request was answered, nothing failed, and the requests held through it
     were answered after it (analysis/outage.py, its rule): the server paused and came back. From began_s seconds
-    after the cell's first sample started, for lasted_s; held: the requests in flight through it (started before
-    its end, completed at or after it), held_failed of them failed when released, the quickest took shortest_ms
-    and the longest longest_ms.
+    after the cell's first sample started, for lasted_s; held: the requests in flight at its start (started at or
+    before it began, completed at or after its end), held_failed of them failed when released, the quickest took
+    shortest_ms and the longest longest_ms; joined: those that started while it lasted and were answered after it
+    (they waited part of it).
     in_window: whether it overlaps the steady window (a stall in the warm-up is trimmed with it). The cell keeps
     its whole window: the held requests stay in its figures."""
     began_s: float
@@ -581,6 +582,8 @@ class Stall(Record):
     longest_ms: float
     in_window: bool
     rule: str
+    joined: int | None = None  # started while it lasted and answered after it (null in older summaries)
+    joined_longest_ms: float | None = None  # the longest of those
 
 
 class EngineShare(Record):
@@ -666,6 +669,9 @@ class Cell(Record):
     # none): cells of one facet differ only in load, think time and repetition. None: a summary of an older littlegrid
     facet: str | None = None
     stalls: list[Stall] = []  # the stalls of the cell, in time order
+    # every outage of the cell in time order, `outage` (the recorded one: its figures and parts) among them; the
+    # others' failures stay among the window's errors. Empty in older summaries, which recorded one
+    outages: list[Outage] = []
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
     trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
