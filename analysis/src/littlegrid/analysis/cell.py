@@ -71,7 +71,10 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
         checks += [laws.think_time_fidelity(cell.id, think.mean_ms, cell.intended_think_ms, r, think.sd_ms,
                                             think.gaps, tol["think_time"]),
                    laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"],
-                                          think.sd_ms, think.gaps)]
+                                          think.sd_ms, think.gaps, think.mean_ms,
+                                          think.thread_mean_ms.max if think.thread_mean_ms is not None else None,
+                                          think.threads,
+                                          laws.intended_think_sd_ms(cell.think_dist, cell.think_ms))]
     srv = f.server
     if srv is not None and not spike and srv.in_flight_source == server_metrics.LITTLE:
         # L_server read from the timer by Little's law (Δsum/Δt) is X·R_server by construction: nothing to test

@@ -130,25 +130,64 @@ def think_time_fidelity(cell, z_real_ms, z_int_ms, r_ms, sd_ms, gaps, floor) -> 
     return verdict("think_time", cell, z_real_ms, z_int_ms, rel, tol, rel <= tol, why)
 
 
-def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None, gaps=0) -> Check:
-    """N vs X·(R+Z_intended): did the test put on the load it claims?
+def intended_think_sd_ms(dist: str | None, think_ms: float | None) -> float | None:
+    """The standard deviation of the think time asked for: an exponential's is its mean, JMeter's Poisson Random
+    Timer's √λ, a constant's 0; None for a distribution not known."""
+    if think_ms is None:
+        return None
+    return {"exponential": think_ms, "exp": think_ms, "poisson": math.sqrt(max(think_ms, 0.0)),
+            "constant": 0.0}.get(dist or "")
+
+
+def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None, gaps=0, z_real_ms=None,
+                      slowest_thread_ms=None, threads=None, z_int_sd_ms=None) -> Check:
+    """N vs X·(R+Z_intended+e): did the generator put on the load it claims, at the pace it keeps?
+
+    e = Z_realised − Z_intended is the generator's own time per cycle (JMeter's work between a thread's samples:
+    timers, sampler set-up, writing the result), measured. When it is at most GENERATOR_OVERHEAD_MS, and so is
+    every thread's own (`slowest_thread_ms`, the largest of the threads' mean gaps, up to its noise: 3 standard
+    errors of the think time asked for, `z_int_sd_ms`, over a thread's gaps), it is a constant cost of the loop,
+    not a failure to deliver: X·(R+Z) falls short of N by e/(R+Z+e) (2.1% for 0.55 ms on a 25 ms
+    cycle), so the check counts it in the cycle and reports it. A generator that fell behind fails: a thread late
+    or missing (X short even of N/(R+Z+e)), or starved of CPU (e beyond that cost: then the cycle is the one asked
+    for, X·(R+Z_intended), and the shortfall counts).
 
     Besides the window's edge error, a random think time's realised mean is itself noisy (s.e. sd/√gaps):
     X·(R+Z_intended) = N·(R+Z_intended)/(R+Z_realised) inherits that, and chance is not a generator fault.
     """
     if None in (n, x, r_ms, z_int_ms) or not n:
         return not_made("workload", cell, "needs N, X, R and the intended think time")
-    cycle = (r_ms + z_int_ms) / 1000.0
+    own = z_real_ms - z_int_ms if z_real_ms is not None else None  # the generator's time per cycle
+    # a constant cost is every thread's: the slowest thread's own mean gap exceeds the ask by no more than it,
+    # beyond its noise (the think time asked for spread over the thread's gaps); a thread late for seconds once
+    # hides in the mean of all, not in its own
+    sd = z_int_sd_ms if z_int_sd_ms is not None else (z_sd_ms or 0.0)
+    noise = 3 * sd * math.sqrt(threads / gaps) if threads and gaps else 0.0
+    every_thread = slowest_thread_ms is None or slowest_thread_ms - z_int_ms <= GENERATOR_OVERHEAD_MS + noise
+    constant = own is not None and 0 < own <= GENERATOR_OVERHEAD_MS and every_thread
+    cycle = (r_ms + z_int_ms + (own if constant else 0.0)) / 1000.0
     value = x * cycle
     err = window_error(cycle, window_s, n)
-    think_noise = (z_sd_ms or 0.0) / math.sqrt(gaps) / (r_ms + z_int_ms) if gaps and r_ms + z_int_ms > 0 else 0.0
+    # the realised mean's chance spread under the think time asked for (a late thread's outliers widen the realised
+    # sd, not what chance allows)
+    think_noise = sd / math.sqrt(gaps) / (r_ms + z_int_ms) if gaps and r_ms + z_int_ms > 0 else 0.0
     tol = max(floor, 3 * err, 3 * think_noise)
     rel = _rel(value, n)
+    pace = (f" with the generator's own {own:.2f} ms per cycle (JMeter's work between samples, "
+            f"{own / (r_ms + z_int_ms + own):.1%} of the {r_ms + z_int_ms + own:.1f} ms cycle: its measured constant "
+            f"cost, counted in the cycle, not a shortfall)" if constant else
+            f" (the generator's own time per cycle {own:.2f} ms, beyond the {GENERATOR_OVERHEAD_MS:g} ms of JMeter's "
+            f"work between samples: it fell behind)" if own is not None and own > GENERATOR_OVERHEAD_MS else
+            f" (the generator's own time per cycle {own:.2f} ms, but its slowest thread waited "
+            f"{slowest_thread_ms - z_int_ms:.2f} ms beyond the ask per cycle: a thread fell behind)"
+            if own is not None and own > 0 and not every_thread else "")
+    term = "X·(R+Z_intended+e)" if constant else "X·(R+Z_intended)"
     if rel <= tol:
-        why = f"X·(R+Z_intended) = {value:.2f} matches N = {n:g}: the load asked for was delivered."
+        why = f"{term} = {value:.2f} matches N = {n:g}{pace}: the load asked for was delivered."
     else:
-        why = (f"X·(R+Z_intended) = {value:.2f} but N = {n:g}: the generator delivered "
-               f"{'less' if value < n else 'more'} load than intended, so the cell measures another workload.")
+        why = (f"{term} = {value:.2f} but N = {n:g}{pace}: the generator delivered "
+               f"{'less' if value < n else 'more'} load than intended (a thread late or missing, the generator "
+               f"starved of CPU, or the rate not kept), so the cell measures another workload.")
     return verdict("workload", cell, value, float(n), rel, tol, rel <= tol, why)
 
 
