@@ -465,6 +465,8 @@ class ObservedHost(Record):
     mem_available_min_bytes: float | None
     network_bytes_per_s_mean: float | None
     readings: int
+    # the node_exporter's node_boot_time_seconds: its kernel's boot time, null when not scraped (older summaries)
+    boot_time_s: float | None = None
 
 
 class ObservedGc(Record):
@@ -959,6 +961,7 @@ class HostFacts(Record):
     cpus: int | None = None
     memory_bytes: int | None = None
     os: str | None = None
+    boot_time_s: float | None = None  # the kernel's boot time (epoch s): null in older run folders
 
 
 class Unfinished(Record):
