@@ -3,7 +3,7 @@ headline, expectations); `littlegrid analyze` writes it, run and search analyse 
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import cpu_demand, curves, laws, models
+from littlegrid.analysis import cpu_demand, curves, intervals, laws, models
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.stats import percentile_of
 from littlegrid.comparison import deltas
@@ -75,6 +75,7 @@ def analyze(inputs, warmup_s=None, cooldown_s=None, by_label=False, read_options
     slos = models.latency_slos(absolute)
     run = model.Run.model_validate(summary.plain({**found.run, "relative_criteria": relative}))
     cells = cpu_demand.attach(cells, run)  # CPU per request, once: the curves and findings read it
+    cells = intervals.attach(cells)  # each figure's within-run interval, once: the history's gate reads it
     cells, grid_curves, grid_checks = curves.build(cells, services, slos, _percentile_lookup(elapsed_of), tol)
     result = model.Summary.model_validate({
         "schema": summary.SCHEMA, "littlegrid_version": __version__, "run": run,

@@ -6,7 +6,7 @@ import numpy as np
 from littlegrid.analysis.blocks import BlockHistograms, block_length
 from littlegrid.analysis.histogram import read_cell_histogram
 from littlegrid.summarize import analyze
-from littlegrid.comparison import bootstrap
+from littlegrid.analysis import resample
 from littlegrid.summary.model import Blocks
 from analysis_synthetic import open_mm2_window
 
@@ -79,9 +79,9 @@ def test_stored_blocks_cover_a_queues_p90_where_resampling_requests_one_by_one_d
     for _ in range(60):
         elapsed, end = open_mm2_window(rng, 22.0, 50.0, 60)
         h = BlockHistograms.from_samples(elapsed, end, 0, 60_000)
-        lat = bootstrap.Latencies(h.values_ms, h.counts.sum(axis=0))
-        for how, reps in (("stored blocks", bootstrap.replicate_latencies_in_stored_blocks(h, [0.9], rng)[0.9]),
-                          ("one by one", bootstrap.replicate_latencies(lat, [0.9], rng)[0.9])):
+        lat = resample.Latencies(h.values_ms, h.counts.sum(axis=0))
+        for how, reps in (("stored blocks", resample.replicate_latencies_in_stored_blocks(h, [0.9], rng)[0.9]),
+                          ("one by one", resample.replicate_latencies(lat, [0.9], rng)[0.9])):
             lo, hi = np.quantile(reps, [0.025, 0.975])
             covered[how] += bool(lo <= truth <= hi)
     print(f"\ncoverage of p90 = {truth:.1f} ms by 95 % intervals: {covered} of 60")

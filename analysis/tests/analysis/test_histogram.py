@@ -10,7 +10,7 @@ from littlegrid.analysis import tail
 from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram, whole_seconds
 from littlegrid.analysis.stats import nearest_rank as sorted_nearest_rank, percentile_of
 from littlegrid.summarize import analyze
-from littlegrid.comparison.bootstrap import nearest_rank
+from littlegrid.analysis.resample import nearest_rank
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 

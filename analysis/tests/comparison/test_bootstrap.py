@@ -4,40 +4,42 @@ import numpy as np
 import pytest
 
 from analysis_synthetic import open_mm2_window
+from littlegrid.analysis import resample
+from littlegrid.analysis.histogram import Latencies
 from littlegrid.comparison import bootstrap
-from littlegrid.comparison.bootstrap import Delta, Latencies
+from littlegrid.comparison.bootstrap import Delta
 
 
 def test_nearest_rank_on_counts_is_the_exact_percentile_of_the_samples():
     lat = Latencies.from_samples(np.arange(1, 11))
-    assert [bootstrap.nearest_rank(lat.values_ms, lat.counts, q)[0] for q in (0.5, 0.9, 0.91, 1.0)] == [5, 9, 10, 10]
+    assert [resample.nearest_rank(lat.values_ms, lat.counts, q)[0] for q in (0.5, 0.9, 0.91, 1.0)] == [5, 9, 10, 10]
 
 
 def test_nearest_rank_tells_p9999_from_p99999_with_one_outlier_in_ten_thousand():
     lat = Latencies.from_samples(np.array([1] * 10_000 + [100_000]))
     assert lat.n == 10_001 and list(lat.values_ms) == [1, 100_000]
-    assert bootstrap.nearest_rank(lat.values_ms, lat.counts, 0.9999)[0] == 1
-    assert bootstrap.nearest_rank(lat.values_ms, lat.counts, 0.99999)[0] == 100_000
+    assert resample.nearest_rank(lat.values_ms, lat.counts, 0.9999)[0] == 1
+    assert resample.nearest_rank(lat.values_ms, lat.counts, 0.99999)[0] == 100_000
 
 
 def test_replicates_of_a_sample_centre_on_its_statistics():
     rng = np.random.default_rng(5)
     lat = Latencies.from_samples(np.round(rng.exponential(20, 20_000)))
-    reps = bootstrap.replicate_latencies(lat, [0.9], bootstrap.rng_for(1, "x"), reps=400)
+    reps = resample.replicate_latencies(lat, [0.9], resample.rng_for(1, "x"), reps=400)
     assert reps["mean"].mean() == pytest.approx(lat.values_ms @ lat.counts / lat.n, rel=0.005)
     # standard error of the mean of an exponential: mean/√n = 20/√20000 ≈ 0.141 ms
     assert reps["mean"].std() == pytest.approx(20 / np.sqrt(20_000), rel=0.2)
-    assert np.median(reps[0.9]) == pytest.approx(bootstrap.nearest_rank(lat.values_ms, lat.counts, 0.9)[0], rel=0.02)
+    assert np.median(reps[0.9]) == pytest.approx(resample.nearest_rank(lat.values_ms, lat.counts, 0.9)[0], rel=0.02)
 
 
 def test_a_twenty_percent_slower_service_gets_an_interval_around_twenty_percent():
     rng = np.random.default_rng(9)
     a = Latencies.from_samples(np.round(rng.gamma(4, 10, 30_000)))
     b = Latencies.from_samples(np.round(rng.gamma(4, 12, 30_000)))
-    ra = bootstrap.replicate_latencies(a, [0.9], bootstrap.rng_for(1, "A"), 500)
-    rb = bootstrap.replicate_latencies(b, [0.9], bootstrap.rng_for(1, "B"), 500)
-    d = bootstrap.delta(float(bootstrap.nearest_rank(a.values_ms, a.counts, 0.9)[0]),
-                        float(bootstrap.nearest_rank(b.values_ms, b.counts, 0.9)[0]), ra[0.9], rb[0.9])
+    ra = resample.replicate_latencies(a, [0.9], resample.rng_for(1, "A"), 500)
+    rb = resample.replicate_latencies(b, [0.9], resample.rng_for(1, "B"), 500)
+    d = bootstrap.delta(float(resample.nearest_rank(a.values_ms, a.counts, 0.9)[0]),
+                        float(resample.nearest_rank(b.values_ms, b.counts, 0.9)[0]), ra[0.9], rb[0.9])
     assert d.rel_lo < 0.2 < d.rel_hi and d.rel_hi - d.rel_lo < 0.05
     assert bootstrap.verdict(d, higher_is_better=False, margin=0.05) == "worse"
 
@@ -45,8 +47,8 @@ def test_a_twenty_percent_slower_service_gets_an_interval_around_twenty_percent(
 def test_throughput_interval_from_per_second_completions_covers_a_ten_percent_gain():
     rng = np.random.default_rng(2)
     a, b = rng.poisson(100, 300), rng.poisson(110, 300)
-    ra = bootstrap.replicate_throughput(a, bootstrap.rng_for(1, "A"), 1000)
-    rb = bootstrap.replicate_throughput(b, bootstrap.rng_for(1, "B"), 1000)
+    ra = resample.replicate_throughput(a, resample.rng_for(1, "A"), 1000)
+    rb = resample.replicate_throughput(b, resample.rng_for(1, "B"), 1000)
     d = bootstrap.delta(a.mean(), b.mean(), ra, rb)
     assert d.rel_lo < 0.1 < d.rel_hi and d.rel_lo > 0.02
     assert bootstrap.verdict(d, higher_is_better=True, margin=0.05) == "better"
@@ -85,9 +87,9 @@ def test_the_words_print_the_margin_wherever_equivalence_or_a_small_difference_i
     assert equivalence.margin_text(0.025) == "±2.5%"
 def test_the_same_seed_gives_the_same_replicates_and_another_seed_others():
     lat = Latencies.from_samples(np.arange(1, 1000))
-    one = bootstrap.replicate_latencies(lat, [0.99], bootstrap.rng_for(7, "cell"), 200)
-    two = bootstrap.replicate_latencies(lat, [0.99], bootstrap.rng_for(7, "cell"), 200)
-    other = bootstrap.replicate_latencies(lat, [0.99], bootstrap.rng_for(8, "cell"), 200)
+    one = resample.replicate_latencies(lat, [0.99], resample.rng_for(7, "cell"), 200)
+    two = resample.replicate_latencies(lat, [0.99], resample.rng_for(7, "cell"), 200)
+    other = resample.replicate_latencies(lat, [0.99], resample.rng_for(8, "cell"), 200)
     assert np.array_equal(one[0.99], two[0.99]) and not np.array_equal(one["mean"], other["mean"])
 
 
@@ -102,8 +104,8 @@ def test_blocks_of_seconds_cover_a_queues_p90_where_resampling_requests_one_by_o
     covered = {"blocks": 0, "one by one": 0}
     for _ in range(60):
         h = SecondHistograms.from_samples(*open_mm2_window(rng, 22.0, 50.0, 60), 0, 60_000)
-        for how, reps in (("blocks", bootstrap.replicate_latencies_in_blocks(h, [0.9], rng)[0.9]),
-                          ("one by one", bootstrap.replicate_latencies(h.latencies(), [0.9], rng)[0.9])):
+        for how, reps in (("blocks", resample.replicate_latencies_in_blocks(h, [0.9], rng)[0.9]),
+                          ("one by one", resample.replicate_latencies(h.latencies(), [0.9], rng)[0.9])):
             lo, hi = np.quantile(reps, [0.025, 0.975])
             covered[how] += bool(lo <= truth <= hi)
     print(f"\ncoverage of p90 = {truth:.1f} ms by 95 % intervals: {covered} of 60")
@@ -131,7 +133,7 @@ def test_error_rate_intervals_in_blocks_cover_bursty_failures_where_the_binomial
         h = SecondHistograms.from_samples(np.full(seconds * per_second, 10), end, 0, seconds * 1000, failed=failed)
         assert int(h.failures.sum()) == int(failed.sum())
         n, p = h.n, failed.mean()
-        for how, reps in (("blocks", bootstrap.replicate_error_rate_in_blocks(h, rng)),
+        for how, reps in (("blocks", resample.replicate_error_rate_in_blocks(h, rng)),
                           ("binomial", rng.binomial(n, p, size=1000) / n)):
             lo, hi = np.quantile(reps, [0.025, 0.975])
             covered[how] += bool(lo <= truth <= hi)
@@ -147,7 +149,7 @@ def test_an_error_free_window_has_an_error_rate_interval_of_zero():
     from littlegrid.analysis.histogram import SecondHistograms
     end = np.repeat(np.arange(30) * 1000 + 500, 5)
     h = SecondHistograms.from_samples(np.full(150, 10), end, 0, 30_000)
-    reps = bootstrap.replicate_error_rate_in_blocks(h, np.random.default_rng(1))
+    reps = resample.replicate_error_rate_in_blocks(h, np.random.default_rng(1))
     assert reps.shape == (1000,) and not reps.any()
 
 
@@ -157,13 +159,13 @@ def test_the_block_length_grows_with_the_correlation_of_the_per_second_means():
     seconds = 64
     end = np.repeat(np.arange(seconds) * 1000 + 500, 20)
     independent = SecondHistograms.from_samples(rng.integers(10, 100, seconds * 20), end, 0, seconds * 1000)
-    assert bootstrap.block_seconds(independent) == 4  # T^(1/3)
+    assert resample.block_seconds(independent) == 4  # T^(1/3)
     level = np.cumsum(rng.normal(0, 20, seconds)) + 500  # a wandering level: φ near 1
     drifting = SecondHistograms.from_samples((np.repeat(level, 20) + rng.integers(0, 10, seconds * 20)).astype(int),
                                              end, 0, seconds * 1000)
-    assert 3 * 4 < bootstrap.block_seconds(drifting) <= seconds // 3
+    assert 3 * 4 < resample.block_seconds(drifting) <= seconds // 3
     ramp = SecondHistograms.from_samples(np.repeat(np.arange(seconds) * 10 + 100, 20), end, 0, seconds * 1000)
-    assert bootstrap.block_seconds(ramp) == seconds // 3  # φ = 1 would ask for more: capped, three blocks at least
+    assert resample.block_seconds(ramp) == seconds // 3  # φ = 1 would ask for more: capped, three blocks at least
 
 
 def test_throughput_replicates_from_moving_sums_equal_the_blocks_gathered_second_by_second():
@@ -172,7 +174,7 @@ def test_throughput_replicates_from_moving_sums_equal_the_blocks_gathered_second
     import math
 
     per_second = np.random.default_rng(3).poisson(40, 50).astype(float)
-    got = bootstrap.replicate_throughput(per_second, np.random.default_rng(9), 200)
+    got = resample.replicate_throughput(per_second, np.random.default_rng(9), 200)
     t, block = 50, 4
     starts = np.random.default_rng(9).integers(0, t - block + 1, size=(200, math.ceil(t / block)))
     idx = (starts[:, :, None] + np.arange(block)).reshape(200, -1)[:, :t]

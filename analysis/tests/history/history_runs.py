@@ -4,13 +4,14 @@ exact histogram and blocks of seconds the comparison resamples. No load, no JMet
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 from pathlib import Path
 
 import numpy as np
 
 from analysis_synthetic import open_mm2_window
+from littlegrid import summary as summary_file
+from littlegrid.analysis import intervals
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.stats import nearest_rank
@@ -61,12 +62,13 @@ def summary_dict(*, run_id: str, service_ms: float = 50.0, seed: int = 1, grid_n
 
 
 def run_folder(parent: Path, run_id: str, **options) -> Path:
-    """A run folder holding only summary.json, valid against the typed model (the reader refuses it otherwise)."""
+    """A run folder holding only summary.json, valid against the typed model (the reader refuses it otherwise), each
+    cell's intervals computed as `littlegrid analyze` computes them (analysis.intervals)."""
     folder = parent / run_id
     folder.mkdir(parents=True)
-    data = summary_dict(run_id=run_id, **options)
-    Summary.model_validate(data)
-    (folder / "summary.json").write_text(json.dumps(data), encoding="utf-8")
+    summary = Summary.model_validate(summary_dict(run_id=run_id, **options))
+    summary = summary.model_copy(update={"cells": intervals.attach(summary.cells)})
+    summary_file.write(summary, folder / "summary.json")
     return folder
 
 

@@ -38,3 +38,26 @@ def test_analyze_with_history_records_the_run_it_analysed(tmp_path, capsys):
     store.close()
     x = next(f for f in stored.record.figures if f.metric == "throughput_per_s")
     assert x.value == __import__("pytest").approx(20.0, rel=0.02) and x.lo < x.value < x.hi  # N/S = 2/0.1 s
+
+
+def test_history_series_lists_each_grids_series_and_accept_pins_a_run(tmp_path, capsys):
+    db = tmp_path / "h.sqlite"
+    folders = [run_folder(tmp_path, name, seed=i, **options) for i, (name, options) in enumerate(
+        (("a1", {}), ("a2", {}), ("b1", {"knobs": {"server.tomcat.threads.max": 4}})), start=1)]
+    for folder in folders:
+        assert cli.main(["history", "add", str(folder), "--db", str(db)]) == 0
+    assert cli.main(["check", str(folders[0]), "--baseline", "history:last-pass", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert cli.main(["history", "accept", "a2", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == ("pinned a2 as the reference of its series of grid ci: later runs are judged "
+                                       "against it (and the runs accepted after it), the noise measured from it on\n")
+    assert cli.main(["history", "series", "--db", str(db), "--grid", "ci"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "grid ci: 2 series"
+    assert out[1].startswith("  series 1 (") and out[1].endswith(
+        "): 2 runs from a1 to a2 (1 unjudged, 1 not gated); reference now: a2; pinned: a2")
+    assert out[2].endswith("): 1 run from b1 to b1 (1 not gated); reference now: none; started by another server "
+                           "configuration (knobs {'server.tomcat.threads.max': 2} vs {'server.tomcat.threads.max': 4})"
+                           " than series 1")
+    assert cli.main(["history", "series", "--db", str(db), "--grid", "other"]) == 2
+    assert capsys.readouterr().err == (f"littlegrid history: --grid other: no run of it in {db} (grids: ci)\n")

@@ -33,7 +33,9 @@ def fill(url, records):
     store = open_store(url)
     for rec in records:
         store.add(rec)
-        store.set_gate(rec.key, "failed" if rec.run_id == "r5" else "passed")
+        first = rec.run_id == "r1"
+        store.set_gate(rec.key, "unjudged" if first else "failed" if rec.run_id == "r5" else "passed",
+                       "start" if first else None)
     runs = store.runs(figures=True)
     store.close()
     return runs
@@ -42,7 +44,7 @@ def fill(url, records):
 def test_sqlite_and_postgresql_hold_the_same_history_and_trends(pg_url, records, tmp_path):
     on_sqlite = fill(str(tmp_path / "h.sqlite"), records)
     on_postgres = fill(pg_url, records)
-    assert [(r.record, r.gate) for r in on_postgres] == [(r.record, r.gate) for r in on_sqlite]
+    assert [(r.record, r.gate, r.accepted) for r in on_postgres] == [(r.record, r.gate, r.accepted) for r in on_sqlite]
     assert on_postgres[0].record.figures == records[0].figures  # every float back bit for bit
 
     def same_clock(runs):  # the one field that differs: when each store recorded the run
@@ -67,11 +69,12 @@ def test_an_older_postgresql_store_is_migrated_forward(pg_url):
     store.close()
     engine = create_engine(url)
     with engine.begin() as conn:  # back to schema 1: runs without the gate's verdict
+        conn.execute(text("ALTER TABLE runs DROP COLUMN accepted"))
         conn.execute(text("ALTER TABLE runs DROP COLUMN gate"))
         conn.execute(text("UPDATE littlegrid_meta SET value = '1'"))
     store = open_store(plain)
-    assert store.set_gate("r1@t", "passed")
-    assert [(r.record, r.gate) for r in store.runs(figures=True)] == [(a_record(), "passed")]
+    assert store.set_gate("r1@t", "passed") and store.accept("r1@t")
+    assert [(r.record, r.gate, r.accepted) for r in store.runs(figures=True)] == [(a_record(), "passed", "pinned")]
     store.close()
     with engine.connect() as conn:
         assert conn.execute(text("SELECT value FROM littlegrid_meta")).scalar() == str(SCHEMA_VERSION)

@@ -8,6 +8,23 @@ from littlegrid.history.record import commit_of, grid_hash, host_facts, host_kin
 from history_runs import run_folder
 
 
+def test_the_grid_hash_is_what_the_grid_measures_so_an_edit_of_its_criteria_keeps_the_series(tmp_path):
+    """criteria, expect, description, tolerances, arms and comments change nothing measured: the same series. The
+    axes, properties and server tables do."""
+    folder = run_folder(tmp_path, "r1")
+    summary = summary_file.read(folder / "summary.json")
+
+    def series_of(text: str) -> str:
+        (folder / "grid.toml").write_text(text)
+        return record(summary, folder / "summary.json").series
+
+    plain = series_of('name = "ci"\n[properties]\nthink_ms = 0\n[axes]\nusers = [1, 2]\n')
+    assert series_of('# tuned\nname = "ci"\ndescription = "x"\ncriteria = ["p90 < 1s", "p90 regress < 10%"]\n'
+                     'expect = ["closed law holds"]\narms = "users=1,2"\n[properties]\nthink_ms = 0\n'
+                     '[tolerances]\nclosed_law = 0.05\n[axes]\nusers = [1, 2]\n') == plain
+    assert series_of('name = "ci"\n[properties]\nthink_ms = 50\n[axes]\nusers = [1, 2]\n') != plain
+
+
 def test_the_grid_hash_reads_the_grid_file_as_parsed_without_its_description(tmp_path):
     folder = run_folder(tmp_path, "r1")
     summary = summary_file.read(folder / "summary.json")

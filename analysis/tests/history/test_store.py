@@ -26,19 +26,35 @@ def test_a_run_reads_back_as_it_was_recorded_and_a_second_add_replaces_it(tmp_pa
     assert got[1].record == a_record(key="r2@t", run_id="r2")
 
 
+def test_the_verdicts_a_series_start_and_a_pin_are_kept_and_a_pin_outlives_a_later_verdict(tmp_path):
+    store = open_store(str(tmp_path / "h.sqlite"))
+    for i in (1, 2, 3):
+        store.add(a_record(key=f"r{i}@t", run_id=f"r{i}"))
+    assert store.set_gate("r1@t", "unjudged", "start") and store.set_gate("r2@t", "failed")
+    assert store.accept("r3@t") and store.set_gate("r3@t", "unjudged", "start")  # pinned stays pinned
+    assert not store.accept("gone@t") and not store.set_gate("gone@t", "passed")
+    store.add(a_record(key="r1@t", run_id="r1", p90=99.0))  # added again: verdict and start kept
+    got = [(r.record.run_id, r.gate, r.accepted) for r in store.runs()]
+    store.close()
+    assert got == [("r2", "failed", None), ("r3", "unjudged", "pinned"), ("r1", "unjudged", "start")]
+    with pytest.raises(AssertionError):
+        open_store(str(tmp_path / "h.sqlite")).set_gate("r1@t", "maybe")
+
+
 def test_a_store_of_schema_1_is_migrated_forward_on_open_and_keeps_its_runs(tmp_path):
     db = tmp_path / "old.sqlite"
     store = open_store(str(db))
     store.add(a_record())
     store.close()
     with sqlite3.connect(db) as conn:  # back to schema 1 as it was written: runs without the gate's verdict
+        conn.execute("ALTER TABLE runs DROP COLUMN accepted")
         conn.execute("ALTER TABLE runs DROP COLUMN gate")
         conn.execute("UPDATE littlegrid_meta SET value = '1' WHERE name = 'schema_version'")
     store = open_store(str(db))
-    assert store.set_gate("r1@t", "failed")
+    assert store.set_gate("r1@t", "failed") and store.accept("r1@t")
     runs = store.runs(figures=True)
     store.close()
-    assert [(r.record, r.gate) for r in runs] == [(a_record(), "failed")]
+    assert [(r.record, r.gate, r.accepted) for r in runs] == [(a_record(), "failed", "pinned")]
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM littlegrid_meta").fetchall() == [(str(history_store.SCHEMA_VERSION),)]
 
@@ -48,7 +64,7 @@ def test_a_newer_store_a_foreign_database_and_a_missing_one_are_refused_in_one_l
     open_store(str(db)).close()
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE littlegrid_meta SET value = '99' WHERE name = 'schema_version'")
-    with pytest.raises(UserError, match=r"history schema 99, written by a newer littlegrid \(this one reads up to 2\)"):
+    with pytest.raises(UserError, match=r"history schema 99, written by a newer littlegrid \(this one reads up to 3\)"):
         open_store(str(db))
     foreign = tmp_path / "foreign.sqlite"
     with sqlite3.connect(foreign) as conn:

@@ -31,7 +31,7 @@ def history(tmp_path_factory):
     return root, db
 
 
-def test_the_trends_hold_each_metric_across_runs_with_a_band_from_three_earlier_runs(history):
+def test_the_trends_hold_each_metric_across_runs_with_the_gates_band_and_verdicts(history):
     _, db = history
     store = open_store(str(db))
     runs = store.runs(figures=True)
@@ -39,13 +39,33 @@ def test_the_trends_hold_each_metric_across_runs_with_a_band_from_three_earlier_
     got = trends.build(runs, "h")
     assert [(g.name, len(g.runs)) for g in got.grids] == [("ci", 5), ("other<b>", 1)]
     ci = got.grids[0]
-    assert [r.gate for r in ci.runs] == ["passed", "passed", "passed", "passed", "failed"]
+    assert [(r.gate, r.accepted, r.series) for r in ci.runs] == [
+        ("unjudged", "start", 1), ("passed", None, 1), ("passed", None, 1), ("passed", None, 1), ("failed", None, 1)]
     p90 = next(m for m in ci.cells[0].metrics if m.key == "p90_ms")
     assert p90.values == [next(f.value for f in r.record.figures if f.metric == "p90_ms") for r in runs[:5]]
-    assert p90.band_lo[:3] == [None, None, None] and None not in p90.band_lo[3:]  # 3 earlier runs from run 4 on
-    assert p90.band_lo[3] < p90.values[3] < p90.band_hi[3]
+    # the band from the second run on: the reference set before it (run 1, then the median of 1-2, 1-3, 1-4)
+    assert p90.band_lo[0] is None and None not in p90.band_lo[1:]
+    assert all(lo < v < hi for lo, v, hi in zip(p90.band_lo[1:4], p90.values[1:4], p90.band_hi[1:4]))
+    assert p90.values[4] > p90.band_hi[4]  # the slower run lies past the band, and the gate failed it
     assert p90.regressed == [None, None, None, None, p90.values[4]]
     assert all(lo <= v <= hi for lo, v, hi in zip(p90.lo, p90.values, p90.hi))
+    assert p90.shifts == []  # one run at a new level is no persistent change yet
+
+
+def test_a_change_point_is_marked_with_the_size_of_its_shift(tmp_path):
+    """Three runs at S = 50 ms and three at 60 ms, recorded: p90's change point at the fourth run, its shift near
+    M/M/2's +41% at 20/s on paper, the interval around it."""
+    db = tmp_path / "h.sqlite"
+    for i, service in enumerate((50.0, 50.0, 50.0, 60.0, 60.0, 60.0)):
+        folder = run_folder(tmp_path, f"s{i}", seed=20 + i, service_ms=service, rates=(20.0,))
+        assert cli.main(["history", "add", str(folder), "--db", str(db)]) == 0
+    store = open_store(str(db))
+    runs = store.runs(figures=True)
+    store.close()
+    p90 = next(m for m in trends.build(runs, "h").grids[0].cells[0].metrics if m.key == "p90_ms")
+    [shift] = p90.shifts
+    paper = 60 / (1 - 0.6 ** 2) / (50 / (1 - 0.5 ** 2)) - 1
+    assert (shift.run, shift.run_id) == (4, "s3") and shift.lo < paper < shift.hi and shift.lo > 0.2
 
 
 def test_the_page_opens_offline_marks_the_regressed_run_and_escapes_names(history, browser, capsys):
@@ -65,6 +85,7 @@ def test_the_page_opens_offline_marks_the_regressed_run_and_escapes_names(histor
         assert len(visit.charts) == 6 * 2  # six metrics of one cell in each grid
         rows = page.query_selector_all("#grid-1 tr.regressed")
         assert [r.inner_text().split("\t")[1] for r in rows] == ["r5"]
+        assert "the series' first reference" in page.query_selector("#grid-1 tbody tr").inner_text()
         assert "failed: regressed" in rows[0].inner_text()
         link = page.query_selector("#grid-1 tbody tr a")
         assert (out / link.get_attribute("href")).resolve() == (root / "r1" / "report" / "index.html").resolve()

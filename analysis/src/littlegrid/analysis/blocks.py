@@ -3,7 +3,7 @@
 Requests that queue together share their fate (a burst lifts every response behind it), so a bootstrap that
 resamples them one by one treats n correlated samples as n independent ones and its intervals are too narrow.
 Resampling whole runs of seconds keeps the correlation inside each run. The capacity search resamples moving
-blocks of its probes' per-second histograms (bootstrap.replicate_latencies_in_blocks); a summary cannot keep one
+blocks of its probes' per-second histograms (resample.replicate_latencies_in_blocks); a summary cannot keep one
 histogram per second of a long cell, so it keeps one per block of `block_length` seconds and `compare` draws
 those blocks with replacement (a non-overlapping block bootstrap, Carlstein 1986).
 """

@@ -156,7 +156,7 @@ class Latencies:
 class SecondHistograms:
     """A window's response times as one exact histogram per whole second of completion (seconds × distinct
     values), and its failed samples per second: what a bootstrap that keeps the queue's correlation in time
-    resamples (bootstrap.py)."""
+    resamples (resample.py)."""
 
     values_ms: np.ndarray  # sorted, distinct
     counts: np.ndarray     # counts[s, i]: samples completing in second s with elapsed values_ms[i]

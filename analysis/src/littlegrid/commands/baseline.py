@@ -1,7 +1,7 @@
-"""`littlegrid check RUN --baseline BASE`: the baseline found (a run folder, or the history's last run of the grid that
-passed), refused when it is not comparable, the relative criteria (the grid's and --criterion's) judged by the gate
-(history/gate.py) beyond the noise the history holds, its typed record (summary/baseline.py) and its table written,
-and the run's verdict kept in the history."""
+"""`littlegrid check RUN --baseline BASE`: the history read (or a run folder), the run judged against it by
+history/verdict.py (the series' reference set, or one run; the noise with its prior; persistent shifts), its typed
+record (summary/baseline.py) and its table written, and the run's verdict (passed, failed or unjudged) kept in the
+history."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from pathlib import Path
 from littlegrid import summary as summary_file
 from littlegrid.atomic import write_atomic
 from littlegrid.criteria import relative
-from littlegrid.history import gate, store as history_store
+from littlegrid.history import series as run_series, store as history_store, verdict as judging
 from littlegrid.history.record import record
 from littlegrid.history.store import RunRecord, Store
 from littlegrid.render import baseline as baseline_table
 from littlegrid.summary import baseline as baseline_record
-from littlegrid.summary.baseline import Baseline, BaselineRow
+from littlegrid.summary.baseline import Baseline
 from littlegrid.summary.model import Summary
 from littlegrid.usererror import UserError
 
@@ -26,19 +26,34 @@ LAST_PASS = relative.LAST_PASS
 
 @dataclass
 class Gate:
-    """A judged gate: its results as check's outcomes read them, what the history said, and where to keep the verdict."""
-    results: list[BaselineRow] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # said after the verdicts: cells not judged, no baseline yet
-    baseline: RunRecord | None = None
-    candidate: RunRecord | None = None
+    """A judged gate: the judgement (its rows as check's outcomes read them), the run, where to keep the verdict."""
+    candidate: RunRecord
+    judgement: judging.Judgement = field(default_factory=judging.Judgement)
     store: Store | None = None
     criteria: list[str] = field(default_factory=list)  # the relative criteria judged, as written
 
-    def record(self) -> Baseline:
+    @property
+    def results(self):
+        return self.judgement.rows
+
+    @property
+    def notes(self) -> list[str]:
+        return self.judgement.notes
+
+    @property
+    def reference(self) -> list[RunRecord]:
+        return self.judgement.reference
+
+    def verdict(self, others_failed: bool) -> str:
+        return self.judgement.verdict(others_failed)
+
+    def record(self, verdict: str) -> Baseline:
         """The gate as RUN/baseline.json keeps it, for the table, the report and nothing else to judge again."""
+        j = self.judgement
         return Baseline(schema=baseline_record.SCHEMA, run_id=self.candidate.run_id,
-                        baseline_id=self.baseline.run_id if self.baseline is not None else None,
-                        criteria=list(self.criteria), rows=list(self.results), notes=list(self.notes))
+                        series=self.candidate.series if self.store is not None else None,
+                        reference=[r.run_id for r in j.reference], reference_kind=j.reference_kind,
+                        criteria=list(self.criteria), rows=list(j.rows), notes=list(j.notes), verdict=verdict)
 
 
 def criteria_of(summary: Summary, texts: list[str]) -> list[str]:
@@ -49,53 +64,38 @@ def criteria_of(summary: Summary, texts: list[str]) -> list[str]:
 
 
 def open_gate(summary_path: Path, summary: Summary, base: str, texts: list[str], *, db: str | None,
-              allow_other_host: bool) -> Gate:
+              allow_other_host: bool, allow_other_plan: bool = False,
+              reference_runs: int = run_series.REFERENCE_RUNS) -> Gate:
     """Judge the run against `base` with the relative criteria `texts` and the grid's (criteria_of)."""
     wanted = criteria_of(summary, texts)
     criteria = [relative.parse(t) for t in wanted]
-    candidate = record(summary, summary_path)
-    store = _history(db, needed=base == LAST_PASS)
+    if reference_runs < 1:
+        raise UserError(f"--reference-runs {reference_runs}: the reference is the median of at least 1 run")
+    allowed = (set(judging.PLAN_KINDS) if allow_other_plan else set()) | ({"host"} if allow_other_host else set())
+    out = Gate(candidate=record(summary, summary_path), store=_history(db, needed=base == LAST_PASS),
+               criteria=wanted)
     try:
-        return _judged(Gate(candidate=candidate, store=store, criteria=wanted), base, criteria, db, allow_other_host)
+        history = out.store.runs(figures=True) if out.store is not None else []
+        if base == LAST_PASS:
+            out.judgement = judging.against_series(out.candidate, history, criteria, allowed=allowed,
+                                                   k=reference_runs, where=db or history_store.DEFAULT)
+        else:
+            base_path = summary_file.locate(base)
+            baseline = record(summary_file.read(base_path), base_path)
+            if run_series.grid_of(baseline) != run_series.grid_of(out.candidate):
+                raise UserError(f"baseline {baseline.run_id} is not comparable with {out.candidate.run_id}: another "
+                                f"grid ({run_series.grid_of(baseline)} vs {run_series.grid_of(out.candidate)})")
+            out.judgement = judging.against_run(out.candidate, baseline, history, criteria, allowed=allowed)
+            for kind, words in run_series.differences(out.candidate, baseline) if out.judgement.reference else []:
+                warning = f"{words}: compared anyway" + (
+                    " (--allow-other-host): the run-to-run noise measured on one kind of host does not cover the "
+                    "other; a difference may be the host's" if kind == "host" else " (--allow-other-plan)")
+                print(f"WARNING: {warning}", file=sys.stderr)
+                out.judgement.notes.append(warning)
     except UserError:
-        if store is not None:
-            store.close()
+        if out.store is not None:
+            out.store.close()
         raise
-
-
-def _judged(out: Gate, base: str, criteria: list, db: str | None, allow_other_host: bool) -> Gate:
-    """open_gate's work once the history is open (it closes the store when this refuses)."""
-    candidate, store = out.candidate, out.store
-    history = store.runs(figures=True) if store is not None else []
-    if base == LAST_PASS:
-        passed = [r for r in history if r.gate == "passed" and r.record.grid_hash == candidate.grid_hash
-                  and r.record.key != candidate.key]
-        if not passed:
-            out.notes.append(f"no earlier run of grid {candidate.grid_name or candidate.grid_hash} passed the gate in "
-                             f"{db or history_store.DEFAULT}: nothing to gate against (this run is the baseline "
-                             f"once it passes)")
-            return out
-        # the last that passed and is comparable (a change of CI runner does not strand the gate on an old host);
-        # when none is, the last that passed, refused below naming what differs
-        comparable = [r for r in passed if gate.not_comparable(candidate, r.record) is None
-                      and gate.other_host(candidate, r.record) is None]
-        out.baseline = (comparable or passed)[-1].record
-    else:
-        base_path = summary_file.locate(base)
-        out.baseline = record(summary_file.read(base_path), base_path)
-    refused = gate.not_comparable(candidate, out.baseline)
-    if refused:
-        raise UserError(refused)
-    host = gate.other_host(candidate, out.baseline)
-    if host and not allow_other_host:
-        raise UserError(f"baseline {out.baseline.run_id}: {host}; --allow-other-host compares them anyway")
-    if host:
-        warning = (f"{host}: the run-to-run noise measured on one kind of host does not cover the other; a "
-                   f"difference may be the host's")
-        print(f"WARNING: {warning}", file=sys.stderr)
-        out.notes.append(f"compared anyway (--allow-other-host): {warning}")
-    out.results, cells = gate.judge(candidate, out.baseline, criteria, history)
-    out.notes += cells
     return out
 
 
@@ -106,12 +106,13 @@ def _history(db: str | None, *, needed: bool) -> Store | None:
     return history_store.open_store(db, create=False)
 
 
-def keep_verdict(g: Gate, passed: bool) -> str | None:
-    """The run's gate verdict kept in the history (history:last-pass reads it); a line saying what happened."""
-    if g.store is None or g.candidate is None:
+def keep_verdict(g: Gate, verdict: str) -> str | None:
+    """The run's verdict kept in the history (the series' reference set reads it), the series' first run accepted
+    as its reference when it did not fail; a line saying what happened, or None."""
+    if g.store is None:
         return None
     try:
-        if g.store.set_gate(g.candidate.key, "passed" if passed else "failed"):
+        if g.store.set_gate(g.candidate.key, verdict, g.judgement.accepted(verdict)):
             return None
         return (f"{g.candidate.run_id} is not in the history: its verdict is not kept (`analyze --history` or "
                 f"`littlegrid history add` records it first)")
@@ -119,11 +120,11 @@ def keep_verdict(g: Gate, passed: bool) -> str | None:
         g.store.close()
 
 
-def write_record(g: Gate, summary_path: Path) -> list[Path]:
+def write_record(g: Gate, summary_path: Path, verdict: str) -> list[Path]:
     """The gate's typed record, RUN/baseline.json (what the report's section reads), and its table as Markdown,
     RUN/baseline.md (read from that record: the same strings)."""
     folder = summary_path.parent
-    kept = g.record()
+    kept = g.record(verdict)
     table = baseline_table.markdown(kept, baseline_table.SECTION)
     return [baseline_record.write(kept, folder),
             write_atomic(folder / "baseline.md", table.encode("utf-8"), "the baseline table")]

@@ -46,14 +46,20 @@ def add_arguments(parser) -> None:
                         help="judge the criteria only; failed analysis checks do not fail the run")
     parser.add_argument("--baseline", metavar="BASE", default="",
                         help="also judge the run against a baseline: a run folder (or its summary.json), or "
-                             f"{relative.LAST_PASS} (the history's last run of this grid that passed); relative "
+                             f"{relative.LAST_PASS} (the median of the run's series' last accepted runs); relative "
                              "criteria (--criterion 'p90 regress < 10%') fail only beyond the run-to-run noise "
                              f"(default criteria: {'; '.join(relative.DEFAULTS)})".replace("%", "%%") + "; '' = no baseline")
     parser.add_argument("--db", metavar="URL", help="the history the noise and history:last-pass are read from and "
                         "the verdict kept in (a file path, sqlite:///FILE or postgresql://…; default "
                         "reports/history.sqlite when it exists)")
     parser.add_argument("--allow-other-host", action="store_true",
-                        help="compare with a baseline run on another kind of host (CPUs, memory, OS), with a warning")
+                        help="compare with a reference run on another kind of host (CPUs, memory, OS), with a warning")
+    parser.add_argument("--allow-other-plan", action="store_true",
+                        help="compare with a reference of another series of the grid (another plan, server "
+                             "configuration or measured grid), with a warning")
+    parser.add_argument("--reference-runs", metavar="K", type=int, default=None,
+                        help="history:last-pass judges against the median of the series' last K accepted runs "
+                             "(default 5)")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print what passed")
 
 
@@ -68,10 +74,13 @@ def main(args) -> int:
     gate = None
     after = []  # the gate's lines, said after the verdicts; its files and verdict kept before anything is printed
     if args.baseline:
-        # imported here: the gate's bootstrap and statistics cost a plain `check` nothing
+        # imported here: the gate's statistics cost a plain `check` nothing
         from littlegrid.commands import baseline
+        from littlegrid.history.series import REFERENCE_RUNS
         gate = baseline.open_gate(path, summary, args.baseline, relatives, db=args.db or None,
-                                  allow_other_host=args.allow_other_host)
+                                  allow_other_host=args.allow_other_host, allow_other_plan=args.allow_other_plan,
+                                  reference_runs=REFERENCE_RUNS if args.reference_runs is None else args.reference_runs)
+        others_failed = any(o.status in ("failed", "error") for o in outcomes)
         outcomes += baseline_outcomes(gate)
     else:  # the grid's relative criteria: never silently passed, never failed without a baseline
         unjudged = unjudged_outcomes(summary)
@@ -81,16 +90,15 @@ def main(args) -> int:
     failed = counts["failed"] + counts["error"]
     if gate is not None:
         from littlegrid.commands import baseline
+        verdict = gate.verdict(others_failed)
+        kept = gate.record(verdict)
         after += [f"note: {note}" for note in gate.notes]
-        waiting = sum(r.awaits_noise for r in gate.results)
-        if waiting:
-            after.append(f"note: {waiting} of {len(gate.results)} (criterion, cell) not judged yet: the history holds "
-                         f"too few comparable earlier runs for their run-to-run noise (each with its within-run "
-                         f"interval in baseline.md, or -v)")
-        after += [f"wrote {p}" for p in baseline.write_record(gate, path)]
+        after += [f"detects: {line}" for line in kept.detectable_lines()]
+        after += [f"wrote {p}" for p in baseline.write_record(gate, path, verdict)]
         after += [f"wrote {p}" for p in rerendered_report(path.parent, summary)]
-        kept = baseline.keep_verdict(gate, passed=not failed)
-        after += [f"note: {kept}"] if kept is not None else []
+        said = baseline.keep_verdict(gate, verdict)
+        after += [f"note: {said}"] if said is not None else []
+        after.append(f"verdict kept: {verdict}" if gate.store is not None else f"verdict: {verdict}")
     for o in outcomes:
         if o.status in ("failed", "error") or args.verbose:
             print(f"{PREFIX[o.status]} {o.message}")
@@ -113,13 +121,12 @@ def main(args) -> int:
 
 
 def baseline_outcomes(gate) -> list[Outcome]:
-    """One outcome per relative criterion x cell (history.gate's verdicts), or one skipped when there is no
-    baseline yet."""
-    if gate.baseline is None:
+    """One outcome per relative criterion x cell (history.gate's verdicts; a row the gate could not judge is
+    skipped, never passed), or one skipped when there is no reference (a new series: the note says why)."""
+    if not gate.reference:
         return [Outcome("baseline", "baseline [grid]", "skipped", gate.notes[0])]
-    status = {True: "passed", False: "failed", None: "error"}  # a figure missing: something is broken, it fails
-    return [Outcome("baseline", f"{r.criterion} [{r.cell}]", "skipped" if r.awaits_noise else status[r.passed],
-                    r.message()) for r in gate.results]
+    status = {True: "passed", False: "failed", None: "skipped"}
+    return [Outcome("baseline", f"{r.criterion} [{r.cell}]", status[r.passed], r.message()) for r in gate.results]
 
 
 def unjudged_outcomes(summary: Summary) -> list[Outcome]:

@@ -6,7 +6,7 @@ command, joins the two."""
 
 from __future__ import annotations
 
-from littlegrid.analysis.histogram import whole_seconds
+from littlegrid.analysis import intervals, resample
 from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import expect, two_arms
@@ -79,7 +79,7 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
     replicates = {"A": None, "B": None}
     if sa is not None and sb is not None:
         for tag, s, cell in (("A", sa, a), ("B", sb, b)):
-            replicates[tag] = cell_replicates(cell, s, bootstrap.rng_for(seed, f"{tag}:{a.id}"), reps)
+            replicates[tag] = cell_replicates(cell, s, resample.rng_for(seed, f"{tag}:{a.id}"), reps)
     metrics = []
     for key, name, higher, _ in METRICS:
         d = bootstrap.delta(figure(a, key), figure(b, key), (replicates["A"] or {}).get(key),
@@ -97,21 +97,10 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
 
 
 def cell_replicates(cell: Cell, samples: CellSamples, rng, reps: int) -> dict:
-    """Bootstrap replicates of every metric in METRICS (key -> array) for one cell of one run: the comparison's
-    intervals of a difference and the history's interval of a run's own figure (littlegrid.history.figures) draw
-    them the same way. Blocks of seconds keep queued requests together; one by one only when the blocks disagree."""
-    qs = [q for *_, q in METRICS if q]
-    lat = (bootstrap.replicate_latencies_in_stored_blocks(samples.blocks, qs, rng, reps) if samples.blocks is not None
-           else bootstrap.replicate_latencies(samples.latencies, qs, rng, reps))
-    r = {key: lat[q] for key, _, _, q in METRICS if q} | {"mean_ms": lat["mean"]}
-    # the seconds that each span one second (the window's last, lengthened bin would read as a 2× outlier)
-    seconds = whole_seconds(samples.per_second, cell.window.length_s if cell.window is not None else None)
-    x = bootstrap.replicate_throughput(seconds, rng, reps)
-    # completions per whole second vs per window length: rescale so replicates centre on the summary's X
-    x_summary = cell.overall.throughput_per_s if cell.overall is not None else None
-    if x_summary and seconds.mean() > 0:
-        r["throughput_per_s"] = x * (x_summary / seconds.mean())
-    return r
+    """Bootstrap replicates of every metric in METRICS (key -> array) for one cell of one run, drawn as the
+    analysis draws each cell's own intervals (analysis.intervals.replicates): the comparison's intervals of a
+    difference need the replicates themselves."""
+    return intervals.replicates(cell, samples.latencies, samples.per_second, samples.blocks, rng, reps)
 
 
 def sample_note(samples: CellSamples | None) -> str:

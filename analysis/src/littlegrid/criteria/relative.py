@@ -30,7 +30,7 @@ METRICS = {"throughput": ("throughput_per_s", True, "%"), "mean": ("mean_ms", Fa
            "p50": ("p50_ms", False, "%"), "p90": ("p90_ms", False, "%"), "p99": ("p99_ms", False, "%"),
            "error_rate": ("error_rate", False, "points")}
 CHANGES = ("regress", "increase")
-LAST_PASS = "history:last-pass"  # the baseline `check --baseline` reads from the history: the grid's last run that passed
+LAST_PASS = "history:last-pass"  # the reference `check --baseline` reads from the history: its series' reference set
 # What `check --baseline` judges when no relative criterion is given: the issue's three, one per kind of figure
 DEFAULTS = ("p90 regress < 10%", "throughput regress < 5%", "error_rate increase < 0.5 points")
 

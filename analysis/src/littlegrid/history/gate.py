@@ -1,73 +1,140 @@
-"""The baseline gate: a run against a baseline run, criterion by criterion (criteria.relative) and cell by cell, the
-interval of each difference from both runs' within-run intervals (figures.py) widened by the run-to-run noise the
-history has measured (noise.py); and the refusal of a baseline that is not comparable."""
+"""The baseline gate: a run against a reference (the median of its series' last accepted runs, or one run folder),
+criterion by criterion (criteria.relative) and cell by cell, beyond the run-to-run noise (noise.py), with the size
+of regression it can detect; and the series' persistent shifts (shifts.py) beyond a criterion's margin.
+
+The rule, on the log scale for times and throughput (in points for the error rate). Let y be this run's figure, m the
+median of the k reference runs' figures, s² this run's within-run variance (its interval's standard error squared),
+s̄² the reference runs' mean within-run variance, σ_b² the between-run spread and f(k) the variance of a median of k
+normals relative to one (noise.median_factor). The difference d = y − m then has variance
+
+    V = σ_b² + s² + f(k)·(σ_b² + s̄²):
+
+this run's own offset and window, and the reference's. σ_b is estimated on ν degrees of freedom (prior and measured),
+so the half-width is t·√V with t Student's 97.5% point on the Welch–Satterthwaite degrees of freedom of V (the
+within-run part counts as known). A criterion fails only when the whole interval lies past its margin. The smallest
+regression it detects with 80% power is margin + (t₀.₉₇₅ + t₀.₈₀)·√V on the same scale."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import stdtrit
 
 from littlegrid.criteria.evaluate import in_where
 from littlegrid.criteria.relative import RelativeCriterion
 from littlegrid.history import noise as run_noise
-from littlegrid.history.figures import Z95
-from littlegrid.history.record import comparable_config, host_kind, host_text
-from littlegrid.history.store import Figure, RunRecord, StoredRun
-from littlegrid.summary.baseline import BaselineRow, margin_text
+from littlegrid.history.store import Figure, RunRecord, by_cell
+from littlegrid.summary.baseline import BaselineRow, Shift
+
+POWER = 0.80  # the detectable size is the regression failed this often
 
 
-def not_comparable(candidate: RunRecord, baseline: RunRecord) -> str | None:
-    """What makes `baseline` another experiment than `candidate`, in one line (grid, plan, server configuration), or
-    None when they are comparable. The kind of host is asked separately (other_host)."""
-    differs = []
-    if candidate.grid_hash != baseline.grid_hash:
-        names = f" ({baseline.grid_name} vs {candidate.grid_name})" if baseline.grid_name != candidate.grid_name \
-            else " (the same name, another content)"
-        differs.append("another grid" + names)
-    if candidate.plan_hash != baseline.plan_hash:
-        differs.append("another plan")
-    if candidate.config_hash != baseline.config_hash:
-        mine, theirs = comparable_config(candidate.config), comparable_config(baseline.config)
-        changed = [f"{k} {theirs.get(k)} vs {mine.get(k)}" for k in sorted(set(theirs) | set(mine))
-                   if theirs.get(k) != mine.get(k)]
-        differs.append("another server configuration (" + "; ".join(changed) + ")")
-    if not differs:
+@dataclass(frozen=True)
+class Difference:
+    """d = y − m on the judging scale with its standard deviation and degrees of freedom."""
+    d: float
+    sd: float
+    df: float
+    reference: float  # m back on the figure's scale
+
+    def half_width(self, level: float = 0.95) -> float:
+        return float(stdtrit(self.df, (1 + level) / 2)) * self.sd
+
+    def detectable(self) -> float:
+        """How far past the margin (on the judging scale) a regression must lie to fail with POWER."""
+        return (float(stdtrit(self.df, 0.975)) + float(stdtrit(self.df, POWER))) * self.sd
+
+
+def difference(candidate: Figure, reference: list[Figure], noise: run_noise.Noise) -> Difference | None:
+    """The module docstring's d, √V and degrees of freedom; None when a figure or its standard error is missing."""
+    y, s2 = run_noise.log_values([candidate])
+    ys, s2s = run_noise.log_values(reference)
+    if not len(y) or not len(ys):
         return None
-    return f"baseline {baseline.run_id} is not comparable with {candidate.run_id}: " + ", ".join(differs)
-
-
-def other_host(candidate: RunRecord, baseline: RunRecord) -> str | None:
-    """"another kind of host: 4 CPUs, 16 GiB, Linux x86_64 vs 2 CPUs, …", or None when it is the same kind."""
-    if host_kind(candidate.host) == host_kind(baseline.host):
+    k = len(ys)
+    f = run_noise.median_factor(k)
+    between = noise.between_sd ** 2 * (1 + f)
+    within = float(s2[0]) + f * float(s2s.mean())
+    var = between + within
+    if var <= 0:
         return None
-    return f"another kind of host: baseline {host_text(baseline.host)} vs this run {host_text(candidate.host)}"
+    df = noise.effective_df(between, var)
+    m = float(np.median(ys))
+    back = math.exp(m) if candidate.metric in run_noise.LOG_SCALE else m
+    return Difference(float(y[0]) - m, math.sqrt(var), df, back)
 
 
-def comparable_history(candidate: RunRecord, history: list[StoredRun]) -> list[StoredRun]:
-    """The earlier runs whose spread is the noise: the same grid, plan, server configuration and kind of host, the
-    gate not failed (a regression is not noise), the candidate itself left out; oldest first."""
-    kind = host_kind(candidate.host)
-    return [r for r in history if r.record.key != candidate.key and r.gate != "failed"
-            and not_comparable(candidate, r.record) is None and host_kind(r.record.host) == kind]
+def to_regression(crit: RelativeCriterion, x: float) -> float:
+    """A difference on the judging scale as the criterion's regression (+ is worse)."""
+    if crit.unit == "points":
+        return -x if crit.higher_is_better else x
+    return 1 - math.exp(x) if crit.higher_is_better else math.exp(x) - 1
 
 
-def judge(candidate: RunRecord, baseline: RunRecord, criteria: list[RelativeCriterion],
-          history: list[StoredRun] = ()) -> tuple[list[BaselineRow], list[str]]:
-    """(results: criterion then cell, in the candidate's cell order; notes: cells only one run has)."""
-    base = _by_cell(baseline.figures)
-    mine = _by_cell(candidate.figures)
-    earlier = comparable_history(candidate, list(history))
-    results = []
+def from_regression(crit: RelativeCriterion, r: float) -> float:
+    """A regression back on the judging scale, measured in the bad direction (+: worse)."""
+    if crit.unit == "points":
+        return r
+    return -math.log(1 - r) if crit.higher_is_better else math.log(1 + r)
+
+
+def judge_cell(crit: RelativeCriterion, cell: str, mine: Figure | None, reference: list[Figure],
+               noise: run_noise.Noise, shift: Shift | None = None) -> BaselineRow:
+    """One (criterion, cell): the regression, its interval, the detectable size and the verdict."""
+    def result(change=None, lo=None, hi=None, base=None, passed=None, reason=None, detectable=None) -> BaselineRow:
+        return BaselineRow(criterion=crit.text, cell=cell, metric=crit.metric, unit=crit.unit, baseline=base,
+                           value=mine.value if mine is not None else None, regression=change, lo=lo, hi=hi,
+                           margin=crit.margin, reference_runs=len(reference), noise_sd=noise.between_sd,
+                           noise_df=noise.df, noise_source=noise.source, noise_words=noise.words(crit.unit),
+                           detectable=detectable, shift=shift, passed=passed, reason=reason)
+
+    values = [f.value for f in reference if f.value is not None]
+    if mine is None or mine.value is None:
+        return result(reason=f"this run has no {crit.metric} in this cell")
+    if not values:
+        return result(reason=f"the reference run{'s' * (len(reference) != 1)} have no {crit.metric} in this cell")
+    if mine.se is None or any(f.se is None for f in reference):
+        return result(reason=f"{'this run' if mine.se is None else 'a reference run'} has no interval for "
+                             f"{crit.metric} in this cell (no steady-window histogram: analyse it again)")
+    if crit.unit != "points" and (mine.value <= 0 or min(values) <= 0):
+        return result(reason=f"a relative change of {crit.metric} needs figures above 0")
+    diff = difference(mine, reference, noise)
+    if diff is None:
+        return result(reason=f"no spread to judge {crit.metric} by in this cell")
+    sign = -1 if crit.higher_is_better else 1
+    h = diff.half_width()
+    ends = sorted(to_regression(crit, diff.d + e) for e in (-h, h))
+    change = to_regression(crit, diff.d)
+    detectable = to_regression(crit, sign * (from_regression(crit, crit.margin) + diff.detectable()))
+    beyond = crit.fails(ends[0])
+    passed = not (beyond or (shift is not None and shift.beyond))
+    return result(change, ends[0], ends[1], diff.reference, passed, None, detectable)
+
+
+def judge(candidate: RunRecord, reference: list[RunRecord], criteria: list[RelativeCriterion],
+          noises: dict[str, run_noise.Noise], shifts: dict[tuple[str, str], Shift] | None = None
+          ) -> tuple[list[BaselineRow], list[str]]:
+    """(rows: criterion then cell, in the candidate's cell order; notes: cells only one side has). shifts: the
+    persistent shift found per (criterion text, cell), if any."""
+    mine = by_cell(candidate.figures)
+    refs = [by_cell(r.figures) for r in reference]
+    base_cells = {c for r in refs for c in r}
+    rows = []
     for crit in criteria:
         for cell, figures in mine.items():
-            if cell not in base or not in_where(crit.scope, _Axes(figures[crit.key].axes), crit.text):
+            if cell not in base_cells or crit.key not in figures:
                 continue
-            past = [f for r in earlier for f in r.record.figures if f.cell == cell and f.metric == crit.key]
-            results.append(regression(crit, cell, base[cell][crit.key], figures[crit.key],
-                                      run_noise.between_runs(past)))
-    notes = target_change(candidate, baseline)
-    notes += [f"cell {c} is only in the baseline: not judged" for c in base if c not in mine]
-    notes += [f"cell {c} is not in the baseline: not judged" for c in mine if c not in base]
-    return results, notes
+            if not in_where(crit.scope, _Axes(figures[crit.key].axes), crit.text):
+                continue
+            held = [r[cell][crit.key] for r in refs if cell in r and crit.key in r[cell]]
+            rows.append(judge_cell(crit, cell, figures[crit.key], held, noises[crit.key],
+                                   (shifts or {}).get((crit.text, cell))))
+    notes = target_change(candidate, reference[-1]) if reference else []
+    notes += [f"cell {c} is only in the reference: not judged" for c in sorted(base_cells) if c not in mine]
+    notes += [f"cell {c} is not in the reference: not judged" for c in mine if c not in base_cells]
+    return rows, notes
 
 
 def target_change(candidate: RunRecord, baseline: RunRecord) -> list[str]:
@@ -83,49 +150,3 @@ class _Axes:
 
     def __init__(self, axes: dict):
         self.axes = axes
-
-
-def _by_cell(figures) -> dict[str, dict[str, Figure]]:
-    out: dict[str, dict[str, Figure]] = {}
-    for f in figures:
-        out.setdefault(f.cell, {})[f.metric] = f
-    return out
-
-
-def regression(crit: RelativeCriterion, cell: str, a: Figure, b: Figure, noise: run_noise.Noise) -> BaselineRow:
-    """The regression B against A with its interval (noise.py's derivation) and the criterion's verdict."""
-    def result(change=None, lo=None, hi=None, passed=None, reason=None) -> BaselineRow:
-        return BaselineRow(criterion=crit.text, cell=cell, metric=crit.metric, unit=crit.unit, baseline=a.value,
-                           value=b.value, regression=change, lo=lo, hi=hi, margin=crit.margin,
-                           noise_runs=noise.runs, noise_needed=run_noise.K_MIN, noise_used=noise.measured,
-                           passed=passed, reason=reason)
-
-    if a.value is None or b.value is None:
-        return result(reason=f"{'the baseline' if a.value is None else 'this run'} has no {crit.metric} in this cell")
-    if a.se is None or b.se is None:
-        return result(reason=f"{'the baseline' if a.se is None else 'this run'} has no interval for {crit.metric} "
-                             f"in this cell (no steady-window histogram)")
-    sign = -1 if crit.higher_is_better else 1  # a regression is + : throughput down, a time or errors up
-    if crit.unit == "points":
-        d = b.value - a.value
-        h = run_noise.half_width(math.hypot(a.se, b.se), noise, Z95)
-        change, lo, hi = sign * d, sign * d - h, sign * d + h
-    else:
-        if a.value <= 0 or b.value <= 0:
-            return result(reason=f"a relative change of {crit.metric} needs both figures above 0 "
-                                 f"({a.value:.4g} and {b.value:.4g})")
-        log_ratio = math.log(b.value / a.value)
-        h = run_noise.half_width(math.hypot(a.se / a.value, b.se / b.value), noise, Z95)
-        ends = sorted(sign * (math.exp(log_ratio + e) - 1) for e in (-h, h))
-        change, lo, hi = sign * (math.exp(log_ratio) - 1), ends[0], ends[1]
-    if not noise.measured:
-        # Two runs of one commit differ by more than their within-run intervals (a server start, a neighbour on the
-        # host: the Done-when's second run of grids/ci.toml moved p90 +23%, within-run interval +13.8% to +33.0%,
-        # in its saturated cell), so an interval without the run-to-run noise cannot show a regression: the gate
-        # says what it saw and waits for the history, rather than fail a build that changed nothing.
-        beyond = f"; the within-run interval alone lies beyond {margin_text(crit.unit, crit.margin)}" \
-            if crit.fails(lo) else ""
-        return result(change, lo, hi, None, f"the history holds {noise.runs} comparable earlier "
-                                            f"run{'s' * (noise.runs != 1)} of this cell, {run_noise.K_MIN} needed "
-                                            f"for its run-to-run noise{beyond}")
-    return result(change, lo, hi, not crit.fails(lo))

@@ -5,21 +5,22 @@ and its figures (figures.py)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import subprocess
 import tomllib
 from pathlib import Path
 
 from littlegrid.history import figures
-from littlegrid.history.store import RunRecord
+from littlegrid.history.store import RunRecord, digest
 from littlegrid.summary.model import Summary
 
 GIB = 1 << 30
-# grid-file keys that do not make another grid: its description; the plan's path (its content is the plan hash: a
-# grid copied elsewhere names the same plan by another path); and the target (the service, path and method under
-# test: a slower endpoint is the change the gate is there to catch, so it is recorded, named, and compared)
-UNJUDGED_GRID_KEYS = {"description", "plan", "target"}
+# grid-file keys that change nothing measured, so an edit of them keeps the grid's series (history/series.py): how
+# the run is judged (criteria, expect, tolerances, the arms compared) and described; the plan's path (its content
+# is the plan hash: a grid copied elsewhere names the same plan by another path); and the target (the service, path
+# and method under test: a slower endpoint is the change the gate is there to catch, so it is recorded, named, and
+# compared)
+UNMEASURED_GRID_KEYS = {"description", "criteria", "expect", "tolerances", "arms", "plan", "target"}
 RECORDED_NOT_JUDGED = ("target",)  # configuration recorded with the run, not part of what makes runs comparable
 
 
@@ -40,12 +41,6 @@ def record(summary: Summary, summary_path: Path, *, report: str | None = None) -
         commit=commit_of(folder), started=run.started, report=report, figures=figures.run_figures(summary))
 
 
-def digest(value) -> str:
-    """A short hash of a value's canonical JSON (sorted keys): equal values, equal hashes on any machine."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def grid_file(folder: Path) -> dict | None:
     """The run folder's grid.toml as parsed, or None (a summary of JTL files, or one without its folder)."""
     try:
@@ -56,11 +51,11 @@ def grid_file(folder: Path) -> dict | None:
 
 
 def grid_hash(summary: Summary, folder: Path) -> str:
-    """The grid as parsed from the run folder's grid.toml (comments, layout and UNJUDGED_GRID_KEYS do not count), else
-    its name, axes and plan as the summary holds them."""
+    """The grid as it measures, from the run folder's grid.toml (comments, layout and UNMEASURED_GRID_KEYS do not
+    count), else its name, axes and plan as the summary holds them."""
     parsed = grid_file(folder)
     if parsed is not None:
-        return digest({k: v for k, v in parsed.items() if k not in UNJUDGED_GRID_KEYS})
+        return digest({k: v for k, v in parsed.items() if k not in UNMEASURED_GRID_KEYS})
     return digest({"name": summary.run.grid_name, "axes": summary.axes, "plan": Path(summary.run.plan or "").name})
 
 

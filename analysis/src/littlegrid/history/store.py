@@ -4,6 +4,7 @@ for each other instead of failing or corrupting the file)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -12,11 +13,14 @@ from pathlib import Path
 from littlegrid.usererror import UserError
 
 DEFAULT = "reports/history.sqlite"
-# 1: runs and their figures; 2: the gate's verdict of each run (runs.gate), which `history:last-pass` reads
-SCHEMA_VERSION = 2
+# 1: runs and their figures; 2: the gate's verdict of each run (runs.gate), which `history:last-pass` reads; 3: a
+# run accepted as its series' reference (runs.accepted: the series' first run, or pinned by `history accept`) and the
+# verdict `unjudged`
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 60_000  # a CI job waits this long for another's write before giving up, in one line
 METRIC_KEYS = ("throughput_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "error_rate")
-GATE_VERDICTS = ("passed", "failed")
+GATE_VERDICTS = ("passed", "failed", "unjudged")  # unjudged: nothing to judge against, or a figure missing
+ACCEPTED = ("start", "pinned")  # the series' first run (its reference until others pass), or `history accept`
 
 
 @dataclass(frozen=True)
@@ -51,15 +55,36 @@ class RunRecord:
     report: str | None  # the run's report folder, as given when it was added
     figures: tuple[Figure, ...]
 
+    @property
+    def series(self) -> str:
+        """The series the run belongs to: runs of one grid that measure the same thing (grid as measured, plan,
+        server configuration, kind of host; history/series.py)."""
+        return digest([self.grid_name, self.grid_hash, self.plan_hash, self.config_hash, self.host_kind])
+
 
 @dataclass(frozen=True)
 class StoredRun:
-    """A run as the store holds it: its record (figures left out unless asked for), its order and the gate's
-    verdict (None: not gated)."""
+    """A run as the store holds it: its record (figures left out unless asked for), its order, the gate's verdict
+    (None: not gated) and whether it was accepted as its series' reference (None, "start" or "pinned")."""
     pk: int
     record: RunRecord
     recorded_at: str
     gate: str | None
+    accepted: str | None = None
+
+
+def digest(value) -> str:
+    """A short hash of a value's canonical JSON (sorted keys): equal values, equal hashes on any machine."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def by_cell(figures) -> dict[str, dict[str, Figure]]:
+    """A run's figures by cell, then by metric."""
+    out: dict[str, dict[str, Figure]] = {}
+    for f in figures:
+        out.setdefault(f.cell, {})[f.metric] = f
+    return out
 
 
 def url_of(given: str | None) -> str:
@@ -104,10 +129,10 @@ class Store:
         runs, figures = self.t["runs"], self.t["figures"]
         with self.engine.begin() as conn:
             _lock(conn)
-            old = conn.execute(select(runs.c.id, runs.c.gate).where(runs.c.key == record.key)).first()
-            gate = None
+            old = conn.execute(select(runs.c.id, runs.c.gate, runs.c.accepted).where(runs.c.key == record.key)).first()
+            gate = accepted = None
             if old is not None:
-                gate = old.gate
+                gate, accepted = old.gate, old.accepted
                 conn.execute(delete(figures).where(figures.c.run == old.id))
                 conn.execute(delete(runs).where(runs.c.id == old.id))
             pk = conn.execute(insert(runs).values(
@@ -115,7 +140,7 @@ class Store:
                 plan_hash=record.plan_hash, config=_json(record.config), config_hash=record.config_hash,
                 host=_json(record.host), host_kind=record.host_kind, commit=record.commit, started=record.started,
                 report=record.report, recorded_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                gate=gate)).inserted_primary_key[0]
+                gate=gate, accepted=accepted)).inserted_primary_key[0]
             if record.figures:
                 conn.execute(insert(figures), [
                     {"run": pk, "cell": f.cell, "axes": _json(f.axes), "metric": f.metric, "value": f.value,
@@ -123,15 +148,30 @@ class Store:
         return pk
 
     @_one_line
-    def set_gate(self, key: str, verdict: str) -> bool:
-        """The gate's verdict of the run recorded under `key`; False when the store does not hold it."""
+    def set_gate(self, key: str, verdict: str, accepted: str | None = None) -> bool:
+        """The gate's verdict of the run recorded under `key`, and whether it starts its series as the reference
+        (accepted "start"); False when the store does not hold it. A pinned run stays pinned."""
         from sqlalchemy import update
 
-        assert verdict in GATE_VERDICTS
+        assert verdict in GATE_VERDICTS and accepted in (None, "start")
         runs = self.t["runs"]
         with self.engine.begin() as conn:
             _lock(conn)
-            return conn.execute(update(runs).where(runs.c.key == key).values(gate=verdict)).rowcount > 0
+            held = conn.execute(update(runs).where(runs.c.key == key).values(gate=verdict)).rowcount > 0
+            if held and accepted:
+                conn.execute(update(runs).where(runs.c.key == key, runs.c.accepted.is_(None)).values(accepted=accepted))
+            return held
+
+    @_one_line
+    def accept(self, key: str) -> bool:
+        """Pin the run recorded under `key` as its series' reference (`history accept`): from it on, the series'
+        reference set and noise start again (a deliberate change of performance); False when it is not held."""
+        from sqlalchemy import update
+
+        runs = self.t["runs"]
+        with self.engine.begin() as conn:
+            _lock(conn)
+            return conn.execute(update(runs).where(runs.c.key == key).values(accepted="pinned")).rowcount > 0
 
     @_one_line
     def runs(self, *, figures: bool = False) -> list[StoredRun]:
@@ -149,7 +189,7 @@ class Store:
         return [StoredRun(r.id, RunRecord(
             r.key, r.run_id, r.grid_name, r.grid_hash, r.plan_hash, json.loads(r.config), r.config_hash,
             json.loads(r.host), r.host_kind, r.commit, r.started, r.report, tuple(held.get(r.id, ()))),
-            r.recorded_at, r.gate) for r in rows]
+            r.recorded_at, r.gate, r.accepted) for r in rows]
 
 
 def open_store(given: str | None, *, create: bool = True) -> Store:
@@ -214,6 +254,7 @@ def _tables() -> dict:
         Column("commit", String(64)), Column("started", String(40)), Column("report", Text),
         Column("recorded_at", String(40), nullable=False),
         Column("gate", String(16)),  # schema 2
+        Column("accepted", String(16)),  # schema 3
     )
     figures = Table(
         "figures", meta,
@@ -229,7 +270,8 @@ def _tables() -> dict:
 
 
 # version -> what moves a store of that version to the next, in plain SQL both backends take
-MIGRATIONS = {1: ["ALTER TABLE runs ADD COLUMN gate VARCHAR(16)"]}
+MIGRATIONS = {1: ["ALTER TABLE runs ADD COLUMN gate VARCHAR(16)"],
+              2: ["ALTER TABLE runs ADD COLUMN accepted VARCHAR(16)"]}
 
 
 def _migrate(engine, tables, shown: str) -> None:

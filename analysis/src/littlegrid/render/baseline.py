@@ -9,9 +9,10 @@ from littlegrid.render.markdown import text
 from littlegrid.summary.baseline import Baseline
 
 SECTION = "## Against the baseline"  # the heading in baseline.md and in the report's summary.md
-RULE = ("A criterion fails only when the whole interval of the regression lies past its margin; the interval includes "
-        "the run-to-run noise when the history holds enough comparable runs (docs/history.md).")
-COLUMNS = ("criterion", "cell", "baseline", "this run", "regression", "95% interval", "noise", "verdict")
+RULE = ("A criterion fails only when the whole interval of the regression lies past its margin, or when the series has "
+        "shifted past it to stay; the interval includes the run-to-run noise, a prior until the series has measured "
+        "it (docs/history.md).")
+COLUMNS = ("criterion", "cell", "reference", "this run", "regression", "95% interval", "noise", "detects", "verdict")
 
 
 def markdown(gate: Baseline, heading: str = SECTION) -> str:
@@ -25,6 +26,8 @@ def markdown(gate: Baseline, heading: str = SECTION) -> str:
     for r in gate.rows:
         lines.append("| " + " | ".join(text(x) for x in (
             r.criterion, r.cell, r.shown(r.baseline), r.shown(r.value), r.change_text(r.regression),
-            r.interval_text(), r.noise_short(), r.verdict())) + " |")
-    lines += [""] + [f"- {text(n)}" for n in gate.notes] + ([""] if gate.notes else [])
+            r.interval_text(), r.noise_short(), r.detectable_text(), r.verdict_line())) + " |")
+    said = [f"- {text(n)}" for n in gate.notes]
+    said += [f"- {text(line)}" for line in gate.detectable_lines()]
+    lines += [""] + said + ([""] if said else [])
     return "\n".join(lines)

@@ -19,10 +19,26 @@ def _chart(chart_id: str, title: str, runs, m) -> dict:
         charts.series("95% interval, high", m.hi, style="dot", group=0),
         charts.series("noise band, low", m.band_lo, style="dash", group=1),
         charts.series("noise band, high", m.band_hi, style="dash", group=1),
-        charts.series("gate failed", m.regressed, style="points", group=3)]
-    # a band before K_MIN runs, or a mark when no run failed, is not drawn: a legend entry with nothing behind it
+        charts.series("gate failed", m.regressed, style="points", group=3),
+        charts.series("change point", [_at(m, r.number) for r in runs], style="points", group=4)]
+    # a band before the series' first reference, or a mark when no run failed, is not drawn: a legend entry with
+    # nothing behind it
     return charts.chart(chart_id, title, "run (in the order recorded)", m.unit, x,
                         [s for s in lines if any(v is not None for v in s["values"])])
+
+
+def _at(m, number: int) -> float | None:
+    """The figure at a run that starts a new level (a change point), else None: the chart's marks."""
+    return m.values[number - 1] if any(sh.run == number for sh in m.shifts) else None
+
+
+def _shift_words(name: str, unit: str, sh) -> str:
+    """"p90 +21.3% (+15.0% to +27.9%) from run 5 (r5)": a change point in words."""
+    if unit == "fraction":
+        fig = f"{sh.change * 100:+.2f} points ({sh.lo * 100:+.2f} to {sh.hi * 100:+.2f})"
+    else:
+        fig = f"{sh.change:+.1%} ({sh.lo:+.1%} to {sh.hi:+.1%})"
+    return f"{name} {fig} from run {sh.run} ({sh.run_id})"
 
 
 def _link(report: str | None, out_dir: Path) -> str | None:
@@ -40,7 +56,8 @@ def draw(trends: Trends, out_dir: Path, *, generated: str | None = None) -> Path
         for ci, c in enumerate(g.cells):
             made = [_chart(f"g{gi}-c{ci}-{m.key}", f"{c.cell}: {m.name}", g.runs, m) for m in c.metrics]
             chart_data += made
-            cells.append({"cell": c.cell, "charts": made})
+            cells.append({"cell": c.cell, "charts": made,
+                          "shifts": [_shift_words(m.name, m.unit, sh) for m in c.metrics for sh in m.shifts]})
         grids.append({"grid": g, "cells": cells, "links": [_link(r.report, out_dir) for r in g.runs],
                       "failed": [r for r in g.runs if r.gate == "failed"]})
     page = html.render("trends.html.j2", root="", has_distributions=False, run_title=f"history: {trends.store}",

@@ -10,10 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from littlegrid.analysis.histogram import SecondHistograms
-from littlegrid.comparison.bootstrap import LEVEL
-from littlegrid.comparison.bootstrap import replicate_error_rate_in_blocks
-from littlegrid.comparison.bootstrap import replicate_latencies_in_blocks
-from littlegrid.comparison.bootstrap import rng_for
+from littlegrid.analysis.resample import LEVEL, replicate_error_rate_in_blocks, replicate_latencies_in_blocks, rng_for
 from littlegrid.criteria.evaluate import measure
 from littlegrid.criteria.grammar import Criterion, parse
 from littlegrid.usererror import UserError

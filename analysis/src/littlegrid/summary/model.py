@@ -167,6 +167,33 @@ class Precision(Record):
         return None if None in rels else max(rels)
 
 
+class Interval(Record):
+    """One figure of a cell with its within-run 95% interval and standard error (null: no interval)."""
+    value: float | None
+    lo: float | None
+    hi: float | None
+    se: float | None
+
+
+class CellIntervals(Record):
+    """The within-run 95% intervals of a cell's figures (analysis/intervals.py), computed once by the analysis: the
+    history's gate and the comparison read them. X, mean R and the percentiles from a bootstrap over the window's
+    blocks of seconds (`reps` replicates, a fixed `seed`: the same summary, the same intervals), a percentile's
+    standard error never below JMeter's millisecond resolution (1/√12 ms); the error rate by Wilson's interval. They
+    cover one run's sampling error only: two runs of one system also differ by their own offsets, which the history's
+    noise adds (docs/history.md)."""
+    level: float
+    method: str
+    reps: int
+    seed: int
+    throughput_per_s: Interval
+    mean_ms: Interval
+    p50_ms: Interval
+    p90_ms: Interval
+    p99_ms: Interval
+    error_rate: Interval
+
+
 # the manifest's "stop" record (docs/contracts.md): the runner writes these, the analysis accepts exactly these
 STOP_RULES = ("precise", "duration")
 STOP_REASONS = ("precise", "slo", "max_s", "duration", "interrupted", "failed")
@@ -684,6 +711,7 @@ class Cell(Record):
     target: TargetPlacement | None = None
     precision: Precision | None = None  # null: a cell without a window, or an older summary
     stop: Stop | None = None  # null: a bare JTL (no manifest); an older manifest reads as rule "duration"
+    intervals: CellIntervals | None = None  # null: a cell without a steady-window histogram, or an older summary
 
 
 class BoundPoint(Record):

@@ -1,6 +1,6 @@
 """The typed trends of the history (littlegrid.history.trends builds them, render/trends.py draws them and computes
-nothing): per grid, its runs in the order they were recorded and, per cell and metric, each run's figure with its
-within-run interval, the noise band and the gate's verdicts."""
+nothing): per grid, its runs in the order they were recorded (with their series and the gate's verdicts) and, per
+cell and metric, each run's figure with its within-run interval, the gate's noise band and the change points."""
 
 from __future__ import annotations
 
@@ -8,20 +8,34 @@ from littlegrid.summary.model import Record
 
 
 class TrendRun(Record):
-    """One recorded run: what it was, the gate's verdict (None: not gated) and its report folder (None: unknown)."""
+    """One recorded run: what it was, its series (1, 2, … in the grid's order: another plan, configuration or kind
+    of host starts one), the gate's verdict (None: not gated; "passed", "failed", "unjudged"), whether it is a
+    reference by itself (accepted: "start" of its series, "pinned" by `history accept`) and its report folder."""
     number: int  # 1, 2, …: its place among the grid's runs, the charts' x
     run_id: str
     commit: str | None
     started: str | None
     recorded_at: str
+    series: int
     gate: str | None
+    accepted: str | None
     report: str | None
+
+
+class TrendShift(Record):
+    """A change point of one metric in one series: the run that starts the new level, and the new level against the
+    one before it as a change (+: up) with its 95% interval (the series' pooled noise over the runs on each side)."""
+    run: int  # the run's number: the charts' x
+    run_id: str
+    change: float
+    lo: float
+    hi: float
 
 
 class TrendMetric(Record):
     """One metric of one cell across the grid's runs (one value per run, None where the run has none). The band is
-    the 95% prediction interval of a run from the comparable runs before it that the gate did not fail (None
-    before K_MIN of them): where the next run of an unchanged system falls."""
+    where the gate lets a run be (95%): the median of the reference set before it ± the gate's noise (None without a
+    reference); a run past it regressed or improved beyond the noise (the gate then asks the criterion's margin)."""
     key: str
     name: str
     unit: str
@@ -31,6 +45,7 @@ class TrendMetric(Record):
     band_lo: list[float | None]
     band_hi: list[float | None]
     regressed: list[float | None]  # the value where the gate failed the run, else None: the marked points
+    shifts: list[TrendShift]
 
 
 class TrendCell(Record):
@@ -40,7 +55,7 @@ class TrendCell(Record):
 
 class GridTrend(Record):
     name: str
-    grid_hash: str
+    grid_hash: str  # the latest run's
     runs: list[TrendRun]
     cells: list[TrendCell]
 
@@ -48,5 +63,4 @@ class GridTrend(Record):
 class Trends(Record):
     store: str  # the history, as the user named it
     grids: list[GridTrend]
-    k_min: int
-    k_max: int
+    reference_runs: int  # k: the reference set's size
