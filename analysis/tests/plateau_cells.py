@@ -2,6 +2,8 @@
 findings that read it): c workers of service time S, closed (X = min(N/(S+Z), c/S), R = N/X − Z) or open, each
 cell with its exact histogram and completions per second, as analyze writes them; no server metrics, no host."""
 
+import numpy as np
+
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 
@@ -58,3 +60,54 @@ def open_curve(c: int, s_ms: float) -> list[Cell]:
     return [cell(cap / 4, cap / 4, s_ms * 1.02, open_=True), cell(cap / 2, cap / 2, s_ms * 1.1, open_=True),
             cell(1.5 * cap, cap, 20 * s_ms, open_=True, rising=True),
             cell(3 * cap, cap, 60 * s_ms, open_=True, rising=True)]
+
+
+def _pool_loop(users: int, servers: int, s_ms: float, z_ms: float, seconds: float, rng, warmup_s: float = 5.0):
+    """A closed loop simulated event by event: `users` think Exp(Z) (none when Z = 0), then queue FIFO for one of
+    `servers` workers, each serving S ± 10% (uniform). (elapsed in whole ms, end ms from the window's start) of the
+    requests that completed inside the window after `warmup_s`, as JMeter would write them."""
+    import heapq
+    ready = [(rng.exponential(z_ms) if z_ms else i * s_ms / users, i) for i in range(users)]
+    heapq.heapify(ready)
+    free = [0.0] * servers
+    elapsed, end = [], []
+    start, stop = 1000.0 * warmup_s, 1000.0 * (warmup_s + seconds)
+    while ready:
+        at, u = heapq.heappop(ready)
+        if at > stop:
+            continue
+        done = max(at, heapq.heappop(free)) + s_ms * rng.uniform(0.9, 1.1)
+        heapq.heappush(free, done)
+        if start <= done < stop:
+            elapsed.append(int(done) - int(at))
+            end.append(done - start)
+        heapq.heappush(ready, (done + (rng.exponential(z_ms) if z_ms else 0.0), u))
+    return np.array(elapsed, dtype=np.int64), np.array(end)
+
+
+def simulated_cell(users: int, servers: int, s_ms: float, z_ms: float, rng, seconds: int = WINDOW_S) -> Cell:
+    """A cell of a simulated pool of `servers` workers (nothing of the answer put in): its overall figures, exact
+    histogram and completions per second from the requests the simulation completed in its window."""
+    elapsed, end = _pool_loop(users, servers, s_ms, z_ms, seconds, rng)
+    values, counts = np.unique(elapsed, return_counts=True)
+    per_second = np.bincount((end // 1000).astype(np.int64), minlength=seconds)[:seconds]
+    busy = np.flatnonzero(per_second)
+    n = len(elapsed)
+    return typed({"id": f"users={users},think_ms={z_ms:g}", "axes": {"users": users, "think_ms": z_ms},
+                  "status": "complete", "users": {"n": users},
+                  "intended": {"think_ms": z_ms, "think_dist": "exponential"},
+                  "overall": {"count": n, "successes": n, "errors": 0, "throughput_per_s": n / seconds,
+                              "successes_per_s": n / seconds, "mean_ms": float(elapsed.mean())},
+                  "window": {"length_s": float(seconds)},
+                  "histogram": {"elapsed_ms": {"values": values.tolist(), "counts": counts.tolist()},
+                                "completions_per_s": {"seconds": seconds, "second": busy.tolist(),
+                                                      "count": per_second[busy].tolist()}},
+                  "checks": []}, Cell)
+
+
+def simulated_curve(c: int, s_ms: float, z_ms: float, loads=None, seed: int = 1) -> list[Cell]:
+    """The cells of a simulated closed curve at N = 1 and ½, 1, 2 and 4 times the knee N* = c(S+Z)/S (or `loads`)."""
+    rng = np.random.default_rng(seed)
+    knee = c * (s_ms + z_ms) / s_ms
+    loads = loads or sorted({1, *(max(2, round(k * knee)) for k in (0.5, 1, 2, 4))})
+    return [simulated_cell(n, c, s_ms, z_ms, rng) for n in loads]

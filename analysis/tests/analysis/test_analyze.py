@@ -41,7 +41,8 @@ def test_a_run_folder_gives_summary_json_beside_it_with_every_field_of_the_contr
         assert all(CHECK <= set(c) for c in cell["checks"])
         assert {"closed_law", "workload", "think_time", "users"} <= {c["name"] for c in cell["checks"]}
     assert [k["label"] for k in s["curves"]] == ["think_ms = 0", "think_ms = 100"]
-    assert all({"bounds", "usl", "knee", "slo_capacity", "mmcn", "overhead", "host_limit", "concurrency"}
+    assert all({"bounds", "usl", "knee", "slo_capacity", "mmcn", "overhead", "host_limit", "concurrency",
+                "shared_cores"}
                == set(k["models"])
                for k in s["curves"])
     assert [k["x"] for k in s["curves"]] == [[1, 2, 4, 8]] * 2 and {k["workload"] for k in s["curves"]} == {"closed"}

@@ -1,6 +1,9 @@
 """The requests in service at a curve's highest throughput, L = X_max·D (analysis.models.concurrency), with answers
 known on paper: c workers with service time S serve at most c/S, so X_max·S = c whatever c, S and Z, closed or open,
-and a service that fails the excess fast holds only its successful requests."""
+and a service that fails the excess fast holds only its successful requests. The pool's answer is checked on
+simulated curves (plateau_cells.simulated_curve: workers serving S ± 10%, users thinking Exp(Z)), whose X and R
+are what the simulation measured, so a model that took D or X_max from the wrong cell, or an interval too narrow,
+fails; a curve that starts past its knee gives L only as an upper bound."""
 
 import math
 
@@ -8,19 +11,49 @@ import pytest
 
 from littlegrid.analysis import curves, models
 from littlegrid.summary.model import Cell
-from plateau_cells import WINDOW_S, cell, closed_curve, open_curve
+from plateau_cells import WINDOW_S, cell, closed_curve, open_curve, simulated_curve
 from summary_contract import typed
 
 
 @pytest.mark.parametrize("c", [2, 4, 8])
 @pytest.mark.parametrize("s_ms", [25.0, 100.0])
 @pytest.mark.parametrize("z_ms", [0.0, 1000.0])
-def test_a_pool_of_c_workers_holds_c_requests_at_its_plateau(c, s_ms, z_ms):
-    members = closed_curve(c, s_ms, z_ms)
+def test_a_simulated_pool_of_c_workers_holds_c_requests_at_its_plateau(c, s_ms, z_ms):
+    members = simulated_curve(c, s_ms, z_ms, seed=c)
     got = models.concurrency(members)
+    top = max(members, key=lambda m: m.overall.successes_per_s)
+    assert got.d_cell == members[0].id and got.x_cell == top.id and got.d_below_knee is True
     assert got.in_service == pytest.approx(c, rel=0.05)
     assert got.low < c < got.high and got.high - got.low < 1.0  # narrow enough to name c itself
-    assert got.d_cell == members[0].id and got.x_cell == max(members, key=lambda m: m.overall.successes_per_s).id
+    # X_max and D are what the simulation measured, their product the law's L (nothing put in)
+    assert got.in_service == pytest.approx(top.overall.successes_per_s * members[0].overall.mean_ms / 1000)
+
+
+def test_a_curve_starting_past_its_knee_gives_l_only_as_an_upper_bound():
+    # c = 4, S = 25 ms, Z = 0: the knee is N = 4; a grid starting at N = 8 measures R = 50 ms there, twice S
+    members = simulated_curve(4, 25.0, 0.0, loads=[8, 16, 32])
+    got = models.concurrency(members)
+    assert got.d_below_knee is False and "upper bound" in got.d_why
+    assert got.in_service == pytest.approx(8, rel=0.1)  # X_max·R_8 = 160/s × 50 ms: twice the pool
+    # the same pool measured from N = 1: below the knee, L = 4
+    assert models.concurrency(simulated_curve(4, 25.0, 0.0, loads=[1, 8, 16])).d_below_knee is True
+
+
+def test_the_lightest_cell_below_half_the_knee_is_shown_below_it():
+    # c = 4, S = 25 ms, Z = 1 s: N* = 164; N = 40 serves 39/s of X_max = 160/s, well under half
+    members = simulated_curve(4, 25.0, 1000.0, loads=[40, 328, 656])
+    got = models.concurrency(members)
+    assert got.d_below_knee is True and "below half the knee" in got.d_why
+    assert got.in_service == pytest.approx(4, rel=0.1)
+
+
+def test_the_users_neither_thinking_nor_in_service_wait_x_times_r_minus_d_at_the_heaviest_cell():
+    members = closed_curve(4, 25.0, 0.0)
+    got = models.concurrency(members)
+    heaviest = members[-1]
+    x, r = heaviest.overall.successes_per_s, heaviest.overall.mean_ms
+    assert got.waiting_cell == heaviest.id and got.waiting == pytest.approx(x * (r - got.d_ms) / 1000)
+    assert models.concurrency(open_curve(4, 50.0)).waiting is None  # an open curve's users are not N
 
 
 def test_an_open_curve_takes_d_at_its_smallest_offered_rate():
@@ -43,6 +76,7 @@ def test_requests_failed_fast_past_a_proxys_limit_count_no_time_in_service():
 
 def test_the_interval_is_the_product_of_the_ends_of_x_and_d():
     # D: 100 samples at 24 and 26 ms: mean 25, sd √(100/99), se sd/10. X: seconds of 148 and 152: sd √(80/19)·…
+    # X's also holds its window edges' error: √(1/6)·(R+Z)/(T·√N) of X, R+Z = N/X = 8/150 s, T = 20 s, N = 8
     members = [cell(1, 40, 25.0, spread_ms=1, wobble=0), cell(8, 150, 53.0, wobble=2)]
     got = models.concurrency(members)
     light = members[0]
@@ -50,7 +84,10 @@ def test_the_interval_is_the_product_of_the_ends_of_x_and_d():
     d_se = math.sqrt(n / (n - 1)) / math.sqrt(n)
     per_second = [150 + (2 if k % 2 else -2) for k in range(WINDOW_S)]
     mean = sum(per_second) / WINDOW_S
-    x_se = math.sqrt(sum((v - mean) ** 2 for v in per_second) / (WINDOW_S - 1)) / math.sqrt(WINDOW_S)
+    edge = math.sqrt(1 / 6) * (8 / 150) / (WINDOW_S * math.sqrt(8)) * 150
+    x_se = math.hypot(math.sqrt(sum((v - mean) ** 2 for v in per_second) / (WINDOW_S - 1)) / math.sqrt(WINDOW_S),
+                      edge)
+    assert got.x_edge_rel == pytest.approx(edge / 150)
     z = models.CONFIDENCE_Z
     assert got.low == pytest.approx((150 - z * x_se) * (25 - z * d_se) / 1000, rel=1e-9)
     assert got.high == pytest.approx((150 + z * x_se) * (25 + z * d_se) / 1000, rel=1e-9)
@@ -63,7 +100,8 @@ def test_without_histograms_x_falls_back_to_a_poisson_count_and_d_has_no_interva
             for n, x, r in ((1, 40, 25.0), (4, 160, 25.0))]
     got = models.concurrency(bare)
     assert got.in_service == pytest.approx(4.0)
-    assert got.x_high_per_s == pytest.approx(160 + models.CONFIDENCE_Z * math.sqrt(3200) / 20)
+    edge = math.sqrt(1 / 6) * (4 / 160) / (20 * math.sqrt(4)) * 160  # the closed loop's window edges
+    assert got.x_high_per_s == pytest.approx(160 + models.CONFIDENCE_Z * math.hypot(math.sqrt(3200) / 20, edge))
     assert got.d_low_ms is None and got.low is None and got.high is None
 
 

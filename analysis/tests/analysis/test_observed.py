@@ -52,6 +52,17 @@ def test_node_exporter_gives_the_hosts_busy_share_cores_load_memory_and_network(
     assert not observed.process_cpu  # node_exporter's process_cpu_seconds_total is node_exporter's, not a service's
 
 
+def test_node_exporters_boot_time_is_kept_with_its_host_figures():
+    # node_exporter's stat collector: node_boot_time_seconds, /proc/stat's btime (this fixture's exporter has none)
+    text = (FIXTURES / "node_exporter-1.5.0.txt").read_text()
+    boot = "# TYPE node_boot_time_seconds gauge\nnode_boot_time_seconds 1.764e+09\n"
+    (host,) = map_readings(scrape(NODE, T0, text + boot) + scrape(NODE, T0 + 1000, text + boot)).hosts
+    assert [s.boot_time_s for s in host.seconds] == [1.764e9, 1.764e9]
+    (without,) = map_readings(scrape(NODE, T0, text)).hosts
+    assert without.seconds[0].boot_time_s is None
+    assert "node_boot_time_seconds" in KNOWN_FAMILIES  # kept by the scraper
+
+
 ACTUATOR = "http://127.0.0.1:8081/actuator/prometheus"
 
 

@@ -24,9 +24,10 @@ def source(url, on_target=True):
             "failed": 0, "slow": 0, "readings": 27}
 
 
-def cell(*, host_cpu=0.5, pinned_cpu=None, process=None, node=None, other_node=None) -> Cell:
+def cell(*, host_cpu=0.5, pinned_cpu=None, process=None, node=None, other_node=None, boot_time_s=None) -> Cell:
     """A cell whose generator host was `host_cpu` busy; `process`: (cores busy, cores) of the service's process
-    CPU; `node`: (busy share, cores) of the target host's node_exporter; `other_node`: another host's."""
+    CPU; `node`: (busy share, cores) of the target host's node_exporter, which reports `boot_time_s` (its
+    node_boot_time_seconds); `other_node`: another host's."""
     observed = {"sources": [], "process_cpu": [], "hosts": []}
     if process is not None:
         observed["sources"].append(source(SERVICE))
@@ -36,7 +37,8 @@ def cell(*, host_cpu=0.5, pinned_cpu=None, process=None, node=None, other_node=N
         if figures is not None:
             observed["sources"].append(source(url, on_target))
             observed["hosts"].append({"source": url, "host": url.split("/")[2].split(":")[0],
-                                      "cpu_util_mean": figures[0], "cores": figures[1], "readings": 27})
+                                      "cpu_util_mean": figures[0], "cores": figures[1], "readings": 27,
+                                      "boot_time_s": boot_time_s if url == NODE else None})
     return typed({"id": "c", "axes": {}, "status": "complete", "intended": {"workload": "closed"},
                   "overall": {"count": 3000, "throughput_per_s": 100.0},
                   "host": {"cpu_util_mean": host_cpu, "server_cpu_util_mean": pinned_cpu}, "checks": [],
@@ -122,3 +124,39 @@ def test_a_cell_whose_own_target_is_elsewhere_never_takes_this_hosts_cpu_as_the_
     cpu = server_cpu.of_cell(moved, HERE)
     assert (cpu.basis, cpu.util, cpu.shared_with_generator) == (server_cpu.NOT_MEASURED, None, False)
     assert cpu.words == "not measured (the server ran elsewhere and nothing scraped its host's CPU)"
+
+
+BOOT = 1_764_000_000.0  # this host's kernel booted then (the run folder's host facts, /proc/stat btime)
+
+
+def test_a_node_exporter_in_a_network_namespace_of_this_machine_is_this_machines_cpu_shared_with_jmeter():
+    """10.0.0.7 is another network namespace of this machine (placement says elsewhere: this host cannot bind its
+    address), and its node_exporter reads the whole machine: the same kernel, so the same boot time. Its CPU is
+    this machine's, JMeter's work in it, never "the server host's"; another boot time is another host."""
+    here_boot = run("elsewhere", host={"cpus": 2, "boot_time_s": BOOT})
+    cpu = server_cpu.of_cell(cell(node=(0.97, 2), boot_time_s=BOOT + 0.4), here_boot)
+    assert (cpu.basis, cpu.host, cpu.cores, cpu.util, cpu.shared_with_generator) == \
+        (server_cpu.HOST_SHARED, "10.0.0.7", 2.0, 0.97, True)
+    assert cpu.words == ("this machine's 2 cores (node_exporter at 10.0.0.7, a network namespace of it: the same boot "
+                         "time), which JMeter shares")
+    assert server_cpu.owner(cpu) == "the host's" and server_cpu.ran_here(typed_cell_with(cpu))
+    # another machine's kernel booted at another time: the server host's, as before
+    other = server_cpu.of_cell(cell(node=(0.97, 2), boot_time_s=BOOT - 86_400), here_boot)
+    assert (other.basis, server_cpu.owner(other)) == (server_cpu.SERVER_HOST, "the server host's")
+    # an older run folder (no boot time recorded) or an exporter that reports none cannot tell: as before
+    assert server_cpu.of_cell(cell(node=(0.97, 2), boot_time_s=BOOT), ELSEWHERE).basis == server_cpu.SERVER_HOST
+    assert server_cpu.of_cell(cell(node=(0.97, 2)), here_boot).basis == server_cpu.SERVER_HOST
+
+
+def test_a_process_on_a_host_whose_node_exporter_is_this_machine_is_said_to_share_it():
+    """The process's own CPU answers when the exporter gave no busy share; its cores are this machine's, which
+    JMeter shares, as the exporter on its host says by its boot time."""
+    here_boot = run("elsewhere", host={"cpus": 2, "boot_time_s": BOOT})
+    cpu = server_cpu.of_cell(cell(process=(1.2, 2.0), node=(None, 2), boot_time_s=BOOT), here_boot)
+    assert cpu.basis == server_cpu.SERVER_PROCESS and cpu.util == pytest.approx(0.6)
+    assert cpu.words == ("the server process's CPU on this machine (2 cores, which JMeter shares; at 10.0.0.7, a "
+                         "network namespace of it)")
+
+
+def typed_cell_with(cpu):
+    return typed({"id": "c", "axes": {}, "status": "complete", "server_cpu": cpu.model_dump(), "checks": []}, Cell)

@@ -7,7 +7,7 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
 from littlegrid.analysis import observed_window
-from littlegrid.analysis.server_metrics import host_figures, in_front_of_server, read_metrics
+from littlegrid.analysis.server_metrics import host_figures, read_metrics
 from littlegrid.analysis.window import SteadyWindow
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
@@ -118,26 +118,6 @@ def test_with_a_reading_every_second_the_longest_gap_is_one_second_and_with_none
     pd.DataFrame({"time_ms": every_second, "in_flight": np.nan}).to_csv(tmp_path / "n.csv", index=False)
     none = server_figures(tmp_path / "n.csv", WINDOW)
     assert none["readings"] == 0 and none["longest_gap_s"] == pytest.approx(27.0) and none["in_flight_mean"] is None
-
-
-def test_the_requests_the_server_does_not_hold_wait_in_front_of_it_by_littles_law_at_both_boundaries():
-    # X = 100/s, R = 1000 ms at the client: 100 requests outstanding; the server holds 10 for 100 ms each.
-    f = in_front_of_server(100.0, 1000.0, {"in_flight_mean": 10.0, "service_mean_ms": 100.0})
-    assert f == {"client_in_flight": pytest.approx(100.0), "waiting_in_front": pytest.approx(90.0),
-                 "wait_in_front_ms": pytest.approx(900.0), "in_front_reason": None}
-    # the same queue by Little's law: 90 waiting at 100/s is 900 ms each
-    assert f["waiting_in_front"] / 100.0 * 1000 == pytest.approx(f["wait_in_front_ms"])
-
-
-def test_without_in_flight_at_the_server_nothing_is_said_to_wait_in_front_and_the_reason_names_the_failed_scrapes():
-    f = in_front_of_server(100.0, 1000.0, {"in_flight_mean": None, "service_mean_ms": None, "readings": 3,
-                                           "failed_scrapes": 25})
-    assert f["waiting_in_front"] is None and f["wait_in_front_ms"] is None
-    assert f["client_in_flight"] == pytest.approx(100.0)
-    assert f["in_front_reason"] == ("the server metrics lack in-flight (L_server) and service-time (R_server) "
-                                    "in the window (25 of 28 scrapes failed)")
-    spike = in_front_of_server(100.0, 1000.0, {"in_flight_mean": 10.0, "service_mean_ms": 100.0}, steady=False)
-    assert spike["waiting_in_front"] is None and "spike" in spike["in_front_reason"]
 
 
 def saturated_cell(tmp_path, server_metrics):

@@ -72,3 +72,55 @@ def test_fewer_than_six_buckets_with_samples_test_nothing():
     t = trend.trend(series([10.0, None, 11.0, None, 12.0, 13.0, 14.0, None]))
     assert (t.buckets, t.tau, t.p, t.first_ms, t.rising) == (5, None, None, None, False)
     assert trend.trend(None) is None
+
+
+# ---------------------------------------------------------------- one drift rule, read by every stage
+
+def _drifting(rng, n, start, growth, noise, step=None):
+    """n one-second medians from `start`, growing by `growth` of it over the window (a ramp, or a step halfway when
+    step), with Gaussian noise of `noise` ms (whole ms, as JMeter's elapsed)."""
+    t = np.arange(n) / max(n - 1, 1)
+    shape = (t >= 0.5).astype(float) if step else t
+    return [float(max(0.0, round(v))) for v in start * (1 + growth * shape) + rng.normal(0, noise, n)]
+
+
+def test_no_constructed_cell_reads_steady_beside_r_rose_or_a_latency_shift():
+    """Hundreds of constructed windows (ramps and steps of R from −40% to +80%, noise from none to a third of R,
+    6 to 40 buckets): the steady check's R half, the latency-shift finding and an open cell's `rising` all say what
+    the one rule (trend.drift) says, so no cell is "steady: pass" beside "R rose" or a shift."""
+    from littlegrid.analysis import laws
+    from littlegrid.findings import single_test
+    from littlegrid.summary.model import Cell
+
+    rng = np.random.default_rng(62)
+    seen = {"rose": 0, "fell": 0, None: 0}
+    for _ in range(400):
+        n = int(rng.integers(6, 41))
+        p50 = _drifting(rng, n, float(rng.choice([2, 20, 100])), float(rng.uniform(-0.4, 0.8)),
+                        float(rng.uniform(0, 0.33)) * 20, step=bool(rng.integers(2)))
+        s = series(p50)
+        t = trend.trend(s, 0.20)
+        check = laws.steady("c", None, None, None, 0.10, t, 0.20)
+        shift = single_test.latency_shift(typed({"id": "c", "status": "complete", "series": s.model_dump(),
+                                                   "trend": t.model_dump()}, Cell))
+        seen[t.drift] += 1
+        assert t.drift == trend.drift(t, 0.20).way
+        assert (check.passed is False) == (t.drift is not None), check.explanation
+        assert (shift is not None) == (t.drift is not None)
+        assert t.rising == (t.drift == "rose")
+        if check.passed:
+            assert "R rose" not in check.explanation and "R fell" not in check.explanation
+        if shift is not None:
+            assert f"Response time {t.drift} through the test" in shift.statement
+    assert min(seen.values()) >= 20, seen  # each verdict met often enough to mean something
+
+
+def test_the_drift_rule_needs_order_in_time_thirds_apart_and_a_change_beyond_the_tolerance():
+    rising = trend.trend(series([10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0]))
+    assert (rising.drift, rising.rising) == ("rose", True)
+    assert trend.drift(rising, 0.60).way is None  # 17/11 − 1 = 55%: within a 60% tolerance
+    # the same change, out of order in time: the thirds differ but Kendall's test finds no order
+    shuffled = trend.trend(series([10.0, 18.0, 11.0, 17.0, 12.0, 16.0, 13.0, 15.0, 14.0]))
+    assert shuffled.drift is None and not shuffled.rising
+    falling = trend.trend(series([18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0, 11.0, 10.0]))
+    assert (falling.drift, falling.rising) == ("fell", False)

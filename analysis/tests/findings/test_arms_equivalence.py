@@ -112,7 +112,7 @@ def test_the_headline_never_prints_a_missing_value_when_the_first_arms_finding_i
     assert "None" not in text and "Arms" not in text
     group = Arms(K, "0", "1", [row(-0.03, 0.03, 0.0, 0.05, a, b)]).in_words()
     text = " ".join(headline(s, [crossed] + group)["sentences"])
-    assert "None" not in text and f"Arms {K} = 0 against 1: at N = 8 throughput is equivalent within ±5%" in text
+    assert "None" not in text and f"Arms {K} = 0 against 1 (within this run): at N = 8 throughput is equivalent within ±5%" in text
 
 
 def test_the_compare_page_words_an_interval_that_includes_zero_as_not_shown_different(tmp_path):
@@ -136,3 +136,60 @@ def test_the_compare_page_words_an_interval_that_includes_zero_as_not_shown_diff
     assert 'class="num not_shown_different" title="not shown different"' in html
     assert "<td class=\"undecided\">undecided (neither shown beyond ±5% nor inside it)</td>" in html
     assert "equal within" not in html and "no significant difference" not in html
+
+
+def p99_row(lo: float, hi: float, p99_a: float, p99_b: float, a_cell, b_cell, margin: float = 0.05) -> dict:
+    """row() with a p99 metric shown lower in the arm whose p99 is lower (its interval excludes zero)."""
+    r = row(lo, hi, (lo + hi) / 2, margin, a_cell, b_cell)
+    rel = p99_b / p99_a - 1
+    d = bootstrap.delta(p99_a, p99_b, np.ones(1001), replicates(rel - 0.05, rel + 0.05))
+    p99 = {"key": "p99_ms", "name": "p99", "higher_is_better": False, **d.as_dict(), "margin": margin,
+           "verdict": bootstrap.verdict(d, False, margin)}
+    return r | {"metrics": [*r["metrics"], p99]}
+
+
+def test_throughput_better_by_less_than_the_margin_never_makes_the_headline_choose_the_lower_arm_on_throughput():
+    """B's throughput +2% (+1% to +3%): different, but by less than the ±5% margin; A's p99 30% lower. The finding
+    may choose A on its p99, and says so; the headline never words that as "A gives 1.02× the throughput", nor
+    chooses B on throughput: within the margin throughput decides nothing."""
+    a, b, run_a, run_b = cells()
+    rows = [p99_row(0.01, 0.03, 100.0, 143.0, a, b)]
+    (finding,) = Arms(K, "0", "1", rows).in_words()
+    figures = dict(finding.figures)
+    assert finding.resource == "different_within_margin" and figures["chosen"] == f"{K} = 0"
+    assert figures["chosen_on"] == "p99" and "with a lower p99 (100 ms against 143 ms)" in finding.statement
+    s = typed_summary([run_a, run_b], run={"arms": f"{K}=0,1"}, axes={K: [0, 1], "users": [8]})
+    head = " ".join(headline(s, [finding])["sentences"])
+    assert "the throughput" not in head and "gives" not in head, head
+    assert f"choose {K} = 0: throughput equivalent within ±5% with a lower p99" in head
+    assert "(within this run)" in head and "but by less than the ±5% margin" in head
+    # the same with B's p99 lower: B is chosen, on its p99, and still not "on throughput"
+    (other,) = Arms(K, "0", "1", [p99_row(0.01, 0.03, 143.0, 100.0, a, b)]).in_words()
+    head = " ".join(headline(s, [other])["sentences"])
+    assert dict(other.figures)["chosen_on"] == "p99" and "gives" not in head and "lower p99" in head
+    # shown higher beyond the margin: throughput decides, as a ratio
+    (beyond,) = Arms(K, "0", "1", [p99_row(0.08, 0.12, 100.0, 143.0, a, b)]).in_words()
+    head = " ".join(headline(s, [beyond])["sentences"])
+    assert dict(beyond.figures)["chosen_on"] == "throughput"
+    assert f"choose {K} = 1: at N = 8 it gives about +10% on the throughput" in head, head
+
+
+def test_an_arm_is_never_chosen_on_the_generators_load_average_when_the_server_ran_elsewhere():
+    """Throughput and p99 alike, the load averages 3 against 9: on the generator's host that says nothing of a
+    server elsewhere, so no arm is chosen on it (on this host it would be)."""
+    from typed_cells import update
+
+    def placed(c, load1, here):
+        cpu = {"basis": "host_shared" if here else "not_measured", "host": "this host" if here else None,
+               "cores": 2.0 if here else None, "util": 0.5 if here else None, "shared_with_generator": here,
+               "words": "the host's 2 cores, which JMeter shares" if here else "not measured"}
+        return update(c, host={"load1_mean": load1}, server_cpu=cpu)
+
+    for here, chosen in ((True, f"{K} = 0"), (False, None)):
+        a, b, _, _ = cells()
+        a, b = placed(a, 3.0, here), placed(b, 9.0, here)
+        (finding,) = Arms(K, "0", "1", [row(-0.02, 0.02, 0.0, 0.05, a, b)]).in_words()
+        assert dict(finding.figures)["chosen"] == chosen, finding.statement
+        if not here:
+            assert "Either arm" in finding.statement and "the generator host's load average, 3 against 9" in \
+                finding.statement and "the server ran elsewhere" in finding.why

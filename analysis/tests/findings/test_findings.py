@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis import curves, little
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings, two_arms
@@ -31,8 +31,8 @@ def cell(n, x, r, *, threads=10, z=0.0, busy=None, cpu=0.2, server=True, window=
         l_server = in_flight if in_flight is not None else min(n, threads) if busy is None else busy
         rs = r_server if r_server is not None else 1000.0 * l_server / x
         srv = {"busy_threads_mean": busy if busy is not None else min(n, threads), "in_flight_mean": l_server,
-               "service_mean_ms": rs, "throughput_per_s": x, "throttle_queue_mean": queue,
-               "waiting_in_front": n - l_server, "wait_in_front_ms": r - rs}
+               "service_mean_ms": rs, "throughput_per_s": x, "throttle_queue_mean": queue}
+        srv |= little.boundaries(x, r, srv)  # where the requests are, as the analysis writes it
     return typed_cell({"id": cid, "axes": axes, "status": "complete", "reason": None,
                        "window": {"length_s": window, "warmup_s": 5.0, "cooldown_s": 2.0},
                        "users": {"n": n}, "intended": {"think_ms": z, "think_dist": "constant", "workload": workload},
@@ -270,7 +270,8 @@ def test_requests_wait_in_front_of_the_server_as_n_minus_l_and_r_minus_r_server(
     w = of_kind(found, "waiting", **{THREADS: 10})
     held = [f for f in w if f.standing == "holds"][0]
     # N = 20: L_server = 9.95, so 10.05 users wait in front, 202 − 100.5 ms each
-    assert dict(held.figures)["waiting_in_front"] == pytest.approx(90.0)  # the heaviest cell, N = 100
+    # the heaviest cell, N = 100: X·R − L_server = 99.2/s × 1.007 s − 10
+    assert dict(held.figures)["waiting_in_front"] == pytest.approx(99.2 * 1.007 - 10.0)
     assert "at N = 20, about 10 requests wait in front of the server" in held.statement
     assert "at N = 100, about 90 requests wait" in held.statement and "the server holds L_server = 10;" in held.statement
     assert not of_kind(found, "waiting", **{THREADS: 100})  # negative control: N = L_server there
@@ -279,8 +280,7 @@ def test_requests_wait_in_front_of_the_server_as_n_minus_l_and_r_minus_r_server(
 def test_with_think_time_the_thinking_users_are_not_counted_as_waiting_in_front():
     # the think-time run at Z = 50 ms, N = 40: X = 489/s, R = 31.4 ms, 10 threads busy, R_server = 20.4 ms.
     # X·R = 15.4 requests are in flight at the client, 10 of them in the server: 5.4 wait in front, not 40 − 10.
-    c = cell(40, 489.0, 31.4, z=50.0, busy=10.0, r_server=20.4)
-    c = update(c, server=update(c.server, waiting_in_front=None, wait_in_front_ms=None))  # derived as analyze does
+    c = cell(40, 489.0, 31.4, z=50.0, busy=10.0, r_server=20.4)  # its server figures little.boundaries' own
     w = of_kind(findings(summary_of([cell(5, 89.0, 20.4, z=50.0), c])), "waiting")
     assert dict(w[0].figures)["waiting_in_front"] == pytest.approx(489.0 * 0.0314 - 10.0)
     assert "of X·R = 15.4 in flight at the client the server holds L_server = 10" in w[0].statement
@@ -495,8 +495,14 @@ def test_a_concurrency_limit_rounded_up_from_n_star_says_so():
 
     s = littles_law()
     assert dict(limit(s).figures)["n_star"] == 10 and "rounded up" not in limit(s).statement
+    # no busy-thread figure: N* is all the figures give, rounded up
+    blind = with_models(no_server(s, range(6)), lambda m: update(m, bounds=update(m.bounds, n_star=10.3)))
+    assert dict(limit(blind).figures)["limit"] == 11
+    assert "rounded up so that no throughput is given away" in limit(blind).statement
+    # the pool measured full at its 10 threads: the limit is the one the figures show, 10, whatever N* rounds up to
     s = with_models(s, lambda m: update(m, bounds=update(m.bounds, n_star=10.3)))
-    assert dict(limit(s).figures)["limit"] == 11 and "rounded up so that no throughput is given away" in limit(s).statement
+    assert dict(limit(s).figures)["limit"] == 10 and "rounded up" not in limit(s).statement
+    assert "that is the size of Tomcat's thread pool, 9.98 of 10 busy at the plateau" in limit(s).statement
 
 
 def test_an_arm_behind_a_throttle_is_told_what_its_throttle_does_not_to_limit_itself():

@@ -202,3 +202,32 @@ def test_every_finding_and_the_headline_of_an_open_curve_name_its_loads_by_lambd
     assert waiting and f"the generator is starved at λ = {rates[3]}/s" in waiting[0].why
     (sat,) = [f for f in found if f.kind == "saturation"]
     assert f"from λ = {rates[2]}/s on (λ = {rates[2]} and {rates[3]}/s" in sat.statement
+
+
+def test_on_an_open_grid_the_headline_names_the_offered_rate_of_the_cell_its_waiting_figure_comes_from():
+    """The open grid of issue 62 (4 threads × 52 ms; offered 38, 62, 100 and 138/s): the server holds its 4 while
+    X·R grows with the queue; the headline's load is the λ of the cell the waiting figure is from, never X·R (51.9
+    in flight once named "λ = 52/s") nor the plan's threads."""
+    from littlegrid.analysis import little
+    from littlegrid.findings import headline
+    from typed_cells import update, update_cells
+
+    s, cap, rates = open_past_capacity()
+
+    def measured(c):
+        server = {"busy_threads_mean": c.server.busy_threads_mean, "threads_max": c.server.threads_max,
+                  "service_mean_ms": 52.0, "in_flight_mean": min(4.0, c.overall.throughput_per_s * 0.052),
+                  "throughput_per_s": c.overall.throughput_per_s}
+        return update(c, server=server | little.boundaries(c.overall.throughput_per_s, c.overall.mean_ms, server))
+
+    s = update_cells(s, measured)
+    found = findings(s)
+    waiting = next(f for f in found if f.kind == "waiting" and f.resource == "in_front")
+    figures = dict(waiting.figures)
+    heaviest = s.cells[-1]
+    assert figures["load"] == rates[3] and figures["users"] == 100  # the open plan's threads: never a load
+    in_flight = heaviest.overall.throughput_per_s * heaviest.overall.mean_ms / 1000
+    assert figures["waiting_in_front"] == pytest.approx(in_flight - heaviest.server.in_flight_mean)
+    first = headline(s, found)["sentences"][0]
+    assert f"at λ = {rates[3]}/s, about {in_flight - 4.0:.2g} requests wait in front of the server" in first, first
+    assert f"λ = {in_flight:.0f}/s" not in first  # X·R in flight is no offered rate

@@ -96,7 +96,7 @@ def test_a_measured_server_cpu_not_full_leaves_cores_out_of_the_candidates():
     b = bottleneck(found)
     assert "(worker threads or processes, or connections)" in b.statement
     # the headline names the same candidates (gunicorn-pool-node's still offered cores its host showed not full)
-    assert "(a limit of 4: worker threads or processes, or connections) cap throughput" in \
+    assert "(a limit of 4: worker threads or processes, or connections) likely cap throughput" in \
         headline(s, found)["sentences"][0]
     assert "the server host's 8 cores were 30% busy, not full" in b.statement
     assert "not measured" not in b.statement
@@ -213,3 +213,55 @@ def test_with_only_the_server_hosts_figures_scraped_the_missing_thing_is_said_as
         bottleneck(found).statement
     waiting = next(f for f in found if f.kind == "waiting")
     assert waiting.statement.endswith(": nothing scraped counts the server's requests or busy workers.")
+
+
+def test_a_plateau_measured_only_past_its_knee_gives_the_limit_as_an_upper_bound_in_the_finding_and_headline():
+    # c = 4, S = 25 ms, Z = 0 measured from N = 8: R = 50 ms there holds a queue, so X_max·R says 8, not 4
+    from plateau_cells import simulated_curve
+    s = summary_of(simulated_curve(4, 25.0, 0.0, loads=[8, 16, 32]))
+    found = findings(s)
+    b = bottleneck(found)
+    figures = dict(b.figures)
+    assert b.resource == "concurrency" and figures["upper_bound"] == 1.0 and figures["held"].startswith("at most 8")
+    assert "the service holds at most 8" in b.statement and "not shown below the knee" in b.statement
+    assert "about 8" not in b.statement
+    said = " ".join(headline(s, found)["sentences"])
+    assert "at most 8 requests in service at once (a limit of 8 or fewer" in said and "about 8" not in said, said
+    assert "at least the other" in said
+
+
+def test_a_named_pool_full_at_its_size_says_where_the_rest_wait_and_recommends_its_own_size():
+    """A Go service whose pool of 6 is named in [observe.pools] (5.67-5.94 of 6 busy at the plateau), nothing else
+    scraped: S = 26 ms, X_max = 233/s, so the estimated N* = D·X_max = 6.06. The bottleneck names the pool; the
+    rest of X·R wait outside it (X·R − busy), never "cannot tell … nothing scraped counts the busy workers"; the
+    limit recommended is the pool's 6, not N* rounded up to 7."""
+    from littlegrid.analysis import little
+    s_ms, x_max = 26.0, 233.0
+    loads = [1, 2, 4, 8, 16]
+    busy = {1: 1.0, 2: 2.0, 4: 4.0, 8: 5.67, 16: 5.94}
+    cells = []
+    for n in loads:
+        x = min(n / (s_ms / 1000), x_max)
+        c = cell(n, x, max(s_ms, 1000 * n / x))
+        server = {"busy_threads_mean": busy[n], "threads_max": 6, "pool_kind": "named", "pool_name": "workers",
+                  "readings": 20, "failed_scrapes": 0}
+        cells.append(update(c, server=server | little.boundaries(c.overall.throughput_per_s, c.overall.mean_ms,
+                                                                 server)))
+    s = summary_of(cells)
+    found = findings(s)
+    b = bottleneck(found)
+    assert b.resource == "thread_pool" and b.standing == "holds" and "The pool 'workers' caps" in b.statement
+    assert not [f for f in found if f.kind == "waiting" and f.standing == "cannot tell"]
+    text = " ".join(f.statement for f in found)
+    assert "nothing scraped counts" not in text and "Cannot tell where requests wait" not in text
+    (waiting,) = [f for f in found if f.kind == "waiting"]
+    heaviest = s.cells[-1]
+    client = heaviest.overall.throughput_per_s * heaviest.overall.mean_ms / 1000
+    assert dict(waiting.figures)["waiting_in_front"] == pytest.approx(client - 5.94)
+    assert "at N = 16, about 10 requests wait outside the pool 'workers'" in waiting.statement, waiting.statement
+    assert "in flight at the client the busy workers of the pool 'workers' hold 5.94" in waiting.statement
+    (limit,) = [f for f in found if (f.recommendation or "").startswith("concurrency limit")]
+    assert s.curves[0].models.bounds.n_star == pytest.approx(6.06, abs=0.02)
+    assert dict(limit.figures)["limit"] == 6 and "to about 6 requests in service" in limit.statement
+    said = " ".join(headline(s, found)["sentences"])
+    assert "at N = 16, about 10 requests wait outside the pool 'workers'" in said, said

@@ -19,8 +19,9 @@ def test_a_killed_server_is_said_as_an_outage_in_words():
     assert first.standing == "holds" and first.cells == ("killed-server.jtl",)
     assert first.statement == (
         "The server stopped answering 7.86 s into cell killed-server.jtl and never came back: every request from "
-        "then on was refused (connection refused): 1,075 samples at 95.2/s (1,070 connection_refused, 5 "
-        "connection_reset), until the cell ended 11.3 s later; its figures are those of the part before it.")
+        "then on failed: 1,070 were refused (connection refused) and 5 had their connection dropped (connection "
+        "reset), 1,075 samples at 95.2/s, until the cell ended 11.3 s later; its figures are those of the part "
+        "before it.")  # the classes not mixed (issue 62: "every request … was refused (…, 5 connection_reset)")
     assert dict(first.figures) == {"began_s": 7.861, "lasted_s": 11.291, "failed": 1075.0,
                                    "error_class": "connection_refused", "recovered": "no"}
     assert "--resume" in first.recommendation
@@ -39,15 +40,17 @@ def test_a_hang_whose_request_was_then_answered_is_a_stall_said_with_what_it_did
     found = findings(summary)
     assert "outage" not in [f.kind for f in found]
     (stall,) = [f for f in found if f.kind == "stall"]
+    # the thread thought 50 ms after the last answer, so nothing was in flight at the stall's start: its request
+    # started while it lasted, and is said so (issue 62: it was "the one request in flight was held")
     assert stall.statement == (
-        "In cell hang.jtl, the one request in flight was held for 6.05 s at 9.96 s, then answered; R's p99.9 "
-        "includes it (p99.9 = 6000 ms); its p99 (20 ms) does not reach it: the 1 held request is 0.29% of the "
-        "window's 344. "
-        "A stall, not an outage: nothing failed in it, so the cell keeps its whole window and its place on its "
-        "curve.")
+        "In cell hang.jtl, no request was in flight when the answers stopped at 9.96 s, and none came for 6.05 s; "
+        "1 request that started while it lasted was answered after it (it took 6000 ms); R's max (6000 ms) holds "
+        "it. It took 20% of the 30 s window: nothing completed while it lasted, so the window's X and R describe "
+        "the stall as much as the load, and the cell's place on its curve is in question. A stall, not an outage: "
+        "nothing failed in it, so the cell keeps its whole window.")
     assert summary.cells[0].status == "complete" and summary.cells[0].window.length_s > 29
     # two sentences at most (issue 51): the stall joins the "no request failed" sentence
-    first = stall.statement.split(". A stall")[0]
+    first = stall.statement.split(". ")[0]
     assert summary.headline.sentences[-1] == f"No request failed; {first[0].lower() + first[1:]}."
 
 
@@ -144,9 +147,54 @@ def test_a_stall_of_10_threads_is_its_own_finding_and_no_failure_is_claimed(tmp_
     found = findings(summary)
     assert [f.kind for f in found].count("stall") == 1 and "outage" not in [f.kind for f in found]
     stall = next(f for f in found if f.kind == "stall")
-    assert stall.statement.startswith("In cell stall.jtl, all 10 requests in flight were held for 2.5 s at 60 s, "
-                                      "then answered; R's max includes it (max = 25")
+    assert stall.statement.startswith("In cell stall.jtl, all 10 requests in flight at its start were held for 2.5 s "
+                                      "at 60 s, then answered; R's max includes it (max = 25")
+    assert "It took 0.83% of the 300 s window." in stall.statement
     assert stall.statement.endswith("A stall, not an outage: nothing failed in it, so the cell keeps its whole "
                                     "window and its place on its curve.")
     assert summary.headline.sentences[1].startswith("No request failed; in cell stall.jtl, all 10 requests in "
-                                                    "flight were held for 2.5 s at 60 s")
+                                                    "flight at its start were held for 2.5 s at 60 s")
+
+
+def test_held_requests_that_failed_when_released_are_named_not_said_answered():
+    """Words follow the figures: of 10 requests held through a 3 s stall, 2 failed when released (their failures
+    after its end, so the stretch itself had none and it is a stall); "then answered" would claim all ten."""
+    from littlegrid.findings.outage import _held_words
+    from littlegrid.summary.model import Stall
+    base = {"began_s": 60.0, "lasted_s": 3.0, "shortest_ms": 2990.0, "longest_ms": 3050.0, "in_window": True,
+            "rule": "a stall", "joined": 0}
+    assert _held_words(Stall(**base, held=10, held_failed=0)) == \
+        "all 10 requests in flight at its start were held for 3 s at 60 s, then answered"
+    assert _held_words(Stall(**base, held=10, held_failed=2)) == \
+        "all 10 requests in flight at its start were held for 3 s at 60 s, then 8 answered and 2 failed"
+    assert _held_words(Stall(**base, held=1, held_failed=1)) == \
+        "the one request in flight at its start was held for 3 s at 60 s, then it failed"
+    joined = _held_words(Stall(**(base | {"joined": 3, "joined_longest_ms": 2400.0}), held=2, held_failed=0))
+    assert joined.endswith("; 3 more requests that started while it lasted were answered after it (the longest "
+                           "took 2400 ms)")
+
+
+def test_a_recovered_outage_before_the_death_of_the_server_is_its_own_finding(tmp_path):
+    """Every outage of a cell is recorded and said (issue 62: only one was): refused 20-25 s, answered again,
+    refused from 60 s on."""
+    samples = service_loop(90, lambda t, s: (1, REFUSED, 49) if 20_000 <= t < 25_000 or t >= 60_000 else None)
+    summary = littlegrid.summarize.analyze([write_jtl(samples, tmp_path / "twice.jtl")], warmup_s=2, cooldown_s=0)
+    found = [f for f in findings(summary) if f.kind == "outage"]
+    assert len(found) == 2
+    first, death = sorted(found, key=lambda f: dict(f.figures)["began_s"])
+    assert first.statement.startswith("The server stopped answering 20") and "then answered again: every " \
+        "request in it was refused (connection refused)" in first.statement
+    assert first.statement.endswith("; its failures stay among the window's errors.")
+    assert "never came back" in death.statement and "its figures are those of the part before it" in death.statement
+
+
+def test_a_stall_taking_a_large_share_of_the_window_questions_the_cells_place_on_its_curve(tmp_path):
+    """A 6 s stall in a 30 s cell of 10 threads: nothing completes for a fifth of the window, so X is the stall's as
+    much as the load's; a 2.5 s stall in a 300 s cell keeps its place unquestioned."""
+    long = littlegrid.summarize.analyze([write_jtl(service_loop(30, held(12_000, 18_000)), tmp_path / "long.jtl")],
+                                        warmup_s=2, cooldown_s=0)
+    (stall,) = [f for f in findings(long) if f.kind == "stall"]
+    share = dict(stall.figures)["window_share"]
+    assert 0.2 < share < 0.25
+    assert "the window's X and R describe the stall as much as the load" in stall.statement
+    assert "its place on its curve" not in stall.statement.split("A stall, not an outage")[1]

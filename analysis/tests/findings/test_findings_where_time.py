@@ -8,12 +8,11 @@ import re
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis import curves, little
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES
-from littlegrid.analysis.server_metrics import throttle_split
 from littlegrid.analysis.stats import nearest_rank
 from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings
@@ -44,7 +43,7 @@ def samples(mean_ms: float, x: float, rng) -> dict:
 
 def throttling_cell(n: int, k: int, s_ms: float, cores: int, rng):
     """One cell on paper: X = min(N, c)/S; unthrottled, time in service N·S/c once N > c; throttled, S in service
-    and the rest in the throttle's queue. The server figures are the analysis's own split (throttle_split)."""
+    and the rest in the throttle's queue. The server figures are the analysis's own split (little.throttle_split, little.boundaries)."""
     x = 1000.0 * min(n, cores) / s_ms
     r = 1000.0 * n / x + FRONT_MS
     r_server = r - FRONT_MS
@@ -53,9 +52,9 @@ def throttling_cell(n: int, k: int, s_ms: float, cores: int, rng):
     measured = samples(r, x, rng)
     x, r = measured["overall"]["throughput_per_s"], measured["overall"]["mean_ms"]
     server = {"service_mean_ms": r_server, "throughput_per_s": x, "throttle_queue_mean": queue,
-              "in_flight_mean": x * r_server / 1000.0, "busy_threads_mean": float(n),
-              "wait_in_front_ms": r - r_server, "waiting_in_front": x * (r - r_server) / 1000.0}
-    server |= throttle_split(queue, x, r_server)
+              "in_flight_mean": x * r_server / 1000.0, "busy_threads_mean": float(n)}
+    server |= little.throttle_split(queue, x, r_server)
+    server |= little.boundaries(x, r, server)  # where the requests are, as the analysis writes it
     axes = {THROTTLE: k, "users": n}
     return typed_cell({"id": ",".join(f"{a}={v}" for a, v in axes.items()), "axes": axes, "users": {"n": n},
                        "intended": {"think_ms": 0.0, "think_dist": "constant", "workload": "closed"},
@@ -174,7 +173,7 @@ def test_the_headline_of_a_two_arm_grid_says_the_arms_comparison_with_its_interv
     found = findings(s, arms_of(s, s.run.arms))
     from littlegrid.findings import headline
     text = " ".join(headline(s, found)["sentences"])
-    assert f"Arms {THROTTLE} = 0 against 2: at N = 8 throughput is equivalent within ±5% (" in text
+    assert f"Arms {THROTTLE} = 0 against 2 (within this run): at N = 8 throughput is equivalent within ±5% (" in text
     assert (f"; choose {THROTTLE} = 2: throughput equivalent within ±5%, p99 not shown to differ beyond the margin, "
             f"and a lower load average") in text
 
@@ -185,9 +184,9 @@ def test_a_lightest_cell_slowed_by_other_load_is_not_taken_for_s_in_the_cores_sh
     from typed_cells import update
     s = throttling(5.0, 2)
     slow = next(c for c in s.cells if c.axes == {THROTTLE: 0, "users": 1})
-    s = update(s, cells=[update(c, server=update(c.server, service_mean_ms=10.0),
-                                overall=update(c.overall, mean_ms=10.0 + FRONT_MS)) if c.id == slow.id else c
-                         for c in s.cells])
+    s = recosted(update(s, cells=[update(c, server=update(c.server, service_mean_ms=10.0),
+                                         overall=update(c.overall, mean_ms=10.0 + FRONT_MS)) if c.id == slow.id
+                                  else c for c in s.cells]))
     stretched = of(findings(s), "service", 0)
     assert [f.resource for f in stretched] == ["stretched"]
     assert "8/2 × 10 ms = 40 ms, but 20 ms was measured, less than that: S from the lightest cell" in stretched[0].statement
@@ -337,8 +336,8 @@ def cpu_bound(pool: int, z_ms: float = 100.0, s_ms: float = 10.0, cores: int = 2
         in_service = min(at_server, pool)
         service = max(s_ms, in_service / cores * s_ms)
         server = {"service_mean_ms": service, "throughput_per_s": x, "busy_threads_mean": in_service,
-                  "threads_max": pool, "in_flight_mean": in_service if l_server else None,
-                  "wait_in_front_ms": r - service, "waiting_in_front": x * (r - service) / 1000}
+                  "threads_max": pool, "in_flight_mean": in_service if l_server else None}
+        server |= little.boundaries(x, r, server)  # where the requests are, as the analysis writes it
         axes = {"server.tomcat.threads.max": pool, "users": n}
         cells.append(typed_cell({
             "id": f"users={n}", "axes": axes, "users": {"n": n},

@@ -6,7 +6,7 @@ between every sample. Records are frozen: `update` gives a changed, validated co
 
 from pydantic import BaseModel
 
-from littlegrid.analysis import cpu_demand
+from littlegrid.analysis import cpu_demand, little
 from littlegrid.summary import SCHEMA
 from littlegrid.summary.model import Cell, Run, Summary, ThinkTime
 from summary_contract import complete
@@ -34,8 +34,14 @@ def costed(cells, run: dict) -> list[Cell]:
 
 
 def recosted(s: Summary) -> Summary:
-    """The summary with each cell's CPU per request attached again from its (changed) host figures."""
-    return update(s, cells=cpu_demand.attach(s.cells, s.run))
+    """The summary with each cell's CPU per request attached again from its (changed) host or server figures, and
+    the curves' processor-sharing model made again from them (analysis/little.shared_cores), as the analysis
+    stage would have."""
+    cells = cpu_demand.attach(s.cells, s.run)
+    by_id = {c.id: c for c in cells}
+    curves = [update(k, models=update(k.models, shared_cores=little.shared_cores([by_id[i] for i in k.cells])))
+              for k in s.curves]
+    return update(s, cells=cells, curves=curves)
 
 
 def summary(cells, **fields) -> Summary:

@@ -101,4 +101,4 @@ def test_the_facts_show_a_recovered_outage_with_its_parts_and_each_stall_as_the_
                               "(connection_refused 1,981)")
     assert said["before the outage"].startswith("60.1 s: 6,011 requests, X 100/s, mean R 99.8 ms, errors 13")
     assert said["after the outage"].startswith("50 s: 5,000 requests, X 100/s, mean R 99.8 ms, errors 0")
-    assert said["stall"] == "at 30 s for 2.5 s: 10 requests held, then answered"
+    assert said["stall"] == "at 30 s for 2.5 s: 10 requests in flight at its start held, then answered"

@@ -115,6 +115,9 @@ def test_node_exporter_and_a_gunicorn_service_scraped_as_a_cell_scrapes_them(tmp
     (host,) = observed.hosts
     assert host.source == node_url and host.host == "127.0.0.1"
     assert {s.cores for s in host.seconds} == {os.cpu_count()}
+    # its kernel's boot time is this host's, as the runner records it: how a namespace of this machine is told apart
+    import psutil
+    assert all(abs(s.boot_time_s - psutil.boot_time()) <= 1.0 for s in host.seconds)
     utils = [s.cpu_util for s in host.seconds if s.cpu_util is not None]
     assert len(utils) >= 3 and all(0.0 <= u <= 1.0 for u in utils)
     assert all(s.mem_available_bytes > 0 and s.load1 is not None for s in host.seconds)

@@ -95,7 +95,12 @@ def test_a_run_id_names_one_folder_and_nothing_else(bad):
 
 
 def test_host_facts_and_versions_name_what_the_contract_asks():
-    assert set(rf.host_facts()) == {"hostname", "cpus", "memory_bytes", "os"}
+    facts = rf.host_facts()
+    assert set(facts) == {"hostname", "cpus", "memory_bytes", "os", "boot_time_s"}
+    # this kernel's boot time, as node_exporter's node_boot_time_seconds reads it (/proc/stat btime)
+    with open("/proc/stat") as f:
+        btime = next(int(line.split()[1]) for line in f if line.startswith("btime"))
+    assert abs(facts["boot_time_s"] - btime) <= 1.0
     assert set(rf.versions("5.6.3", "openjdk 17")) == {"jmeter", "java", "python", "littlegrid"}
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import (histogram, laws, observed_sources, observed_window, outage, server_metrics,
+from littlegrid.analysis import (histogram, laws, little, observed_sources, observed_window, outage, server_metrics,
                                 steady_state, trend)
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
@@ -32,11 +32,10 @@ def _threads_of_open_plan(cell, n):
 
 
 def _in_front(cell, server: dict | None, overall: model.Stats) -> model.Server | None:
-    """The server's figures with where the requests it does not hold wait (Little's law at two boundaries)."""
+    """The server's figures with where the requests are by Little's law at its boundaries (analysis/little.py)."""
     if server is None:
         return None
-    front = server_metrics.in_front_of_server(overall.throughput_per_s, overall.mean_ms, server,
-                                              steady=cell.workload != "spike")
+    front = little.boundaries(overall.throughput_per_s, overall.mean_ms, server, steady=cell.workload != "spike")
     # client_minus_server_ms: the older name of wait_in_front_ms
     return model.Server.model_validate(plain(server | front | {"client_minus_server_ms": front["wait_in_front_ms"]}))
 
@@ -72,7 +71,10 @@ def _cell_checks(cell, f: model.Cell, arrivals: tuple | None, tol: dict) -> list
         checks += [laws.think_time_fidelity(cell.id, think.mean_ms, cell.intended_think_ms, r, think.sd_ms,
                                             think.gaps, tol["think_time"]),
                    laws.workload_fidelity(cell.id, n, x, r, cell.intended_think_ms, T, tol["workload"],
-                                          think.sd_ms, think.gaps)]
+                                          think.sd_ms, think.gaps, think.mean_ms,
+                                          think.thread_mean_ms.max if think.thread_mean_ms is not None else None,
+                                          think.threads,
+                                          laws.intended_think_sd_ms(cell.think_dist, cell.think_ms))]
     srv = f.server
     if srv is not None and not spike and srv.in_flight_source == server_metrics.LITTLE:
         # L_server read from the timer by Little's law (Δsum/Δt) is X·R_server by construction: nothing to test
@@ -378,9 +380,11 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
     c = counting
     read = reading_of(reader.reading).model_copy(update={"samples": c.everything.samples,
                                                          "failed": c.everything.failed})
-    found = c.silences.outage(outage.figures(window, frame.outage)) if c.silences is not None else None
+    shown = outage.figures(window, frame.outage)
+    found = c.silences.outage(shown) if c.silences is not None else None
     if c.silences is not None:
-        unanalysed |= {"stalls": [model.Stall.model_validate(plain(s)) for s in c.silences.stalls()]}
+        unanalysed |= {"stalls": [model.Stall.model_validate(plain(s)) for s in c.silences.stalls()],
+                       "outages": [model.Outage.model_validate(plain(o)) for o in c.silences.outages(shown)]}
     if found is not None:  # the cell's status and reason say it; its figures are the whole window, marked, or
         # the part before an outage the server never came back from
         unanalysed |= {"outage": model.Outage.model_validate(plain(found)),
@@ -431,6 +435,6 @@ def analyze_cell(cell, warmup_s, cooldown_s, by_label, tol, read_options=None, b
             model.EngineShare.model_validate(plain(s)) for s in c.engines.result(
                 T, cell.threads_by_engine, controller_log.engine_times(cell.controller_log), cell.groups_by_engine)]})
     arrivals = c.arrivals.result() if c.arrivals is not None else None
-    analysed = analysed.model_copy(update={"trend": trend.trend(analysed.series)})
+    analysed = analysed.model_copy(update={"trend": trend.trend(analysed.series, tol["steady_r"])})
     analysed = analysed.model_copy(update={"checks": _cell_checks(cell, analysed, arrivals, tol)})
     return analysed, elapsed, c.seconds

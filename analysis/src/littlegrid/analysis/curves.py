@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid.analysis import cpu_demand, models, server_cpu
+from littlegrid.analysis import cpu_demand, little, models, server_cpu
 from littlegrid.analysis.laws import not_made, throughput_bound
 from littlegrid.summary.model import (Bounds, Cell, Check, Curve, CurveModels, HostLimit, LeftOut, Overhead, Overload,
                                       SloCapacity)
@@ -20,7 +20,7 @@ CLOSED, OPEN = "closed", "open"
 X_AXIS = {CLOSED: "users", OPEN: "rate_per_s"}
 X_NAME = {CLOSED: "N", OPEN: "λ"}
 THINK_AXIS = "think_ms"  # the grid axis of the think time Z: the curves of a facet differ in it alone
-CPU_BUSY = 0.9        # host CPU utilisation at which the cores count as saturated (findings use it too)
+CPU_BUSY = little.CPU_BUSY  # host CPU utilisation at which the cores count as saturated (findings use it too)
 NEAR_CAPACITY = 0.9   # served at least this share of the grid's c/S: the server is at its capacity
 NOISE_SIGMAS = 3.0    # a shortfall λ − X counts beyond this many Poisson standard errors √(λ/T)
 
@@ -289,7 +289,8 @@ def _models(g: Members, service, slos, percentile_of) -> CurveModels:
     slo: list[SloCapacity] = models.slo_capacity(g.cells, loads, slos, percentile_of)
     return CurveModels(bounds=bound, usl=models.usl_fit(g.cells), knee=knee, slo_capacity=slo, mmcn=mmcn,
                        overhead=overhead(g.cells, bound) if bound is not None else None,
-                       host_limit=host_limit(g, bound), concurrency=models.concurrency(g.cells))
+                       host_limit=host_limit(g, bound), concurrency=models.concurrency(g.cells),
+                       shared_cores=little.shared_cores(g.cells))
 
 
 def build(cells: list[Cell], services: dict, slos, percentile_of,

@@ -3,7 +3,9 @@
 import math
 from typing import NamedTuple
 
-from littlegrid.analysis.trend import TREND_P
+from littlegrid.analysis import little
+from littlegrid.analysis import trend as drift_rule
+from littlegrid.analysis.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.summary import plain
 from littlegrid.summary.model import Check, Trend
 
@@ -21,7 +23,7 @@ DEFAULT_TOLERANCES = {
     "throughput_bound": 0.02,  # X may exceed min(N/(D+Z), c/S) by this much
     "mmcn": 0.05,              # |X − X_M/M/c//N| / X_M/M/c//N
     "steady": 0.10,            # |C_last − C_first| / mean: completions in the window's last third against its first
-    "steady_r": 0.20,          # max/min − 1 of the median R of the window's first and last thirds, when beyond noise
+    "steady_r": DRIFT_TOLERANCE,  # max/min − 1 of the median R of the window's thirds, when beyond noise (trend.py)
 }
 STEADY_SIGMAS = 4.0  # the steady check's noise allowance in standard errors: every cell of a grid is checked
 
@@ -128,25 +130,64 @@ def think_time_fidelity(cell, z_real_ms, z_int_ms, r_ms, sd_ms, gaps, floor) -> 
     return verdict("think_time", cell, z_real_ms, z_int_ms, rel, tol, rel <= tol, why)
 
 
-def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None, gaps=0) -> Check:
-    """N vs X·(R+Z_intended): did the test put on the load it claims?
+def intended_think_sd_ms(dist: str | None, think_ms: float | None) -> float | None:
+    """The standard deviation of the think time asked for: an exponential's is its mean, JMeter's Poisson Random
+    Timer's √λ, a constant's 0; None for a distribution not known."""
+    if think_ms is None:
+        return None
+    return {"exponential": think_ms, "exp": think_ms, "poisson": math.sqrt(max(think_ms, 0.0)),
+            "constant": 0.0}.get(dist or "")
+
+
+def workload_fidelity(cell, n, x, r_ms, z_int_ms, window_s, floor, z_sd_ms=None, gaps=0, z_real_ms=None,
+                      slowest_thread_ms=None, threads=None, z_int_sd_ms=None) -> Check:
+    """N vs X·(R+Z_intended+e): did the generator put on the load it claims, at the pace it keeps?
+
+    e = Z_realised − Z_intended is the generator's own time per cycle (JMeter's work between a thread's samples:
+    timers, sampler set-up, writing the result), measured. When it is at most GENERATOR_OVERHEAD_MS, and so is
+    every thread's own (`slowest_thread_ms`, the largest of the threads' mean gaps, up to its noise: 3 standard
+    errors of the think time asked for, `z_int_sd_ms`, over a thread's gaps), it is a constant cost of the loop,
+    not a failure to deliver: X·(R+Z) falls short of N by e/(R+Z+e) (2.1% for 0.55 ms on a 25 ms
+    cycle), so the check counts it in the cycle and reports it. A generator that fell behind fails: a thread late
+    or missing (X short even of N/(R+Z+e)), or starved of CPU (e beyond that cost: then the cycle is the one asked
+    for, X·(R+Z_intended), and the shortfall counts).
 
     Besides the window's edge error, a random think time's realised mean is itself noisy (s.e. sd/√gaps):
     X·(R+Z_intended) = N·(R+Z_intended)/(R+Z_realised) inherits that, and chance is not a generator fault.
     """
     if None in (n, x, r_ms, z_int_ms) or not n:
         return not_made("workload", cell, "needs N, X, R and the intended think time")
-    cycle = (r_ms + z_int_ms) / 1000.0
+    own = z_real_ms - z_int_ms if z_real_ms is not None else None  # the generator's time per cycle
+    # a constant cost is every thread's: the slowest thread's own mean gap exceeds the ask by no more than it,
+    # beyond its noise (the think time asked for spread over the thread's gaps); a thread late for seconds once
+    # hides in the mean of all, not in its own
+    sd = z_int_sd_ms if z_int_sd_ms is not None else (z_sd_ms or 0.0)
+    noise = 3 * sd * math.sqrt(threads / gaps) if threads and gaps else 0.0
+    every_thread = slowest_thread_ms is None or slowest_thread_ms - z_int_ms <= GENERATOR_OVERHEAD_MS + noise
+    constant = own is not None and 0 < own <= GENERATOR_OVERHEAD_MS and every_thread
+    cycle = (r_ms + z_int_ms + (own if constant else 0.0)) / 1000.0
     value = x * cycle
     err = window_error(cycle, window_s, n)
-    think_noise = (z_sd_ms or 0.0) / math.sqrt(gaps) / (r_ms + z_int_ms) if gaps and r_ms + z_int_ms > 0 else 0.0
+    # the realised mean's chance spread under the think time asked for (a late thread's outliers widen the realised
+    # sd, not what chance allows)
+    think_noise = sd / math.sqrt(gaps) / (r_ms + z_int_ms) if gaps and r_ms + z_int_ms > 0 else 0.0
     tol = max(floor, 3 * err, 3 * think_noise)
     rel = _rel(value, n)
+    pace = (f" with the generator's own {own:.2f} ms per cycle (JMeter's work between samples, "
+            f"{own / (r_ms + z_int_ms + own):.1%} of the {r_ms + z_int_ms + own:.1f} ms cycle: its measured constant "
+            f"cost, counted in the cycle, not a shortfall)" if constant else
+            f" (the generator's own time per cycle {own:.2f} ms, beyond the {GENERATOR_OVERHEAD_MS:g} ms of JMeter's "
+            f"work between samples: it fell behind)" if own is not None and own > GENERATOR_OVERHEAD_MS else
+            f" (the generator's own time per cycle {own:.2f} ms, but its slowest thread waited "
+            f"{slowest_thread_ms - z_int_ms:.2f} ms beyond the ask per cycle: a thread fell behind)"
+            if own is not None and own > 0 and not every_thread else "")
+    term = "X·(R+Z_intended+e)" if constant else "X·(R+Z_intended)"
     if rel <= tol:
-        why = f"X·(R+Z_intended) = {value:.2f} matches N = {n:g}: the load asked for was delivered."
+        why = f"{term} = {value:.2f} matches N = {n:g}{pace}: the load asked for was delivered."
     else:
-        why = (f"X·(R+Z_intended) = {value:.2f} but N = {n:g}: the generator delivered "
-               f"{'less' if value < n else 'more'} load than intended, so the cell measures another workload.")
+        why = (f"{term} = {value:.2f} but N = {n:g}{pace}: the generator delivered "
+               f"{'less' if value < n else 'more'} load than intended (a thread late or missing, the generator "
+               f"starved of CPU, or the rate not kept), so the cell measures another workload.")
     return verdict("workload", cell, value, float(n), rel, tol, rel <= tol, why)
 
 
@@ -180,7 +221,7 @@ def server_little(cell, l_server, l_se, x_server, r_server_ms, source, floor) ->
     """Little's law inside the server: L_server = X_server·R_server (same boundary: the service's entry and exit)."""
     if None in (l_server, x_server, r_server_ms):
         return not_made("server_little", cell, "the server metrics lack in-flight, request or service-time counters")
-    expected = x_server * r_server_ms / 1000.0
+    expected = little.in_flight(x_server, r_server_ms)
     if expected <= 0:
         return not_made("server_little", cell, "no request completed at the server in the window")
     tol = max(floor, 3 * (l_se or 0.0) / expected)
@@ -222,7 +263,7 @@ def generator_sizing(cell, rate, r_ms, threads, threshold) -> Check:
     """λ·W (threads busy by Little's law) against the thread pool of an open plan."""
     if None in (rate, r_ms, threads) or not threads:
         return not_made("generator_sizing", cell, "needs the arrival rate, R and the thread count")
-    busy = rate * r_ms / 1000.0
+    busy = little.in_flight(rate, r_ms)
     share = busy / threads
     why = (f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%})." if share <= threshold else
            f"λ·W = {busy:.1f} of {threads:g} threads busy ({share:.0%} > {threshold:.0%}): arrivals wait for a free "
@@ -289,19 +330,15 @@ def _ms(v: float) -> str:
 
 
 def _response_drift(trend: Trend | None, tol: float) -> _Half:
-    """The median R of the window's first and last thirds: a drift when
-    Kendall's test finds R ordered in time (p < TREND_P), the thirds' intervals lie apart, and the larger median
-    exceeds the smaller by more than tol; passed None when not compared. Elapsed is whole milliseconds, so a median
-    below 1 ms counts as 1 ms in the ratio."""
+    """The median R of the window's first and last thirds, judged by the one drift rule (analysis/trend.drift:
+    ordered in time, the thirds' intervals apart, the larger median beyond tol); passed None when not compared."""
     if trend is None or trend.first_ms is None or trend.last_ms is None:
         buckets = trend.buckets if trend is not None else 0
         return _not_compared(f"median R not compared: {buckets} bucket{'' if buckets == 1 else 's'} with samples in "
                              "the window, Kendall's test needs 6")
     first, last = trend.first_ms, trend.last_ms
-    rel = (max(first, last) - min(first, last)) / max(min(first, last), 1.0)
-    ordered = trend.p is not None and trend.p < TREND_P
-    apart = (trend.last_low_ms is not None and trend.first_high_ms is not None
-             and (trend.last_low_ms > trend.first_high_ms or trend.last_high_ms < trend.first_low_ms))
+    found = drift_rule.drift(trend, tol)
+    rel, ordered, apart = found.rel, found.ordered, found.apart
     level = f"{trend.interval_level:.0%} " if trend.interval_level is not None else ""
     figures = (f"the per-bucket median R was {_ms(first)} in the window's first third "
                f"({level}interval {_ms(trend.first_low_ms)} to {_ms(trend.first_high_ms)}) and {_ms(last)} in its "
@@ -310,9 +347,8 @@ def _response_drift(trend: Trend | None, tol: float) -> _Half:
                if trend.tau is not None and trend.p is not None else
                f"the per-bucket median R was {_ms(first)} in the window's first third and {_ms(last)} in its last "
                f"(all buckets alike: no order to test)")
-    drift = ordered and apart and rel > tol
-    if drift:
-        return _Half(False, last, first, rel, tol, f"{figures}: R {'rose' if last > first else 'fell'} through the "
+    if found.way is not None:
+        return _Half(False, last, first, rel, tol, f"{figures}: R {found.way} through the "
                                                    "window, beyond its noise and beyond the tolerance")
     if rel <= tol:
         noise = " (a drift beyond noise, within the tolerance)" if ordered and apart else ""

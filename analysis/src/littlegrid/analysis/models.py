@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis import mmcn, usl
+from littlegrid.analysis import little, mmcn, usl
 from littlegrid.analysis.histogram import read_cell_histogram, whole_seconds
-from littlegrid.analysis.laws import not_made, throughput_bound, verdict
+from littlegrid.analysis.laws import not_made, regular_edge_error, throughput_bound, verdict
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain
 from littlegrid.summary.model import (BoundPoint, Bounds, Cell, Check, Concurrency, Knee, MmcnPrediction, SloCapacity,
@@ -127,8 +127,48 @@ def successes_standard_error_per_s(cell: Cell) -> float | None:
 
 
 CONCURRENCY_RULE = ("L = X_max·D (Little's law at the server): X_max the highest throughput of successful requests, "
-                    "D the mean R at the lightest cell; 95% intervals: X's from its completions per second, D's "
-                    "from its histogram (sd/√n), L's the product of their ends")
+                    "D the mean R at the lightest cell; 95% intervals: X's from its completions per second with, on a "
+                    "closed curve, its window edges' error √(1/6)·(R+Z)/(T·√N) in quadrature, D's from its histogram "
+                    "(sd/√n), L's the product of their ends; an upper bound when the lightest cell is not shown below "
+                    "the knee")
+BELOW_KNEE_SHARE = 0.5  # the lightest cell is below the knee when its X is at most this share of X_max (N ≤ N*/2)
+
+
+def _is_open(c: Cell) -> bool:
+    return c.intended.workload == "open" or c.intended.rate_per_s is not None
+
+
+def x_standard_error_per_s(cell: Cell) -> tuple[float | None, float | None]:
+    """(the standard error of the cell's throughput of successful requests, the share of it that is its window
+    edges' error): its seconds' spread (successes_standard_error_per_s), joined in quadrature on a closed cell by
+    the least edge error a closed loop of N users has (laws.regular_edge_error, with R+Z = N/X): batches of
+    seconds of a regular loop count nearly the same every time and cannot see it. (None, None) without an error."""
+    se = successes_standard_error_per_s(cell)
+    n, x, window = (cell.users.n if cell.users is not None else None), served_per_s(cell), \
+        (cell.window.length_s if cell.window is not None else None)
+    if se is None or _is_open(cell) or not n or not x or not window:
+        return se, None
+    edge = regular_edge_error(n / x, window, n) * x
+    return math.hypot(se, edge), edge
+
+
+def below_knee(light: Cell, top: Cell) -> tuple[bool, str]:
+    """Whether the lightest cell, where D = R is measured, is shown below the knee (nothing there waits for another
+    request), and why: one user of a closed curve never waits for another; otherwise its throughput, with its
+    interval, at most BELOW_KNEE_SHARE of X_max's lower end (with D = R there, N/N* = X/X_max: the cell holds at
+    most half the requests the limit holds). Otherwise R there may hold queueing and L = X_max·D is only an upper
+    bound (a grid starting at N > c overstates L)."""
+    if not _is_open(light) and light.users is not None and light.users.n == 1:
+        return True, "one user, who never waits for another request"
+    x_light, x_top = served_per_s(light), served_per_s(top)
+    se_light, se_top = x_standard_error_per_s(light)[0] or 0.0, x_standard_error_per_s(top)[0] or 0.0
+    high, low = x_light + CONFIDENCE_Z * se_light, x_top - CONFIDENCE_Z * se_top
+    share = high / low if low > 0 else math.inf
+    if light is not top and share <= BELOW_KNEE_SHARE:
+        return True, (f"its X ({x_light:.3g}/s, at most {high:.3g}/s) is {share:.0%} of X_max's lower end at most: "
+                      f"below half the knee")
+    return False, (f"its X ({x_light:.3g}/s, up to {high:.3g}/s) is {min(share, 9.99):.0%} of X_max's lower end, "
+                   f"above half of it: R there may hold queueing, so D and L are upper bounds")
 
 
 def concurrency(members: list[Cell]) -> Concurrency | None:
@@ -137,21 +177,30 @@ def concurrency(members: list[Cell]) -> Concurrency | None:
     the size of the limit a plateau meets (c workers with service time S serve at most c/S, and then
     X_max·S = c) without knowing what the limit is. D is R where nothing queues, at the lightest cell: on a
     closed curve its smallest N (at N = 1 a request never waits for another; the realised Z only spaces them
-    out), on an open one its smallest λ. None when no cell has successes or the lightest no mean R."""
+    out), on an open one its smallest λ; when that cell is not shown below the knee (`below_knee`), L is an upper
+    bound. On a closed curve the heaviest cell's users are X·Z thinking, X·D in service and X·(R − D) waiting: the
+    last is `waiting`. None when no cell has successes or the lightest no mean R."""
     light = next((c for c in members if c.overall is not None and c.overall.mean_ms), None)
     rated = [c for c in members if c.overall is not None and served_per_s(c)]
     if light is None or not rated:
         return None
     top = max(rated, key=served_per_s)
     x, d = served_per_s(top), light.overall.mean_ms
-    x_se, d_se = successes_standard_error_per_s(top), mean_standard_error_ms(light)
+    (x_se, edge), d_se = x_standard_error_per_s(top), mean_standard_error_ms(light)
     x_lo, x_hi = (None, None) if x_se is None else (max(0.0, x - CONFIDENCE_Z * x_se), x + CONFIDENCE_Z * x_se)
     d_lo, d_hi = (None, None) if d_se is None else (max(0.0, d - CONFIDENCE_Z * d_se), d + CONFIDENCE_Z * d_se)
     known = None not in (x_lo, d_lo)
-    return Concurrency(in_service=x * d / 1000.0, low=x_lo * d_lo / 1000.0 if known else None,
-                       high=x_hi * d_hi / 1000.0 if known else None, x_max_per_s=x, x_low_per_s=x_lo,
+    below, why = below_knee(light, top)
+    heaviest = rated[-1]
+    r, x_heavy = heaviest.overall.mean_ms, served_per_s(heaviest)
+    waiting = (little.in_flight(x_heavy, r - d) if not _is_open(heaviest) and r is not None and r > d
+               else None)
+    return Concurrency(in_service=little.in_flight(x, d), low=little.in_flight(x_lo, d_lo) if known else None,
+                       high=little.in_flight(x_hi, d_hi) if known else None, x_max_per_s=x, x_low_per_s=x_lo,
                        x_high_per_s=x_hi, x_cell=top.id, d_ms=d, d_low_ms=d_lo, d_high_ms=d_hi, d_cell=light.id,
-                       rule=CONCURRENCY_RULE)
+                       rule=CONCURRENCY_RULE, d_below_knee=below, d_why=why,
+                       x_edge_rel=edge / x if edge is not None else None,
+                       waiting=waiting, waiting_cell=heaviest.id if waiting is not None else None)
 
 
 def usl_fit(members: list[Cell]) -> UslFit:

@@ -13,7 +13,8 @@ Families read (the names as the libraries write them, not guessed):
 - The Prometheus client libraries (Go, Python, Node, Java): `process_cpu_seconds_total`, the CPU of the process
   serving the endpoint (an exporter's endpoint gives the exporter's own, so node_exporter's is left out).
 - node_exporter: `node_cpu_seconds_total` by cpu and mode, `node_load1`, `node_memory_MemAvailable_bytes`,
-  `node_network_receive_bytes_total` and `node_network_transmit_bytes_total` (loopback left out).
+  `node_network_receive_bytes_total` and `node_network_transmit_bytes_total` (loopback left out), and
+  `node_boot_time_seconds` (its kernel's boot time: one in a network namespace of this machine reports this host's).
 - Requests at the server's boundary: the sample server's own `littlegrid_in_flight_requests`,
   `littlegrid_in_flight_seconds_total`, `littlegrid_throttle_queue_length`, `littlegrid_service_seconds_count|_sum`;
   Micrometer's `http_server_requests_seconds_count|_sum` (Spring Boot's server-side request timer), so any Spring
@@ -78,6 +79,7 @@ SYSTEM_CPU_COUNT = "system_cpu_count"                # Micrometer: the CPUs the 
 GC_PAUSE_SUM, GC_PAUSE_COUNT = "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count"
 NODE_CPU = "node_cpu_seconds_total"
 NODE_LOAD1 = "node_load1"
+NODE_BOOT_TIME = "node_boot_time_seconds"  # its kernel's boot time: tells this machine's namespaces from other hosts
 NODE_MEM_AVAILABLE = "node_memory_MemAvailable_bytes"
 NODE_NETWORK = ("node_network_receive_bytes_total", "node_network_transmit_bytes_total")
 NODE_IDLE_MODES = ("idle", "iowait")  # a CPU in iowait runs nothing: it is idle with I/O pending
@@ -112,8 +114,8 @@ UNBOUNDED = 2**31 - 1
 KNOWN_FAMILIES = frozenset(
     [n for f in THREAD_POOLS for n in (f.busy, f.size)] + list(HIKARI.values())
     + [PROCESS_CPU_SECONDS, PROCESS_CPU_NS, PROCESS_CPU_USAGE, SYSTEM_CPU_COUNT, GC_PAUSE_SUM, GC_PAUSE_COUNT,
-       NODE_CPU, NODE_LOAD1, NODE_MEM_AVAILABLE, *NODE_NETWORK, IN_FLIGHT, IN_FLIGHT_SECONDS, THROTTLE_QUEUE,
-       CONNECTIONS, HAPROXY_QUEUE, HAPROXY_SESSIONS, HAPROXY_SESSIONS_TOTAL, HAPROXY_SERVER_SESSIONS,
+       NODE_CPU, NODE_LOAD1, NODE_MEM_AVAILABLE, *NODE_NETWORK, NODE_BOOT_TIME, IN_FLIGHT, IN_FLIGHT_SECONDS,
+       THROTTLE_QUEUE, CONNECTIONS, HAPROXY_QUEUE, HAPROXY_SESSIONS, HAPROXY_SESSIONS_TOTAL, HAPROXY_SERVER_SESSIONS,
        HAPROXY_SERVER_LIMIT, *HAPROXY_AVERAGES.values(), PG_ACTIVITY, PG_UP]
     + [n for _, count, total in TIMERS for n in (count, total)])
 
@@ -183,6 +185,7 @@ class HostSecond:
     load1: float | None
     mem_available_bytes: float | None
     network_bytes_per_s: float | None  # received + sent, loopback left out
+    boot_time_s: float | None = None  # node_boot_time_seconds: the kernel's boot time (epoch s)
 
 
 @dataclass(frozen=True)
@@ -505,7 +508,7 @@ def _host(scrapes: list[_Scrape]) -> tuple[HostSecond, ...]:
         t = s.time_ms
         util = 1.0 - idle.get(t, 0.0) / every[t] if every.get(t) else None
         second = HostSecond(t, None if util is None else min(1.0, max(0.0, util)), len(cpus) or None,
-                            s.total(NODE_LOAD1), s.total(NODE_MEM_AVAILABLE), network.get(t))
+                            s.total(NODE_LOAD1), s.total(NODE_MEM_AVAILABLE), network.get(t), s.total(NODE_BOOT_TIME))
         if any(v is not None for v in (second.cpu_util, second.cores, second.load1, second.mem_available_bytes)):
             seconds.append(second)
     return tuple(seconds)

@@ -149,7 +149,8 @@ def summary_block(own: CellSources, window: SteadyWindow, counts: dict) -> model
         source=h.source, host=h.host, cpu_util_mean=_mean(s.cpu_util for s in seconds),
         cores=_max(s.cores for s in seconds), load1_mean=_mean(s.load1 for s in seconds),
         mem_available_min_bytes=min((v for s in seconds if (v := s.mem_available_bytes) is not None), default=None),
-        network_bytes_per_s_mean=_mean(s.network_bytes_per_s for s in seconds), readings=len(seconds))
+        network_bytes_per_s_mean=_mean(s.network_bytes_per_s for s in seconds), readings=len(seconds),
+        boot_time_s=next((s.boot_time_s for s in seconds if s.boot_time_s is not None), None))
         for h in found.hosts if (seconds := _inside(window, h.seconds))]
     gc = [model.ObservedGc(source=g.source, host=g.host, pause_share=_mean(s.pause_s_per_s for s in seconds),
                            pauses_per_s=_mean(s.pauses_per_s for s in seconds))

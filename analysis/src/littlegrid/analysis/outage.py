@@ -285,37 +285,65 @@ class _Part:
                 "mean_ms": self.elapsed_sum / n if n else None, "error_rate": self.errors / n if n else None}
 
 
+class _OutageCount:
+    """One outage's requests: those that completed in it (every one unanswered) by error class, and how many of them
+    inside the window. Those that ended in the very millisecond of the last answer belong before it, unless the
+    outage began with the cell; those of the answer's that ended it, after."""
+
+    def __init__(self, stretch: Stretch, window: SteadyWindow) -> None:
+        self.stretch = stretch
+        self.after_ms = stretch.began_ms - (stretch.began_ms == window.first_start_ms)
+        self.by_class: dict[str, int] = {}
+        self.in_window = 0
+
+    def add(self, block, ends: np.ndarray) -> None:
+        s = self.stretch
+        inside = (ends > self.after_ms) & (ends < s.ended_ms if s.recovered else ends <= s.ended_ms)
+        for name, n in count_names(block.sample_classes, inside).items():
+            self.by_class[name] = self.by_class.get(name, 0) + n
+        self.in_window += int(np.count_nonzero(inside & block.samples_in_window))
+
+    def record(self, window: SteadyWindow, figures: str, parts: tuple[dict | None, dict | None]) -> dict:
+        """model.Outage of this outage: `figures` and the window's parts beside it only for the recorded one."""
+        s = self.stretch
+        failed = sum(self.by_class.values())
+        lasted = (s.ended_ms - s.began_ms) / 1000.0
+        by_class = largest_first(self.by_class)
+        return {"began_s": (s.began_ms - window.first_start_ms) / 1000.0, "lasted_s": lasted,
+                "recovered": s.recovered, "failed": failed, "failed_per_s": failed / lasted if lasted > 0 else None,
+                "failed_by_class": by_class, "error_class": next(iter(by_class), None),
+                "figures": figures, "rule": RULE, "failed_in_window": self.in_window if figures != "none" else 0,
+                "before": parts[0], "after": parts[1]}
+
+
 class SilenceCount:
-    """The counting pass's view of a cell's silences. The outage's: the requests that completed in it (every one
-    unanswered) by error class, how many of them inside the window, and the window's parts before and after it
-    (model.OutagePart). Those that ended in the very millisecond of the last answer belong before it, unless the
-    outage began with the cell; those of the answer's that ended it, after. Each stall's: the requests held
-    through it (started before its end and completed at or after it), how many of them failed, the quickest and
-    the longest."""
+    """The counting pass's view of a cell's silences. Every outage's requests (_OutageCount), and for the recorded
+    one (Silences.outage) the window's parts before and after it (model.OutagePart). Each stall's: the requests held
+    by it, those in flight at its start (started at or before it began, completed at or after its end), how many of
+    them failed, the quickest and the longest; and those that started while it lasted and were answered after it
+    (`joined`: under think time or open arrivals they waited only part of it, so they say nothing of how long the
+    held ones waited)."""
 
     def __init__(self, silences: Silences, window: SteadyWindow) -> None:
         self.silences, self.window = silences, window
         s = silences.outage
-        self.by_class: dict[str, int] = {}
-        self.in_window = 0
+        every = silences.outages or ((s,) if s is not None else ())
+        self.counts = [_OutageCount(o, window) for o in every]
+        self.recorded = next((c for c in self.counts if c.stretch == s), None)
         if s is not None:
-            self.after_ms = s.began_ms - (s.began_ms == window.first_start_ms)
             self.before = _Part(window.start_ms, min(window.end_ms, s.began_ms))
             self.after = _Part(max(window.start_ms, s.ended_ms), window.end_ms) if s.recovered else None
-        # per stall: held, of which failed, the shortest and longest elapsed
-        self.held = [[0, 0, NO_END, 0] for _ in silences.stalls]
+        # per stall: held, of which failed, the shortest and longest elapsed, joined and the longest of them
+        self.held = [[0, 0, NO_END, 0, 0, 0] for _ in silences.stalls]
 
     def add(self, block) -> None:
         """block: a rowblock.Block (rowblock's Frame holds the Silences, so this module does not import it)."""
         samples = block.samples
         ends = samples["end_ms"].to_numpy()
         failed = block.sample_classes.notna().to_numpy()
-        s = self.silences.outage
-        if s is not None:
-            inside = (ends > self.after_ms) & (ends < s.ended_ms if s.recovered else ends <= s.ended_ms)
-            for name, n in count_names(block.sample_classes, inside).items():
-                self.by_class[name] = self.by_class.get(name, 0) + n
-            self.in_window += int(np.count_nonzero(inside & block.samples_in_window))
+        for count in self.counts:
+            count.add(block, ends)
+        if self.silences.outage is not None:
             elapsed = samples["elapsed_ms"].to_numpy()
             self.before.add(ends, failed, elapsed)
             if self.after is not None:
@@ -324,37 +352,47 @@ class SilenceCount:
             starts = samples["start_ms"].to_numpy()
             elapsed = samples["elapsed_ms"].to_numpy()
             for stall, held in zip(self.silences.stalls, self.held):
-                through = (starts < stall.ended_ms) & (ends >= stall.ended_ms)
+                through = (starts <= stall.began_ms) & (ends >= stall.ended_ms)
                 if through.any():
                     held[0] += int(np.count_nonzero(through))
                     held[1] += int(np.count_nonzero(through & failed))
                     held[2] = min(held[2], int(elapsed[through].min()))
                     held[3] = max(held[3], int(elapsed[through].max()))
+                joined = (starts > stall.began_ms) & (starts < stall.ended_ms) & (ends >= stall.ended_ms)
+                if joined.any():
+                    held[4] += int(np.count_nonzero(joined))
+                    held[5] = max(held[5], int(elapsed[joined].max()))
 
     def outage(self, figures: str) -> dict | None:
         """The summary's outage record (model.Outage), None without one."""
-        s = self.silences.outage
-        if s is None:
+        if self.recorded is None:
             return None
-        first_start_ms = self.window.first_start_ms
-        failed = sum(self.by_class.values())
-        lasted = (s.ended_ms - s.began_ms) / 1000.0
-        by_class = largest_first(self.by_class)
-        return {"began_s": (s.began_ms - first_start_ms) / 1000.0, "lasted_s": lasted, "recovered": s.recovered,
-                "failed": failed, "failed_per_s": failed / lasted if lasted > 0 else None,
-                "failed_by_class": by_class, "error_class": next(iter(by_class), None),
-                "figures": figures, "rule": RULE, "failed_in_window": self.in_window if figures != "none" else 0,
-                "before": self.before.result() if figures != "none" else None,
-                "after": self.after.result() if self.after is not None and figures != "none" else None}
+        parts = (self.before.result() if figures != "none" else None,
+                 self.after.result() if self.after is not None and figures != "none" else None)
+        return self.recorded.record(self.window, figures, parts)
+
+    def outages(self, figures: str) -> list[dict]:
+        """Every outage of the cell in time order (model.Outage each), the recorded one among them with its figures
+        and parts; the others' failures stay among the window's errors (`figures` "whole" when the window holds them,
+        "before" when it ended before them)."""
+        out = []
+        for count in self.counts:
+            if count is self.recorded:
+                out.append(self.outage(figures))
+            else:
+                inside = count.stretch.began_ms < self.window.end_ms
+                out.append(count.record(self.window, "whole" if inside else "before", (None, None)))
+        return out
 
     def stalls(self) -> list[dict]:
         """The summary's stall records (model.Stall), in time order."""
         w = self.window
         return [{"began_s": (s.began_ms - w.first_start_ms) / 1000.0, "lasted_s": (s.ended_ms - s.began_ms) / 1000.0,
                  "held": held, "held_failed": held_failed, "shortest_ms": float(shortest if held else 0),
-                 "longest_ms": float(longest),
+                 "longest_ms": float(longest), "joined": joined, "joined_longest_ms": float(joined_longest),
                  "in_window": w.start_ms <= s.ended_ms and s.began_ms <= w.end_ms, "rule": STALL_RULE}
-                for s, (held, held_failed, shortest, longest) in zip(self.silences.stalls, self.held)]
+                for s, (held, held_failed, shortest, longest, joined, joined_longest)
+                in zip(self.silences.stalls, self.held)]
 
 
 def reason(record: dict) -> str:

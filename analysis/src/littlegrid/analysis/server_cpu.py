@@ -3,10 +3,13 @@
 
 1. the CPUs the grid pinned the sample server to (`[server] cpus`), measured apart on this host, JMeter on the
    others (server_pinned);
-2. the target host's node_exporter: its busy share and cores (server_host);
+2. the target host's node_exporter: its busy share and cores (server_host); one whose kernel boot time is this
+   host's runs in a network namespace of this machine, and its CPU is this machine's, JMeter's included
+   (host_shared, never "the server host's": `same_machine`);
 3. this host, when the target ran here: the generator's host-metrics.csv, whose cores JMeter shares (host_shared);
 4. the service process's own CPU as it reports it ([observe]: process_cpu_*) from a source on the target's host,
-   with a core count (system_cpu_count) (server_process);
+   with a core count (system_cpu_count) (server_process); on a host a same-machine node_exporter shares, its cores
+   are said to be this machine's, shared with JMeter;
 5. otherwise not measured: the generator's host is never the server's when the server ran elsewhere.
 
 The host's figures come before the process's: whether the cores are saturated is a property of the cores, and a
@@ -20,7 +23,7 @@ The generator's own host figures stay in Cell.host for the generator's findings.
 from __future__ import annotations
 
 from littlegrid.analysis.observed import THIS_HOST
-from littlegrid.summary.model import Cell, Run, ServerCpu
+from littlegrid.summary.model import Cell, ObservedHost, Run, ServerCpu
 
 # Whose cores a CPU figure is of (ServerCpu.basis, CpuPerRequest.basis, HostLimit.basis)
 SERVER_PINNED = "server_pinned"    # the CPUs the server was pinned to, measured apart; JMeter on the others
@@ -56,16 +59,43 @@ def of_cell(cell: Cell, run: Run) -> ServerCpu | None:
     hosts = [h for h in (observed.hosts if observed else ()) if h.source in on_target]
     for h in hosts:
         if h.cpu_util_mean is not None and h.cores:
+            if same_machine(h, run):  # a network namespace of this host: its cores are JMeter's too
+                return ServerCpu(basis=HOST_SHARED, host=h.host, cores=float(h.cores), util=h.cpu_util_mean,
+                                 shared_with_generator=True, words=_namespace_words(h))
             return _answer(SERVER_HOST, h.host, float(h.cores), h.cpu_util_mean, here, here, run)
     if here and not run.server_cpus and cell.host is not None and cell.host.cpu_util_mean is not None \
             and run.host.cpus:
         return _answer(HOST_SHARED, THIS_HOST, float(run.host.cpus), cell.host.cpu_util_mean, True, here, run)
+    this_machine = {h.host for h in (observed.hosts if observed else ()) if same_machine(h, run)}
     for p in (observed.process_cpu if observed else ()):
         if p.source in on_target and p.cores:
-            return _answer(SERVER_PROCESS, p.host, p.cores, p.cores_busy_mean / p.cores, False, here, run)
+            cpu = _answer(SERVER_PROCESS, p.host, p.cores, p.cores_busy_mean / p.cores, False, here, run)
+            if p.host in this_machine:  # its host's node_exporter runs on this machine: so does the process
+                cpu = cpu.model_copy(update={"words": f"the server process's CPU on this machine ({_count(p.cores)}, "
+                                                      f"which JMeter shares; at {p.host}, a network namespace of it)"})
+            return cpu
     cores = float(len(run.server_cpus)) if run.server_cpus else float(run.host.cpus) if here and run.host.cpus \
         else None
     return _answer(NOT_MEASURED, None, cores, None, here and not run.server_cpus, here, run)
+
+
+SAME_BOOT_S = 1.0  # boot times within this are one kernel's (both read /proc/stat's whole-second btime)
+
+
+def same_machine(host: ObservedHost, run: Run) -> bool:
+    """Whether a node_exporter's host is this machine, whatever its address: a network namespace of this host (its
+    own address, which this host cannot bind, so placement calls it elsewhere) shares this kernel, and so its boot
+    time (node_boot_time_seconds against the run's /proc/stat btime). Its CPU is then this machine's, JMeter's
+    included, never "the server host's". False when either boot time is unknown (an older run folder, an exporter
+    without the stat collector)."""
+    mine, theirs = run.host.boot_time_s, host.boot_time_s
+    return mine is not None and theirs is not None and abs(mine - theirs) <= SAME_BOOT_S
+
+
+def _namespace_words(host: ObservedHost) -> str:
+    """Whose cores a same-machine node_exporter's figure is, for a sentence."""
+    return (f"this machine's {_count(float(host.cores))} (node_exporter at {host.host}, a network namespace of it: "
+            f"the same boot time), which JMeter shares")
 
 
 def _answer(basis: str, host: str | None, cores: float | None, util: float | None, shared: bool, here: bool,
@@ -122,6 +152,14 @@ def cores(cell: Cell) -> float | None:
 def shared(cell: Cell) -> bool:
     """Whether JMeter ran on the server's measured cores (then CPU figures hold the generator's work too)."""
     return cell.server_cpu is not None and cell.server_cpu.shared_with_generator
+
+
+def ran_here(cell: Cell) -> bool:
+    """Whether the cell's server ran on the generator's host (pinned there, sharing its cores, or not measured but
+    placed here): then the host's figures (its load average) are the server's host's too; an older summary without
+    a server CPU record is taken as not known to be here."""
+    cpu = cell.server_cpu
+    return cpu is not None and (cpu.host == THIS_HOST or cpu.shared_with_generator)
 
 
 def basis(cell: Cell) -> str:

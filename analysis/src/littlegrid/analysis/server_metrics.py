@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from littlegrid.analysis.little import throttle_split
 from littlegrid.analysis.observed import ServerRequests, ThreadPool
 from littlegrid.analysis.window import SteadyWindow
 from littlegrid.usererror import UserError
@@ -133,49 +134,6 @@ def longest_gap_s(times_ms, window: SteadyWindow) -> float:
     """The longest stretch of the window without a server reading (its edges count): 1 s at 1 Hz, all of it with none."""
     edges = np.concatenate(([window.start_ms], np.sort(np.asarray(times_ms, dtype=float)), [window.end_ms]))
     return float(np.diff(edges).max()) / 1000.0
-
-
-def in_front_of_server(x_per_s: float | None, r_ms: float | None, server: dict, steady: bool = True) -> dict:
-    """Where the requests the server does not hold wait, by Little's law at two boundaries.
-
-    The client's boundary holds X·R requests (sent, not yet answered; N when there is no think time), the
-    server's L_server of them; the rest, waiting_in_front = X·R − L_server, are in front of the service:
-    in Tomcat's accept queue and connection backlog before a worker takes them, on the network or in the
-    client. Per request that is wait_in_front_ms = R − R_server. in_front_reason says why a figure is absent.
-    """
-    out = {"client_in_flight": None, "waiting_in_front": None, "wait_in_front_ms": None, "in_front_reason": None}
-    if not steady:
-        out["in_front_reason"] = "a spike has no steady state to apply Little's law to"
-        return out
-    if x_per_s is not None and r_ms is not None:
-        out["client_in_flight"] = x_per_s * r_ms / 1000.0
-    l_server, r_server = server.get("in_flight_mean"), server.get("service_mean_ms")
-    if r_ms is not None and r_server is not None:
-        out["wait_in_front_ms"] = r_ms - r_server
-    if out["client_in_flight"] is not None and l_server is not None:
-        out["waiting_in_front"] = out["client_in_flight"] - l_server
-    missing = [what for what, value in (("in-flight (L_server)", l_server), ("service-time (R_server)", r_server))
-               if value is None]
-    if missing:
-        failed = server.get("failed_scrapes") or 0
-        out["in_front_reason"] = (f"the server metrics lack {' and '.join(missing)} in the window"
-                                  + (f" ({failed} of {failed + server.get('readings', 0)} scrapes failed)" if failed else ""))
-    elif out["client_in_flight"] is None:
-        out["in_front_reason"] = "the cell has no client throughput or response time"
-    return out
-
-
-def throttle_split(queue_mean: float | None, x_per_s: float | None, r_server_ms: float | None) -> dict:
-    """R_server split at the throttle by Little's law on its queue: W_q = L_q / X, time in service = R_server − W_q.
-
-    The server's timer spans the throttle's queue, so R_server alone cannot show that a throttle keeps the time in
-    service flat while the queue absorbs the load. L_q is the mean of 1 Hz samples of the queue length, so W_q is an
-    estimate (the in-flight integral has no counterpart for the queue).
-    """
-    if queue_mean is None or not x_per_s or r_server_ms is None:
-        return {"throttle_wait_ms": None, "in_service_ms": None}
-    wait_ms = 1000.0 * queue_mean / x_per_s
-    return {"throttle_wait_ms": wait_ms, "in_service_ms": max(0.0, r_server_ms - wait_ms)}
 
 
 def host_figures(frame: pd.DataFrame | None, window: SteadyWindow) -> dict | None:

@@ -1,8 +1,8 @@
-"""Whether a cell's window drifted: its thirds (the one rule every stage uses) and the trend of R through them.
+"""Whether a cell's window drifted: its thirds, the trend of R through them and the one drift rule.
 
-The cell stage computes both once from the cell's series (Cell.trend); the steady check (laws.steady), the overload
-of an open curve (curves.overload) and the latency-shift finding read them. docs/analysis.md, "steady", derives the
-rule.
+The cell stage computes them once from the cell's series (Cell.trend, its `drift` by `drift()`); the steady check
+(laws.steady), the overload of an open curve (curves.overload: `rising`) and the latency-shift finding read them, so
+no cell can read "steady" beside "R rose". docs/analysis.md, "steady", derives the rule.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from littlegrid.summary.model import Series, Trend
 TREND_P = 0.01          # Kendall's test of R against time: a trend when p is below this (every cell is tested)
 TREND_MIN_BUCKETS = 6   # the fewest buckets with samples at which Kendall's test can reach p < 0.01 (6!: 2/720)
 INTERVAL_LEVEL = 0.95   # the coverage asked of each third's interval for its median R
+DRIFT_TOLERANCE = 0.20  # max/min − 1 of the thirds' median R beyond which a drift matters ([tolerances] steady_r)
 
 
 @dataclass(frozen=True)
@@ -104,28 +105,59 @@ def median_interval(values) -> tuple[float, float, float, float]:
     return mid, v[j - 1], v[k - j], coverage(j)
 
 
-def trend(series: Series | None) -> Trend | None:
+@dataclass(frozen=True)
+class Drift:
+    """The drift rule's parts for a trend: `ordered` (Kendall's p < TREND_P), `apart` (the thirds' intervals do not
+    overlap), `rel` (the larger third's median R over the smaller's − 1, a median below 1 ms counted as 1 ms:
+    elapsed is whole ms) and `way`: "rose" or "fell" when all three say so (ordered, apart, rel > tolerance), else
+    None. Every stage that says whether R drifted reads `way` (or Trend.drift, which is it)."""
+    ordered: bool
+    apart: bool
+    rel: float | None
+    way: str | None
+
+
+def drift(t: Trend | None, tolerance: float = DRIFT_TOLERANCE) -> Drift:
+    """The one rule for whether R drifted through a cell's window: ordered in time (Kendall's test of the per-bucket
+    median R, p < TREND_P), beyond the thirds' noise (their median's intervals lie apart) and beyond what matters
+    (the larger third's median exceeds the smaller's by more than `tolerance`). Without the thirds' medians nothing
+    is compared (rel None, way None)."""
+    if t is None or t.first_ms is None or t.last_ms is None:
+        return Drift(False, False, None, None)
+    first, last = t.first_ms, t.last_ms
+    rel = (max(first, last) - min(first, last)) / max(min(first, last), 1.0)
+    ordered = t.p is not None and t.p < TREND_P
+    apart = (t.last_low_ms is not None and t.first_high_ms is not None and t.first_low_ms is not None
+             and t.last_high_ms is not None
+             and (t.last_low_ms > t.first_high_ms or t.last_high_ms < t.first_low_ms))
+    way = ("rose" if last > first else "fell") if ordered and apart and rel > tolerance else None
+    return Drift(ordered, apart, rel, way)
+
+
+def trend(series: Series | None, tolerance: float = DRIFT_TOLERANCE) -> Trend | None:
     """Kendall's τ of the per-bucket median R against time over the window's buckets with samples, and the median of
     those medians in its first and last thirds with their intervals; None without a series. With fewer than
-    TREND_MIN_BUCKETS such buckets nothing is tested (τ, p and the thirds None). rising: τ > 0, p < TREND_P and the
-    last third's median above the first's (an open cell's queue growing: curves.overload)."""
+    TREND_MIN_BUCKETS such buckets nothing is tested (τ, p and the thirds None). `drift`: the drift rule's verdict
+    ("rose", "fell" or None, `drift()` at `tolerance`, the grid's steady_r); rising: it rose (an open cell's queue
+    growing: curves.overload)."""
     if series is None:
         return None
     thirds = window_thirds(series)
     inside = thirds.inside if thirds is not None else ()
     medians = _medians(series, inside)
     if len(medians) < TREND_MIN_BUCKETS:
-        return Trend(buckets=len(medians), tau=None, p=None, first_ms=None, last_ms=None, rising=False)
+        return Trend(buckets=len(medians), tau=None, p=None, first_ms=None, last_ms=None, rising=False,
+                     drift_tolerance=tolerance)
     tau, p = kendall(medians)
     none = (None, None, None, None)
     f_mid, f_low, f_high, f_cover = median_interval(first) if (first := _medians(series, thirds.first)) else none
     l_mid, l_low, l_high, l_cover = median_interval(last) if (last := _medians(series, thirds.last)) else none
-    rising = (tau is not None and p is not None and tau > 0 and p < TREND_P and None not in (f_mid, l_mid)
-              and l_mid > f_mid)
     covers = [c for c in (f_cover, l_cover) if c is not None]
-    return Trend(buckets=len(medians), tau=tau, p=p, first_ms=f_mid, last_ms=l_mid, rising=rising,
-                 first_low_ms=f_low, first_high_ms=f_high, last_low_ms=l_low, last_high_ms=l_high,
-                 interval_level=min(covers) if covers else None)
+    measured = Trend(buckets=len(medians), tau=tau, p=p, first_ms=f_mid, last_ms=l_mid, rising=False,
+                     first_low_ms=f_low, first_high_ms=f_high, last_low_ms=l_low, last_high_ms=l_high,
+                     interval_level=min(covers) if covers else None)
+    way = drift(measured, tolerance).way
+    return measured.model_copy(update={"drift": way, "drift_tolerance": tolerance, "rising": way == "rose"})
 
 
 def _medians(series: Series, buckets) -> list[float]:

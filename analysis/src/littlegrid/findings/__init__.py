@@ -40,7 +40,7 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
         covered |= {c.id for c in p.cells}
         # a starved generator hides the server's capacity: a limit drawn from that curve would be about JMeter
         hidden = bottleneck.resource == "generator" or any(capacity.starved(c) for c in p.cells)
-        limit = None if hidden else advice.concurrency_limit(summary, p)
+        limit = None if hidden else advice.concurrency_limit(summary, p, bottleneck)
         if limit is not None:
             found.append(limit)
     found += capacity.overload(summary)

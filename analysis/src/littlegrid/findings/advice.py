@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from littlegrid.analysis.curves import OPEN
+from littlegrid.analysis.models import POOL_FULL
 from littlegrid.findings.base import (THROTTLE, TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, knob,
                                       ms, num, overall, rate, users)
 from littlegrid.summary.model import Curve
@@ -15,9 +16,31 @@ SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative ga
 WIDE_GAP = 1.5    # measured N further apart than this ratio leave a knee unpinned
 
 
-def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
+def shown_limit(bottleneck: Finding | None) -> tuple[int, str] | None:
+    """The limit the figures show, when they show one: a pool whose busy workers were measured at its size at the
+    plateau (the thread_pool bottleneck that holds: c of c busy), or the laws' limit whose interval names a whole
+    number of requests (the concurrency bottleneck's "about k", not an upper bound). (k, the words saying so), None
+    otherwise. A pool of 6 full at the plateau is a limit of 6, whatever N* = 6.06 rounds up to."""
+    if bottleneck is None or bottleneck.standing != "holds" and bottleneck.resource != "concurrency":
+        return None
+    figures = dict(bottleneck.figures)
+    size, busy = num(figures.get("threads_max")), num(figures.get("busy_threads"))
+    if bottleneck.resource == "thread_pool" and size and busy is not None and busy >= POOL_FULL * size:
+        pool = figures.get("pool") or "the pool"
+        return round(size), f"the size of {pool}, {busy:.3g} of {size:g} busy at the plateau"
+    held = figures.get("held")
+    if bottleneck.resource == "concurrency" and isinstance(held, str) and held.startswith("about ") \
+            and held.removeprefix("about ").isdigit() and not figures.get("upper_bound"):
+        k = int(held.removeprefix("about "))
+        return k, f"the {k} requests the service holds at once by Little's law (L = X_max·D, its interval within ±0.5)"
+    return None
+
+
+def concurrency_limit(summary: Summary, p: Plateau, bottleneck: Finding | None = None) -> Finding | None:
     """The throttling experiment's rule: admit about N* (or the USL peak, when it is measured and lower) at once;
-    more requests only queue, and a bounded queue in front turns the excess into fast refusals."""
+    more requests only queue, and a bounded queue in front turns the excess into fast refusals. When the figures
+    show the limit itself (`shown_limit`: a pool full at its size, or the laws' whole number of requests held),
+    that is the limit in N*'s place, N* beside it."""
     b = p.bound
     n_star = num(b.n_star) if b is not None else None
     fit = p.curve.models.usl if p.curve.models.usl is not None and p.curve.models.usl.ok else None
@@ -28,13 +51,17 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
     use_peak = peak is not None and (n_star is None or peak < n_star) and peak <= top
     if not use_peak and n_star is None:  # a peak beyond the heaviest cell measured, and no bound: nothing to state
         return None
-    limit = peak if use_peak else n_star
-    source = (f"the USL peak N = {peak:.3g} (σ = {fit.sigma:.2g}, κ = {fit.kappa:.2g})" if use_peak
-              else f"N* = (D+Z)/D_max = ({ms(b.d_ms)} + {ms(p.members[0].intended.think_ms or 0)})"
-                   f"/{ms(b.d_max_ms)} = {n_star:.3g}")
+    # where N* would set it, the limit the figures show (a closed curve's: an open one's x is no concurrency)
+    shown = shown_limit(bottleneck) if not use_peak and p.curve.workload != OPEN else None
+    limit = shown[0] if shown is not None else peak if use_peak else n_star
+    bounds_words = (f"N* = (D+Z)/D_max = ({ms(b.d_ms)} + {ms(p.members[0].intended.think_ms or 0)})"
+                    f"/{ms(b.d_max_ms)} = {n_star:.3g}") if n_star is not None else None
+    source = (f"{shown[1]} ({bounds_words} from the bounds)" if shown is not None
+              else f"the USL peak N = {peak:.3g} (σ = {fit.sigma:.2g}, κ = {fit.kappa:.2g})" if use_peak
+              else bounds_words)
     head = group_words(p.curve)
     rounding = "" if math.ceil(limit) == limit else ", rounded up so that no throughput is given away"
-    if not use_peak and n_star_reach(b, p.curve, p.members, [p]) == "ceiling":
+    if shown is None and not use_peak and n_star_reach(b, p.curve, p.members, [p]) == "ceiling":
         rounding += (f"; X is already level at the lightest cell, N = {users(p.members[0]):g}, so this is an upper "
                      f"bound: run lighter cells to place the limit")
     past = (f"past it X stays near {rate(served(p.cells[-1]))} and every further request only "
@@ -57,9 +84,11 @@ def concurrency_limit(summary: Summary, p: Plateau) -> Finding | None:
                      f"{math.ceil(limit):g} requests in service: that is {source}{rounding}; {past}.")
         recommendation = f"concurrency limit ≈ {math.ceil(limit):g} (the throttle admits {throttle:g})"
     basis = b.basis if b is not None else ""
-    standing = "holds" if use_peak or basis.startswith("grid") else "suggests"
+    standing = ("holds" if (shown is not None and bottleneck.standing == "holds") or use_peak
+                or basis.startswith("grid") else "suggests")
     return Finding("recommendation", statement, standing,
-                   "from the saturated curve's bounds" + ("" if standing == "holds" else f" ({basis})"),
+                   ("from what the figures show at the plateau" if shown is not None
+                    else "from the saturated curve's bounds") + ("" if standing == "holds" else f" ({basis})"),
                    (Figure("N*", n_star, "users"), Figure("USL peak", peak, "users")),
                    fields({"limit": math.ceil(limit), "n_star": n_star, "usl_peak": peak, "throttle": throttle}),
                    tuple(p.group.items()), tuple(c.id for c in p.cells), recommendation=recommendation)

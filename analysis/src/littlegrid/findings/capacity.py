@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import cpu_demand, models, server_cpu
 from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
-from littlegrid.analysis.server_metrics import in_front_of_server
+from littlegrid.analysis.models import CONFIDENCE_Z
 from littlegrid.findings import precision, proxy
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
@@ -502,7 +502,10 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
         return None
     by_id = {c.id: c for c in p.members}
     light = by_id.get(conc.d_cell)
+    upper = conc.d_below_knee is False  # D from a cell not shown below the knee: L is at most this
     held = precision.count(conc.in_service, low, high)
+    if upper:  # an upper bound says its top: the interval's high end when there is one
+        held = f"at most {precision.significant(high if high is not None else conc.in_service, 2)}"
     at = f" at {load_words(p.curve, load(p.curve, light))}" if light is not None else ""
     cpu, cpu_whose = _server_cpu_words(p.cells)
     kinds = ("worker threads or processes, connections, or cores" if cpu is None or cpu >= CPU_BUSY
@@ -510,28 +513,33 @@ def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cel
     cpu_words = ("the server's CPU was not measured" if cpu is None
                  else f"{cpu_whose} {'were' if _plural(cpu_whose) else 'was'} {pct(cpu)} busy"
                  + ("" if cpu >= CPU_BUSY else ", not full"))
+    bound = (f" The lightest cell is not shown below the knee ({conc.d_why}): run a lighter cell (N = 1) to size "
+             f"the limit." if upper else "")
     statement = (f"X stays level at {rate(_mean(xs))} at {cells_words(p.cells, p.curve)}: the service holds "
                  f"{held} request{'' if held == 'about 1' else 's'} at once ({rate(conc.x_max_per_s)} × "
-                 f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it. "
+                 f"{ms(conc.d_ms)}, R{at}): a limit of {held.removeprefix('about ')} ({kinds}) caps it.{bound} "
                  f"{_no_metrics(missing[0])[0].upper() + _no_metrics(missing[0])[1:]} and {cpu_words}: to tell "
                  f"which, measure next {_measure_next(summary, p.cells)}.")
+    edge = (f", X's holding its window edges' error ±{precision.significant(CONFIDENCE_Z * conc.x_edge_rel * 100, 2)}%"
+            if num(conc.x_edge_rel) else "")
     interval = (f"; L = {precision.interval(conc.in_service, low, high)} with its 95% interval, the product of the "
-                f"ends of X's and D's" if None not in (low, high)
+                f"ends of X's and D's{edge}" if None not in (low, high)
                 else "; without an interval (no histogram or seconds to judge X and D by)")
-    heaviest = p.cells[-1]
-    r, x = overall(heaviest, "mean_ms"), overall(heaviest, "successes_per_s")
-    waiting = x * (r - conc.d_ms) / 1000.0 if r is not None and x and p.kind != "open" else None
+    waiting = num(conc.waiting) if p.kind != "open" else None
+    at_cell = by_id.get(conc.waiting_cell) if conc.waiting_cell else None
+    where_d = (f"at the lightest cell, where nothing queues ({conc.d_why})" if conc.d_below_knee
+               else f"at the lightest cell ({conc.d_why})" if upper else "at the lightest cell, where nothing queues")
     return found("concurrency", statement, "suggests",
                  f"Little's law at the server, L = X_max·D: X_max = {rate(conc.x_max_per_s)} of successful "
-                 f"requests, D = R = {ms(conc.d_ms)} at the lightest cell, where nothing queues{interval}; a level X "
+                 f"requests, D = R = {ms(conc.d_ms)} {where_d}{interval}; a level X "
                  f"means a limit of that many holds them, but no scraped figure says which resource it is",
                  [Figure("X_max (successes)", conc.x_max_per_s, "/s", conc.x_cell),
                   Figure("D = R at the lightest cell", conc.d_ms, "ms", conc.d_cell),
                   Figure("L = X_max·D", conc.in_service, "requests")],
                  in_service=conc.in_service, in_service_low=low, in_service_high=high, held=held, kinds=kinds,
-                 x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms,
+                 x_max_per_s=conc.x_max_per_s, d_ms=conc.d_ms, upper_bound=1.0 if upper else None,
                  waiting=waiting if waiting is not None and waiting > 0 else None,
-                 waiting_at=users(heaviest) if waiting is not None and waiting > 0 else None)
+                 waiting_at=users(at_cell) if waiting is not None and waiting > 0 and at_cell is not None else None)
 
 
 def _why_missing(cell: Cell) -> str:
@@ -601,14 +609,17 @@ def connections_finding(summary: Summary, cells: list[Cell], curve: Curve | None
         limit_words = (f"; the server takes at most max-connections + accept-count = {mc:g} + {ac:g} = {limit:g} "
                        f"connections at once")
     classes = ", ".join(f"{k} {v}" for k, v in by_class.items() if v)
-    figures = dict(figures) | {"connection_errors": total, "requests": count, "connection_limit": limit}
+    figures = dict(figures) | {"connection_errors": total, "requests": count, "connection_limit": limit,
+                               "max_connections": mc, "accept_count": ac}
     over = limit is None or all(users(c) > limit for c in cells)
     on = cells_words(cells, curve) if curve is not None else "; ".join(cell_words(c) for c in cells)
     return Finding("bottleneck", f"Connections are the limit at {on}: {total} of {count} "
                    f"requests failed to connect or were dropped ({classes}){limit_words}.",
                    "holds" if over else "suggests",
                    "connection-level failures by class" + ("" if over else f", though N is not above {limit:g}"),
-                   tuple(Figure("connection errors", _connection_errors(c), "", c.id) for c in cells),
+                   tuple(Figure("connection errors", _connection_errors(c), "", c.id) for c in cells)
+                   + tuple(Figure("requests", c.overall.count if c.overall is not None else None, "", c.id)
+                           for c in cells),
                    fields(figures), where_of(cells), tuple(c.id for c in cells), "connections")
 
 
@@ -639,69 +650,98 @@ def connection_findings(summary: Summary, covered: set) -> list[Finding]:
 
 # ---------------------------------------------------------------- where requests wait
 
-def _in_front(cell: Cell) -> tuple[float | None, float | None, float | None, float | None]:
-    """(requests waiting in front of the server, ms each waits there, L_server, X·R in flight at the client):
-    X·R − L_server and R − R_server, the summary's own figures when it carries them, else derived by the same
-    rule analyze uses (with think time N − L_server would count the thinking users as waiting)."""
-    s = cell.server
-    derived = in_front_of_server(overall(cell, "throughput_per_s"), overall(cell, "mean_ms"),
-                                 s.model_dump() if s is not None else {})
-    own = {} if s is None else {"waiting_in_front": num(s.waiting_in_front),
-                                "wait_in_front_ms": num(s.wait_in_front_ms),
-                                "client_in_flight": num(s.client_in_flight)}
+@dataclass(frozen=True)
+class _Queued:
+    """Where a cell's requests wait, by the analysis's Little's law (analysis/little.boundaries, read from the
+    cell's server figures): `waiting` requests, `wait_ms` each, outside `held_by` (the server's L_server, or a
+    pool's busy workers) which holds `held` of the X·R = `client` in flight at the client."""
 
-    def pick(key):
-        return own[key] if own.get(key) is not None else num(derived[key])
+    cell: Cell
+    waiting: float
+    wait_ms: float
+    r_ms: float
+    held: float | None
+    client: float | None
+    pool: str | None  # the pool's name in words when the boundary is a pool's busy workers, None: the server's
 
-    return (pick("waiting_in_front"), pick("wait_in_front_ms"), num(s.in_flight_mean) if s is not None else None,
-            pick("client_in_flight"))
+
+def _queued(summary: Summary, cell: Cell) -> _Queued | None:
+    """The cell's requests waiting outside the server's boundary (X·R − L_server, R − R_server) or, with only a
+    pool's busy workers scraped, outside that pool (X·R − busy, R − busy/X); None without either figure."""
+    s, r = cell.server, overall(cell, "mean_ms")
+    if s is None or r is None:
+        return None
+    if num(s.waiting_in_front) is not None and num(s.wait_in_front_ms) is not None:
+        return _Queued(cell, s.waiting_in_front, s.wait_in_front_ms, r, num(s.in_flight_mean),
+                       num(s.client_in_flight), None)
+    if num(s.waiting_outside_pool) is not None and num(s.wait_outside_pool_ms) is not None:
+        return _Queued(cell, s.waiting_outside_pool, s.wait_outside_pool_ms, r, num(s.busy_threads_mean),
+                       num(s.client_in_flight), pool_words(summary, cell))
+    return None
+
+
+def _queued_words(curve: Curve, q: _Queued) -> str:
+    """"at N = 100, about 90 requests wait in front of the server, 906 ms each of R = 1007 ms (90%; of X·R = 99.9 in
+    flight at the client the server holds L_server = 10)", or outside a pool, held by its busy workers."""
+    # a difference of two means, one from 1 Hz scrapes, has no interval here: the counts are said at two significant
+    # figures ("about 90"), not at the three a reader would take for measured
+    where = f"outside {q.pool}" if q.pool else "in front of the server"
+    rest = f"R_server = {ms(q.r_ms - q.wait_ms)}" if not q.pool else f"{ms(q.r_ms - q.wait_ms)} in a worker"
+    detail = rest
+    if q.client is not None and q.held is not None:
+        inside = (f"the busy workers of {q.pool} hold {precision.significant(q.held, 3)}" if q.pool
+                  else f"the server holds L_server = {precision.significant(q.held, 3)}")
+        detail = f"of X·R = {precision.significant(q.client, 3)} in flight at the client {inside}; {rest}"
+    return (f"at {load_words(curve, load(curve, q.cell))}, {precision.count(q.waiting, None, None)} requests wait "
+            f"{where}, {ms(q.wait_ms)} each of R = {ms(q.r_ms)} ({q.wait_ms / q.r_ms:.0%}; {detail})")
 
 
 def waiting(summary: Summary, saturated: set) -> list[Finding]:
-    """Per curve: the cells where a share of R is spent in front of the server (the accept queue, connection
-    set-up); a saturated curve without server figures gets a "cannot tell"."""
+    """Per curve: the cells where a share of R is spent outside what the server's figures hold, by Little's law at
+    their boundaries (the analysis's, read): in front of the server (the accept queue, connection set-up) when it
+    measured L_server, or outside the pool under test when only its busy workers were scraped; a saturated curve
+    with neither gets a "cannot tell"."""
     out = []
     for curve, members in curves(summary):
         group = curve.fixed
         queued, blind = [], []
         for c in members:
-            n_front, w, l_server, client = _in_front(c)
-            r = overall(c, "mean_ms")
-            if n_front is None or w is None:
+            q = _queued(summary, c)
+            if q is None:
                 if c.id in saturated:
                     blind.append(c)
                 continue
-            if r and w > WAIT_SHARE * r and n_front >= 1:
-                queued.append((c, n_front, w, r, l_server, client))
+            if q.wait_ms > WAIT_SHARE * q.r_ms and q.waiting >= 1:
+                queued.append(q)
         if queued:
-            # a difference of two means, one from 1 Hz scrapes, has no interval here: the counts are said at two
-            # significant figures ("about 90"), not at the three a reader would take for measured
-            parts = [f"at {load_words(curve, load(curve, c))}, {precision.count(n, None, None)} requests wait in front "
-                     f"of the server, {ms(w)} each of R = {ms(r)} ({w / r:.0%}; of X·R = {precision.significant(client, 3)} in flight at the "
-                     f"client the server holds L_server = {precision.significant(l, 3)}; R_server = {ms(r - w)})"
-                     if client is not None and l is not None else
-                     f"at {load_words(curve, load(curve, c))}, {precision.count(n, None, None)} requests wait in front "
-                     f"of the server, "
-                     f"{ms(w)} each of R = {ms(r)} ({w / r:.0%}; R_server = {ms(r - w)})"
-                     for c, n, w, r, l, client in queued]
             head = group_words(curve)
-            statement = ("Requests queue in front of the server" + (f" {head}" if head else "") + ": "
-                         + "; ".join(parts) + ".")
+            pooled = queued[-1].pool
+            statement = (("Requests queue outside " + pooled if pooled else "Requests queue in front of the server")
+                         + (f" {head}" if head else "") + ": " + "; ".join(_queued_words(curve, q) for q in queued)
+                         + ".")
+            boundary = "busy workers" if pooled else "L_server"
             evidence = []
-            for c, n, w, *_ in queued:
-                evidence += [Figure("X·R − L_server", n, "requests", c.id),
-                             Figure("R − R_server", w, "ms", c.id)]
-            cells = [c for c, *_ in queued]
+            for q in queued:
+                evidence += [Figure(f"X·R − {boundary}", q.waiting, "requests", q.cell.id),
+                             Figure("R − R_server" if not q.pool else "R − busy/X", q.wait_ms, "ms", q.cell.id)]
+            cells = [q.cell for q in queued]
             heaviest = queued[-1]
             hungry = [c for c in cells if starved(c)]
             out.append(Finding("waiting", statement, "suggests" if hungry else "holds",
-                               f"R − R_server above {WAIT_SHARE:.0%} of R and at least one request waiting in front of it"
+                               (f"R − R_server above {WAIT_SHARE:.0%} of R and at least one request waiting in front "
+                                f"of it" if not pooled else
+                                f"the pool's busy workers hold one request each (Little's law on the pool: each is "
+                                f"held busy/X); R − busy/X above {WAIT_SHARE:.0%} of R and at least one request "
+                                f"waiting outside it")
                                + (f"; but the generator is starved at "
                                   f"{load_words(curve, ', '.join(f'{load(curve, c):g}' for c in hungry))}"
-                                  f", so part of R − R_server may be JMeter's own delay, not a queue at the server"
+                                  f", so part of the wait may be JMeter's own delay, not a queue at the server"
                                   if hungry else ""),
-                               tuple(evidence), fields({"waiting_in_front": heaviest[1], "wait_in_front_ms": heaviest[2],
-                                                        "users": users(heaviest[0])}),
+                               tuple(evidence), fields({"waiting_in_front": heaviest.waiting,
+                                                        "wait_in_front_ms": heaviest.wait_ms,
+                                                        "users": users(heaviest.cell),
+                                                        "load": load(curve, heaviest.cell),
+                                                        "boundary": pooled or "the server"}),
                                where_of(cells) or tuple(group.items()), tuple(c.id for c in cells), "in_front"))
         if blind:
             out.append(Finding("waiting", f"Cannot tell where requests wait at {cells_words(blind, curve)}: "

@@ -2,7 +2,9 @@
 figure at the precision its interval supports (findings.precision).
 
 1. the main answer: what limits throughput and at what rate, how many requests are in service and where the rest
-   wait (the first saturated curve's bottleneck, level and waiting finding);
+   wait (the first saturated curve's bottleneck, level and waiting finding), "likely" where a finding it is
+   composed from only suggests; with no saturated curve, a connection limit the failures measured (a spike against
+   max-connections + accept-count) and the share of requests it refused;
 2. the one thing that changes or completes it, the first of: a finding that says not to trust the figures (an
    outage, a "Do not trust" cell); the grid's two arms, which to choose and by how much, as a ratio with its
    interval; what the other curves do; whether every check held. A "read with care" note stays in the findings:
@@ -15,7 +17,8 @@ from __future__ import annotations
 
 from littlegrid.analysis import server_cpu
 from littlegrid.findings import precision
-from littlegrid.findings.base import POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words
+from littlegrid.findings.base import (POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words,
+                                      users)
 from littlegrid.findings.single_test import outage_share
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
 from littlegrid.summary.model import Curve, Summary
@@ -77,8 +80,11 @@ def _limiter(f: Finding | None) -> str:
             raise _Missing("held")
         # the candidates the finding left (cores only when the server's CPU was full or not measured)
         kinds = _figure(f, "kinds")
-        return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of "
-                f"{held.removeprefix('about ')}: "
+        # an upper bound (the lightest cell not shown below the knee) is said as one: "at most 8 … (a limit of 8 or
+        # fewer …)"
+        size = (f"{held.removeprefix('at most ')} or fewer" if held.startswith("at most ")
+                else held.removeprefix('about '))
+        return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of {size}: "
                 f"{kinds if isinstance(kinds, str) else 'worker threads or processes, connections, or cores'})")
     if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
         basis = _figure(f, "cpu_basis")
@@ -92,14 +98,24 @@ def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) 
     (the waiting finding, from the server's own figures), or with only the laws, "at N = 16 the other 12 wait
     where no figure shows" (the concurrency bottleneck's X·(R − D)); None when neither says."""
     if waiting is not None:
-        n, at = _value(waiting, "waiting_in_front"), _value(waiting, "users")
+        # the load of the cell the figure comes from, as the curve names it (N, or the offered λ of an open cell);
+        # `users` only in findings of an older littlegrid, which had no `load`
+        n = _value(waiting, "waiting_in_front")
+        at = _figure(waiting, "load") if _figure(waiting, "load") is not None else _value(waiting, "users")
         said = precision.count(n, None, None)  # no interval: two significant figures (findings/capacity.py)
-        return f"at {load_words(curve, at)}, {said} request{'s wait' if said != 'about 1' else ' waits'} in front of the server"
+        boundary = _figure(waiting, "boundary")
+        where = f"outside {boundary}" if isinstance(boundary, str) and boundary != "the server" \
+            else "in front of the server"
+        one = said == "about 1"
+        likely = "likely " if waiting.standing == "suggests" else ""  # the finding's hedge kept
+        return (f"at {load_words(curve, at)}, {said} request{'' if one else 's'} {likely}"
+                f"{'waits' if one else 'wait'} {where}")
     if bottleneck is not None and bottleneck.resource == "concurrency":
         n, at = _figure(bottleneck, "waiting"), _figure(bottleneck, "waiting_at")
-        if isinstance(n, float) and isinstance(at, float):
-            return (f"at {load_words(curve, at)} the other {precision.significant(n, 2)} wait where no figure shows "
-                    "(in front or inside)")
+        if isinstance(n, float) and isinstance(at, float):  # D an upper bound makes X·(R − D) a lower one
+            least = "at least " if _figure(bottleneck, "upper_bound") else ""
+            return (f"at {load_words(curve, at)} {least}the other {precision.significant(n, 2)} wait where no figure "
+                    "shows (in front or inside)")
     return None
 
 
@@ -112,6 +128,9 @@ def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None, waiting: Fin
     from_grid = _figure(sat, "bound_basis") in (None, "grid")  # an older summary's bound: said as it was
     who = _limiter(bottleneck)
     verb = "caps" if who.endswith(("CPU", "pool", "throttle", "server)", "measured")) else "cap"
+    # the finding's hedge kept: a saturation or bottleneck that only suggests is said as likely
+    if any(f is not None and f.standing == "suggests" for f in (sat, bottleneck)):
+        verb = f"likely {verb}"
     pool = bottleneck is not None and bottleneck.resource == "thread_pool"
     cap = (f"{'c/S = ' if pool else ''}{rate(bound)} ({rate(level)} measured)" if bound and from_grid
            else rate(level))
@@ -155,26 +174,62 @@ def _arms(f: Finding) -> str | None:
     at = _figure(f, "at")  # "N = 8" or "λ = 100/s": the load of the heaviest pair, as the finding names it
     chosen, choice = _figure(f, "chosen"), str(_figure(f, "choice") or "")
     known = None not in (rel, lo, hi)
-    if chosen and known and str(said).startswith("different") and (lo > 0 or hi < 0):
+    run = " (within this run)" if known else ""  # each arm its own server start: the interval is this run's
+    # the throughput ratio only when throughput decided the choice (shown higher beyond the margin's reach); a
+    # choice on p99 or time in service is said in the finding's words, never as "it gives 1.02× the throughput"
+    if chosen and known and _figure(f, "chosen_on") == "throughput" and (lo > 0 or hi < 0):
         ratio = precision.ratio(*precision.higher_over_lower(rel, lo, hi), "the throughput")
-        return f"Arms {arms}: choose {chosen}: {f'at {at} ' if at else ''}it gives {ratio}."
+        return f"Arms {arms}{run}: choose {chosen}: {f'at {at} ' if at else ''}it gives {ratio}."
     interval = f" ({precision.ratio(rel, lo, hi)})" if known else ""
-    return (f"Arms {arms}: {f'at {at} ' if at else ''}throughput is {said}{interval}"
+    return (f"Arms {arms}{run}: {f'at {at} ' if at else ''}throughput is {said}{interval}"
             + (f"; {choice[0].lower()}{choice[1:]}" if choice else "."))
 
 
-def _doubt(found: list[Finding]) -> tuple[str, list[int]] | None:
+def _doubt(found: list[Finding], answered: set = frozenset()) -> tuple[str, list[int]] | None:
     """The first finding that changes the answer, said as its first sentence: an outage, or a cell not to trust
     ("Do not trust"), with how many more on trust follow; None without one. "Read with care" notes qualify the
-    answer without changing it: they stay in the findings."""
+    answer without changing it: they stay in the findings. `answered`: cells whose failures are the answer (a
+    connection limit the headline leads with): their "failed" validity is no doubt about it."""
     worst = [i for i, f in enumerate(found) if f.kind == "outage"
-             or (f.kind == "validity" and _figure(f, "grade") == "Do not trust")]
+             or (f.kind == "validity" and _figure(f, "grade") == "Do not trust"
+                 and not (_figure(f, "reason") == "errors" and f.cells and set(f.cells) <= answered))]
     if not worst:
         return None
     first = found[worst[0]].statement.split(". ")[0].rstrip(".")
     more = len(worst) - 1
     return first + (f"; {more} more finding{'s' if more > 1 else ''} not to trust below" if more else "") + ".", \
         worst[:1]
+
+
+def _connections(summary: Summary, f: Finding) -> str:
+    """"The server takes at most 30 connections at once (max-connections + accept-count = 20 + 10): at N = 40, 10
+    of 40 requests (25%) failed to connect or were dropped; at N = 120, 68 of 120 (57%)": the limit the failures
+    measured, then the share refused per cell (its evidence), "likely" when the finding only suggests."""
+    shares = {}
+    for e in f.evidence:
+        if e.cell is not None and num(e.value) is not None:
+            shares.setdefault(e.cell, {})[e.name] = e.value
+    rows = [(cell, v["connection errors"], v["requests"]) for cell, v in shares.items()
+            if v.get("requests") and "connection errors" in v]
+    if not rows:
+        raise _Missing("requests")
+    n_of = {c.id: users(c) for c in summary.cells}
+    parts = [f"at {f'N = {n_of[cell]:g}' if n_of.get(cell) is not None else cell}, {failed:,.0f} of {total:,.0f}"
+             + (" requests" if k == 0 else "") + f" ({failed / total:.0%})"
+             + (" failed to connect or were dropped" if k == 0 else "") for k, (cell, failed, total) in enumerate(rows)]
+    limit, mc, ac = (_figure(f, k) for k in ("connection_limit", "max_connections", "accept_count"))
+    likely = " likely" if f.standing == "suggests" else ""
+    if isinstance(limit, float):
+        parts_text = "; ".join(parts)
+        return (f"The server{likely} takes at most {limit:g} connections at once (max-connections + accept-count = "
+                f"{mc:g} + {ac:g}): {parts_text}.")
+    return f"Connections are{likely} the limit: " + "; ".join(parts) + "."
+
+
+def _waves(f: Finding) -> str:
+    """"Below it the server serves about 10 at a time: at N = 40, 4 waves of S ≈ 2000 ms" (a waves finding)."""
+    size, waves, s, n = (_value(f, k) for k in ("wave_size", "waves", "service_ms", "users"))
+    return f"Below it the server serves about {size:g} at a time: at N = {n:g}, {waves:g} waves of S ≈ {ms(s)}."
 
 
 def _checks(summary: Summary) -> str:
@@ -219,7 +274,18 @@ def grid(summary: Summary, found: list[Finding]) -> tuple[list[str], list[int]]:
     told = [(c, t) for c in others[:2] if (t := _said(_other, c, found))]
     rest = [t for t in rest + [t for _, t in told] if t]
     scaling = [i for c, _ in told if (i := _first(found, "scaling", c.key)) is not None]
-    if answer is None:  # nothing saturated: what the curves do is the answer
+    refused = next((i for i, f in enumerate(found) if f.kind == "bottleneck" and f.resource == "connections"
+                    and f.standing != "cannot tell"), None)
+    limit = _said(_connections, summary, found[refused]) if answer is None and refused is not None else None
+    if limit:  # nothing saturated, and the failures measured a limit (a spike past its connections): it leads
+        answer, used = limit, used + [refused]
+        # the cells whose requests it refused are not "not to trust": their failures are the answer
+        doubt = _doubt(found, set(found[refused].cells))
+        waves = _first(found, "waiting", having="wave_size")
+        told_waves = _said(_waves, found[waves]) if waves is not None else None
+        if doubt is None and told_waves:
+            rest, scaling = [told_waves.rstrip(".")], [waves]
+    elif answer is None:  # nothing saturated: what the curves do is the answer
         answer = "; ".join(rest) + "." if rest else "No curve saturated or grew over the load measured: see the " \
             "cells below."
         used += scaling

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 
+from littlegrid.analysis.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, pct, rate
 from littlegrid.summary.model import Cell, Summary
 
 SLOWEST = 3          # transactions (or labels) named as the slowest
 MIN_SHARE = 0.01     # a label needs this share of the samples (and MIN_SAMPLES) to be named slowest: no outlier of 2
 MIN_SAMPLES = 20
-SHIFT = 1.2          # the window's last third's median R beyond this factor of its first third's (either way)
 BURST_SIGMAS = 5.0   # a bucket with more errors than mean + this many Poisson standard errors
 BURST_MIN = 5        # and at least this many errors
 
@@ -116,18 +116,20 @@ def errors(cell: Cell) -> Finding | None:
 
 
 def latency_shift(cell: Cell) -> Finding | None:
-    t = cell.trend  # the cell stage's (analysis/trend.py)
-    if t is None or t.tau is None or t.p is None or not t.first_ms or not t.last_ms or t.p >= 0.01:
+    """R rose or fell through the test by the one drift rule (analysis/trend.drift, the cell stage's verdict
+    Trend.drift): the same the steady check judges, so a test never reads both "steady" and "R rose"."""
+    t = cell.trend
+    if t is None or t.drift is None or not t.first_ms or not t.last_ms:
         return None
     ratio = t.last_ms / t.first_ms
-    if 1 / SHIFT < ratio < SHIFT:
-        return None
-    way = "rose" if ratio > 1 else "fell"
+    way = t.drift
     statement = (f"Response time {way} through the test: the median of each second was {ms(t.first_ms)} in the "
                  f"window's first third and {ms(t.last_ms)} in its last ({ratio:.2g}×; Kendall τ = {t.tau:.2f}, "
                  f"p = {t.p:.1g} over {t.buckets} buckets), so the test's percentiles mix two regimes.")
+    tolerance = t.drift_tolerance if t.drift_tolerance is not None else DRIFT_TOLERANCE
     return Finding("latency_shift", statement, "holds",
-                   f"Kendall's test of the per-bucket median against time, p < 0.01, and a change beyond {SHIFT:g}×",
+                   f"the drift rule the steady check applies: Kendall's test of the per-bucket median against time "
+                   f"(p < {TREND_P:g}), the thirds' intervals apart, and a change beyond {tolerance:.0%}",
                    (Figure("median R, first third", t.first_ms, "ms"), Figure("median R, last third", t.last_ms, "ms")),
                    fields({"first_ms": t.first_ms, "last_ms": t.last_ms, "tau": t.tau}), (), (cell.id,))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from littlegrid.analysis import cpu_demand
+from littlegrid.analysis import cpu_demand, server_cpu
 from littlegrid.analysis.curves import CPU_BUSY
 from littlegrid.findings import precision
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
@@ -60,6 +60,12 @@ SHORT = {equivalence.BETTER: "differs", equivalence.WORSE: "differs",
 LOAD_AXES = ("users", "rate_per_s")  # the x of a curve: arms are compared along it, grouped by the other axes
 DIFFERS = 0.2  # a server or host figure (no interval) differs when one arm's is more than 20% off the other's
 CHOOSE_RATIO = 1.5  # at equal X and p99, a load average or time in service this many times the other's decides
+# What X's interval does not hold: each arm ran on its own start of the server, and starts differ by more than a
+# window's sampling noise (the sample server's X moved −1.3% to −10% between two starts, issue 62), so every
+# verdict is said "within this run".
+RESTARTS = ("the interval is the sampling noise within this run: each arm is its own server start, and the "
+            "spread between starts (the sample server's X moved −1.3% to −10% from one start to another) is not in "
+            "it; repeat the arms in interleaved runs to measure it")
 
 
 @dataclass(frozen=True)
@@ -144,18 +150,19 @@ class Arms:
             x_words += "; at " + ", ".join(f"{_at(r['a'])} {_metric(r, 'throughput_per_s')['rel']:+.1%}"
                                            f" ({SHORT[_metric(r, 'throughput_per_s')['verdict']]})" for r in rest)
         differ = self._differences(last)
-        statement = f"Arms {head}: {x_words}."
+        # X's interval is sampling noise within this run: each arm is its own server start (RESTARTS)
+        statement = f"Arms {head}{' (within this run)' if known else ''}: {x_words}."
         if differ:
             statement += f" At {at} they differ in " + "; ".join(words for words, _ in differ) + "."
         cpu_words, cpu_figures = self._cpu_bound(last, x, differ)
         statement += cpu_words
-        choice, why, chosen = self._choice(last, x, differ, known)
+        choice, why, chosen, chosen_on = self._choice(last, x, differ, known)
         statement += f" {choice}"
         ids = tuple(i for r in rows for i in (r["a"].id, r["b"].id))
         figures = {"users": users(last["a"]), "throughput_a": x.get("a"), "throughput_b": x.get("b"),
                    "rel": x.get("rel"), "rel_lo": x.get("rel_lo"), "rel_hi": x.get("rel_hi"),
                    "margin": self.margin, "arms": head, "at": at, "verdict": said if known else None,
-                   "choice": choice, "chosen": chosen}
+                   "choice": choice, "chosen": chosen, "chosen_on": chosen_on}
         figures |= {name: value for _, (name, value) in differ} | cpu_figures
         hungry = [c for c in (last["a"], last["b"]) if starved(c)]
         if hungry and known:
@@ -166,8 +173,8 @@ class Arms:
         return Finding("arms", statement, standing,
                        "throughput's 95% bootstrap interval at the heaviest paired load: different when it excludes "
                        f"zero, equivalent when it lies inside {equivalence.margin_text(self.margin)} (two one-sided "
-                       "tests at 2.5% each), neither when it includes zero and reaches beyond the margin (sampling "
-                       "noise within the run only); " + why
+                       "tests at 2.5% each), neither when it includes zero and reaches beyond the margin; " + RESTARTS
+                       + "; " + why
                        + ("; the generator fell short of the load in a cell compared, beyond its per-cycle work"
                           if hungry else ""),
                        (Figure("X", x.get("a"), "/s", last["a"].id), Figure("X", x.get("b"), "/s", last["b"].id)),
@@ -227,30 +234,33 @@ class Arms:
             m = _metric(row, key)
             if m.get("verdict") in (equivalence.BETTER, equivalence.WORSE):
                 out.append((f"{m['name']}, {ms(m['a'])} against {ms(m['b'])} ({_rel(m)})", (key + "_rel", m["rel"])))
-        for name, unit, get in (("time in service", "ms", _in_service), ("the throttle's queue wait W_q", "ms",
-                                                                         _throttle_wait),
-                                ("CPU per request U·cores/X", "core-ms", self._demand),
-                                ("load average", "", _load1), ("error rate", "%", _errors)):
+        for name, unit, get, key in (
+                ("time in service", "ms", _in_service, "time_in_service"),
+                ("the throttle's queue wait W_q", "ms", _throttle_wait, "the_throttle's_queue_wait_W_q"),
+                ("CPU per request U·cores/X", "core-ms", self._demand, "CPU_per_request_U·cores/X"),
+                (_load_words(a, b), "", _load1, "load_average"), ("error rate", "%", _errors, "error_rate")):
             va, vb = get(a), get(b)
             if va is None or vb is None or max(va, vb) <= 0 or abs(va - vb) <= DIFFERS * max(va, vb):
                 continue
             shown = (lambda v: ms(v)) if unit == "ms" else (lambda v: f"{100 * v:.2g}%") if unit == "%" else \
                 (lambda v: f"{v:.3g} core-ms") if unit == "core-ms" else (lambda v: f"{v:.3g}")
             ratio = f" (×{vb / va:.2g})" if va > 0 else ""
-            out.append((f"{name}, {shown(va)} against {shown(vb)}{ratio}", (name.replace(" ", "_") + "_b_over_a",
+            out.append((f"{name}, {shown(va)} against {shown(vb)}{ratio}", (key + "_b_over_a",
                                                                             vb / va if va > 0 else None)))
         return out
 
-    def _choice(self, row: dict, x: dict, differ: list, known: bool) -> tuple[str, str, str | None]:
-        """Which arm to choose, and why: the throughput shown higher first; at throughput equivalent within the
-        margin the p99 shown lower, then the lower load average and time in service (less contention for the same
-        work); none while throughput is neither shown different nor equivalent (that would be choosing on noise).
-        (the sentence, why, the arm chosen or None)."""
+    def _choice(self, row: dict, x: dict, differ: list, known: bool) -> tuple[str, str, str | None, str | None]:
+        """Which arm to choose, and why: the throughput shown higher (beyond the margin's reach) first; at throughput
+        equivalent within the margin (or shown different by less than it) the p99 shown lower, then the lower load
+        average (only when the server ran on the generator's host: a load average of another host says nothing of
+        the server) and time in service (less contention for the same work); none while throughput is neither shown
+        different nor equivalent (that would be choosing on noise). (the sentence, why, the arm chosen or None, what
+        decided it: "throughput", "p99", "load average", "time in service" or None)."""
         name_a, name_b = self.name(self.a), self.name(self.b)
         margin = equivalence.margin_text(self.margin)
         verdict = x.get("verdict")
         if not known:
-            return "Which arm to choose cannot be told without intervals.", "no interval", None
+            return "Which arm to choose cannot be told without intervals.", "no interval", None, None
         if verdict in (equivalence.BETTER, equivalence.WORSE):
             pick = name_b if verdict == equivalence.BETTER else name_a
             low = min(x["a"], x["b"])
@@ -259,28 +269,32 @@ class Arms:
                     if low > 0 and known_rel else "throughput where the other serves none" if low <= 0
                     else f"{max(x['a'], x['b']) / low:.2g}× the throughput")
             return (f"Choose {pick}: at {_at(row['a'])} it gives {more}.",
-                    "the choice goes to the throughput shown higher", pick)
+                    "the choice goes to the throughput shown higher", pick, "throughput")
         if verdict not in equivalence.WITHIN_MARGIN:
             return ("Neither arm can be chosen on throughput, which is neither shown different nor shown "
                     "equivalent: longer cells would tell.",
-                    "no choice while throughput is neither shown different nor equivalent", None)
+                    "no choice while throughput is neither shown different nor equivalent", None, None)
         equal = f"throughput equivalent within {margin}"
         p99 = _metric(row, "p99_ms")
         if p99.get("verdict") in (equivalence.BETTER, equivalence.WORSE):
             pick = name_b if p99["verdict"] == equivalence.BETTER else name_a
             return (f"Choose {pick}: {equal} with a lower p99 ({ms(min(p99['a'], p99['b']))} against "
-                    f"{ms(max(p99['a'], p99['b']))}).", "at equivalent throughput the p99 shown lower is chosen", pick)
-        for get, words in ((_load1, "load average"), (_in_service, "time in service")):
+                    f"{ms(max(p99['a'], p99['b']))}).", "at equivalent throughput the p99 shown lower is chosen", pick,
+                    "p99")
+        here = server_cpu.ran_here(row["a"]) and server_cpu.ran_here(row["b"])
+        for get, words in (((_load1, "load average"),) if here else ()) + ((_in_service, "time in service"),):
             va, vb = get(row["a"]), get(row["b"])
             if va is not None and vb is not None and min(va, vb) > 0 and max(va, vb) >= CHOOSE_RATIO * min(va, vb):
                 pick = name_a if va < vb else name_b
                 return (f"Choose {pick}: {equal}, p99 not shown to differ beyond the margin, and a lower {words} "
                         f"({min(va, vb):.3g} against {max(va, vb):.3g}{' ms' if words == 'time in service' else ''}):"
                         f" less contention for the same work.",
-                        f"at equivalent throughput and p99 the lower {words} is chosen", pick)
+                        f"at equivalent throughput and p99 the lower {words} is chosen", pick, words)
         return (f"Either arm: {equal} and nothing else measured separates them at {_at(row['a'])}.",
-                f"X within the margin, p99 not shown better or worse, nor load average or time in service "
-                f"{CHOOSE_RATIO:g}-fold", None)
+                f"X within the margin, p99 not shown better or worse, nor "
+                + ("load average or " if here else "") + f"time in service {CHOOSE_RATIO:g}-fold"
+                + ("" if here else " (the load average is the generator's host's: the server ran elsewhere)"),
+                None, None)
 
 
 def _metric(row: dict, key: str) -> dict:
@@ -304,6 +318,11 @@ def _in_service(cell) -> float | None:
 
 def _throttle_wait(cell) -> float | None:
     return num(cell.server.throttle_wait_ms) if cell.server is not None else None
+
+
+def _load_words(a, b) -> str:
+    """The load average's name: the generator's host's when the server ran elsewhere in either arm."""
+    return "load average" if server_cpu.ran_here(a) and server_cpu.ran_here(b) else "the generator host's load average"
 
 
 def _load1(cell) -> float | None:

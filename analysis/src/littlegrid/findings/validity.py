@@ -208,6 +208,7 @@ def validity(summary: Summary, grid: bool = True) -> list[Finding]:
             why = (f"the {key} check fails by at most {CARE_FACTOR:g}× its tolerance" if grade == READ_WITH_CARE
                    else f"the {key} check fails" + (f" by more than {CARE_FACTOR:g}× its tolerance" if rels else ""))
             evidence = [Figure(f"{key} relative error", f["rel"], "", c.id) for c, f in members]
-        out.append(Finding("validity", statement, "holds", why, tuple(evidence), fields(figures | {"grade": grade}),
+        out.append(Finding("validity", statement, "holds", why, tuple(evidence),
+                           fields(figures | {"grade": grade, "reason": key}),
                            where_of(cells), tuple(c.id for c in cells), recommendation=advice))
     return out

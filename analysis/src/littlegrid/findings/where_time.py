@@ -1,8 +1,9 @@
 """Where the time goes: each request's R split where the server measures it, R = (R − R_server) in front of the
 server + W_q in the throttle's queue + time in service, and how time in service changes with the load.
 
-The split is the analysis's (analysis/server_metrics.py: wait_in_front_ms = R − R_server, throttle_wait_ms =
-L_q / X by Little's law, in_service_ms = R_server − W_q); these findings only read it per curve. Time in service
+The split is the analysis's (analysis/little.py, Little's law's one owner: wait_in_front_ms = R − R_server,
+throttle_wait_ms = L_q / X, in_service_ms = R_server − W_q, the requests in service and the processor-sharing model
+of the curve's models); these findings only read it per curve. Time in service
 "stays flat" when it takes a small share of what R gained over the curve (the queueing happens outside the service:
 in a throttle's queue, in Tomcat's accept queue), and "stretches" when it takes most of it (the requests in service
 share something: L requests in service on c cores each take about L/c × S). L is the requests IN SERVICE, not the N
@@ -12,7 +13,7 @@ users: with think time some of them think, and a pool smaller than N holds the r
 from __future__ import annotations
 
 from littlegrid.analysis import curves as curve_rules
-from littlegrid.analysis import server_cpu
+from littlegrid.analysis import little, server_cpu
 from littlegrid.findings.base import (THROTTLE, Figure, Finding, curves, fields, group_words, knob, load, load_words,
                                       ms, num, overall, rate)
 from littlegrid.summary.model import Cell, Curve, Summary
@@ -28,38 +29,7 @@ QUEUE_MIN = 0.5      # and at least this many wait there on average (L_q)
 
 def in_service_ms(cell: Cell) -> float | None:
     """Time in service per request: R_server less the throttle's queue when there is one (the analysis's split)."""
-    s = cell.server
-    if s is None:
-        return None
-    split = num(s.in_service_ms)
-    return split if split is not None else num(s.service_mean_ms)
-
-
-def in_service(cell: Cell) -> tuple[float | None, str]:
-    """(the requests in service at the server on average, how that is known). L_server, the time-average of the
-    requests in flight at the server, when it was measured; else Little's law on the server, X·R_server; else on the
-    client, X·R, an upper bound (it counts those waiting in front of the server too). A throttle's queue is in
-    flight but not in service: L_q (measured), or X·W_q, is taken off. (None, why) without X or any of these."""
-    s = cell.server
-    x = (num(s.throughput_per_s) if s is not None else None) or overall(cell, "throughput_per_s")
-    queued = 0.0
-    if s is not None and (num(s.throttle_wait_ms) or 0) > 0:
-        lq = num(s.throttle_queue_mean)
-        queued = lq if lq is not None else (x or 0.0) * s.throttle_wait_ms / 1000.0
-    less = " less the throttle's queue" if queued else ""
-    if s is not None and num(s.in_flight_mean) is not None:
-        return max(0.0, s.in_flight_mean - queued), f"L_server measured at the server{less}"
-    if x is None:
-        return None, "no throughput"
-    r_server = num(s.service_mean_ms) if s is not None else None
-    if r_server is not None:
-        return (max(0.0, x * r_server / 1000.0 - queued),
-                f"X·R_server = {rate(x)} × {ms(r_server)} by Little's law{less}")
-    r = overall(cell, "mean_ms")
-    if r is None:
-        return None, "no response time"
-    return (max(0.0, x * r / 1000.0 - queued),
-            f"X·R = {rate(x)} × {ms(r)} by Little's law, at most: it counts those in front of the server{less}")
+    return num(little.time_in_service_ms(cell))
 
 
 def split_words(cell: Cell) -> str:
@@ -76,13 +46,9 @@ def split_words(cell: Cell) -> str:
 
 
 def _measured(members: list[Cell]) -> list[tuple[Cell, float, float]]:
-    """(cell, R, time in service) for the curve's cells that have both."""
-    out = []
-    for c in members:
-        r, svc = overall(c, "mean_ms"), in_service_ms(c)
-        if r is not None and svc is not None and r > 0:
-            out.append((c, r, svc))
-    return out
+    """(cell, R, time in service) for the curve's cells that have both (analysis/little.timed: those its
+    processor-sharing model compares too)."""
+    return [(c, overall(c, "mean_ms"), in_service_ms(c)) for c in little.timed(members)]
 
 
 def _whose(cell) -> str:
@@ -122,12 +88,10 @@ def service_time(summary: Summary) -> list[Finding]:
             shape = "stretched"
             statement = (f"Time in service stretches with the load{at}: {trend}; the service itself took "
                          f"{min(share, 1):.0%} of what R gained.")
-            cpu, cores = server_cpu.util(c1), server_cpu.cores(c1)
-            (l0, _), (l1, how) = in_service(c0), in_service(c1)
-            if cores and cpu is not None and cpu >= curve_rules.CPU_BUSY and l1 is not None and l1 > cores:
-                # the lightest cell's time in service, itself shared when it had more in service than cores
-                s = s0 / max(1.0, (l0 or 0.0) / cores)
-                shared = l1 / cores * s
+            model = curve.models.shared_cores  # the processor-sharing model (analysis/little.shared_cores)
+            if model is not None and model.cell == c1.id and model.light_cell == c0.id:
+                l1, how, cores, cpu = model.in_service, model.in_service_basis, model.cores, model.cpu_util
+                s, shared = model.service_alone_ms, model.shared_ms
                 statement += (f" The {l1:.3g} requests in service ({how}) share the {cores:g} "
                               f"core{'s' if cores != 1 else ''}"
                               f"{_whose(c1)} "

@@ -145,7 +145,10 @@ def _silence_rows(cell: Cell) -> list[tuple[str, str]]:
         rows += [(f"{name} the outage", _part_text(p)) for name, p in (("before", o.before), ("after", o.after))
                  if p is not None]
     rows += [("stall", f"at {fmt.seconds(st.began_s)} for {fmt.seconds(st.lasted_s)}: {fmt.num(st.held)} requests "
-                       f"held, then answered" + (f" ({fmt.num(st.held_failed)} failed)" if st.held_failed else "")
+                       f"in flight at its start held, then "
+                       + (f"{fmt.num(st.held - st.held_failed)} answered and {fmt.num(st.held_failed)} failed"
+                          if st.held_failed else "answered")
+                       + (f"; {fmt.num(st.joined)} more started while it lasted" if st.joined else "")
                        + ("" if st.in_window else " (outside the steady window)")) for st in cell.stalls]
     return rows
 

@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -152,11 +153,10 @@ class Background:
         if self._child is None:
             return
         head = json.dumps({"path": str(path), "title": title}, ensure_ascii=False)
-        try:
-            self._child.stdin.write(head.encode() + b"\n" + summary.model_dump_json(by_alias=True).encode())
-            self._child.stdin.close()
-        except OSError:  # the child is gone: result() draws here
-            self.close()
+        data = head.encode() + b"\n" + summary.model_dump_json(by_alias=True).encode()
+        # handed on a thread: a summary larger than the pipe's buffer (64 KiB) would block here until the child reads,
+        # and a child that gets no core never does; result() then gives up on it and close() ends the write
+        threading.Thread(target=_hand, args=(self._child, data), daemon=True).start()
 
     def result(self) -> Path | None:
         """The image's path, or None when the summary has nothing to draw (as write())."""
@@ -175,6 +175,16 @@ class Background:
         if child is not None and child.poll() is None:
             child.kill()  # our own child, by its handle
             child.wait()
+
+
+def _hand(child: subprocess.Popen, data: bytes) -> None:
+    """The summary written to the child's stdin and closed; a child gone (or killed by close()) ends it: result()
+    then draws here."""
+    try:
+        child.stdin.write(data)
+        child.stdin.close()
+    except (OSError, ValueError):
+        pass
 
 
 def _finished(child: subprocess.Popen) -> int | None:

@@ -70,6 +70,9 @@ def host_facts() -> dict:
         "cpus": os.cpu_count(),
         "memory_bytes": psutil.virtual_memory().total,
         "os": f"{platform.system()} {platform.release()} ({platform.machine()})",
+        # the kernel's boot time (/proc/stat btime, as node_exporter's node_boot_time_seconds reads it): an exporter
+        # reporting it runs on this machine, in whatever network namespace (analysis/server_cpu.py)
+        "boot_time_s": psutil.boot_time(),
     }
 
 

@@ -377,6 +377,13 @@ class Server(Record):
     wait_in_front_ms: float | None
     in_front_reason: str | None
     client_minus_server_ms: float | None
+    # by Little's law (analysis/little.boundaries): the requests in service (L_server, or X·R_server, less a
+    # throttle's queue; or the pool's busy workers) and how that is known; with only a pool's busy workers scraped,
+    # the rest of X·R wait outside that pool, each wait_outside_pool_ms. Null in older summaries.
+    in_service_requests: float | None = None
+    in_service_basis: str | None = None
+    waiting_outside_pool: float | None = None
+    wait_outside_pool_ms: float | None = None
     # what busy_threads_mean and threads_max measured (analysis/observed.py's mapping): the pool's kind ("tomcat",
     # "jetty", "executor", "named": the user's [observe.pools]), its name, and the URL it was scraped from; null: no pool
     pool_kind: str | None = None
@@ -493,6 +500,8 @@ class ObservedHost(Record):
     mem_available_min_bytes: float | None
     network_bytes_per_s_mean: float | None
     readings: int
+    # the node_exporter's node_boot_time_seconds: its kernel's boot time, null when not scraped (older summaries)
+    boot_time_s: float | None = None
 
 
 class ObservedGc(Record):
@@ -636,9 +645,10 @@ class Outage(Record):
 class Stall(Record):
     """A stretch of the cell in which no request was answered, nothing failed, and the requests held through it
     were answered after it (analysis/outage.py, its rule): the server paused and came back. From began_s seconds
-    after the cell's first sample started, for lasted_s; held: the requests in flight through it (started before
-    its end, completed at or after it), held_failed of them failed when released, the quickest took shortest_ms
-    and the longest longest_ms.
+    after the cell's first sample started, for lasted_s; held: the requests in flight at its start (started at or
+    before it began, completed at or after its end), held_failed of them failed when released, the quickest took
+    shortest_ms and the longest longest_ms; joined: those that started while it lasted and were answered after it
+    (they waited part of it).
     in_window: whether it overlaps the steady window (a stall in the warm-up is trimmed with it). The cell keeps
     its whole window: the held requests stay in its figures."""
     began_s: float
@@ -649,6 +659,8 @@ class Stall(Record):
     longest_ms: float
     in_window: bool
     rule: str
+    joined: int | None = None  # started while it lasted and answered after it (null in older summaries)
+    joined_longest_ms: float | None = None  # the longest of those
 
 
 class EngineShare(Record):
@@ -678,7 +690,8 @@ class Trend(Record):
     """Whether response time drifted through a cell's window (analysis/trend.py): Kendall's τ of the per-bucket median
     R against time over the window's buckets with samples, its two-sided p-value, and the median of those medians in
     the window's first and last thirds with their distribution-free intervals (order statistics; interval_level: the
-    coverage the smaller third's interval has). rising: τ > 0, p < 0.01 and the last third's median above the first's."""
+    coverage the smaller third's interval has). rising: R rose by the drift rule (Kendall's p < 0.01, the thirds'
+    intervals apart and the larger median beyond the tolerance; in older summaries τ > 0, p < 0.01, last above first)."""
     buckets: int
     tau: float | None
     p: float | None
@@ -690,6 +703,10 @@ class Trend(Record):
     last_low_ms: float | None = None
     last_high_ms: float | None = None
     interval_level: float | None = None
+    # the drift rule's verdict (analysis/trend.drift at drift_tolerance, the grid's steady_r): "rose", "fell" or null
+    # (none, or an older summary); rising is "rose"
+    drift: str | None = None
+    drift_tolerance: float | None = None
 
 
 class TargetPlacement(Record):
@@ -729,6 +746,9 @@ class Cell(Record):
     # none): cells of one facet differ only in load, think time and repetition. None: a summary of an older littlegrid
     facet: str | None = None
     stalls: list[Stall] = []  # the stalls of the cell, in time order
+    # every outage of the cell in time order, `outage` (the recorded one: its figures and parts) among them; the
+    # others' failures stay among the window's errors. Empty in older summaries, which recorded one
+    outages: list[Outage] = []
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
     trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
@@ -859,7 +879,11 @@ class Concurrency(Record):
     interval: X's from the spread of its completions per second (sd/√seconds, scaled to the successes' share;
     Poisson √count/T without them), D's from its exact histogram (sd/√n); L's interval is the product of their ends
     (`low`, `high`), which covers at least as much as either (null without both). At a plateau L is the size of the
-    limit that caps throughput, whatever it is (workers, connections, cores)."""
+    limit that caps throughput, whatever it is (workers, connections, cores). On a closed curve X's interval holds
+    its window edges' error (`x_edge_rel`, laws.regular_edge_error). `d_below_knee`: whether the lightest cell is
+    shown below the knee (`d_why` says how); when it is not, R there may hold queueing and L is an upper bound.
+    `waiting`: on a closed curve, X·(R − D) at its heaviest cell (`waiting_cell`), the users neither thinking nor in
+    service. The new fields are null in older summaries."""
     in_service: float
     low: float | None
     high: float | None
@@ -872,6 +896,27 @@ class Concurrency(Record):
     d_high_ms: float | None
     d_cell: str
     rule: str
+    d_below_knee: bool | None = None
+    d_why: str | None = None
+    x_edge_rel: float | None = None
+    waiting: float | None = None
+    waiting_cell: str | None = None
+
+
+class SharedCores(Record):
+    """The processor-sharing model at a closed curve's heaviest timed cell (analysis/little.shared_cores): its
+    `in_service` requests (how known: `in_service_basis`) sharing `cores` busy `cpu_util` each take about
+    L/cores × S = `shared_ms`, S = `service_alone_ms` the lightest timed cell's (`light_cell`) time in service, itself
+    shared when that cell had more in service than cores; `measured_ms` the heaviest cell's time in service."""
+    cell: str
+    light_cell: str
+    in_service: float
+    in_service_basis: str
+    cores: float
+    cpu_util: float
+    service_alone_ms: float
+    shared_ms: float
+    measured_ms: float
 
 
 class CurveModels(Record):
@@ -885,6 +930,7 @@ class CurveModels(Record):
     overhead: Overhead | None
     host_limit: HostLimit | None
     concurrency: Concurrency | None = None  # null: no cell with successes and a mean R (or an older summary)
+    shared_cores: SharedCores | None = None  # null: the cores not saturated by more in service than cores
 
 
 class Overload(Record):
@@ -991,6 +1037,7 @@ class HostFacts(Record):
     cpus: int | None = None
     memory_bytes: int | None = None
     os: str | None = None
+    boot_time_s: float | None = None  # the kernel's boot time (epoch s): null in older run folders
 
 
 class Unfinished(Record):
