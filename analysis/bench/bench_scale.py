@@ -51,7 +51,7 @@ OWN_READ = """
 import sys, time
 t0 = time.perf_counter()
 from pathlib import Path
-from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS
+from littlegrid.analysis.reading.fields import ANALYZED_FIELDS, LABEL_FIELDS
 from littlegrid.jtl.blocks import BlockReader
 rows = sum(len(table) for table in BlockReader([Path(sys.argv[1])]).blocks(ANALYZED_FIELDS + LABEL_FIELDS))
 print("ROWS", rows, "SECONDS", time.perf_counter() - t0)

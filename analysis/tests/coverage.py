@@ -13,7 +13,7 @@ import queues as q
 from littlegrid.analysis import steady_state as ss
 from littlegrid.analysis import trend
 from littlegrid.analysis.blocks import BlockHistograms
-from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.analysis.reading.histogram import SecondHistograms
 from littlegrid.analysis import resample
 from littlegrid.comparison import bootstrap
 from littlegrid.run.answered import Seconds

@@ -4,7 +4,7 @@ intervals compare draws from them covering a queue's p90 where one-by-one resamp
 import numpy as np
 
 from littlegrid.analysis.blocks import BlockHistograms, block_length
-from littlegrid.analysis.histogram import read_cell_histogram
+from littlegrid.analysis.reading.histogram import read_cell_histogram
 from littlegrid.summarize import analyze
 from littlegrid.analysis import resample
 from littlegrid.summary.model import Blocks

@@ -14,7 +14,7 @@ from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.blocks import BlockHistograms
-from littlegrid.analysis.histogram import ExactHistogram, SecondHistograms
+from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
 from littlegrid.analysis.rowblock import Frame, ThreadIds, make_block
 from littlegrid.analysis.window import steady_window
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator

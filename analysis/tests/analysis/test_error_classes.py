@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.analysis.error_classes import (classes_and_types, classify, classify_one, count_by_class,
+from littlegrid.analysis.reading.error_classes import (classes_and_types, classify, classify_one, count_by_class,
                                                count_names, error_types, failed_mask)
 from littlegrid.jtl import read_jtl
 
@@ -99,8 +99,8 @@ def test_classes_and_types_name_every_failed_row_as_its_own_triple_would(monkeyp
     """Each distinct (code, message, failure) is named once; every failed row gets its triple's names (nulls read
     ""), whether the columns are categorical or strings, against classify_one and error_type_one row by row; with
     the codes as one integer key, and as rows of three (columns too diverse for one key)."""
-    from littlegrid.analysis import error_classes
-    from littlegrid.analysis.error_classes import error_type_one
+    from littlegrid.analysis.reading import error_classes
+    from littlegrid.analysis.reading.error_classes import error_type_one
 
     if not one_key:
         monkeypatch.setattr(error_classes, "KEY_LIMIT", 0)

@@ -9,8 +9,8 @@ import pytest
 
 from littlegrid.analysis.series import SERIES_PERCENTILES, bucket_percentiles
 from littlegrid.analysis.stats import nearest_rank
-from littlegrid.analysis.histogram import ExactHistogram
-from littlegrid.analysis.tail import ccdf
+from littlegrid.analysis.reading.histogram import ExactHistogram
+from littlegrid.analysis.reading.tail import ccdf
 from littlegrid.analysis.think_time import realised_gaps, think_time_stats
 from littlegrid.analysis.window import in_window, steady_window
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import tail
-from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram, whole_seconds
+from littlegrid.analysis.reading import tail
+from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram, whole_seconds
 from littlegrid.analysis.stats import nearest_rank as sorted_nearest_rank, percentile_of
 from littlegrid.summarize import analyze
 from littlegrid.analysis.resample import nearest_rank
@@ -104,7 +104,7 @@ def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_thr
 
 
 def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in():
-    from littlegrid.analysis.histogram import SecondHistograms
+    from littlegrid.analysis.reading.histogram import SecondHistograms
     elapsed = np.array([5, 7, 5, 9, 5, 3])
     end = np.array([1000, 1999, 2000, 2500, 3200, 999])  # 999 is before the window, 3200 after it
     h = SecondHistograms.from_samples(elapsed, end, 1000, 3000)
@@ -117,7 +117,7 @@ def test_second_histograms_bin_the_window_by_the_second_each_sample_completed_in
 
 
 def test_histograms_merged_two_at_a_time_or_many_or_block_by_block_count_every_sample_once():
-    from littlegrid.analysis.histogram import HistogramAccumulator, merged
+    from littlegrid.analysis.reading.histogram import HistogramAccumulator, merged
     rng = np.random.default_rng(7)
     for _ in range(100):
         parts = [rng.integers(-50, int(rng.integers(1, 200)), int(rng.integers(1, 300))) for _ in range(4)]

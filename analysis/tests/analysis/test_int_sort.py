@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from littlegrid.analysis.int_sort import counts_of, sort_ints
+from littlegrid.analysis.reading.int_sort import counts_of, sort_ints
 
 
 def test_known_answer():
@@ -65,7 +65,7 @@ def test_refuses_floats():
 
 @pytest.mark.parametrize("values", [[5, 3, 5, 9, 3, 3, 4], [7], [-2, 0, -2, 1, 1], [0, 10**12, 3]])
 def test_unique_inverse_is_numpys_whether_counted_or_sorted(values):
-    from littlegrid.analysis.int_sort import unique_inverse
+    from littlegrid.analysis.reading.int_sort import unique_inverse
 
     values = np.array(values, np.int64)
     want_values, want_inverse = np.unique(values, return_inverse=True)
@@ -74,7 +74,7 @@ def test_unique_inverse_is_numpys_whether_counted_or_sorted(values):
 
 
 def test_pair_counts_are_every_distinct_pair_in_order_with_its_count():
-    from littlegrid.analysis.int_sort import pair_counts
+    from littlegrid.analysis.reading.int_sort import pair_counts
 
     second = np.array([3, 1, 3, 1, 2, 3, 1, 1], np.int64)
     elapsed = np.array([8, 9, 8, 8, 9, 8, 9, 9], np.int64)

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid.analysis.error_classes import classify
-from littlegrid.analysis.histogram import ExactHistogram, HistogramAccumulator
+from littlegrid.analysis.reading.error_classes import classify
+from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.rowblock import Block, Frame
 from littlegrid.analysis.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIES_RULE, POINT_BUDGET,
                                         SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.analysis.error_classes import classify
+from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.stats import nearest_rank, sample_stats, stats_by_label
 
 

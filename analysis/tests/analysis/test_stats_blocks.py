@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, table
-from littlegrid.analysis import tail
-from littlegrid.analysis.error_classes import classify, error_types
-from littlegrid.analysis.histogram import ExactHistogram
-from littlegrid.analysis.int_sort import sort_ints
+from littlegrid.analysis.reading import tail
+from littlegrid.analysis.reading.error_classes import classify, error_types
+from littlegrid.analysis.reading.histogram import ExactHistogram
+from littlegrid.analysis.reading.int_sort import sort_ints
 from littlegrid.analysis.rowblock import Block
 from littlegrid.analysis.stats import (ERROR_TYPES_MAX, PERCENTILES, ErrorTypesAccumulator, LabelStatsAccumulator,
                                        SampleStatsAccumulator, error_tables, percentile_of, sample_stats,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analysis_synthetic import T0, table
-from littlegrid.analysis.error_classes import classify, error_type_one, error_types
+from littlegrid.analysis.reading.error_classes import classify, error_type_one, error_types
 from littlegrid.analysis.series import label_series, response_codes, time_series
 from littlegrid.analysis.stats import PERCENTILES, sample_stats, stats_by_label
 from littlegrid.analysis.window import steady_window

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from littlegrid.analysis.histogram import ExactHistogram
-from littlegrid.analysis.tail import ccdf, log_pdf, tail_index
+from littlegrid.analysis.reading.histogram import ExactHistogram
+from littlegrid.analysis.reading.tail import ccdf, log_pdf, tail_index
 
 
 def test_the_log_binned_pdf_integrates_to_one_and_has_whole_millisecond_edges():

@@ -5,7 +5,7 @@ import pytest
 
 from analysis_synthetic import open_mm2_window
 from littlegrid.analysis import resample
-from littlegrid.analysis.histogram import Latencies
+from littlegrid.analysis.reading.histogram import Latencies
 from littlegrid.comparison import bootstrap
 from littlegrid.comparison.bootstrap import Delta
 
@@ -98,7 +98,7 @@ def test_blocks_of_seconds_cover_a_queues_p90_where_resampling_requests_one_by_o
     (mmcn): requests queued behind the same burst are correlated, so resampling them one by one gives intervals
     that miss the true p90 about half the time; blocks of seconds keep the correlation and widen them."""
     from littlegrid.analysis import mmcn
-    from littlegrid.analysis.histogram import SecondHistograms
+    from littlegrid.analysis.reading.histogram import SecondHistograms
     truth = mmcn.open_response_percentile_ms(0.9, 22.0, 2, 50.0)  # 160.6 ms
     rng = np.random.default_rng(11)
     covered = {"blocks": 0, "one by one": 0}
@@ -117,7 +117,7 @@ def test_error_rate_intervals_in_blocks_cover_bursty_failures_where_the_binomial
     """Failures in bursts: each second is bad (half its requests fail) or good (1 % fail); a bad second stays
     bad with probability 0.8, a good one turns bad with 0.05, so a fifth of the seconds are bad and the true
     rate is 0.2·0.5 + 0.8·0.01 = 0.108. 60 windows of 60 s at 20 requests per second."""
-    from littlegrid.analysis.histogram import SecondHistograms
+    from littlegrid.analysis.reading.histogram import SecondHistograms
     rng = np.random.default_rng(3)
     truth = 0.2 * 0.5 + 0.8 * 0.01
     seconds, per_second = 60, 20
@@ -146,7 +146,7 @@ def test_error_rate_intervals_in_blocks_cover_bursty_failures_where_the_binomial
 
 
 def test_an_error_free_window_has_an_error_rate_interval_of_zero():
-    from littlegrid.analysis.histogram import SecondHistograms
+    from littlegrid.analysis.reading.histogram import SecondHistograms
     end = np.repeat(np.arange(30) * 1000 + 500, 5)
     h = SecondHistograms.from_samples(np.full(150, 10), end, 0, 30_000)
     reps = resample.replicate_error_rate_in_blocks(h, np.random.default_rng(1))
@@ -154,7 +154,7 @@ def test_an_error_free_window_has_an_error_rate_interval_of_zero():
 
 
 def test_the_block_length_grows_with_the_correlation_of_the_per_second_means():
-    from littlegrid.analysis.histogram import SecondHistograms
+    from littlegrid.analysis.reading.histogram import SecondHistograms
     rng = np.random.default_rng(5)
     seconds = 64
     end = np.repeat(np.arange(seconds) * 1000 + 500, 20)
@@ -187,7 +187,7 @@ def test_a_cells_throughput_replicates_leave_out_the_windows_last_lengthened_sec
     import numpy as np
     from littlegrid.comparison.cell_samples import CellSamples
     from littlegrid.comparison.deltas import cell_replicates
-    from littlegrid.analysis.histogram import Latencies
+    from littlegrid.analysis.reading.histogram import Latencies
     from littlegrid.summary.model import Cell
     from summary_contract import typed
     per_second = np.array([150 + (1 if k % 2 else -1) for k in range(18)] + [298])

@@ -56,7 +56,7 @@ def _queue_cell(seed: int) -> dict:
 
     from analysis_synthetic import open_mm2_window
     from littlegrid.analysis.blocks import BlockHistograms
-    from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
+    from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
     from littlegrid.analysis.stats import nearest_rank
 
     elapsed, end = open_mm2_window(np.random.default_rng(seed), 22.0, 50.0, 60)

@@ -4,8 +4,8 @@ max-connections 20 + accept-count 10), and their negative controls."""
 import numpy as np
 import pytest
 
-from littlegrid.analysis.histogram import ExactHistogram
-from littlegrid.analysis.tail import ccdf
+from littlegrid.analysis.reading.histogram import ExactHistogram
+from littlegrid.analysis.reading.tail import ccdf
 from littlegrid.findings import findings
 from littlegrid.findings.waves import exact_counts, waves
 from typed_cells import cell, summary as typed_summary

@@ -11,7 +11,7 @@ import pytest
 from littlegrid.analysis import curves, little
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis.cells import Service
-from littlegrid.analysis.histogram import ExactHistogram, cell_histogram, completions_per_second
+from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.analysis.stats import nearest_rank
 from littlegrid.comparison.deltas import arms_of

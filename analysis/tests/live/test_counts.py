@@ -4,7 +4,7 @@ rows read whole, and what the counts hold does not grow with the rows."""
 import pickle
 from pathlib import Path
 
-from littlegrid.analysis.error_classes import classify
+from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.series import POINT_BUDGET, time_series
 from littlegrid.analysis.window import steady_window
 from littlegrid.jtl import read_jtl

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from littlegrid.analysis.error_classes import classify
+from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.series import POINT_BUDGET, time_series
 from littlegrid.analysis.stats import sample_stats
 from littlegrid.analysis.window import in_window, steady_window

@@ -99,7 +99,7 @@ def assert_complete_jtl(cell: Path, m: dict) -> None:
 
 
 def whole_seconds(jtl: Path):
-    from littlegrid.analysis.error_classes import classify
+    from littlegrid.analysis.reading.error_classes import classify
 
     samples = read_jtl(jtl).samples
     tally = RunningSeconds()

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.analysis.reading.histogram import SecondHistograms
 from littlegrid.criteria.grammar import parse
 from littlegrid.search.slo import figures
 from littlegrid.search.strategy import Answer, Probe, next_step

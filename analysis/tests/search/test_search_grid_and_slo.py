@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.analysis.reading.histogram import SecondHistograms
 from littlegrid.run.grid import SearchRange
 from littlegrid.run.grid_file import load_grid
 from littlegrid.search.slo import figures, parse_slo, slo_words

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from littlegrid.analysis.histogram import HistogramAccumulator
+from littlegrid.analysis.reading.histogram import HistogramAccumulator
 from littlegrid.analysis.rowblock import Block
 
 

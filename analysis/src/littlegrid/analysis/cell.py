@@ -6,11 +6,12 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import (histogram, laws, little, observed_sources, observed_window, outage, server_metrics,
-                                steady_state, trend)
+from littlegrid.analysis import (laws, little, observed_sources, observed_window, outage, server_metrics, steady_state,
+                                 trend)
+from littlegrid.analysis.reading import histogram
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
-from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
+from littlegrid.analysis.reading.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
 from littlegrid.analysis.engines import AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator, clock_tolerance_s
 from littlegrid.analysis.rowblock import Block, Frame, ThreadIds, make_block
 from littlegrid.analysis.series import LabelSeriesAccumulator, TimeSeriesAccumulator

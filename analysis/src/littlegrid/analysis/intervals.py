@@ -11,7 +11,7 @@ import numpy as np
 
 from littlegrid.analysis.blocks import BlockHistograms
 from littlegrid.analysis import resample
-from littlegrid.analysis.histogram import read_cell_histogram, whole_seconds
+from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
 from littlegrid.summary.model import Cell, CellIntervals, Interval
 
 LEVEL = resample.LEVEL

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from littlegrid.analysis import little, mmcn, usl
-from littlegrid.analysis.histogram import read_cell_histogram, whole_seconds
+from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
 from littlegrid.analysis.laws import not_made, regular_edge_error, throughput_bound, verdict
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain

@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 
 from littlegrid.analysis import blocks
-from littlegrid.analysis.histogram import Latencies, SecondHistograms
+from littlegrid.analysis.reading.histogram import Latencies, SecondHistograms
 
 LEVEL = 0.95
 REPS = 1000

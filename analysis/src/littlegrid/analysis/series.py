@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.histogram import CHUNK, ExactHistogram, HistogramAccumulator
+from littlegrid.analysis.reading.histogram import CHUNK, ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
 from littlegrid.analysis.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis import tail
-from littlegrid.analysis.error_classes import count_names, largest_first
-from littlegrid.analysis.histogram import ExactHistogram, HistogramAccumulator
+from littlegrid.analysis.reading import tail
+from littlegrid.analysis.reading.error_classes import count_names, largest_first
+from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator
 
 if TYPE_CHECKING:
     from littlegrid.analysis.rowblock import Block

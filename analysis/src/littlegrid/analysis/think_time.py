@@ -12,7 +12,7 @@ import pandas as pd
 
 from littlegrid.analysis import think_blocks
 from littlegrid.analysis.clock_steps import STEP_MAX_MS, ClockSteps
-from littlegrid.analysis.histogram import ExactHistogram, merged
+from littlegrid.analysis.reading.histogram import ExactHistogram, merged
 from littlegrid.analysis.kolmogorov import kolmogorov_sf
 from littlegrid.analysis.window import SteadyWindow
 

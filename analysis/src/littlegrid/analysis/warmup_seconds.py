@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.error_classes import failed_mask
+from littlegrid.analysis.reading.error_classes import failed_mask
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 
 

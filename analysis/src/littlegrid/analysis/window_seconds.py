@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from littlegrid.analysis.blocks import BlockHistograms, block_length, second_unit
-from littlegrid.analysis.histogram import ExactHistogram, HistogramAccumulator, SecondHistograms
-from littlegrid.analysis.int_sort import pair_counts
+from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator, SecondHistograms
+from littlegrid.analysis.reading.int_sort import pair_counts
 from littlegrid.analysis.rowblock import Block
 from littlegrid.analysis.window import SteadyWindow
 

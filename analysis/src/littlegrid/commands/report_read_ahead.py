@@ -5,7 +5,7 @@ cli.entry calls start(argv) first. Only `report FILE` qualifies, with options th
 read (-o, --warmup, --cooldown, --by-label), and only a plain CSV file larger than one piece: the reader's first
 pass over it claims what was parsed (same columns, types and options, else it is dropped and the file is read as
 usual). A JTL given as a file is analysed by label (analyze.py), so the columns are the analysed ones and the
-per-label ones (analysis/fields.py); tests/jtl/test_read_ahead.py checks that the report claims it."""
+per-label ones (analysis/reading/fields.py); tests/jtl/test_read_ahead.py checks that the report claims it."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def start(argv: list[str]) -> None:
         return
     if sniffed.kind != "csv" or sniffed.gzip:
         return
-    from littlegrid.analysis.fields import ANALYZED_FIELDS, LABEL_FIELDS
+    from littlegrid.analysis.reading.fields import ANALYZED_FIELDS, LABEL_FIELDS
     from littlegrid.jtl import ALWAYS_READ
 
     read_ahead.start(path, sniffed, frozenset(ANALYZED_FIELDS + LABEL_FIELDS) | ALWAYS_READ)

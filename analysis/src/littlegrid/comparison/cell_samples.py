@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from littlegrid.analysis.blocks import BlockHistograms
-from littlegrid.analysis.histogram import Latencies, read_cell_histogram
+from littlegrid.analysis.reading.histogram import Latencies, read_cell_histogram
 
 
 @dataclass(frozen=True)

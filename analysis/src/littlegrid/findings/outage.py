@@ -7,7 +7,7 @@ from __future__ import annotations
 from littlegrid.findings.base import Figure, Finding, cell_words, fields, ms, pct, rate, where_of
 from littlegrid.summary.model import Cell, Outage, OutagePart, Stall, Summary
 
-# What "every request from then on …" did, by error class (analysis/error_classes.py).
+# What "every request from then on …" did, by error class (analysis/reading/error_classes.py).
 FAILED_AS = {
     "connection_refused": "was refused (connection refused)",
     "connect_timeout": "timed out connecting (connect timeout)",

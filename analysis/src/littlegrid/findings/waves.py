@@ -8,7 +8,7 @@ cell is not read: its CCDF keeps chosen points only, and counts between them can
 
 from __future__ import annotations
 
-from littlegrid.analysis.tail import CCDF_POINT_BUDGET
+from littlegrid.analysis.reading.tail import CCDF_POINT_BUDGET
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, threads_max, users, where_of
 from littlegrid.summary.model import Stats, Summary
 

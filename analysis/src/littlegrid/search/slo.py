@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from littlegrid.analysis.histogram import SecondHistograms
+from littlegrid.analysis.reading.histogram import SecondHistograms
 from littlegrid.analysis.resample import LEVEL, replicate_error_rate_in_blocks, replicate_latencies_in_blocks, rng_for
 from littlegrid.criteria.evaluate import measure
 from littlegrid.criteria.grammar import Criterion, parse

@@ -21,7 +21,7 @@ from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis import curves, laws, observed_sources, observed_window, server_metrics
 from littlegrid.analysis import observed as mapping
 from littlegrid.analysis.cell import analyze_cell
-from littlegrid.analysis.error_classes import classify
+from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.window import EmptyWindow
 from littlegrid.run.live.counts import EarlierStart, RunningCounts
 from littlegrid.run.live.tailing import GrowingFile

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis.histogram import ExactHistogram
+from littlegrid.analysis.reading.histogram import ExactHistogram
 
 PDF_BINS_PER_DECADE = 20
 PDF_MIN_BINS = 30

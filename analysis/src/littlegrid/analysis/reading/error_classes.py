@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.int_sort import unique_inverse
+from littlegrid.analysis.reading.int_sort import unique_inverse
 
 # The classes, in the order reports list them. HTTP families are open-ended ("http_2xx" is a 2xx response
 # failed by an assertion), so a report must not assume this tuple is exhaustive for them.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis.int_sort import counts_of
+from littlegrid.analysis.reading.int_sort import counts_of
 
 CHUNK = 1 << 20
 
