@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 import coverage as cov  # noqa: E402  (the tests' experiments)
 import queues as q  # noqa: E402
 
-from littlegrid.analysis import steady_state as ss  # noqa: E402
+from littlegrid.analysis.steady import steady_state as ss  # noqa: E402
 
 OPEN = [cov.mm1(100, 200), cov.mm1(35, 50), cov.mm1(40, 50), cov.mm1(8, 10), cov.mm1(45, 50)]
 CLOSED = [cov.repairman(20, 10, 200), cov.repairman(40, 10, 50)]

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from littlegrid.analysis.window import steady_window  # noqa: E402
+from littlegrid.analysis.steady.window import steady_window  # noqa: E402
 from littlegrid.jtl import read_jtl  # noqa: E402
 from littlegrid.run.jmeter import JMeter, find_jmeter, repo_root  # noqa: E402
 from littlegrid.run.plan_properties import save_service_properties  # noqa: E402

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 import queues as q
-from littlegrid.analysis import steady_state as ss
-from littlegrid.analysis import trend
-from littlegrid.analysis.blocks import BlockHistograms
+from littlegrid.analysis.steady import steady_state as ss
+from littlegrid.analysis.steady import trend
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import SecondHistograms
 from littlegrid.analysis import resample
 from littlegrid.comparison import bootstrap

@@ -3,7 +3,7 @@ intervals compare draws from them covering a queue's p90 where one-by-one resamp
 
 import numpy as np
 
-from littlegrid.analysis.blocks import BlockHistograms, block_length
+from littlegrid.analysis.steady.blocks import BlockHistograms, block_length
 from littlegrid.analysis.reading.histogram import read_cell_histogram
 from littlegrid.summarize import analyze
 from littlegrid.analysis import resample
@@ -36,7 +36,7 @@ def test_blocks_hold_the_window_s_samples_by_block_of_seconds_with_the_seconds_l
 
 
 def test_a_wide_range_of_values_is_counted_pair_by_pair_to_the_same_histograms(monkeypatch):
-    from littlegrid.analysis import blocks
+    from littlegrid.analysis.steady import blocks
     rng = np.random.default_rng(4)
     elapsed, end = rng.integers(1, 5000, 2000), rng.integers(0, 20_000, 2000)
     dense = BlockHistograms.from_samples(elapsed, end, 0, 20_000)

@@ -13,10 +13,10 @@ import pytest
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
-from littlegrid.analysis.blocks import BlockHistograms
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
 from littlegrid.analysis.rowblock import Frame, ThreadIds, make_block
-from littlegrid.analysis.window import steady_window
+from littlegrid.analysis.steady.window import steady_window
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
 from littlegrid.summarize import analyze
 from littlegrid.jtl import blocks as jtl_blocks

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import cpu_demand, curves, trend
+from littlegrid.analysis import cpu_demand, curves
+from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service
 from littlegrid.summary.model import Cell, Run
 from summary_contract import typed

@@ -7,7 +7,7 @@ from littlegrid.analysis import observed_window
 from littlegrid.analysis.observed import Reading, map_readings
 from littlegrid.analysis.observed_sources import CellSources
 from littlegrid.analysis.prometheus_text import parse_prometheus
-from littlegrid.analysis.window import SteadyWindow
+from littlegrid.analysis.steady.window import SteadyWindow
 
 T0 = 1_700_000_000_000
 HAPROXY = "http://127.0.0.1:15404/metrics"

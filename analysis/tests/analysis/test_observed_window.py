@@ -12,7 +12,7 @@ import pytest
 from littlegrid.analysis import observed_window, server_metrics_csv
 from littlegrid.analysis.observed import PoolSpec, Reading, map_readings, readings_from_rows
 from littlegrid.analysis.prometheus_text import parse_prometheus, parse_selector
-from littlegrid.analysis.window import SteadyWindow
+from littlegrid.analysis.steady.window import SteadyWindow
 from sample_server_text import SAMPLE_SERVER
 
 T0 = 1_700_000_000_000

@@ -1,4 +1,4 @@
-"""Outages (analysis/outage.py): a stretch in which no request succeeded is found from the JTL, the cell's figures
+"""Outages (analysis/steady/outage.py): a stretch in which no request succeeded is found from the JTL, the cell's figures
 are those of the part before it, its status and reason say when it began and how long it lasted; a spike whose
 failures interleave with successes is not one. Small real JTLs: one from a run whose sample server was SIGKILLed
 mid-cell (fixtures/killed-server.jtl), and constructed ones written as JMeter writes them."""
@@ -11,7 +11,7 @@ import pytest
 import littlegrid.summarize
 import littlegrid.jtl
 from analysis_synthetic import REFUSED, T0, TIMED_OUT, held, outcome_loop, service_loop, table, write_jtl
-from littlegrid.analysis.outage import AnsweredSeconds, Silences
+from littlegrid.analysis.steady.outage import AnsweredSeconds, Silences
 from littlegrid.usererror import UserError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -223,7 +223,7 @@ def test_a_tables_seconds_counted_by_bincount_are_its_seconds_grouped_row_by_row
     # every second with completions, its answers' count, first and last end, failures and earliest start
     import pandas as pd
 
-    from littlegrid.analysis.outage import NO_END, answered
+    from littlegrid.analysis.steady.outage import NO_END, answered
     rng = np.random.default_rng(5)
     dense = outcome_loop(20, 40, lambda t: (int(rng.integers(1, 900)), None if rng.random() > 0.2 else REFUSED))
     sparse = dense.iloc[:200].copy()
@@ -279,7 +279,7 @@ def test_answered_reads_each_distinct_code_once_and_agrees_with_the_rule_row_by_
     # padded codes, non-numeric messages, 5xx and 1xx-4xx among the failures
     import pandas as pd
 
-    from littlegrid.analysis.outage import _ANSWER, answered
+    from littlegrid.analysis.steady.outage import _ANSWER, answered
     rng = np.random.default_rng(3)
     n = 2000
     codes = rng.choice(["200", "404", " 302 ", "500", "503", "Non HTTP response code: java.net.ConnectException",

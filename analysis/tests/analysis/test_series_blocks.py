@@ -21,7 +21,7 @@ from littlegrid.analysis.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIE
                                         SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,
                                         label_series, series_labels, time_series)
 from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
-from littlegrid.analysis.window import EmptyWindow, SteadyWindow, steady_window, window_mask
+from littlegrid.analysis.steady.window import EmptyWindow, SteadyWindow, steady_window, window_mask
 from littlegrid.jtl import read_jtl
 
 SPLITS = (1, 2, 5, 13)

@@ -17,7 +17,7 @@ from littlegrid.analysis.rowblock import Block
 from littlegrid.analysis.stats import (ERROR_TYPES_MAX, PERCENTILES, ErrorTypesAccumulator, LabelStatsAccumulator,
                                        SampleStatsAccumulator, error_tables, percentile_of, sample_stats,
                                        stats_by_label)
-from littlegrid.analysis.window import steady_window, window_mask
+from littlegrid.analysis.steady.window import steady_window, window_mask
 from littlegrid.jtl import read_jtl
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from analysis_synthetic import T0, table
 from littlegrid.analysis.reading.error_classes import classify, error_type_one, error_types
 from littlegrid.analysis.series import label_series, response_codes, time_series
 from littlegrid.analysis.stats import PERCENTILES, sample_stats, stats_by_label
-from littlegrid.analysis.window import steady_window
+from littlegrid.analysis.steady.window import steady_window
 
 
 def _plain_nearest_rank(values, p):

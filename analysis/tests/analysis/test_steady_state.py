@@ -1,11 +1,11 @@
 """Known answers of the warm-up rule (MSER-5 confirmed by a t test), the batch-means intervals and the stopping
-rule (analysis/steady_state.py)."""
+rule (analysis/steady/steady_state.py)."""
 
 import numpy as np
 import pytest
 
 import coverage
-from littlegrid.analysis import steady_state as ss
+from littlegrid.analysis.steady import steady_state as ss
 from queues import mm1_seconds, regular_loop
 
 

@@ -17,7 +17,7 @@ from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.rowblock import Block, Frame
 from littlegrid.analysis.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, GapSummary, ThinkTimeAccumulator,
                                             gap_stats, think_sequence, think_time_stats, thread_keys)
-from littlegrid.analysis.window import steady_window, window_mask
+from littlegrid.analysis.steady.window import steady_window, window_mask
 from littlegrid.jtl import read_jtl
 
 

@@ -12,7 +12,7 @@ from littlegrid.summarize import analyze
 from littlegrid.analysis.clock_steps import STEP_MAX_MS
 from littlegrid.analysis.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps, think_sequence,
                                    think_time_stats)
-from littlegrid.analysis.window import steady_window
+from littlegrid.analysis.steady.window import steady_window
 
 TRANSACTION_MESSAGE = "Number of samples in transaction : 3, number of failing samples : 0"
 

@@ -1,4 +1,4 @@
-"""The window's thirds and the trend of R through them (analysis/trend.py): known answers worked out on paper, and
+"""The window's thirds and the trend of R through them (analysis/steady/trend.py): known answers worked out on paper, and
 Kendall's test held to scipy's."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import trend
+from littlegrid.analysis.steady import trend
 from littlegrid.summary.model import Series
 from summary_contract import typed
 

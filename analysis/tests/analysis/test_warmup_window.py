@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
-from littlegrid.analysis import steady_state
+from littlegrid.analysis.steady import steady_state
 from littlegrid.analysis.laws import regular_edge_error
-from littlegrid.analysis.warmup_seconds import WarmupSeconds
+from littlegrid.analysis.steady.warmup_seconds import WarmupSeconds
 from littlegrid.render import words
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError

@@ -5,7 +5,7 @@ import pytest
 
 from analysis_synthetic import T0, table
 from littlegrid.analysis.series import time_series
-from littlegrid.analysis.window import EmptyWindow, in_window, steady_window
+from littlegrid.analysis.steady.window import EmptyWindow, in_window, steady_window
 
 
 def test_warm_up_is_trimmed_from_the_first_samples_start_and_cool_down_from_the_last_samples_end():

@@ -55,7 +55,7 @@ def _queue_cell(seed: int) -> dict:
     import numpy as np
 
     from analysis_synthetic import open_mm2_window
-    from littlegrid.analysis.blocks import BlockHistograms
+    from littlegrid.analysis.steady.blocks import BlockHistograms
     from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
     from littlegrid.analysis.stats import nearest_rank
 

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves, trend
+from littlegrid.analysis import curves
+from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from littlegrid.analysis import curves, little
-from littlegrid.analysis.blocks import BlockHistograms
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.laws import DEFAULT_TOLERANCES

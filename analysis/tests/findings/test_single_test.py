@@ -1,10 +1,10 @@
 """What a single test shows (findings/single_test.py): a latency shift is the per-bucket median R moving beyond
-SHIFT between the window's first and last thirds, with Kendall's test (the cell's trend, analysis/trend.py); a test
+SHIFT between the window's first and last thirds, with Kendall's test (the cell's trend, analysis/steady/trend.py); a test
 whose medians stay within it has none."""
 
 import pytest
 
-from littlegrid.analysis import trend
+from littlegrid.analysis.steady import trend
 from littlegrid.findings import single_test
 from typed_cells import cell
 

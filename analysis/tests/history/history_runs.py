@@ -12,7 +12,7 @@ import numpy as np
 from analysis_synthetic import open_mm2_window
 from littlegrid import summary as summary_file
 from littlegrid.analysis import intervals
-from littlegrid.analysis.blocks import BlockHistograms
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.stats import nearest_rank
 from littlegrid.history.store import Figure, RunRecord, open_store

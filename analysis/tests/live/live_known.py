@@ -8,7 +8,7 @@ import numpy as np
 from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.series import POINT_BUDGET, time_series
 from littlegrid.analysis.stats import sample_stats
-from littlegrid.analysis.window import EmptyWindow, in_window, steady_window
+from littlegrid.analysis.steady.window import EmptyWindow, in_window, steady_window
 from littlegrid.jtl import read_jtl
 
 HEADER = ("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,"

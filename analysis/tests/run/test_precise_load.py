@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analysis.laws import window_error
-from littlegrid.analysis.steady_state import MSER_BATCH_S, closed_law_edge, judge, min_batches
+from littlegrid.analysis.steady.steady_state import MSER_BATCH_S, closed_law_edge, judge, min_batches
 from littlegrid.jtl import read_jtl
 from littlegrid.run.answered import LATE_S, RunningSeconds
 from littlegrid.run.runner import run_grid

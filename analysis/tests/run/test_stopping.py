@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid.analysis.steady_state import Rule, judge
+from littlegrid.analysis.steady.steady_state import Rule, judge
 from littlegrid.jtl import read_jtl
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import stopping

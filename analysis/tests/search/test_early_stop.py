@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from littlegrid.analysis.steady_state import Rule, judge
+from littlegrid.analysis.steady.steady_state import Rule, judge
 from littlegrid.run.answered import Seconds
 from littlegrid.run.stopping import Watcher, precise_conditions
 from littlegrid.search import early_stop

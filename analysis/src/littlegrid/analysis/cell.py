@@ -6,8 +6,8 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import (laws, little, observed_sources, observed_window, outage, server_metrics, steady_state,
-                                 trend)
+from littlegrid.analysis import laws, little, observed_sources, observed_window, server_metrics
+from littlegrid.analysis.steady import outage, steady_state, trend
 from littlegrid.analysis.reading import histogram
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis import controller_log
@@ -19,7 +19,7 @@ from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulat
 from littlegrid.analysis.survey import GUESS_SERIES_LABELS, LabelSpans, counts_alike
 from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, ThinkTimeAccumulator
 from littlegrid.analysis.users import UsersAccumulator
-from littlegrid.analysis.window import EmptyWindow
+from littlegrid.analysis.steady.window import EmptyWindow
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
 from littlegrid.jtl.blocks import BlockReader, ReadAgain
 from littlegrid.summary import model, plain

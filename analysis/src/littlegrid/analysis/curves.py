@@ -184,7 +184,7 @@ def overload(cell: Cell, capacity: float | None, from_grid: bool) -> Overload | 
     if rate - served <= noise:
         return None
     resource, busy, servers, cpu = saturated_resource(cell, capacity, from_grid)
-    rising = cell.trend  # the cell stage's (analysis/trend.py), None in a summary older than it
+    rising = cell.trend  # the cell stage's (analysis/steady/trend.py), None in a summary older than it
     overloaded = resource is not None and rising is not None and rising.rising
     if overloaded:
         why = (f"offered {rate:g}/s, served {served:.3g}/s (shortfall beyond the {noise:.2g}/s noise), the server's "

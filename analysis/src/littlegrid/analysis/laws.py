@@ -4,8 +4,8 @@ import math
 from typing import NamedTuple
 
 from littlegrid.analysis import little
-from littlegrid.analysis import trend as drift_rule
-from littlegrid.analysis.trend import DRIFT_TOLERANCE, TREND_P
+from littlegrid.analysis.steady import trend as drift_rule
+from littlegrid.analysis.steady.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.summary import plain
 from littlegrid.summary.model import Check, Trend
 
@@ -330,7 +330,7 @@ def _ms(v: float) -> str:
 
 
 def _response_drift(trend: Trend | None, tol: float) -> _Half:
-    """The median R of the window's first and last thirds, judged by the one drift rule (analysis/trend.drift:
+    """The median R of the window's first and last thirds, judged by the one drift rule (analysis/steady/trend.drift:
     ordered in time, the thirds' intervals apart, the larger median beyond tol); passed None when not compared."""
     if trend is None or trend.first_ms is None or trend.last_ms is None:
         buckets = trend.buckets if trend is not None else 0
@@ -359,7 +359,7 @@ def _response_drift(trend: Trend | None, tol: float) -> _Half:
 
 def steady(cell, first: float | None, last: float | None, third_s: float | None, floor,
            trend: Trend | None = None, r_tolerance: float = DEFAULT_TOLERANCES["steady_r"]) -> Check:
-    """Whether the steady window is steady, in its completions and in its response time (analysis/trend.py: the
+    """Whether the steady window is steady, in its completions and in its response time (analysis/steady/trend.py: the
     window's thirds, whole buckets of equal length).
 
     Completions in the first third against the last: in steady state as many in each, up to counting noise; the

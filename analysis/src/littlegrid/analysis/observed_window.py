@@ -12,7 +12,7 @@ from littlegrid.analysis import observed as mapping
 from littlegrid.analysis import server_metrics, server_metrics_csv
 from littlegrid.analysis.observed import Observed, PoolSpec, ServerRequests, ThreadPool
 from littlegrid.analysis.observed_sources import CellSources
-from littlegrid.analysis.window import SteadyWindow
+from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.summary import model
 from littlegrid.usererror import UserError
 

@@ -10,7 +10,7 @@ import zlib
 
 import numpy as np
 
-from littlegrid.analysis import blocks
+from littlegrid.analysis.steady import blocks
 from littlegrid.analysis.reading.histogram import Latencies, SecondHistograms
 
 LEVEL = 0.95

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.reading.int_sort import unique_inverse
-from littlegrid.analysis.outage import Silences, Stretch
-from littlegrid.analysis.steady_state import Warmup
-from littlegrid.analysis.window import SteadyWindow, bucketing
+from littlegrid.analysis.steady.outage import Silences, Stretch
+from littlegrid.analysis.steady.steady_state import Warmup
+from littlegrid.analysis.steady.window import SteadyWindow, bucketing
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def _names(column: pd.Series) -> list:
 def make_block(everything: pd.DataFrame, frame: Frame, threads: ThreadIds, by_label: bool) -> Block:
     """The Block the accumulators read, from one block of a cell's rows."""
     from littlegrid.analysis.reading.error_classes import classes_and_types
-    from littlegrid.analysis.window import window_mask
+    from littlegrid.analysis.steady.window import window_mask
 
     if frame.transactions:
         is_transaction = everything["label"].isin(frame.transactions).to_numpy()

@@ -16,7 +16,7 @@ import pandas as pd
 
 from littlegrid.analysis.reading.histogram import CHUNK, ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
-from littlegrid.analysis.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
+from littlegrid.analysis.steady.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # rowblock imports bucketing from here: imported where a Frame is built (_one_block)
     from littlegrid.analysis.rowblock import Block, Frame

@@ -10,7 +10,7 @@ import pandas as pd
 
 from littlegrid.analysis.little import throttle_split
 from littlegrid.analysis.observed import ServerRequests, ThreadPool
-from littlegrid.analysis.window import SteadyWindow
+from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.usererror import UserError
 
 # in_flight_source when L_server is Little's law on the server's timer (Δsum/Δt): equal to X·R_server by construction

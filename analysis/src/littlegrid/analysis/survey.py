@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis import outage, steady_state
+from littlegrid.analysis.steady import outage, steady_state
 from littlegrid.analysis.rowblock import Frame
 from littlegrid.analysis.series import LABEL_SERIES_MAX, series_labels
-from littlegrid.analysis.warmup_seconds import WarmupSeconds
-from littlegrid.analysis.window import EmptyWindow, window_of
+from littlegrid.analysis.steady.warmup_seconds import WarmupSeconds
+from littlegrid.analysis.steady.window import EmptyWindow, window_of
 
 NO_START = np.iinfo(np.int64).max
 # A guessed frame counts series for three times the labels that get them: the labels the first block and the

@@ -14,7 +14,7 @@ from littlegrid.analysis import think_blocks
 from littlegrid.analysis.clock_steps import STEP_MAX_MS, ClockSteps
 from littlegrid.analysis.reading.histogram import ExactHistogram, merged
 from littlegrid.analysis.kolmogorov import kolmogorov_sf
-from littlegrid.analysis.window import SteadyWindow
+from littlegrid.analysis.steady.window import SteadyWindow
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis.blocks import BlockHistograms
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import Latencies, read_cell_histogram
 
 

@@ -1,4 +1,4 @@
-"""Outages and stalls in words (analysis/outage.py found and told them apart): an outage (requests failed or timed
+"""Outages and stalls in words (analysis/steady/outage.py found and told them apart): an outage (requests failed or timed
 out, or the server never came back) said first, so that nobody reads its failures as a bottleneck or its instant
 refusals as throughput; a stall (requests held, then answered) said as what it is, with what it did to R."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis.trend import DRIFT_TOLERANCE, TREND_P
+from littlegrid.analysis.steady.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, pct, rate
 from littlegrid.summary.model import Cell, Summary
 
@@ -116,7 +116,7 @@ def errors(cell: Cell) -> Finding | None:
 
 
 def latency_shift(cell: Cell) -> Finding | None:
-    """R rose or fell through the test by the one drift rule (analysis/trend.drift, the cell stage's verdict
+    """R rose or fell through the test by the one drift rule (analysis/steady/trend.drift, the cell stage's verdict
     Trend.drift): the same the steady check judges, so a test never reads both "steady" and "R rose"."""
     t = cell.trend
     if t is None or t.drift is None or not t.first_ms or not t.last_ms:

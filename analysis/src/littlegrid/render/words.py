@@ -103,7 +103,7 @@ VERDICT = "Verdict"
 
 
 # A cell's window in words: the warm-up the rule trimmed, the window's precision and why the cell stopped
-# (analysis/steady_state.py; docs/analysis.md "Warm-up from the data, precision from batch means"). The cell page,
+# (analysis/steady/steady_state.py; docs/analysis.md "Warm-up from the data, precision from batch means"). The cell page,
 # the run table and summary.md print these, so each says it alike.
 WARMUP_SERIES = {"completions": "completions", "response time": "response times"}
 

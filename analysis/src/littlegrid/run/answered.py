@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.warmup_seconds import requests
+from littlegrid.analysis.steady.warmup_seconds import requests
 from littlegrid.run.live.counts import EarlierStart
 
 LATE_S = 1  # whole seconds a row may be written after a row that ended later than it
@@ -44,7 +44,7 @@ class Seconds:
 
 
 class RunningSeconds:
-    """(Not analysis.outage.AnsweredSeconds, which counts what the server answered, failures below 500 included, for
+    """(Not analysis.steady.outage.AnsweredSeconds, which counts what the server answered, failures below 500 included, for
     the silences.) Counts and elapsed sums of the answered requests per completion second, from the first start on, the failures,
     and the answers at or above each of `above_ms`; memory: a few integers per second. `first_start_ms`: the anchor,
     when a re-read knows it."""

@@ -16,7 +16,7 @@ from littlegrid.run.parts import PartSpec
 from littlegrid.usererror import UserError
 
 if TYPE_CHECKING:
-    from littlegrid.analysis.steady_state import Rule
+    from littlegrid.analysis.steady.steady_state import Rule
 
 UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._=,+-]")
 
@@ -116,7 +116,7 @@ class Timing:
         """The stopping rule the runner and the analysis apply (None: a fixed-duration cell)."""
         if not self.precise:
             return None
-        from littlegrid.analysis.steady_state import Rule  # noqa: PLC0415 (numpy and scipy only when precise)
+        from littlegrid.analysis.steady.steady_state import Rule  # noqa: PLC0415 (numpy and scipy only when precise)
         return Rule(precision=self.precision, min_s=self.min_s, max_s=self.max_s,
                     warmup_floor_s=self.warmup_s, cooldown_s=self.cooldown_s)
 

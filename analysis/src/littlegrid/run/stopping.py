@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from littlegrid.analysis import laws
-from littlegrid.analysis.steady_state import Rule, Verdict, judge
+from littlegrid.analysis.steady.steady_state import Rule, Verdict, judge
 from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.live.status import CellRows
 from littlegrid.summary.model import Stop  # the manifest's "stop" record: the runner writes the summary's own

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis.steady_state import CONFIRM, STOP_BATCHES, Rule, Verdict, confirmed, judge, precision
+from littlegrid.analysis.steady.steady_state import CONFIRM, STOP_BATCHES, Rule, Verdict, confirmed, judge, precision
 from littlegrid.criteria.grammar import Criterion
 from littlegrid.run.answered import Seconds
 from littlegrid.search.slo import slo_words

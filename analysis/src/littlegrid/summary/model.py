@@ -117,7 +117,7 @@ class Reading(Record):
 
 class Window(Record):
     """The steady window [start_ms, end_ms] (epoch ms) and what trimming it removed. warmup_s is the warm-up
-    trimmed; the warm-up rule's record (analysis/steady_state.py, docs/analysis.md "Warm-up from the data, precision
+    trimmed; the warm-up rule's record (analysis/steady/steady_state.py, docs/analysis.md "Warm-up from the data, precision
     from batch means") says where it came from: the floor asked for (the grid's warmup_s, analyze --warmup),
     MSER-5's own truncation (null: it found none), whether the per-second series settled (null: nothing was looked
     for, a fixed trim or an older summary) and the series whose truncation was taken ("completions", "response
@@ -140,7 +140,7 @@ class Window(Record):
 
 
 class Precision(Record):
-    """How precisely the window knows X and mean R (analysis/steady_state.precision): non-overlapping batch means,
+    """How precisely the window knows X and mean R (analysis/steady/steady_state.precision): non-overlapping batch means,
     `batches` of `batch_s` seconds over the window's whole seconds (`window_s`), each estimate with its half-width
     at `level` relative to it (null: fewer than 3 batches, or no answers). X counts the window's answered
     requests per second (failures left out, as the runner's stopping rule counts them: they agree with
@@ -620,7 +620,7 @@ class OutagePart(Record):
 
 class Outage(Record):
     """A stretch of the cell in which no request was answered and requests failed or timed out, or after which no
-    answer came (the server or target died, hung or refused every connection; analysis/outage.py, its rule): from
+    answer came (the server or target died, hung or refused every connection; analysis/steady/outage.py, its rule): from
     began_s seconds after the cell's first sample started, for lasted_s, to the cell's end unless recovered.
     failed: the requests that completed in it (none answered), by error class, the most frequent first
     (error_class; null when none completed); failed_in_window: how many of them completed inside the steady window.
@@ -644,7 +644,7 @@ class Outage(Record):
 
 class Stall(Record):
     """A stretch of the cell in which no request was answered, nothing failed, and the requests held through it
-    were answered after it (analysis/outage.py, its rule): the server paused and came back. From began_s seconds
+    were answered after it (analysis/steady/outage.py, its rule): the server paused and came back. From began_s seconds
     after the cell's first sample started, for lasted_s; held: the requests in flight at its start (started at or
     before it began, completed at or after its end), held_failed of them failed when released, the quickest took
     shortest_ms and the longest longest_ms; joined: those that started while it lasted and were answered after it
@@ -687,7 +687,7 @@ class EngineShare(Record):
 
 
 class Trend(Record):
-    """Whether response time drifted through a cell's window (analysis/trend.py): Kendall's τ of the per-bucket median
+    """Whether response time drifted through a cell's window (analysis/steady/trend.py): Kendall's τ of the per-bucket median
     R against time over the window's buckets with samples, its two-sided p-value, and the median of those medians in
     the window's first and last thirds with their distribution-free intervals (order statistics; interval_level: the
     coverage the smaller third's interval has). rising: R rose by the drift rule (Kendall's p < 0.01, the thirds'
@@ -703,7 +703,7 @@ class Trend(Record):
     last_low_ms: float | None = None
     last_high_ms: float | None = None
     interval_level: float | None = None
-    # the drift rule's verdict (analysis/trend.drift at drift_tolerance, the grid's steady_r): "rose", "fell" or null
+    # the drift rule's verdict (analysis/steady/trend.drift at drift_tolerance, the grid's steady_r): "rose", "fell" or null
     # (none, or an older summary); rising is "rose"
     drift: str | None = None
     drift_tolerance: float | None = None
@@ -751,7 +751,7 @@ class Cell(Record):
     outages: list[Outage] = []
     engine_shares: list[EngineShare] | None = None  # a distributed cell's engines, in remote_hosts order
     cpu_per_request: CpuPerRequest | None = None  # null: a cell without a window (failed, no samples)
-    trend: Trend | None = None  # R through the window (analysis/trend.py): the steady check and overload read it
+    trend: Trend | None = None  # R through the window (analysis/steady/trend.py): the steady check and overload read it
     server_cpu: ServerCpu | None = None  # null: a cell without a window
     observed: Observed | None = None  # null: nothing was scraped ([observe] empty, or a JTL without a run folder)
     # the cell's own target when an axis moved it from the run's (a port or host axis: two deployments compared

@@ -19,7 +19,7 @@ import pandas as pd
 from littlegrid.analysis.rowblock import EngineNames
 from littlegrid.analysis.series import POINT_BUDGET, TimeSeriesAccumulator
 from littlegrid.analysis.stats import SampleStatsAccumulator
-from littlegrid.analysis.window import SteadyWindow, window_of
+from littlegrid.analysis.steady.window import SteadyWindow, window_of
 
 
 class EarlierStart(Exception):

@@ -22,7 +22,7 @@ from littlegrid.analysis import curves, laws, observed_sources, observed_window,
 from littlegrid.analysis import observed as mapping
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.reading.error_classes import classify
-from littlegrid.analysis.window import EmptyWindow
+from littlegrid.analysis.steady.window import EmptyWindow
 from littlegrid.run.live.counts import EarlierStart, RunningCounts
 from littlegrid.run.live.tailing import GrowingFile
 from littlegrid.run.run_folder import read_json

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.reading.error_classes import count_names, largest_first, failed_mask
-from littlegrid.analysis.window import EmptyWindow, SteadyWindow, window_of
+from littlegrid.analysis.steady.window import EmptyWindow, SteadyWindow, window_of
 
 MIN_SILENT_S = 2.0
 SLOWEST_MULTIPLE = 3.0

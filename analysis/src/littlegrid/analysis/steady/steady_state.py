@@ -56,7 +56,7 @@ from typing import Callable
 
 import numpy as np
 
-from littlegrid.analysis.blocks import memory_length
+from littlegrid.analysis.steady.blocks import memory_length
 from littlegrid.analysis.laws import regular_edge_error, window_error
 from littlegrid.summary.model import Precision  # the summary's record: the runner and the cell read the same one
 
