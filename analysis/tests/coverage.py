@@ -274,8 +274,8 @@ def closed_law_edges(model: Model, seconds: int, reps: int, seed: int, warmup_s:
     window's two edges hold the law's real error? X·(R+Z_realised) over a window of `seconds` against N (Z realised
     per thread, its gaps ending in the window); beside the laws' own errors, the share of windows where the error was
     within 1.96 times: the ages' estimate √Σ(a_start − a_end)²/(N·T) (a thread's age: the time since its last
-    answer), laws.regular_edge_error, and the check's laws.window_error (2 cycles per thread)."""
-    from littlegrid.analysis import laws
+    answer), window.regular_edge_error, and the check's window.window_error (2 cycles per thread)."""
+    from littlegrid.analysis.steady import window
     rng = np.random.default_rng(seed)
     n, end = model.users, warmup_s + seconds
     hits = {"threads' ages": 0, "regular edges": 0, "2 cycles (window_error)": 0}
@@ -293,8 +293,8 @@ def closed_law_edges(model: Model, seconds: int, reps: int, seed: int, warmup_s:
             ages.append((warmup_s - (before[-1] if len(before) else 0.0)) - (end - by_end[-1]))
         err = abs(x * (r + np.concatenate(gaps).mean()) - n) / n
         estimates = {"threads' ages": math.sqrt(float(np.sum(np.square(ages)))) / (n * seconds),
-                     "regular edges": laws.regular_edge_error(n / x, seconds, n),
-                     "2 cycles (window_error)": laws.window_error(n / x, seconds, n)}
+                     "regular edges": window.regular_edge_error(n / x, seconds, n),
+                     "2 cycles (window_error)": window.window_error(n / x, seconds, n)}
         for name, e in estimates.items():
             hits[name] += err <= 1.96 * e
     return {name: h / reps for name, h in hits.items()}

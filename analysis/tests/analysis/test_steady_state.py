@@ -236,7 +236,7 @@ def test_seconds_too_few_or_mostly_silent_are_not_judged_and_are_not_unsettled_s
 
 def test_a_closed_cell_runs_until_the_closed_laws_edge_error_is_within_its_tolerance():
     """N = 100 users at 100/s (R+Z = 1 s): X and R are exact at once, but the closed law over T seconds errs by
-    about 2·(R+Z)/(T·√N) = 0.2/T from the requests in flight at the window's edges (laws.window_error); 3 times
+    about 2·(R+Z)/(T·√N) = 0.2/T from the requests in flight at the window's edges (window.window_error); 3 times
     that is within the 2% tolerance from T = 30 s of window. Without N (an open workload) precision alone answers."""
     counts, sums = np.full(80, 100.0), np.full(80, 100.0 * 1000)
     closed = ss.Rule(precision=0.02, min_s=0, max_s=120, users=100, law_tolerance=0.02)
@@ -307,9 +307,9 @@ def test_a_regular_closed_loops_x_holds_its_window_edges_error_which_batch_means
     """The acceptance run's case: 5 users of a 2/13-s cycle (X = 32.5/s) answer exactly 65 in every 2-s batch, so
     the window's batch means claim X to ±0.0% in all 200 windows of 21 s, and alone never cover (the odd second and
     the edges are off by a fraction of a cycle per thread). With N the interval holds the edges' error
-    (laws.regular_edge_error): 186 of 200 covered with it alone; the interval stated, which also holds the first
+    (window.regular_edge_error): 186 of 200 covered with it alone; the interval stated, which also holds the first
     half's batches of 1 s (precision: 32 or 33 a second), covers all 200."""
-    from littlegrid.analysis.laws import regular_edge_error
+    from littlegrid.analysis.steady.window import regular_edge_error
     rng = np.random.default_rng(5)
     edge_cover = held_cover = 0
     for _ in range(200):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.laws import window_error
+from littlegrid.analysis.steady.window import window_error
 from littlegrid.summarize import analyze
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX as TRANSACTION_MESSAGE
 from littlegrid.plan import inspect as facts

@@ -19,7 +19,7 @@ from littlegrid.analysis.stats import ErrorTypesAccumulator, LabelStatsAccumulat
 from littlegrid.analysis.survey import GUESS_SERIES_LABELS, LabelSpans, counts_alike
 from littlegrid.analysis.think_time import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, ThinkTimeAccumulator
 from littlegrid.analysis.users import UsersAccumulator
-from littlegrid.analysis.steady.window import EmptyWindow
+from littlegrid.analysis.steady.window import EmptyWindow, window_error
 from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
 from littlegrid.jtl.blocks import BlockReader, ReadAgain
 from littlegrid.summary import model, plain
@@ -135,7 +135,7 @@ def _closed_law(cell_id, n, n_seen: bool, x, r, think: model.ThinkTime, window_s
     active, z = seq.active_threads, think.mean_ms
     r_seq = r if seq.rule == RULE_EVERY else seq.mean_ms
     # the deficit of active threads the check itself would tolerate (its window error, 3 standard errors)
-    slack = (max(floor, 3 * laws.window_error((r_seq + z) / 1000.0, window_s, n))
+    slack = (max(floor, 3 * window_error((r_seq + z) / 1000.0, window_s, n))
              if None not in (n, r_seq, z) and n > 0 and window_s > 0 else floor)
     if n_seen and n and active is not None and active < (1 - slack) * n:
         return laws.does_not_apply("closed_law", cell_id, (

@@ -6,6 +6,7 @@ from typing import NamedTuple
 from littlegrid.analysis import little
 from littlegrid.analysis.steady import trend as drift_rule
 from littlegrid.analysis.steady.trend import DRIFT_TOLERANCE, TREND_P
+from littlegrid.analysis.steady.window import window_error
 from littlegrid.summary import plain
 from littlegrid.summary.model import Check, Trend
 
@@ -51,28 +52,6 @@ def not_made(name: str, cell: str | None, why: str) -> Check:
 def does_not_apply(name: str, cell: str | None, why: str) -> Check:
     """A check whose premise the data does not meet (e.g. the closed law when a thread's samples overlap)."""
     return verdict(name, cell, None, None, None, None, None, f"does not apply: {why}")
-
-
-def window_error(cycle_s: float, window_s: float, users: float) -> float:
-    """Relative error of X·(R+Z) expected from the window alone: each thread's partial cycles at the two
-    window edges count ±1 cycle in T/(R+Z), independent across threads, ≈ 2·(R+Z)/(T·√N)."""
-    return 2.0 * cycle_s / (window_s * math.sqrt(users))
-
-
-# The spread, in cycles, of one thread's partial cycles at a window's two edges when its cycle is regular and its
-# phase independent of the others': its age (time since its last answer) at each edge is uniform over one cycle,
-# variance 1/12, and the two edges' difference has variance 1/6. A more variable cycle spreads them more (an
-# exponential one √2), and those extra cycles show in batch means too; a regular one hides from them.
-REGULAR_EDGE_SPREAD = math.sqrt(1.0 / 6.0)
-
-
-def regular_edge_error(cycle_s: float, window_s: float, users: float) -> float:
-    """The relative standard error of a closed window's completion count from its edges alone, for N threads of
-    regular cycles R+Z with independent phases: REGULAR_EDGE_SPREAD·(R+Z)/(T·√N). The least a closed loop's X over
-    T seconds can be off by, which batch means of a regular loop (nearly the same count every batch) cannot see;
-    window_error, the closed-law check's, is the conservative 2 cycles instead (measured on simulated regular loops
-    the error's 95th percentile was 0.41% at N = 5, R+Z = 154 ms, T = 15 s: 1.96 × this 0.19%)."""
-    return REGULAR_EDGE_SPREAD * cycle_s / (window_s * math.sqrt(users))
 
 
 def _rel(value: float, expected: float) -> float:

@@ -9,7 +9,8 @@ import numpy as np
 
 from littlegrid.analysis import little, mmcn, usl
 from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
-from littlegrid.analysis.laws import not_made, regular_edge_error, throughput_bound, verdict
+from littlegrid.analysis.laws import not_made, throughput_bound, verdict
+from littlegrid.analysis.steady.window import regular_edge_error
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain
 from littlegrid.summary.model import (BoundPoint, Bounds, Cell, Check, Concurrency, Knee, MmcnPrediction, SloCapacity,
@@ -141,7 +142,7 @@ def _is_open(c: Cell) -> bool:
 def x_standard_error_per_s(cell: Cell) -> tuple[float | None, float | None]:
     """(the standard error of the cell's throughput of successful requests, the share of it that is its window
     edges' error): its seconds' spread (successes_standard_error_per_s), joined in quadrature on a closed cell by
-    the least edge error a closed loop of N users has (laws.regular_edge_error, with R+Z = N/X): batches of
+    the least edge error a closed loop of N users has (window.regular_edge_error, with R+Z = N/X): batches of
     seconds of a regular loop count nearly the same every time and cannot see it. (None, None) without an error."""
     se = successes_standard_error_per_s(cell)
     n, x, window = (cell.users.n if cell.users is not None else None), served_per_s(cell), \

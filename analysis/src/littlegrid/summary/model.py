@@ -146,7 +146,7 @@ class Precision(Record):
     requests per second (failures left out, as the runner's stopping rule counts them: they agree with
     Stats.throughput_per_s when nothing failed); mean R is their mean elapsed. `drift_rel`: the bias a warm-up
     settled only as an immaterial drift left (steady_state.MATERIAL_BIAS), already added to the drifting series'
-    half-width (null: none). `edge_rel`: a closed workload's window-edge error in X's half-width (laws.
+    half-width (null: none). `edge_rel`: a closed workload's window-edge error in X's half-width (window.
     regular_edge_error at the level's normal quantile, in quadrature with the batch means'; null: open, or none).
     `mean_coverage`: the lowest coverage mean R's interval was measured to have on windows of this kind when that is
     short of `level` by more than 2 points (an open workload holding 1.5 requests or more: steady_state.
@@ -880,7 +880,7 @@ class Concurrency(Record):
     Poisson √count/T without them), D's from its exact histogram (sd/√n); L's interval is the product of their ends
     (`low`, `high`), which covers at least as much as either (null without both). At a plateau L is the size of the
     limit that caps throughput, whatever it is (workers, connections, cores). On a closed curve X's interval holds
-    its window edges' error (`x_edge_rel`, laws.regular_edge_error). `d_below_knee`: whether the lightest cell is
+    its window edges' error (`x_edge_rel`, window.regular_edge_error). `d_below_knee`: whether the lightest cell is
     shown below the knee (`d_why` says how); when it is not, R there may hold queueing and L is an upper bound.
     `waiting`: on a closed curve, X·(R − D) at its heaviest cell (`waiting_cell`), the users neither thinking nor in
     service. The new fields are null in older summaries."""

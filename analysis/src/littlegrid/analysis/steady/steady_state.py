@@ -57,7 +57,7 @@ from typing import Callable
 import numpy as np
 
 from littlegrid.analysis.steady.blocks import memory_length
-from littlegrid.analysis.laws import regular_edge_error, window_error
+from littlegrid.analysis.steady.window import regular_edge_error, window_error
 from littlegrid.summary.model import Precision  # the summary's record: the runner and the cell read the same one
 
 MSER_BATCH_S = 5        # the most seconds an MSER batch gathers (a cell answering less than once a second)
@@ -385,7 +385,7 @@ def precision(counts: np.ndarray, sums_ms: np.ndarray, level: float = LEVEL, uni
     Its window's count is also off by the cycles in flight at its two edges, which batch means of a regular loop
     do not see: batches that hold whole cycles count the same every time and claim X to ±0.0% (twice in 16 cells
     of the acceptance run, each then missing the configuration's mean). X's half-width is the batch means' and
-    z·laws.regular_edge_error (cycle N/X) in quadrature, the latter kept as `edge_rel`."""
+    z·window.regular_edge_error (cycle N/X) in quadrature, the latter kept as `edge_rel`."""
     n = np.asarray(counts, float)
     s = np.asarray(sums_ms, float)
     t = len(n)
@@ -498,7 +498,7 @@ class Rule:
     warmup_floor_s: float = 0.0
     cooldown_s: float = 0.0
     # A closed workload's N (None: open, or N unknown) and the closed law's tolerance: the law checked over the
-    # window has an error of its own from the requests in flight at its edges (laws.window_error), which only a
+    # window has an error of its own from the requests in flight at its edges (window.window_error), which only a
     # longer window makes small; the cell is not answered while 3 times that error exceeds the tolerance, so the
     # analysis' check never has to widen it ("window too short").
     users: float | None = None
@@ -569,7 +569,7 @@ def judge(counts: np.ndarray, sums_ms: np.ndarray, rule: Rule, running: bool = F
 
 
 def closed_law_edge(rule: Rule, p: Precision) -> float | None:
-    """3 × the closed law's window error (laws.window_error, the analysis' own) over this window, the cycle R+Z
+    """3 × the closed law's window error (window.window_error, the analysis' own) over this window, the cycle R+Z
     taken as N/X (the law itself: no think time needed); None when the workload is not closed or nothing answered."""
     if not rule.users or not p.throughput_per_s or not p.window_s:
         return None
