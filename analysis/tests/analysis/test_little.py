@@ -1,8 +1,8 @@
-"""Little's law at every boundary the analysis draws (analysis/little.py, its one owner), with answers on paper."""
+"""Little's law at every boundary the analysis draws (analysis/queueing/little.py, its one owner), with answers on paper."""
 
 import pytest
 
-from littlegrid.analysis import little
+from littlegrid.analysis.queueing import little
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, machine_repairman, make_run, table
-from littlegrid.analysis import laws
+from littlegrid.analysis.queueing import laws
 from littlegrid.findings import findings
 from littlegrid.summarize import analyze
 from littlegrid.summary.model import Trend

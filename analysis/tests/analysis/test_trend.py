@@ -88,7 +88,7 @@ def test_no_constructed_cell_reads_steady_beside_r_rose_or_a_latency_shift():
     """Hundreds of constructed windows (ramps and steps of R from −40% to +80%, noise from none to a third of R,
     6 to 40 buckets): the steady check's R half, the latency-shift finding and an open cell's `rising` all say what
     the one rule (trend.drift) says, so no cell is "steady: pass" beside "R rose" or a shift."""
-    from littlegrid.analysis import laws
+    from littlegrid.analysis.queueing import laws
     from littlegrid.findings import single_test
     from littlegrid.summary.model import Cell
 

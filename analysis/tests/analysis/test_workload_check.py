@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis_synthetic import T0, make_run, table
-from littlegrid.analysis import laws
+from littlegrid.analysis.queueing import laws
 from littlegrid.summarize import analyze
 
 

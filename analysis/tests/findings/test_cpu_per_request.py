@@ -8,7 +8,7 @@ import re
 import pytest
 
 from littlegrid.analysis import curves
-from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings
 from typed_cells import cell as typed_cell

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis import curves, little
+from littlegrid.analysis import curves
+from littlegrid.analysis.queueing import little
 from littlegrid.analysis.cells import Service
-from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings, two_arms
 from littlegrid.findings.expect import evaluate, parse
 from littlegrid.findings.validity import needed_window_s

@@ -9,7 +9,7 @@ import pytest
 from littlegrid.analysis import curves
 from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service
-from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings
 from summary_contract import typed
 from littlegrid.summary.model import Cell
@@ -209,7 +209,7 @@ def test_on_an_open_grid_the_headline_names_the_offered_rate_of_the_cell_its_wai
     """The open grid of issue 62 (4 threads × 52 ms; offered 38, 62, 100 and 138/s): the server holds its 4 while
     X·R grows with the queue; the headline's load is the λ of the cell the waiting figure is from, never X·R (51.9
     in flight once named "λ = 52/s") nor the plan's threads."""
-    from littlegrid.analysis import little
+    from littlegrid.analysis.queueing import little
     from littlegrid.findings import headline
     from typed_cells import update, update_cells
 

@@ -5,7 +5,7 @@ Z, closed or open, and the words never borrow the sample server's vocabulary for
 import pytest
 
 from littlegrid.analysis import curves
-from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings, headline
 from plateau_cells import cell, closed_curve, open_curve
 from typed_cells import summary as typed_summary
@@ -235,7 +235,7 @@ def test_a_named_pool_full_at_its_size_says_where_the_rest_wait_and_recommends_i
     scraped: S = 26 ms, X_max = 233/s, so the estimated N* = D·X_max = 6.06. The bottleneck names the pool; the
     rest of X·R wait outside it (X·R − busy), never "cannot tell … nothing scraped counts the busy workers"; the
     limit recommended is the pool's 6, not N* rounded up to 7."""
-    from littlegrid.analysis import little
+    from littlegrid.analysis.queueing import little
     s_ms, x_max = 26.0, 233.0
     loads = [1, 2, 4, 8, 16]
     busy = {1: 1.0, 2: 2.0, 4: 4.0, 8: 5.67, 16: 5.94}

@@ -8,11 +8,12 @@ import re
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves, little
+from littlegrid.analysis import curves
+from littlegrid.analysis.queueing import little
 from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
-from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.analysis.stats import nearest_rank
 from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings

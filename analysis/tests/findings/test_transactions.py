@@ -3,7 +3,7 @@ such; a single-request plan gets nothing here."""
 
 from littlegrid.analysis import curves
 from littlegrid.analysis.cells import Service
-from littlegrid.analysis.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings
 from littlegrid.summary.model import Cell
 from summary_contract import typed

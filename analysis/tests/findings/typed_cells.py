@@ -6,7 +6,8 @@ between every sample. Records are frozen: `update` gives a changed, validated co
 
 from pydantic import BaseModel
 
-from littlegrid.analysis import cpu_demand, little
+from littlegrid.analysis import cpu_demand
+from littlegrid.analysis.queueing import little
 from littlegrid.summary import SCHEMA
 from littlegrid.summary.model import Cell, Run, Summary, ThinkTime
 from summary_contract import complete
@@ -35,7 +36,7 @@ def costed(cells, run: dict) -> list[Cell]:
 
 def recosted(s: Summary) -> Summary:
     """The summary with each cell's CPU per request attached again from its (changed) host or server figures, and
-    the curves' processor-sharing model made again from them (analysis/little.shared_cores), as the analysis
+    the curves' processor-sharing model made again from them (analysis/queueing/little.shared_cores), as the analysis
     stage would have."""
     cells = cpu_demand.attach(s.cells, s.run)
     by_id = {c.id: c for c in cells}

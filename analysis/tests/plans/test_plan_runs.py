@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid.analysis import laws
+from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.clock_steps import STEP_MAX_MS, ClockSteps, instants_spanned, re_measurements
 from littlegrid.analysis.think_time import ks_exponential, poisson_fit
 from littlegrid.analysis.steady.window import steady_window

@@ -6,7 +6,8 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import laws, little, observed_sources, observed_window, server_metrics
+from littlegrid.analysis import observed_sources, observed_window, server_metrics
+from littlegrid.analysis.queueing import laws, little
 from littlegrid.analysis.steady import outage, steady_state, trend
 from littlegrid.analysis.reading import histogram
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
@@ -33,7 +34,7 @@ def _threads_of_open_plan(cell, n):
 
 
 def _in_front(cell, server: dict | None, overall: model.Stats) -> model.Server | None:
-    """The server's figures with where the requests are by Little's law at its boundaries (analysis/little.py)."""
+    """The server's figures with where the requests are by Little's law at its boundaries (analysis/queueing/little.py)."""
     if server is None:
         return None
     front = little.boundaries(overall.throughput_per_s, overall.mean_ms, server, steady=cell.workload != "spike")

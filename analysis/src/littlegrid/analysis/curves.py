@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid.analysis import cpu_demand, little, models, server_cpu
-from littlegrid.analysis.laws import not_made, throughput_bound
+from littlegrid.analysis import cpu_demand, models, server_cpu
+from littlegrid.analysis.queueing import little
+from littlegrid.analysis.queueing.laws import not_made, throughput_bound
 from littlegrid.summary.model import (Bounds, Cell, Check, Curve, CurveModels, HostLimit, LeftOut, Overhead, Overload,
                                       SloCapacity)
 

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis import little, mmcn, usl
+from littlegrid.analysis import mmcn, usl
+from littlegrid.analysis.queueing import little
 from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
-from littlegrid.analysis.laws import not_made, throughput_bound, verdict
+from littlegrid.analysis.queueing.laws import not_made, throughput_bound, verdict
 from littlegrid.analysis.steady.window import regular_edge_error
 from littlegrid.criteria.grammar import parse
 from littlegrid.summary import plain

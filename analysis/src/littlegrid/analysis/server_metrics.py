@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.little import throttle_split
+from littlegrid.analysis.queueing.little import throttle_split
 from littlegrid.analysis.observed import ServerRequests, ThreadPool
 from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.usererror import UserError

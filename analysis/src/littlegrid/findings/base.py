@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.summary.model import Cell, Check, Curve, Summary
 
 STANDINGS = ("holds", "suggests", "cannot tell")

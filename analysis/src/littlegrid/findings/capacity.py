@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from littlegrid.analysis import curves as curve_rules
 from littlegrid.analysis import cpu_demand, models, server_cpu
-from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.models import CONFIDENCE_Z
 from littlegrid.findings import precision, proxy
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
@@ -652,7 +652,7 @@ def connection_findings(summary: Summary, covered: set) -> list[Finding]:
 
 @dataclass(frozen=True)
 class _Queued:
-    """Where a cell's requests wait, by the analysis's Little's law (analysis/little.boundaries, read from the
+    """Where a cell's requests wait, by the analysis's Little's law (analysis/queueing/little.boundaries, read from the
     cell's server figures): `waiting` requests, `wait_ms` each, outside `held_by` (the server's L_server, or a
     pool's busy workers) which holds `held` of the X·R = `client` in flight at the client."""
 

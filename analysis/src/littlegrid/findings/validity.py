@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis.laws import GENERATOR_OVERHEAD_MS
+from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, curves, failed, fields, num,
                                       overall, overhead_explains, pct, realised_think_ms, span, think_excess_ms,
                                       users, where_of)

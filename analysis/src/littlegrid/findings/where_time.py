@@ -1,7 +1,7 @@
 """Where the time goes: each request's R split where the server measures it, R = (R − R_server) in front of the
 server + W_q in the throttle's queue + time in service, and how time in service changes with the load.
 
-The split is the analysis's (analysis/little.py, Little's law's one owner: wait_in_front_ms = R − R_server,
+The split is the analysis's (analysis/queueing/little.py, Little's law's one owner: wait_in_front_ms = R − R_server,
 throttle_wait_ms = L_q / X, in_service_ms = R_server − W_q, the requests in service and the processor-sharing model
 of the curve's models); these findings only read it per curve. Time in service
 "stays flat" when it takes a small share of what R gained over the curve (the queueing happens outside the service:
@@ -13,7 +13,8 @@ users: with think time some of them think, and a pool smaller than N holds the r
 from __future__ import annotations
 
 from littlegrid.analysis import curves as curve_rules
-from littlegrid.analysis import little, server_cpu
+from littlegrid.analysis import server_cpu
+from littlegrid.analysis.queueing import little
 from littlegrid.findings.base import (THROTTLE, Figure, Finding, curves, fields, group_words, knob, load, load_words,
                                       ms, num, overall, rate)
 from littlegrid.summary.model import Cell, Curve, Summary
@@ -46,7 +47,7 @@ def split_words(cell: Cell) -> str:
 
 
 def _measured(members: list[Cell]) -> list[tuple[Cell, float, float]]:
-    """(cell, R, time in service) for the curve's cells that have both (analysis/little.timed: those its
+    """(cell, R, time in service) for the curve's cells that have both (analysis/queueing/little.timed: those its
     processor-sharing model compares too)."""
     return [(c, overall(c, "mean_ms"), in_service_ms(c)) for c in little.timed(members)]
 
@@ -88,7 +89,7 @@ def service_time(summary: Summary) -> list[Finding]:
             shape = "stretched"
             statement = (f"Time in service stretches with the load{at}: {trend}; the service itself took "
                          f"{min(share, 1):.0%} of what R gained.")
-            model = curve.models.shared_cores  # the processor-sharing model (analysis/little.shared_cores)
+            model = curve.models.shared_cores  # the processor-sharing model (analysis/queueing/little.shared_cores)
             if model is not None and model.cell == c1.id and model.light_cell == c0.id:
                 l1, how, cores, cpu = model.in_service, model.in_service_basis, model.cores, model.cpu_util
                 s, shared = model.service_alone_ms, model.shared_ms

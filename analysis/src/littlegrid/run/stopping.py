@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from littlegrid.analysis import laws
+from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.steady.steady_state import Rule, Verdict, judge
 from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.live.status import CellRows

@@ -10,7 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import laws, models
+from littlegrid.analysis import models
+from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.summarize import analyze
 from littlegrid.findings.base import overhead_explains

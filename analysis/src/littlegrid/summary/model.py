@@ -377,7 +377,7 @@ class Server(Record):
     wait_in_front_ms: float | None
     in_front_reason: str | None
     client_minus_server_ms: float | None
-    # by Little's law (analysis/little.boundaries): the requests in service (L_server, or X·R_server, less a
+    # by Little's law (analysis/queueing/little.boundaries): the requests in service (L_server, or X·R_server, less a
     # throttle's queue; or the pool's busy workers) and how that is known; with only a pool's busy workers scraped,
     # the rest of X·R wait outside that pool, each wait_outside_pool_ms. Null in older summaries.
     in_service_requests: float | None = None
@@ -904,7 +904,7 @@ class Concurrency(Record):
 
 
 class SharedCores(Record):
-    """The processor-sharing model at a closed curve's heaviest timed cell (analysis/little.shared_cores): its
+    """The processor-sharing model at a closed curve's heaviest timed cell (analysis/queueing/little.shared_cores): its
     `in_service` requests (how known: `in_service_basis`) sharing `cores` busy `cpu_util` each take about
     L/cores × S = `shared_ms`, S = `service_alone_ms` the lightest timed cell's (`light_cell`) time in service, itself
     shared when that cell had more in service than cores; `measured_ms` the heaviest cell's time in service."""

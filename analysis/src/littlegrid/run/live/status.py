@@ -18,7 +18,8 @@ from typing import Callable, Protocol
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, laws, observed_sources, observed_window, server_metrics
+from littlegrid.analysis import curves, observed_sources, observed_window, server_metrics
+from littlegrid.analysis.queueing import laws
 from littlegrid.analysis import observed as mapping
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.reading.error_classes import classify

@@ -3,7 +3,7 @@
 import math
 from typing import NamedTuple
 
-from littlegrid.analysis import little
+from littlegrid.analysis.queueing import little
 from littlegrid.analysis.steady import trend as drift_rule
 from littlegrid.analysis.steady.trend import DRIFT_TOLERANCE, TREND_P
 from littlegrid.analysis.steady.window import window_error
