@@ -3,7 +3,8 @@ headline, expectations); `littlegrid analyze` writes it, run and search analyse 
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import cpu_demand, curves, intervals, models
+from littlegrid.analysis import curves, intervals, models
+from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.stats import percentile_of

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis import cpu_demand, server_cpu
+from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.summarize import analyze
 from littlegrid.summary.model import Cell, Run
 from summary_contract import typed

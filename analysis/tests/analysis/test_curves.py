@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import cpu_demand, curves
+from littlegrid.analysis import curves
+from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service
 from littlegrid.summary.model import Cell, Run

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.observed import (KNOWN_FAMILIES, PoolSpec, Reading, host_of, map_readings,
+from littlegrid.analysis.observed.mapping import (KNOWN_FAMILIES, PoolSpec, Reading, host_of, map_readings,
                                           readings_from_rows)
-from littlegrid.analysis.prometheus_text import label_text, parse_prometheus, parse_selector
+from littlegrid.analysis.observed.prometheus_text import label_text, parse_prometheus, parse_selector
 
 FIXTURES = Path(__file__).parent / "fixtures" / "observed"
 T0 = 1_700_000_000_000

@@ -3,10 +3,10 @@ in service against the servers' maxconn, the sessions' rate and, by Little's law
 service behind it; the backend that carried the cell's load read as the server's boundary; the database's backends
 running a query, less the exporter's own. Known answers worked on paper from the series the test writes."""
 
-from littlegrid.analysis import observed_window
-from littlegrid.analysis.observed import Reading, map_readings
-from littlegrid.analysis.observed_sources import CellSources
-from littlegrid.analysis.prometheus_text import parse_prometheus
+from littlegrid.analysis.observed import observed_window
+from littlegrid.analysis.observed.mapping import Reading, map_readings
+from littlegrid.analysis.observed.observed_sources import CellSources
+from littlegrid.analysis.observed.prometheus_text import parse_prometheus
 from littlegrid.analysis.steady.window import SteadyWindow
 
 T0 = 1_700_000_000_000

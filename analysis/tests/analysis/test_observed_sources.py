@@ -1,4 +1,4 @@
-"""Whose figures each [observe] source gives, per cell (analysis/observed_sources.py): a source serving the cell's
+"""Whose figures each [observe] source gives, per cell (analysis/observed/observed_sources.py): a source serving the cell's
 target (its URL's host and port, or a Tomcat connector on the target's port) is the cell's; one serving another
 cell's target is left out of the cell; any other is the target's when it ran on the target's host. Known answers
 over constructed scrapes and a constructed run folder with a port axis (two deployments on one host)."""
@@ -9,9 +9,9 @@ import json
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
-from littlegrid.analysis import observed_sources
-from littlegrid.analysis.observed import Reading, map_readings
-from littlegrid.analysis.observed_sources import Places
+from littlegrid.analysis.observed import observed_sources
+from littlegrid.analysis.observed.mapping import Reading, map_readings
+from littlegrid.analysis.observed.observed_sources import Places
 from littlegrid.summarize import analyze
 
 HOST = "10.232.0.2"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis import observed_window, server_metrics_csv
-from littlegrid.analysis.observed import PoolSpec, Reading, map_readings, readings_from_rows
-from littlegrid.analysis.prometheus_text import parse_prometheus, parse_selector
+from littlegrid.analysis.observed import observed_window, server_metrics_csv
+from littlegrid.analysis.observed.mapping import PoolSpec, Reading, map_readings, readings_from_rows
+from littlegrid.analysis.observed.prometheus_text import parse_prometheus, parse_selector
 from littlegrid.analysis.steady.window import SteadyWindow
 from sample_server_text import SAMPLE_SERVER
 

@@ -20,7 +20,7 @@ from littlegrid.analysis.rowblock import Block, Frame
 from littlegrid.analysis.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIES_RULE, POINT_BUDGET,
                                         SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,
                                         label_series, series_labels, time_series)
-from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
+from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket_mean
 from littlegrid.analysis.steady.window import EmptyWindow, SteadyWindow, steady_window, window_mask
 from littlegrid.jtl import read_jtl
 

@@ -1,4 +1,4 @@
-"""The server's CPU per cell, answered in one place (analysis/server_cpu.py) in its order: pinned CPUs measured
+"""The server's CPU per cell, answered in one place (analysis/observed/server_cpu.py) in its order: pinned CPUs measured
 apart, the process CPU scraped on the target's host with its cores, that host's node_exporter, this host when the
 target ran here (JMeter sharing it), else not measured: never the generator's host for a server elsewhere."""
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
-from littlegrid.analysis import server_cpu
+from littlegrid.analysis.observed import server_cpu
 from littlegrid.summarize import analyze
 from littlegrid.summary.model import Cell, Run, TargetPlacement
 from summary_contract import typed

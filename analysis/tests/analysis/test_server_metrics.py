@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run
-from littlegrid.analysis import observed_window
-from littlegrid.analysis.server_metrics import host_figures, read_metrics
+from littlegrid.analysis.observed import observed_window
+from littlegrid.analysis.observed.server_metrics import host_figures, read_metrics
 from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError

@@ -1,5 +1,5 @@
 """One curve, one CPU per request: the cpu bottleneck, the curve's host limit, the advice and the arms quote the
-figure the analysis stage stored for the cell (analysis.cpu_demand), never a cost of their own. Before, the
+figure the analysis stage stored for the cell (analysis.observed.cpu_demand), never a cost of their own. Before, the
 bottleneck took the plateau's mean U over its mean X, the host limit a least-squares slope and the arms U·cores/X:
 three costs per request for one curve (5.59, 5 and 5.58 core-ms below)."""
 

@@ -6,7 +6,7 @@ between every sample. Records are frozen: `update` gives a changed, validated co
 
 from pydantic import BaseModel
 
-from littlegrid.analysis import cpu_demand
+from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.queueing import little
 from littlegrid.summary import SCHEMA
 from littlegrid.summary.model import Cell, Run, Summary, ThinkTime
@@ -29,7 +29,7 @@ def cell(data: dict) -> Cell:
 
 
 def costed(cells, run: dict) -> list[Cell]:
-    """The cells with their CPU per request as the analysis stage attaches it from this run (analysis.cpu_demand),
+    """The cells with their CPU per request as the analysis stage attaches it from this run (analysis.observed.cpu_demand),
     before the curves are built from them."""
     return cpu_demand.attach(list(cells), Run.model_validate(complete(run, Run)))
 

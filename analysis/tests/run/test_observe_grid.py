@@ -9,7 +9,7 @@ import pytest
 
 from http_stub import serving
 from littlegrid import cli
-from littlegrid.analysis.prometheus_text import Selector
+from littlegrid.analysis.observed.prometheus_text import Selector
 from littlegrid.run import runner
 from littlegrid.run.grid_file import load_grid
 from littlegrid.usererror import UserError

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.observed import map_readings, readings_from_rows
+from littlegrid.analysis.observed.mapping import map_readings, readings_from_rows
 from littlegrid.run.observe import Observer, check_source
 from needs import missing
 

@@ -506,7 +506,7 @@ def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(t
 
 def test_a_port_axis_records_every_cells_target_before_any_load(tmp_path, fakes, monkeypatch):
     # two deployments compared by port (tests/services/littles-law-netns.toml): the run manifest holds each
-    # cell's target, so that the analysis tells each cell's sources apart (analysis/observed_sources.py)
+    # cell's target, so that the analysis tells each cell's sources apart (analysis/observed/observed_sources.py)
     from littlegrid.run import runner
 
     monkeypatch.setattr(runner, "_preflight", lambda grid: None)  # nothing listens on these ports here

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import observed_sources, observed_window, server_metrics
+from littlegrid.analysis.observed import observed_sources, observed_window, server_metrics
 from littlegrid.analysis.queueing import laws, little
 from littlegrid.analysis.steady import outage, steady_state, trend
 from littlegrid.analysis.reading import histogram

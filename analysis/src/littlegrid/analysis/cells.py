@@ -6,10 +6,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from littlegrid.analysis import server_metrics_csv
-from littlegrid.analysis.observed_sources import Places
-from littlegrid.analysis.observed import PoolSpec
-from littlegrid.analysis.prometheus_text import parse_selector
+from littlegrid.analysis.observed import server_metrics_csv
+from littlegrid.analysis.observed.observed_sources import Places
+from littlegrid.analysis.observed.mapping import PoolSpec
+from littlegrid.analysis.observed.prometheus_text import parse_selector
 from littlegrid.usererror import UserError
 from littlegrid.summary.model import STOP_REASONS, STOP_RULES, STOP_SLO
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid.analysis import cpu_demand, models, server_cpu
+from littlegrid.analysis import models
+from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.queueing import little
 from littlegrid.analysis.queueing.laws import not_made, throughput_bound
 from littlegrid.summary.model import (Bounds, Cell, Check, Curve, CurveModels, HostLimit, LeftOut, Overhead, Overload,
@@ -242,7 +243,7 @@ def overhead(cells: list[Cell], bound: Bounds) -> Overhead | None:
 
 def host_limit(g: Members, bound: Bounds | None) -> HostLimit | None:
     """The load the measured cores allow (the server's pinned CPUs, the host's shared with JMeter, or the
-    generator's host: analysis.server_cpu), from the cells' CPU per request (analysis.cpu_demand, read, not
+    generator's host: analysis.observed.server_cpu), from the cells' CPU per request (analysis.observed.cpu_demand, read, not
     recomputed). The figure quoted is the CPU per request at the curve's highest throughput (cpu_demand.quoted).
     Over cells with X apart, X_max comes from the demand-law fit U·cores = U_0·cores + X·D: the cores left after
     U_0·cores allow X_max = (cores − U_0·cores)/D, never less than the highest X measured; a marginal cost not above
@@ -298,7 +299,7 @@ def build(cells: list[Cell], services: dict, slos, percentile_of,
           tol: dict) -> tuple[list[Cell], list[Curve], list[Check]]:
     """(the cells with each curve point's throughput-bound check added, the curves, the grid-level checks:
     M/M/c//N agreement). services: cell id -> the grid's c and S for it (analysis.cells.Service). What the CPU
-    allows comes from each cell's CPU per request (analysis.cpu_demand.attach, before)."""
+    allows comes from each cell's CPU per request (analysis.observed.cpu_demand.attach, before)."""
     groups = group(cells)
     added: dict[str, Check] = {}
     curves, checks = [], []

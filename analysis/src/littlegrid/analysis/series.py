@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.reading.histogram import CHUNK, ExactHistogram, HistogramAccumulator
-from littlegrid.analysis.server_metrics import frame_points, per_bucket_mean
+from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket_mean
 from littlegrid.analysis.steady.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # rowblock imports bucketing from here: imported where a Frame is built (_one_block)
@@ -295,7 +295,7 @@ class TimeSeriesAccumulator:
         added up (allThreads counts one engine's threads, and engines may run unequal shares); without names, the
         peak × engines; with no allThreads, the thread names that completed a sample in the bucket. server: the
         server's
-        gauges as (time_ms, value) points ("in_flight", "busy_threads": analysis/observed_window.series_points);
+        gauges as (time_ms, value) points ("in_flight", "busy_threads": analysis/observed/observed_window.series_points);
         host: the generator's host-metrics.csv; both drawn as per-bucket means.
         last_end_ms: the axis up to the bucket holding it (a growing axis: the rows so far), else all of it."""
         t0, bucket_s, buckets, window = self._t0, self._bucket_s, self._buckets, self._window

@@ -136,7 +136,7 @@ def knob(summary: Summary, cell: Cell, name: str) -> float | None:
         return None
 
 
-# What a scraped pool is called, by the kind the analysis's mapping gave it (Server.pool_kind; analysis/observed.py)
+# What a scraped pool is called, by the kind the analysis's mapping gave it (Server.pool_kind; analysis/observed/mapping.py)
 POOL_NAMES = {"tomcat": "Tomcat's thread pool", "jetty": "Jetty's thread pool", "executor": "the executor pool"}
 
 

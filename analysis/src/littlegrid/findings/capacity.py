@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 
 from littlegrid.analysis import curves as curve_rules
-from littlegrid.analysis import cpu_demand, models, server_cpu
+from littlegrid.analysis import models
+from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.analysis.models import CONFIDENCE_Z
 from littlegrid.findings import precision, proxy
@@ -271,7 +272,7 @@ def _mean(values):
 
 
 def _cpu_quoted(p: Plateau) -> Cell | None:
-    """The cell whose CPU per request (analysis.cpu_demand) the curve's findings quote: its host limit's, so the
+    """The cell whose CPU per request (analysis.observed.cpu_demand) the curve's findings quote: its host limit's, so the
     bottleneck and the advice name one cost per request; without a limit, the plateau's by the same rule."""
     limit = p.curve.models.host_limit
     if limit is not None:

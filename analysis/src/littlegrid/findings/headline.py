@@ -15,7 +15,7 @@ or a shift or burst.
 
 from __future__ import annotations
 
-from littlegrid.analysis import server_cpu
+from littlegrid.analysis.observed import server_cpu
 from littlegrid.findings import precision
 from littlegrid.findings.base import (POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words,
                                       users)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from littlegrid.analysis import cpu_demand, server_cpu
+from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.curves import CPU_BUSY
 from littlegrid.findings import precision
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
@@ -191,7 +191,7 @@ class Arms:
 
     @staticmethod
     def _demand(cell) -> float | None:
-        """The cell's CPU per request D = U·cores/X, as the analysis stage stored it (analysis.cpu_demand): the same
+        """The cell's CPU per request D = U·cores/X, as the analysis stage stored it (analysis.observed.cpu_demand): the same
         work costing more says where X went."""
         cost = cpu_demand.measured(cell)
         return cost.core_ms if cost is not None else None

@@ -179,7 +179,7 @@ def facts(cell: Cell) -> list[tuple[str, str]]:
                              f"CPU {fmt.pct(host.cpu_util_mean)}"
                              + (f", the server's own CPUs {fmt.pct(host.server_cpu_util_mean)}"
                                 if host.server_cpu_util_mean is not None else "")))
-    cost = cell.cpu_per_request  # the analysis stage's one figure (analysis/cpu_demand.py), drawn as it stands
+    cost = cell.cpu_per_request  # the analysis stage's one figure (analysis/observed/cpu_demand.py), drawn as it stands
     if cost is not None and cost.core_ms is not None:
         rows.append(("CPU per request", f"{cost.core_ms:.3g} core-ms = U·cores/X: {fmt.pct(cost.cpu_util)} of "
                                         f"{cost.words}, at X = {fmt.rate(cost.throughput_per_s)}"))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from littlegrid.analysis.observed import PoolSpec
+from littlegrid.analysis.observed.mapping import PoolSpec
 from littlegrid.plan.derive import PlanOptions
 from littlegrid.run.engines import Rmi
 from littlegrid.run.parts import PartSpec

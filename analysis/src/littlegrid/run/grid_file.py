@@ -13,8 +13,8 @@ from littlegrid.criteria.grammar import parse as parse_criterion
 from littlegrid.findings import expect
 from littlegrid.plan import derive as own
 from littlegrid.run import engines as eng
-from littlegrid.analysis.observed import PoolSpec
-from littlegrid.analysis.prometheus_text import parse_selector
+from littlegrid.analysis.observed.mapping import PoolSpec
+from littlegrid.analysis.observed.prometheus_text import parse_selector
 from littlegrid.run.grid import Grid, ObserveSpec, SearchRange, ServerSpec, Target, Timing, is_jdbc
 from littlegrid.run.parts import PLACEHOLDER, PLACEHOLDERS, PartSpec, Ready
 from littlegrid.run.jmeter import repo_root

@@ -4,7 +4,7 @@ any load, that each one answers Prometheus text.
 
 A source that fails or answers slowly is counted, never waited for: JMeter runs beside the scrapers and never
 reads them, and a scraper's thread only ever delays its own next scrape. What is kept of a scrape: the samples the
-mapping knows (littlegrid.analysis.observed.KNOWN_FAMILIES) and those the grid's own selectors name; node_exporter
+mapping knows (littlegrid.analysis.observed.mapping.KNOWN_FAMILIES) and those the grid's own selectors name; node_exporter
 exposes one to two thousand series a second, of which the mapping reads a few dozen.
 """
 
@@ -19,8 +19,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from littlegrid.analysis.observed import FAILED, KNOWN_FAMILIES
-from littlegrid.analysis.prometheus_text import exposition_problem, label_text, parse_prometheus
+from littlegrid.analysis.observed.mapping import FAILED, KNOWN_FAMILIES
+from littlegrid.analysis.observed.prometheus_text import exposition_problem, label_text, parse_prometheus
 from littlegrid.usererror import UserError
 
 COLUMNS = ["time_ms", "source", "metric", "labels", "value"]

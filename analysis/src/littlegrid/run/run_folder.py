@@ -71,7 +71,7 @@ def host_facts() -> dict:
         "memory_bytes": psutil.virtual_memory().total,
         "os": f"{platform.system()} {platform.release()} ({platform.machine()})",
         # the kernel's boot time (/proc/stat btime, as node_exporter's node_boot_time_seconds reads it): an exporter
-        # reporting it runs on this machine, in whatever network namespace (analysis/server_cpu.py)
+        # reporting it runs on this machine, in whatever network namespace (analysis/observed/server_cpu.py)
         "boot_time_s": psutil.boot_time(),
     }
 

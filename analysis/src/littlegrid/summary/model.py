@@ -384,7 +384,7 @@ class Server(Record):
     in_service_basis: str | None = None
     waiting_outside_pool: float | None = None
     wait_outside_pool_ms: float | None = None
-    # what busy_threads_mean and threads_max measured (analysis/observed.py's mapping): the pool's kind ("tomcat",
+    # what busy_threads_mean and threads_max measured (analysis/observed/mapping.py's mapping): the pool's kind ("tomcat",
     # "jetty", "executor", "named": the user's [observe.pools]), its name, and the URL it was scraped from; null: no pool
     pool_kind: str | None = None
     pool_name: str | None = None
@@ -406,7 +406,7 @@ class Host(Record):
 
 
 class ServerCpu(Record):
-    """The server's CPU over the cell's window, as analysis/server_cpu.py answers it (the one place that does):
+    """The server's CPU over the cell's window, as analysis/observed/server_cpu.py answers it (the one place that does):
     whose cores (`basis`: "server_pinned", "host_shared", "server_process", "server_host", "not_measured", as
     CpuPerRequest's), the host they are on, how many and how busy. Findings and models read this, never Cell.host
     (the generator's host) for the server."""
@@ -420,7 +420,7 @@ class ServerCpu(Record):
 
 class CpuPerRequest(Record):
     """CPU per request at one cell, the demand law's D = U·cores/X over the steady window, in core-ms: the one
-    definition every stage reads (analysis/cpu_demand.py computes it, nothing else does). Everything that ran on
+    definition every stage reads (analysis/observed/cpu_demand.py computes it, nothing else does). Everything that ran on
     those cores is in it, what runs whatever the load too. `basis` says whose cores they were:
     "server_pinned": the CPUs the grid pinned the server to, measured apart, JMeter on others;
     "host_shared": the host's cores, which the server shared with the generator, so it includes JMeter's own work;
@@ -437,12 +437,12 @@ class CpuPerRequest(Record):
     core_ms: float | None
 
 
-# ----- what [observe] scraped (analysis/observed.py maps observed.csv; window means over the cell's steady window)
+# ----- what [observe] scraped (analysis/observed/mapping.py maps observed.csv; window means over the cell's steady window)
 
 class ObservedSource(Record):
     """One scraped URL over the cell, and the host its figures measured (the URL's host); `target_host`: its
     figures are the cell's target's (it serves the cell's target, or it ran on the target's host and serves no
-    other cell's target: analysis/observed_sources.py)."""
+    other cell's target: analysis/observed/observed_sources.py)."""
     url: str
     host: str
     target_host: bool

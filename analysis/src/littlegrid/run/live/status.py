@@ -18,9 +18,10 @@ from typing import Callable, Protocol
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, observed_sources, observed_window, server_metrics
+from littlegrid.analysis import curves
+from littlegrid.analysis.observed import observed_sources, observed_window, server_metrics
 from littlegrid.analysis.queueing import laws
-from littlegrid.analysis import observed as mapping
+from littlegrid.analysis.observed import mapping
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.steady.window import EmptyWindow
@@ -144,7 +145,7 @@ class MetricsRows:
 
 
 class ObservedRows(MetricsRows):
-    """The complete lines of a growing observed.csv, mapped by the analysis' own mapping (analysis/observed.py)
+    """The complete lines of a growing observed.csv, mapped by the analysis' own mapping (analysis/observed/mapping.py)
     with the cell's port under test, [observe.pools] and sources (cells.observe_context, cells.cell_target,
     observed_sources): the server's figures the live page shows are the ones the report will."""
 

@@ -1,17 +1,17 @@
 """What [observe] saw during one cell, over its steady window: the cell's scrapes read (observed.csv, or an older
-folder's server-metrics.csv through its adaptor) and mapped (analysis/observed.py), the pool under test picked, and
+folder's server-metrics.csv through its adaptor) and mapped (analysis/observed/mapping.py), the pool under test picked, and
 each source's figures reduced to the summary's Cell.observed, each with its host and whether it is the cell's
-target's (analysis/observed_sources.py decides that, per cell; every function here takes its answer)."""
+target's (analysis/observed/observed_sources.py decides that, per cell; every function here takes its answer)."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
-from littlegrid.analysis import observed as mapping
-from littlegrid.analysis import server_metrics, server_metrics_csv
-from littlegrid.analysis.observed import Observed, PoolSpec, ServerRequests, ThreadPool
-from littlegrid.analysis.observed_sources import CellSources
+from littlegrid.analysis.observed import mapping
+from littlegrid.analysis.observed import server_metrics, server_metrics_csv
+from littlegrid.analysis.observed.mapping import Observed, PoolSpec, ServerRequests, ThreadPool
+from littlegrid.analysis.observed.observed_sources import CellSources
 from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.summary import model
 from littlegrid.usererror import UserError
@@ -76,7 +76,7 @@ def _increase(window: SteadyWindow, points) -> float | None:
 
 def server_block(found: Observed | None, window: SteadyWindow, port: int | None = None,
                  target_host: dict | None = None) -> dict | None:
-    """The cell's "server" figures over the window (analysis/server_metrics.server_figures) from the source that
+    """The cell's "server" figures over the window (analysis/observed/server_metrics.server_figures) from the source that
     reports the server's requests and the pool under test; when no source gave either and one never answered at
     all (on the target's host, or the only one), its failed scrapes, so that the block says why it has no figures."""
     if found is None:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from littlegrid.analysis import observed as mapping
-from littlegrid.analysis.observed import Observed
+from littlegrid.analysis.observed import mapping
+from littlegrid.analysis.observed.mapping import Observed
 
 TOMCAT = mapping.THREAD_POOLS[0].kind
 

@@ -1,4 +1,4 @@
-"""Server and host figures over the steady window: the server's from the figures analysis/observed.py mapped from
+"""Server and host figures over the steady window: the server's from the figures analysis/observed/mapping.py mapped from
 the cell's scrapes (observed.csv, or an older folder's server-metrics.csv through server_metrics_csv), the
 generator's host's from the cell's 1 Hz host-metrics.csv."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from littlegrid.analysis.queueing.little import throttle_split
-from littlegrid.analysis.observed import ServerRequests, ThreadPool
+from littlegrid.analysis.observed.mapping import ServerRequests, ThreadPool
 from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.usererror import UserError
 
@@ -71,7 +71,7 @@ def _counter_delta(points: list[tuple[int, float | None]]):
 def server_figures(requests: ServerRequests | None, pool: ThreadPool | None, window: SteadyWindow,
                    answered_ms=(), failed_ms=(), source: str | None = None) -> dict | None:
     """Contract "server" block, plus how L was measured and its standard error, from the mapped figures of the
-    source that reports the server's requests (analysis/observed.py) and the pool under test (observed_window).
+    source that reports the server's requests (analysis/observed/mapping.py) and the pool under test (observed_window).
 
     L_server: the sample server's in-flight integral when it has one (its increase over the window divided by the
     elapsed time is the exact time-average), else the 1 Hz samples of in-flight, else, for a timer alone

@@ -1,5 +1,5 @@
 """CPU per request, written once: the demand law U = X·D read at each cell, D = U·cores/X over the steady window
-(core-ms per request, on the server's cores as analysis/server_cpu.py answers them per cell, Cell.server_cpu), and
+(core-ms per request, on the server's cores as analysis/observed/server_cpu.py answers them per cell, Cell.server_cpu), and
 over a curve the fit of busy cores against X that separates the marginal cost of a request from what runs whatever
 the load. Findings, the curves' host limit and the arms read these figures from the summary; none computes its own."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from littlegrid.analysis import server_cpu
+from littlegrid.analysis.observed import server_cpu
 from littlegrid.summary.model import Cell, CpuPerRequest, Run
 
 SPREAD = 1.5  # a fit of busy cores against X needs the highest X at least this many times the lowest
@@ -30,7 +30,7 @@ def per_request(cell: Cell) -> CpuPerRequest | None:
 
 
 def attach(cells: list[Cell], run: Run) -> list[Cell]:
-    """The cells with the server's CPU (analysis/server_cpu.py's answer) and their CPU per request on it: the
+    """The cells with the server's CPU (analysis/observed/server_cpu.py's answer) and their CPU per request on it: the
     analysis stage's, before the curves and findings read them."""
     out = []
     for c in cells:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 from urllib.parse import urlsplit
 
-from littlegrid.analysis.prometheus_text import Selector, label_text, parse_label_text
+from littlegrid.analysis.observed.prometheus_text import Selector, label_text, parse_label_text
 
 
 @dataclass(frozen=True)

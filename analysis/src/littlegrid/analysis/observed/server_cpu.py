@@ -17,12 +17,12 @@ process kept from them by other work on its host (JMeter's, when the target ran 
 below 1 while the host's is at 1. The process's figure answers when nothing measured its host.
 
 Every stage that reasons about the server's CPU (bounds from the demand law, the CPU bottleneck, time in service
-shared by the cores, CPU per request: analysis/cpu_demand.py) reads Cell.server_cpu, so the rule is written once.
+shared by the cores, CPU per request: analysis/observed/cpu_demand.py) reads Cell.server_cpu, so the rule is written once.
 The generator's own host figures stay in Cell.host for the generator's findings."""
 
 from __future__ import annotations
 
-from littlegrid.analysis.observed import THIS_HOST
+from littlegrid.analysis.observed.mapping import THIS_HOST
 from littlegrid.summary.model import Cell, ObservedHost, Run, ServerCpu
 
 # Whose cores a CPU figure is of (ServerCpu.basis, CpuPerRequest.basis, HostLimit.basis)
