@@ -14,7 +14,7 @@ from littlegrid.analysis.steady import steady_state as ss
 from littlegrid.analysis.steady import trend
 from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import SecondHistograms
-from littlegrid.analysis import resample
+from littlegrid.analysis.statistics import resample
 from littlegrid.comparison import bootstrap
 from littlegrid.run.answered import Seconds
 from littlegrid.search.early_stop import SloClear
@@ -134,7 +134,7 @@ def _histograms(cell: q.Samples, seconds: int, start_s: float = 0.0):
 
 def percentiles(model: Model, seconds: int, reps: int, seed: int, qs=(0.5, 0.9, 0.99), warmup_s: float = 5.0,
                 draws: int = 400) -> dict:
-    """The bootstrap percentile intervals (analysis/resample.py) of p50, p90 and p99 and of the mean over blocks of
+    """The bootstrap percentile intervals (analysis/statistics/resample.py) of p50, p90 and p99 and of the mean over blocks of
     seconds: moving blocks (a search probe's, search/slo.py) and the blocks a summary keeps (compare, the history),
     against the truth of whole milliseconds, as JMeter writes them (the q-th quantile of ⌈R⌉ is ⌈R's⌉; its mean,
     E⌈R⌉, from R's quantiles)."""

@@ -2,7 +2,7 @@
 tests and benchmarks (bench/bench_report.py puts this folder on its path).
 
 The samples are drawn here; every figure the analysis owns is computed by the analysis's own functions from them:
-percentiles (analysis.stats), the think-time tests, histogram and expected counts (analysis.think_time), the USL fit
+percentiles (analysis.statistics.stats), the think-time tests, histogram and expected counts (analysis.think_time), the USL fit
 and its curve (analysis.usl), each cell's facet (analysis.curves) and the default tolerances (analysis.queueing.laws).
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from littlegrid.analysis import curves as curve_rules, think_time, usl
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
-from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.summary import SCHEMA, plain
 from littlegrid.summary.model import Cell
 

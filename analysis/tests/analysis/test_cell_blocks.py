@@ -15,9 +15,9 @@ from littlegrid import summary
 from littlegrid.analysis.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
-from littlegrid.analysis.rowblock import Frame, ThreadIds, make_block
+from littlegrid.analysis.statistics.rowblock import Frame, ThreadIds, make_block
 from littlegrid.analysis.steady.window import steady_window
-from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
+from littlegrid.analysis.statistics.window_seconds import WindowSecondsAccumulator
 from littlegrid.summarize import analyze
 from littlegrid.jtl import blocks as jtl_blocks
 from littlegrid.jtl import read_jtl, xml_reader

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid.analysis.series import SERIES_PERCENTILES, bucket_percentiles
-from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.statistics.series import SERIES_PERCENTILES, bucket_percentiles
+from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.analysis.reading.histogram import ExactHistogram
 from littlegrid.analysis.reading.tail import ccdf
 from littlegrid.analysis.think_time import realised_gaps, think_time_stats

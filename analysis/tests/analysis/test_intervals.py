@@ -1,4 +1,4 @@
-"""A cell's figures with their within-run intervals (analysis/intervals.py, Cell.intervals): the bootstrap's over
+"""A cell's figures with their within-run intervals (analysis/statistics/intervals.py, Cell.intervals): the bootstrap's over
 blocks of seconds around the summary's own figure, a percentile's standard error never below the millisecond, and
 the error rate's Wilson interval, known on paper."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from littlegrid.analysis.intervals import RESOLUTION_SE_MS, Z, from_replicates, of_cell, wilson
+from littlegrid.analysis.statistics.intervals import RESOLUTION_SE_MS, Z, from_replicates, of_cell, wilson
 from littlegrid.summary import plain
 from littlegrid.summary.model import Cell
 from summary_contract import complete

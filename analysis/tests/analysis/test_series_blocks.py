@@ -16,8 +16,8 @@ import pytest
 
 from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator
-from littlegrid.analysis.rowblock import Block, Frame
-from littlegrid.analysis.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIES_RULE, POINT_BUDGET,
+from littlegrid.analysis.statistics.rowblock import Block, Frame
+from littlegrid.analysis.statistics.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIES_RULE, POINT_BUDGET,
                                         SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,
                                         label_series, series_labels, time_series)
 from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket_mean
@@ -395,7 +395,7 @@ def _reference_label_series(samples: pd.DataFrame, failed: np.ndarray, window: S
     with the most samples, on the same time axis as time_series: one pass keyed by (label rank, bucket).
 
     Bounded so that a JTL with thousands of labels keeps a small summary: top × buckets × 5 values."""
-    from littlegrid.analysis.stats import count_codes, label_codes  # stats imports nothing from here: stays acyclic
+    from littlegrid.analysis.statistics.stats import count_codes, label_codes  # stats imports nothing from here: stays acyclic
 
     if len(samples) == 0:
         return {"rule": LABEL_SERIES_RULE, "labels": {}}

@@ -6,7 +6,7 @@ import pytest
 
 from analysis_synthetic import table
 from littlegrid.analysis.reading.error_classes import classify
-from littlegrid.analysis.stats import nearest_rank, sample_stats, stats_by_label
+from littlegrid.analysis.statistics.stats import nearest_rank, sample_stats, stats_by_label
 
 
 def test_ten_thousand_samples_of_1ms_and_one_of_100s_give_p9999_1ms_and_p99999_100s():

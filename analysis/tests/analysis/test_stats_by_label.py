@@ -8,8 +8,8 @@ import pandas as pd
 
 from analysis_synthetic import T0, table
 from littlegrid.analysis.reading.error_classes import classify, error_type_one, error_types
-from littlegrid.analysis.series import label_series, response_codes, time_series
-from littlegrid.analysis.stats import PERCENTILES, sample_stats, stats_by_label
+from littlegrid.analysis.statistics.series import label_series, response_codes, time_series
+from littlegrid.analysis.statistics.stats import PERCENTILES, sample_stats, stats_by_label
 from littlegrid.analysis.steady.window import steady_window
 
 
@@ -132,7 +132,7 @@ def test_codes_per_second_keep_the_most_frequent_codes_and_sum_the_rest():
 
 
 def test_errors_by_type_list_the_hundred_largest_and_count_the_rest():
-    from littlegrid.analysis.stats import ERROR_TYPES_MAX, error_tables
+    from littlegrid.analysis.statistics.stats import ERROR_TYPES_MAX, error_tables
 
     names = [f"500/order {i:03d} failed" for i in range(150)]
     types = pd.Series(pd.Categorical([n for i, n in enumerate(names) for _ in range(1 + (i == 7))] + [None]))
@@ -144,7 +144,7 @@ def test_errors_by_type_list_the_hundred_largest_and_count_the_rest():
 
 
 def test_label_codes_keep_only_the_labels_that_occur_in_label_order_and_a_missing_label_is_the_empty_one():
-    from littlegrid.analysis.stats import label_codes
+    from littlegrid.analysis.statistics.stats import label_codes
 
     labels = pd.Series(pd.Categorical(["b", None, "a", "b"], categories=["b", "zz unused", "a"]))
     codes, names = label_codes(labels)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from analysis_synthetic import T0, table
-from littlegrid.analysis.series import time_series
+from littlegrid.analysis.statistics.series import time_series
 from littlegrid.analysis.steady.window import EmptyWindow, in_window, steady_window
 
 

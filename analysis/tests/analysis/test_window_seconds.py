@@ -12,9 +12,9 @@ from littlegrid import summary
 from littlegrid.analysis.steady import blocks as blocks_mod
 from littlegrid.analysis.steady.blocks import BlockHistograms, block_length, second_unit
 from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
-from littlegrid.analysis.rowblock import Frame, ThreadIds, make_block
+from littlegrid.analysis.statistics.rowblock import Frame, ThreadIds, make_block
 from littlegrid.analysis.steady.window import steady_window
-from littlegrid.analysis.window_seconds import WindowSecondsAccumulator
+from littlegrid.analysis.statistics.window_seconds import WindowSecondsAccumulator
 from littlegrid.summarize import analyze
 from littlegrid.jtl import blocks as jtl_blocks
 from littlegrid.jtl import read_jtl
@@ -83,7 +83,7 @@ def test_counting_a_long_window_in_units_changes_no_figure_but_the_blocks_length
         m.setattr(jtl_blocks, "BLOCK_BYTES", 1 << 16)
         bounded = _figures(analyze([path], by_label=True))
     blocks = [c["histogram"].pop("blocks") for c in (unbounded["cells"][0], bounded["cells"][0])]
-    # each figure's interval is drawn from the blocks (analysis/intervals.py): its figure is the same, its width
+    # each figure's interval is drawn from the blocks (analysis/statistics/intervals.py): its figure is the same, its width
     # follows the blocks' length
     intervals = [c.pop("intervals") for c in (unbounded["cells"][0], bounded["cells"][0])]
     for key, held in intervals[0].items():

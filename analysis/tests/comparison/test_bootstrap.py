@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from analysis_synthetic import open_mm2_window
-from littlegrid.analysis import resample
+from littlegrid.analysis.statistics import resample
 from littlegrid.analysis.reading.histogram import Latencies
 from littlegrid.comparison import bootstrap
 from littlegrid.comparison.bootstrap import Delta

@@ -57,7 +57,7 @@ def _queue_cell(seed: int) -> dict:
     from analysis_synthetic import open_mm2_window
     from littlegrid.analysis.steady.blocks import BlockHistograms
     from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
-    from littlegrid.analysis.stats import nearest_rank
+    from littlegrid.analysis.statistics.stats import nearest_rank
 
     elapsed, end = open_mm2_window(np.random.default_rng(seed), 22.0, 50.0, 60)
     elapsed, end = elapsed[end <= 60_000], end[end <= 60_000]  # the steady window's samples, as analyze keeps

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from littlegrid.analysis import stats
+from littlegrid.analysis.statistics import stats
 from littlegrid.commands.check import in_unit
 from littlegrid.criteria.grammar import PERCENTILE_KEYS, Condition, Criterion, Scope, parse
 from littlegrid.usererror import UserError

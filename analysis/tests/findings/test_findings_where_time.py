@@ -14,7 +14,7 @@ from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
-from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings
 from littlegrid.findings.expect import evaluate

@@ -11,10 +11,10 @@ import numpy as np
 
 from analysis_synthetic import open_mm2_window
 from littlegrid import summary as summary_file
-from littlegrid.analysis import intervals
+from littlegrid.analysis.statistics import intervals
 from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
-from littlegrid.analysis.stats import nearest_rank
+from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.history.store import Figure, RunRecord, open_store
 from littlegrid.summary import SCHEMA, plain
 from littlegrid.summary.model import Summary
@@ -63,7 +63,7 @@ def summary_dict(*, run_id: str, service_ms: float = 50.0, seed: int = 1, grid_n
 
 def run_folder(parent: Path, run_id: str, **options) -> Path:
     """A run folder holding only summary.json, valid against the typed model (the reader refuses it otherwise), each
-    cell's intervals computed as `littlegrid analyze` computes them (analysis.intervals)."""
+    cell's intervals computed as `littlegrid analyze` computes them (analysis.statistics.intervals)."""
     folder = parent / run_id
     folder.mkdir(parents=True)
     summary = Summary.model_validate(summary_dict(run_id=run_id, **options))

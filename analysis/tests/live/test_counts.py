@@ -5,7 +5,7 @@ import pickle
 from pathlib import Path
 
 from littlegrid.analysis.reading.error_classes import classify
-from littlegrid.analysis.series import POINT_BUDGET, time_series
+from littlegrid.analysis.statistics.series import POINT_BUDGET, time_series
 from littlegrid.analysis.steady.window import steady_window
 from littlegrid.jtl import read_jtl
 from littlegrid.run.live import status as st

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from littlegrid.analysis.reading.error_classes import classify
-from littlegrid.analysis.series import POINT_BUDGET, time_series
-from littlegrid.analysis.stats import sample_stats
+from littlegrid.analysis.statistics.series import POINT_BUDGET, time_series
+from littlegrid.analysis.statistics.stats import sample_stats
 from littlegrid.analysis.steady.window import in_window, steady_window
 from littlegrid.summarize import analyze
 from littlegrid.jtl import read_jtl

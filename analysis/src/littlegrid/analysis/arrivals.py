@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from littlegrid.analysis.reading.histogram import HistogramAccumulator
-from littlegrid.analysis.rowblock import Block
+from littlegrid.analysis.statistics.rowblock import Block
 
 
 class InterarrivalAccumulator:

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from littlegrid.analysis.controller_log import EngineTimes
-from littlegrid.analysis.rowblock import Block, ThreadIds
+from littlegrid.analysis.statistics.rowblock import Block, ThreadIds
 from littlegrid.jtl.schema import THREAD_NUMBER_SUFFIX
 
 # Engines start a test one after the other (the controller calls each in turn) and each runs its own duration:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from littlegrid.analysis.rowblock import Block
+    from littlegrid.analysis.statistics.rowblock import Block
 
 # A partition's rows and the measurement's temporaries at once: some 70 bytes a row at the peak (71 MiB for
 # partitions of 1 M rows of a 5 M-row cell, 234 MiB for the cell measured whole). Smaller partitions cost no

@@ -19,7 +19,7 @@ from littlegrid.analysis.steady.window import SteadyWindow
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from littlegrid.analysis.rowblock import Block, Frame
+    from littlegrid.analysis.statistics.rowblock import Block, Frame
 
 HISTOGRAM_MAX_BINS = 80
 CHI2_MIN_EXPECTED = 5.0

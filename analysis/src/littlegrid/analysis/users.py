@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.rowblock import Block
+from littlegrid.analysis.statistics.rowblock import Block
 from littlegrid.summary.model import USERS_SPLIT_BASIS
 
 

@@ -1,5 +1,5 @@
 """Seeded bootstrap confidence intervals for run-to-run deltas of percentiles, mean response time and throughput, from
-two runs' replicates (analysis/resample.py draws them)."""
+two runs' replicates (analysis/statistics/resample.py draws them)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis.resample import LEVEL
+from littlegrid.analysis.statistics.resample import LEVEL
 from littlegrid.summary import comparison as equivalence
 
 # What these "95%" intervals were measured to cover (bench/bench_coverage.py: 400 windows of 60 s a row from an open
 # M/M/1 at ρ = 0.5 and 0.8 and a closed M/M/1//N at N = 20, X from per-second completions, the rest resampled over
-# blocks of seconds by analysis/resample.py; the error rate on bursty failures over 60 and 300 s): (lowest,
+# blocks of seconds by analysis/statistics/resample.py; the error rate on bursty failures over 60 and 300 s): (lowest,
 # highest), by metric. Short of the 93% a "95%" is held to wherever a queue's memory is long against its window, so
 # the pages that print them say these beside them (coverage_words).
 MEASURED = {"throughput_per_s": (0.935, 0.94), "mean_ms": (0.78, 0.92), "p50_ms": (0.898, 0.982),

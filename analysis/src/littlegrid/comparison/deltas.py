@@ -6,7 +6,7 @@ command, joins the two."""
 
 from __future__ import annotations
 
-from littlegrid.analysis import intervals, resample
+from littlegrid.analysis.statistics import intervals, resample
 from littlegrid.comparison import arms, bootstrap, cell_samples
 from littlegrid.comparison.cell_samples import CellSamples
 from littlegrid.findings import expect, two_arms
@@ -98,7 +98,7 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
 
 def cell_replicates(cell: Cell, samples: CellSamples, rng, reps: int) -> dict:
     """Bootstrap replicates of every metric in METRICS (key -> array) for one cell of one run, drawn as the
-    analysis draws each cell's own intervals (analysis.intervals.replicates): the comparison's intervals of a
+    analysis draws each cell's own intervals (analysis.statistics.intervals.replicates): the comparison's intervals of a
     difference need the replicates themselves."""
     return intervals.replicates(cell, samples.latencies, samples.per_second, samples.blocks, rng, reps)
 

@@ -1,6 +1,6 @@
 """Each cell's figures of one run as the history keeps them and the gate compares them: the figure, its within-run
 95% interval and standard error, read from the summary (Cell.intervals, computed once by the analysis:
-analysis/intervals.py), and the samples it was measured from."""
+analysis/statistics/intervals.py), and the samples it was measured from."""
 
 from __future__ import annotations
 

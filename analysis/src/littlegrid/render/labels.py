@@ -89,7 +89,7 @@ def error_view(cell: Cell) -> dict:
     by_label = [{"label": label, "href": label_href(label), "count": st.count, "errors": st.errors,
                  "top": [(e.type, e.count) for e in st.top_errors]}
                 for label, st in failing[:TOP_ERROR_ROWS]]
-    left_out = cell.errors  # with the types the summary itself left out (analysis.stats.ERROR_TYPES_MAX)
+    left_out = cell.errors  # with the types the summary itself left out (analysis.statistics.stats.ERROR_TYPES_MAX)
     return {"by_class": by_class, "by_type": by_type,
             "types_not_listed": len(rest) + (left_out.types_not_listed if left_out else 0),
             "errors_not_listed": sum(t.count for t in rest) + (left_out.errors_not_listed if left_out else 0),

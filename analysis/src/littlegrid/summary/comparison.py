@@ -8,7 +8,7 @@ bootstrap interval of a relative change B/A − 1 shows, and the words for it. D
 Equivalent within a stated margin ±M: two one-sided tests, the interval lies wholly inside ±M. Both: a difference
 shown smaller than the margin. Neither: not shown different (absence of evidence is not evidence of equality).
 
-The interval is the comparison's 95% percentile interval (analysis.resample.LEVEL), for both questions. Two one-sided
+The interval is the comparison's 95% percentile interval (analysis.statistics.resample.LEVEL), for both questions. Two one-sided
 tests at level α (H0: change ≤ −M, and H0: change ≥ +M, each rejected at α) reject both exactly when the (1 − 2α)
 interval lies inside ±M, so the 95% interval is TOST at α = 2.5% per side: stricter than the textbook 5% (the 90%
 interval), in exchange for one interval on every page and sentence, from which each word can be read: different

@@ -180,7 +180,7 @@ class Interval(Record):
 
 
 class CellIntervals(Record):
-    """The within-run 95% intervals of a cell's figures (analysis/intervals.py), computed once by the analysis: the
+    """The within-run 95% intervals of a cell's figures (analysis/statistics/intervals.py), computed once by the analysis: the
     history's gate and the comparison read them. X, mean R and the percentiles from a bootstrap over the window's
     blocks of seconds (`reps` replicates, a fixed `seed`: the same summary, the same intervals), a percentile's
     standard error never below JMeter's millisecond resolution (1/√12 ms); the error rate by Wilson's interval. They

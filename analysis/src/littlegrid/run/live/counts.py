@@ -16,9 +16,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from littlegrid.analysis.rowblock import EngineNames
-from littlegrid.analysis.series import POINT_BUDGET, TimeSeriesAccumulator
-from littlegrid.analysis.stats import SampleStatsAccumulator
+from littlegrid.analysis.statistics.rowblock import EngineNames
+from littlegrid.analysis.statistics.series import POINT_BUDGET, TimeSeriesAccumulator
+from littlegrid.analysis.statistics.stats import SampleStatsAccumulator
 from littlegrid.analysis.steady.window import SteadyWindow, window_of
 
 

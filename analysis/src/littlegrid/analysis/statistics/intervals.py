@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from littlegrid.analysis.steady.blocks import BlockHistograms
-from littlegrid.analysis import resample
+from littlegrid.analysis.statistics import resample
 from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
 from littlegrid.summary.model import Cell, CellIntervals, Interval
 

@@ -23,7 +23,7 @@ from littlegrid.analysis.reading.error_classes import count_names, largest_first
 from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator
 
 if TYPE_CHECKING:
-    from littlegrid.analysis.rowblock import Block
+    from littlegrid.analysis.statistics.rowblock import Block
 
 # (key in STATS, percentile). Keys avoid dots so that criteria and templates can name them.
 PERCENTILES = (("p50_ms", "50"), ("p90_ms", "90"), ("p95_ms", "95"), ("p99_ms", "99"), ("p999_ms", "99.9"))

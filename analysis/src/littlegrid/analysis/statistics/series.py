@@ -19,7 +19,7 @@ from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket
 from littlegrid.analysis.steady.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # rowblock imports bucketing from here: imported where a Frame is built (_one_block)
-    from littlegrid.analysis.rowblock import Block, Frame
+    from littlegrid.analysis.statistics.rowblock import Block, Frame
 
 SERIES_PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p99_ms", 99))
 CODES_MAX = 8  # response codes with a series of their own; the rarer ones are summed into "other"
@@ -209,7 +209,7 @@ class _ThreadsSeen:
 
 def _one_block(window: SteadyWindow, labels: tuple[str, ...], rows: int) -> Frame:
     """The frame of a table analysed as one block (time_series, label_series)."""
-    from littlegrid.analysis.rowblock import Frame  # rowblock imports this module
+    from littlegrid.analysis.statistics.rowblock import Frame  # rowblock imports this module
 
     return Frame(window=window, transactions=frozenset(), series_labels=labels, rows=rows, blocks=1)
 
