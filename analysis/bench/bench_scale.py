@@ -59,7 +59,7 @@ print("ROWS", rows, "SECONDS", time.perf_counter() - t0)
 READ_CSV_BYTES_PER_FILE_BYTE = 3.6  # pyarrow.csv.read_csv's peak RSS over the file's size (2.2 GB for 618 MB)
 
 RSS_TARGET_ROWS = 100_000_000  # peak RSS < 1 GiB is asked up to here; a larger file need only report
-DISK_BYTES_PER_ROW = 125 + 33  # the generated JTL, and think time's spill of its rows (analysis/think_blocks.py)
+DISK_BYTES_PER_ROW = 125 + 33  # the generated JTL, and think time's spill of its rows (analysis/workload/think_blocks.py)
 
 
 def _free_bytes(folder: Path) -> int:

@@ -2,7 +2,7 @@
 tests and benchmarks (bench/bench_report.py puts this folder on its path).
 
 The samples are drawn here; every figure the analysis owns is computed by the analysis's own functions from them:
-percentiles (analysis.statistics.stats), the think-time tests, histogram and expected counts (analysis.think_time), the USL fit
+percentiles (analysis.statistics.stats), the think-time tests, histogram and expected counts (analysis.workload.think_time), the USL fit
 and its curve (analysis.usl), each cell's facet (analysis.curves) and the default tolerances (analysis.queueing.laws).
 """
 
@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis import curves as curve_rules, think_time, usl
+from littlegrid.analysis import curves as curve_rules, usl
+from littlegrid.analysis.workload import think_time
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.summary import SCHEMA, plain
@@ -110,7 +111,7 @@ def _check(name, cell, value, expected, tolerance, explanation) -> dict:
 
 def _think_time(rng, think_ms: float, dist: str, n: int, users: int, x: float, r_ms: float) -> dict | None:
     """Gaps drawn as a Poisson timer's or an exponential one's, measured in whole milliseconds (as JMeter's timestamps
-    give them), and everything the analysis says of them computed by analysis.think_time."""
+    give them), and everything the analysis says of them computed by analysis.workload.think_time."""
     if think_ms <= 0:
         return None
     z = rng.poisson(think_ms, n) + rng.exponential(0.3, n) if dist == "poisson" else rng.exponential(think_ms, n)

@@ -12,7 +12,7 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary
-from littlegrid.analysis.arrivals import InterarrivalAccumulator
+from littlegrid.analysis.workload.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
 from littlegrid.analysis.statistics.rowblock import Frame, ThreadIds, make_block

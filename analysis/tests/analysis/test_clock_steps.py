@@ -1,9 +1,9 @@
-"""JMeter's clock-offset steps (analysis/clock_steps.py): known answers for the stabbing count, the number of
+"""JMeter's clock-offset steps (analysis/workload/clock_steps.py): known answers for the stabbing count, the number of
 re-measurements and the verdict."""
 
 import numpy as np
 
-from littlegrid.analysis.clock_steps import (NANO_OFFSET_PERIOD_MS, STEP_MAX_MS, ClockSteps, instants_spanned,
+from littlegrid.analysis.workload.clock_steps import (NANO_OFFSET_PERIOD_MS, STEP_MAX_MS, ClockSteps, instants_spanned,
                                              re_measurements)
 
 

@@ -1,7 +1,7 @@
-"""The controller's jmeter.log read for when it saw each remote engine start and finish (analysis.controller_log),
+"""The controller's jmeter.log read for when it saw each remote engine start and finish (analysis.workload.controller_log),
 on lines as JMeter 5.6.3 writes them."""
 
-from littlegrid.analysis.controller_log import EngineTimes, engine_times
+from littlegrid.analysis.workload.controller_log import EngineTimes, engine_times
 
 LOG = """\
 2026-11-27 09:03:25,090 INFO o.a.j.e.DistributedRunner: Starting distributed test with remote engines: [10.231.0.3:1099, 10.231.0.4:1099] @ 2026 Nov 27 09:03:25 UTC (1795770205032)

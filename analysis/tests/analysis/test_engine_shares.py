@@ -1,4 +1,4 @@
-"""Each remote engine's share of a distributed cell (littlegrid.analysis.engines), from rows whose thread names carry
+"""Each remote engine's share of a distributed cell (littlegrid.analysis.workload.engines), from rows whose thread names carry
 the engine as prefix: the figures per engine, the users check against the largest share, the engines' clocks, and
 the finding for an engine short of its share (littlegrid.findings.engines), on run folders with known answers."""
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, make_run, table
-from littlegrid.analysis.engines import clock_tolerance_s
+from littlegrid.analysis.workload.engines import clock_tolerance_s
 from littlegrid.summarize import analyze
 from littlegrid.findings.engines import engine_shares
 

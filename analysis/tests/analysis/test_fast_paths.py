@@ -11,7 +11,7 @@ from littlegrid.analysis.statistics.series import SERIES_PERCENTILES, bucket_per
 from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.analysis.reading.histogram import ExactHistogram
 from littlegrid.analysis.reading.tail import ccdf
-from littlegrid.analysis.think_time import realised_gaps, think_time_stats
+from littlegrid.analysis.workload.think_time import realised_gaps, think_time_stats
 from littlegrid.analysis.steady.window import in_window, steady_window
 
 WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]

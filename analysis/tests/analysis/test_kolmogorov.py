@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from littlegrid.analysis.kolmogorov import kolmogorov_sf
+from littlegrid.analysis.workload.kolmogorov import kolmogorov_sf
 
 
 def test_known_values():

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.analysis.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
+from littlegrid.analysis.workload.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
                                             exponential_cdf_measured, ks_exponential, ks_p_value, realised_gaps, think_time_stats)
 from littlegrid.analysis.steady.window import steady_window
 
@@ -130,7 +130,7 @@ def test_up_to_the_exact_range_the_ks_p_value_is_scipys_kstwo():
 def test_moments_are_exact_sums_whatever_the_sets_and_their_order():
     from fractions import Fraction
     import math
-    from littlegrid.analysis.think_time import Moments, sum_of_squares
+    from littlegrid.analysis.workload.think_time import Moments, sum_of_squares
 
     values = np.array([-3, 0, 7, 2**41, 12, 5, 5, 2**20 + 3], dtype=np.int64)  # a negative gap, a huge one
     assert sum_of_squares(values) == sum(int(x) ** 2 for x in values.tolist())

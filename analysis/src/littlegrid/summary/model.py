@@ -300,7 +300,7 @@ class PoissonFit(Record):
 class GapHistogram(Record):
     """The realised gaps per bin [edges_ms[i], edges_ms[i+1]) (gaps beyond the last edge counted in overflow), and
     beside them the gaps each bin should hold under the nulls the think-time tests measure against
-    (analysis.think_time.expected_counts): the exponential of ks_exponential.mean_ms, and offset + Poisson(λ) of
+    (analysis.workload.think_time.expected_counts): the exponential of ks_exponential.mean_ms, and offset + Poisson(λ) of
     ks_poisson (a Poisson timer only). None: no such null (or a summary of an older littlegrid)."""
     edges_ms: list[float]
     counts: list[int]
@@ -316,7 +316,7 @@ class ThreadMeans(Record):
 
 class ClockSteps(Record):
     """A thread's samples starting a few ms before its previous one ended, all at the instants JMeter
-    re-measured its clock offset (analysis.clock_steps): its clock's steps, not overlaps."""
+    re-measured its clock offset (analysis.workload.clock_steps): its clock's steps, not overlaps."""
     pairs: int
     instants: int
     re_measurements: int
@@ -677,9 +677,9 @@ class EngineShare(Record):
     error_rate: float | None
     first_start_ms: int | None
     last_end_ms: int | None
-    clock_offset_s: float | None = None  # its clock against the engines' median (analysis.engines.clock_offsets_s)
+    clock_offset_s: float | None = None  # its clock against the engines' median (analysis.workload.engines.clock_offsets_s)
     # the share of the cell's samples its threads should deliver when the engines run different mixes of load groups
-    # (analysis.engines.EngineSharesAccumulator.expected_shares); None: its share of the threads
+    # (analysis.workload.engines.EngineSharesAccumulator.expected_shares); None: its share of the threads
     expected_share: float | None = None
     # what that offset was measured against: "controller" (when the controller's log saw it start and finish) or
     # "engines" (the other engines' first and last samples)

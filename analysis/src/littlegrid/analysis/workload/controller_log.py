@@ -5,7 +5,7 @@ or more after another. Each engine then runs its thread groups for their own dur
 end later by the same amount: from the samples alone that stagger looks exactly like a clock that is off. The
 controller logs, on its own clock, when each engine told it that its test started and ended (JMeter's
 ListenToTest: "Started remote host:  H (ms)", "Finished remote host: H (ms)"); measured against those, the stagger
-cancels and what remains is the engine's clock (analysis.engines.clock_offsets_s).
+cancels and what remains is the engine's clock (analysis.workload.engines.clock_offsets_s).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 thread name with the engine's name as the controller listed it ("10.231.0.3:1099-users 1-2"), so the merged JTL
 still tells the engines apart. Per engine: its threads, throughput, mean response time and error rate in the
 window, and its first and last sample times, which show whether the engines' clocks agree: against when the
-controller saw each engine start and finish (analysis.controller_log) when its log says, else against each other."""
+controller saw each engine start and finish (analysis.workload.controller_log) when its log says, else against each other."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from littlegrid.analysis.controller_log import EngineTimes
+from littlegrid.analysis.workload.controller_log import EngineTimes
 from littlegrid.analysis.statistics.rowblock import Block, ThreadIds
 from littlegrid.jtl.schema import THREAD_NUMBER_SUFFIX
 
