@@ -1,4 +1,4 @@
-"""Cells of curves whose answers are known on paper, for the laws' limit (analysis.models.concurrency and the
+"""Cells of curves whose answers are known on paper, for the laws' limit (analysis.modelling.models.concurrency and the
 findings that read it): c workers of service time S, closed (X = min(N/(S+Z), c/S), R = N/X − Z) or open, each
 cell with its exact histogram and completions per second, as analyze writes them; no server metrics, no host."""
 

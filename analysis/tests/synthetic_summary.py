@@ -3,7 +3,7 @@ tests and benchmarks (bench/bench_report.py puts this folder on its path).
 
 The samples are drawn here; every figure the analysis owns is computed by the analysis's own functions from them:
 percentiles (analysis.statistics.stats), the think-time tests, histogram and expected counts (analysis.workload.think_time), the USL fit
-and its curve (analysis.usl), each cell's facet (analysis.curves) and the default tolerances (analysis.queueing.laws).
+and its curve (analysis.modelling.usl), each cell's facet (analysis.modelling.curves) and the default tolerances (analysis.queueing.laws).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis import curves as curve_rules, usl
+from littlegrid.analysis.modelling import curves as curve_rules, usl
 from littlegrid.analysis.workload import think_time
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.analysis.statistics.stats import nearest_rank
@@ -164,7 +164,7 @@ def _server(x: float, r_ms: float, servers: int, service_ms: float, seconds: int
 
 
 def _usl_fit(cells: list[dict]) -> dict:
-    """The analysis's USL fit (analysis.usl) of the cells' X(N), with its curve."""
+    """The analysis's USL fit (analysis.modelling.usl) of the cells' X(N), with its curve."""
     return plain(usl.fit([c["users"]["n"] for c in cells], [c["overall"]["throughput_per_s"] for c in cells]))
 
 
@@ -242,7 +242,7 @@ def synthetic_summary(*, users=(1, 2, 5, 10, 20, 40), think_ms=(0, 50), samples_
                        + (" " + HOSTILE[1] if hostile else "")),
             ],
         })
-    for c in cells:  # the facet as the analysis records it on every cell (analysis.curves.facet_of)
+    for c in cells:  # the facet as the analysis records it on every cell (analysis.modelling.curves.facet_of)
         c["facet"] = curve_rules.facet_of(Cell.model_validate(plain(c)))
     curves = []
     for z in think_ms:

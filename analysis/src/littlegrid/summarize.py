@@ -3,7 +3,7 @@ headline, expectations); `littlegrid analyze` writes it, run and search analyse 
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves, models
+from littlegrid.analysis.modelling import curves, models
 from littlegrid.analysis.statistics import intervals
 from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.queueing import laws

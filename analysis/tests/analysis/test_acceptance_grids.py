@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.mmcn import throughput_per_s
+from littlegrid.analysis.modelling.mmcn import throughput_per_s
 from littlegrid.summarize import analyze
 from littlegrid.run.jmeter import repo_root
 

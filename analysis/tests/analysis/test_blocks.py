@@ -72,7 +72,7 @@ def test_a_real_jmeter_cell_s_blocks_add_up_to_its_histogram(corpus):
 def test_stored_blocks_cover_a_queues_p90_where_resampling_requests_one_by_one_does_not():
     """Open M/M/2, S = 50 ms, λ = 22/s (ρ = 0.55), 60 windows of 60 s against the exact p90 of time in system:
     the blocks a summary keeps, drawn with replacement, cover it as the capacity search's moving blocks do."""
-    from littlegrid.analysis import mmcn
+    from littlegrid.analysis.modelling import mmcn
     truth = mmcn.open_response_percentile_ms(0.9, 22.0, 2, 50.0)  # 160.6 ms
     rng = np.random.default_rng(11)
     covered = {"stored blocks": 0, "one by one": 0}

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service

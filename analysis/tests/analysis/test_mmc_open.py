@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import mmcn
+from littlegrid.analysis.modelling import mmcn
 
 
 def test_erlang_c_matches_the_closed_forms_for_one_and_two_servers():

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves, mmcn, models, usl
+from littlegrid.analysis.modelling import curves, mmcn, models, usl
 from littlegrid.analysis.cells import Service
 from littlegrid.summary.model import Cell
 from summary_contract import typed

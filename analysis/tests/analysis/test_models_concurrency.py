@@ -1,4 +1,4 @@
-"""The requests in service at a curve's highest throughput, L = X_max·D (analysis.models.concurrency), with answers
+"""The requests in service at a curve's highest throughput, L = X_max·D (analysis.modelling.models.concurrency), with answers
 known on paper: c workers with service time S serve at most c/S, so X_max·S = c whatever c, S and Z, closed or open,
 and a service that fails the excess fast holds only its successful requests. The pool's answer is checked on
 simulated curves (plateau_cells.simulated_curve: workers serving S ± 10%, users thinking Exp(Z)), whose X and R
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from littlegrid.analysis import curves, models
+from littlegrid.analysis.modelling import curves, models
 from littlegrid.summary.model import Cell
 from plateau_cells import WINDOW_S, cell, closed_curve, open_curve, simulated_curve
 from summary_contract import typed

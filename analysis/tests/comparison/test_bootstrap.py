@@ -97,7 +97,7 @@ def test_blocks_of_seconds_cover_a_queues_p90_where_resampling_requests_one_by_o
     """Open M/M/2, S = 50 ms, λ = 22/s (ρ = 0.55), 60 windows of 60 s against the exact p90 of time in system
     (mmcn): requests queued behind the same burst are correlated, so resampling them one by one gives intervals
     that miss the true p90 about half the time; blocks of seconds keep the correlation and widen them."""
-    from littlegrid.analysis import mmcn
+    from littlegrid.analysis.modelling import mmcn
     from littlegrid.analysis.reading.histogram import SecondHistograms
     truth = mmcn.open_response_percentile_ms(0.9, 22.0, 2, 50.0)  # 160.6 ms
     rng = np.random.default_rng(11)

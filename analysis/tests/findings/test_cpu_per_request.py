@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing import little
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
@@ -47,7 +47,7 @@ def cell(n, x, r, *, threads=10, z=0.0, busy=None, cpu=0.2, server=True, window=
 
 
 def summary_of(cells, service_ms=100.0, cpus=2, axes=None, slos=()):
-    """The summary around the cells, with the real curves and their models built by littlegrid.analysis.curves."""
+    """The summary around the cells, with the real curves and their models built by littlegrid.analysis.modelling.curves."""
     services = {c.id: Service(int(c.axes.get(THREADS, 200)), service_ms, "const") for c in cells} \
         if service_ms else {}
     run = {"host": {"cpus": cpus}, "server_knobs": None}

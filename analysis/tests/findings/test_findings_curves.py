@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES

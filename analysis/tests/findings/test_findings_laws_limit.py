@@ -4,7 +4,7 @@ Z, closed or open, and the words never borrow the sample server's vocabulary for
 
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings, headline
 from plateau_cells import cell, closed_curve, open_curve

@@ -70,7 +70,7 @@ def test_slo_capacity_per_think_time_is_about_the_curves_cells_and_named_capacit
 def test_without_the_analysis_s_prediction_the_model_is_asked_at_the_cell_nearest_the_knee():
     """The analysis predicts M/M/c//N only for exponential timers; for a Poisson timer on grid bounds (c = 10, S =
     100 ms, Z = 25 ms: N* = 12.5) the finding asks the model at N = 10, the cell nearest N*."""
-    from littlegrid.analysis import mmcn
+    from littlegrid.analysis.modelling import mmcn
     s = poisson(littles_law(), 25.0, 0.2)
     assert not [m for k in s.curves for m in k.models.mmcn]
     t = of_kind(findings(s), "think_time")[0]

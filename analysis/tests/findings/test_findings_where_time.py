@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing import little
 from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.cells import Service

@@ -2,7 +2,7 @@
 says R drifted, by how much; an open cell past capacity fails it too (its queue grows), which the overload finding
 already says, so validity does not say it again."""
 
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service

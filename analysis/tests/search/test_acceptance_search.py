@@ -113,7 +113,7 @@ def _toml_text(raw: dict) -> str:
 
 
 def test_open_search_on_two_threads_of_exponential_50ms_answers_where_mm2_puts_p90_at_200ms(runnable, tmp_path):
-    from littlegrid.analysis import mmcn
+    from littlegrid.analysis.modelling import mmcn
     threshold, c = 200.0, 2
     folder, doc = search(GRIDS / "search-open.toml", [f"p90 < {threshold:g}ms"], out=tmp_path, run_id="search-open")
     answer, probes = doc["answer"], doc["probes"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis.curves import OPEN
-from littlegrid.analysis.models import POOL_FULL
+from littlegrid.analysis.modelling.curves import OPEN
+from littlegrid.analysis.modelling.models import POOL_FULL
 from littlegrid.findings.base import (THROTTLE, TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, knob,
                                       ms, num, overall, rate, users)
 from littlegrid.summary.model import Curve

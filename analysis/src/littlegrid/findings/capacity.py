@@ -6,11 +6,11 @@ import math
 import re
 from dataclasses import dataclass
 
-from littlegrid.analysis import curves as curve_rules
-from littlegrid.analysis import models
+from littlegrid.analysis.modelling import curves as curve_rules
+from littlegrid.analysis.modelling import models
 from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
-from littlegrid.analysis.models import CONFIDENCE_Z
+from littlegrid.analysis.modelling.models import CONFIDENCE_Z
 from littlegrid.findings import precision, proxy
 from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
                                       cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
@@ -491,7 +491,7 @@ def _measure_next(summary: Summary, cells: list[Cell]) -> str:
 def _laws_limit(summary: Summary, p: Plateau, xs: list[float], missing: list[Cell], found) -> Finding | None:
     """With no busy-thread figure in any cell of a level plateau, the laws still size the limit: Little's law at the
     server gives the requests in service at the highest throughput, L = X_max·D (the curve's models:
-    analysis.models.concurrency), and a plateau means a limit of about L holds them: c workers of service time S
+    analysis.modelling.models.concurrency), and a plateau means a limit of about L holds them: c workers of service time S
     cap X at c/S, and then X·S = c, whatever the workers are. Said as "suggests": which resource it is (threads or
     processes, connections, cores) needs a scraped figure. None for a contended curve (X still grows), without the
     model, or with fewer than one request in service (no concurrency limit: a rate cap of another kind)."""
@@ -840,7 +840,7 @@ def knees(summary: Summary, plateaus: list[Plateau]) -> list[Finding]:
     return out
 
 
-# What a gap R − bound shown not to rise with the load is, by its trend (analysis.models.gap_trend). A gap whose
+# What a gap R − bound shown not to rise with the load is, by its trend (analysis.modelling.models.gap_trend). A gap whose
 # trend is not shown either way leaves R's departure from its bound to the knee finding, with that caveat.
 OFFSET_WORDS = {
     "constant": "a constant per-request overhead (network, generator, container), not a queue that grows with the load",

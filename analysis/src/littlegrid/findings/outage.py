@@ -37,7 +37,7 @@ def _part(name: str, p: OutagePart | None) -> str | None:
 
 
 def _left_out(summary: Summary, cell: Cell) -> bool:
-    """Whether the curves left the cell out (analysis/curves.py owns the rule and says why)."""
+    """Whether the curves left the cell out (analysis/modelling/curves.py owns the rule and says why)."""
     return any(o.cell == cell.id for k in summary.curves for o in k.left_out)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis import mmcn
+from littlegrid.analysis.modelling import mmcn
 from littlegrid.findings.base import Figure, Finding, curves, fields, ms, num, overall, users
 from littlegrid.summary.model import Summary
 
@@ -84,7 +84,7 @@ def _shape(dist: str | None) -> str:
 def _model_at_knee(summary: Summary, ids: tuple) -> list[tuple[float, float, float]]:
     """(N, measured R, M/M/c//N's R) at the cell of each curve nearest its knee N*, where the think time's
     variability matters most (far below it nothing queues, far past it R = N/X − Z whatever the shape). The model
-    is the analysis's (analysis/mmcn.py), with the grid's c and S and the asked Z; the analysis itself predicts only
+    is the analysis's (analysis/modelling/mmcn.py), with the grid's c and S and the asked Z; the analysis itself predicts only
     for exponential timers, so the comparison with another timer is made here."""
     out = []
     for curve, members in curves(summary):

@@ -12,7 +12,7 @@ users: with think time some of them think, and a pool smaller than N holds the r
 
 from __future__ import annotations
 
-from littlegrid.analysis import curves as curve_rules
+from littlegrid.analysis.modelling import curves as curve_rules
 from littlegrid.analysis.observed import server_cpu
 from littlegrid.analysis.queueing import little
 from littlegrid.findings.base import (THROTTLE, Figure, Finding, curves, fields, group_words, knob, load, load_words,

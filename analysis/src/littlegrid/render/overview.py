@@ -172,7 +172,7 @@ def throughput_chart(summary: Summary, workload: str = "closed") -> dict | None:
             curves.append(([p.load for p in b.points], [p.x_upper for p in b.points]))
             lines.append((_bound_words(b, workload, "x"), "dash", colour))
         fit = k.models.usl
-        if fit is not None and fit.ok and fit.points:  # the fitted curve as the analysis stored it (analysis.usl)
+        if fit is not None and fit.ok and fit.points:  # the fitted curve as the analysis stored it (analysis.modelling.usl)
             curves.append(([p.load for p in fit.points], [p.x for p in fit.points]))
             lines.append((f"USL σ={fmt.num(fit.sigma)} κ={fmt.num(fit.kappa)}", "dot", colour))
     lines = _distinct(lines)

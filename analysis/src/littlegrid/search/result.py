@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis import models
+from littlegrid.analysis.modelling import models
 from littlegrid.analysis.cells import Service
 from littlegrid.run.progress import hms
 from littlegrid.search.slo import Figure, slo_words, value_words

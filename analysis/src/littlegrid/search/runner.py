@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import models
+from littlegrid.analysis.modelling import models
 from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.cell import analyze_cell
 from littlegrid.summarize import analyze

@@ -742,7 +742,7 @@ class Cell(Record):
     histogram: Histogram | None
     checks: list[Check]
     outage: Outage | None = None
-    # the axes that set the cell's curve apart besides its think time (analysis.curves.facet_of), as "k=v,…" ("":
+    # the axes that set the cell's curve apart besides its think time (analysis.modelling.curves.facet_of), as "k=v,…" ("":
     # none): cells of one facet differ only in load, think time and repetition. None: a summary of an older littlegrid
     facet: str | None = None
     stalls: list[Stall] = []  # the stalls of the cell, in time order
@@ -787,7 +787,7 @@ class UslPoint(Record):
 
 
 class UslFit(Record):
-    """The USL fitted to a closed curve's X(N) (analysis.usl), and the fitted curve at loads evenly spaced from its
+    """The USL fitted to a closed curve's X(N) (analysis.modelling.usl), and the fitted curve at loads evenly spaced from its
     smallest to its largest N (what the report draws; empty when not fitted)."""
     ok: bool
     reason: str | None
@@ -833,7 +833,7 @@ class MmcnPrediction(Record):
 class Overhead(Record):
     """R minus its lower bound max(D, N·D_max − Z) at each point of a closed curve (the gap, `excess_ms`; `spread_ms`
     from its least to its most, `mean_ms`), and how it changes with the load, judged against the cells' own noise,
-    not by its spread (analysis.models.gap_trend). `trend`: "constant" when every cell's gap with its 95% interval
+    not by its spread (analysis.modelling.models.gap_trend). `trend`: "constant" when every cell's gap with its 95% interval
     lies within ±`tolerance_ms` of the mean gap (the equivalence margin, a quarter of that mean; `deviation_ms`: the
     farthest such interval reaches, null without every cell's standard error); else "rises" or "falls" when, of the
     `pairs` of cells, some differ that way beyond three standard errors and the margin (`pairs_rising`,
@@ -872,7 +872,7 @@ class HostLimit(Record):
 
 class Concurrency(Record):
     """The requests in service at the curve's highest throughput, by Little's law at the server: L = X_max·D
-    (analysis.models.concurrency). X_max is the highest throughput of successful requests among the curve's cells
+    (analysis.modelling.models.concurrency). X_max is the highest throughput of successful requests among the curve's cells
     (`x_cell`): a request failed fast (a proxy's 502 past its upstream limit) holds no server for its service time,
     so only the successes' rate times the service time counts requests held. D is the mean R at the lightest cell
     (`d_cell`: the smallest N, or the smallest offered λ), where little or nothing queues. Each with its 95%

@@ -4,7 +4,7 @@ the rest wait (X·R − L_server in front of the server, X·R − busy outside a
 (W_q = L_q/X), the processor-sharing model of requests in service sharing cores (each takes L/cores × S), and the
 products the laws' limit L = X_max·D and the waiting past it X·(R − D) are made of.
 
-The cell stage (analysis/cell.py: `boundaries`) and the curves' models (analysis/models.py: `shared_cores`,
+The cell stage (analysis/cell.py: `boundaries`) and the curves' models (analysis/modelling/models.py: `shared_cores`,
 `concurrency`) call these; the checks (laws.server_little, laws.generator_sizing) too. Findings read the figures from
 the typed summary and compute none of them.
 """

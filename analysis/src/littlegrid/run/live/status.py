@@ -18,7 +18,7 @@ from typing import Callable, Protocol
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis import curves
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.observed import observed_sources, observed_window, server_metrics
 from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.observed import mapping
@@ -276,7 +276,7 @@ def finished_row(entry: Cell) -> dict:
 
 def grid_curves(entries: list[Cell]) -> list[dict]:
     """Throughput and response time against the load, one curve per curve the analysis forms from the finished
-    cells so far (analysis.curves.curves_of, the rule Summary.curves is built by), named by its label."""
+    cells so far (analysis.modelling.curves.curves_of, the rule Summary.curves is built by), named by its label."""
     by_id = {c.id: c for c in entries}
     out = []
     for k in curves.curves_of(entries):

@@ -1,5 +1,5 @@
 """The models of one curve: asymptotic bounds, USL, knee, SLO capacity and the exact M/M/c//N prediction
-(which cells form a curve: analysis.curves)."""
+(which cells form a curve: analysis.modelling.curves)."""
 
 import math
 import re
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.analysis import mmcn, usl
+from littlegrid.analysis.modelling import mmcn, usl
 from littlegrid.analysis.queueing import little
 from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
 from littlegrid.analysis.queueing.laws import not_made, throughput_bound, verdict

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from littlegrid.analysis import models
+from littlegrid.analysis.modelling import models
 from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.queueing import little
 from littlegrid.analysis.queueing.laws import not_made, throughput_bound
