@@ -2,7 +2,8 @@
 the same modules (a module added, moved or removed without the docs fails here), and the imports follow the stages
 the packages are: no cycles between modules or between packages, each stage imports only the stages before it and
 the shared modules, the JTL reader stands alone, no stage reaches a command or the CLI, and the renderer is handed
-what it draws and computes no model of its own. Imports inside functions count: they wire modules together just the
+what it draws and computes no model of its own. Inside the analysis, its sub-packages are the steps of a cell's
+analysis in order, each importing only the steps before it. Imports inside functions count: they wire modules together just the
 same."""
 
 import ast
@@ -28,6 +29,11 @@ COMMANDS = {"littlegrid.cli"} | {f"littlegrid.commands.{name}" for name in (
     "history")}
 # What the renderer may use beside its own modules: no stage at all, only what is shared.
 RENDER_NEEDS = SHARED
+# The analysis' steps, its sub-packages, in the order a cell's figures are made: each step imports only the steps
+# before it. cell.py and cells.py, which compose the steps into a cell's analysis, stand above them all.
+ANALYSIS = "littlegrid.analysis"
+ANALYSIS_STEPS = ("reading", "steady", "queueing", "observed", "statistics", "workload", "modelling")
+ANALYSIS_COMPOSERS = {"cell", "cells"}
 
 
 def section_1() -> list[str]:
@@ -301,6 +307,62 @@ def test_the_model_check_catches_the_formulas_and_the_grouping_the_renderer_once
              "    r = round(x, 3 - int(math.floor(math.log10(abs(x)))))\n"
              "    return [p.x for p in fit.points], [p.x_upper for p in b.points], fmt.ms(b.d_ms)\n")
     assert model_computations(drawn) == []
+
+
+def step_of(module: str) -> str | None:
+    """littlegrid.analysis.steady.window -> "steady"; a module of analysis/ itself (cell.py) is its own name; None
+    outside the analysis and for the package itself."""
+    if not module.startswith(ANALYSIS + "."):
+        return None
+    return module.split(".")[2]
+
+
+def analysis_steps_out_of_order(graph: dict[str, set[str]]) -> list[str]:
+    """Each import by a module of an analysis step of another part of the analysis that is not a step before it."""
+    wrong = []
+    for module, targets in graph.items():
+        step = step_of(module)
+        if step not in ANALYSIS_STEPS:
+            continue
+        for target in targets:
+            other = step_of(target) if target != ANALYSIS else ANALYSIS
+            if other is None or other == step:
+                continue
+            if other not in ANALYSIS_STEPS or ANALYSIS_STEPS.index(other) > ANALYSIS_STEPS.index(step):
+                wrong.append(f"{module} -> {target}")
+    return sorted(wrong)
+
+
+def test_the_analysis_is_its_steps_and_the_modules_that_compose_them():
+    analysis = PACKAGE / "analysis"
+    assert {p.name for p in analysis.iterdir() if (p / "__init__.py").is_file()} == set(ANALYSIS_STEPS)
+    assert {p.stem for p in analysis.glob("*.py")} == {"__init__"} | ANALYSIS_COMPOSERS
+    # each step says what it owns, in its own words
+    assert all(ast.get_docstring(ast.parse((analysis / step / "__init__.py").read_text(encoding="utf-8")))
+               for step in ANALYSIS_STEPS)
+
+
+def test_each_analysis_step_imports_only_the_steps_before_it():
+    assert analysis_steps_out_of_order(import_graph(PACKAGE)) == []
+
+
+def test_the_step_order_catches_a_later_step_and_a_composer(tmp_path):
+    # Known answer on a toy analysis: a step importing a later step (inside a function) or the cell that composes
+    # the steps is reported; a later step importing an earlier one, and the cell importing any step, are not.
+    pkg = tmp_path / "littlegrid"
+    for step in ("reading", "steady"):
+        (pkg / "analysis" / step).mkdir(parents=True)
+        (pkg / "analysis" / step / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "analysis" / "__init__.py").write_text("")
+    (pkg / "analysis" / "reading" / "histogram.py").write_text(
+        "def f():\n    from littlegrid.analysis.steady import window\n")
+    (pkg / "analysis" / "reading" / "tail.py").write_text("from littlegrid.analysis import cell\n")
+    (pkg / "analysis" / "steady" / "window.py").write_text("from littlegrid.analysis.reading import histogram\n")
+    (pkg / "analysis" / "cell.py").write_text("from littlegrid.analysis.steady import window\n")
+    assert analysis_steps_out_of_order(import_graph(pkg)) == [
+        "littlegrid.analysis.reading.histogram -> littlegrid.analysis.steady.window",
+        "littlegrid.analysis.reading.tail -> littlegrid.analysis.cell"]
 
 
 def test_the_stage_order_catches_an_import_of_a_later_stage(tmp_path):
