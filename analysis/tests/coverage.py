@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 import queues as q
-from littlegrid.analysis.steady import steady_state as ss
-from littlegrid.analysis.steady import trend
-from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import SecondHistograms
 from littlegrid.analysis.statistics import resample
+from littlegrid.analysis.steady import steady_state as ss, trend
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.comparison import bootstrap
 from littlegrid.run.answered import Seconds
 from littlegrid.search.early_stop import SloClear

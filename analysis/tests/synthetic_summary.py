@@ -13,9 +13,9 @@ import math
 import numpy as np
 
 from littlegrid.analysis.modelling import curves as curve_rules, usl
-from littlegrid.analysis.workload import think_time
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.analysis.statistics.stats import nearest_rank
+from littlegrid.analysis.workload import think_time
 from littlegrid.summary import SCHEMA, plain
 from littlegrid.summary.model import Cell
 

@@ -3,11 +3,11 @@ headline, expectations); `littlegrid analyze` writes it, run and search analyse 
 
 from littlegrid import __version__, findings, summary
 from littlegrid.analysis import cells as cells_mod
+from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.modelling import curves, models
-from littlegrid.analysis.statistics import intervals
 from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.queueing import laws
-from littlegrid.analysis.cell import analyze_cell
+from littlegrid.analysis.statistics import intervals
 from littlegrid.analysis.statistics.stats import percentile_of
 from littlegrid.comparison import deltas
 from littlegrid.criteria.evaluate import evaluate

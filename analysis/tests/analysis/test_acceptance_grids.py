@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analysis.modelling.mmcn import throughput_per_s
-from littlegrid.summarize import analyze
 from littlegrid.run.jmeter import repo_root
+from littlegrid.summarize import analyze
 
 pytestmark = pytest.mark.acceptance
 GRIDS = repo_root(Path(__file__).parent) / "grids"

@@ -3,10 +3,10 @@ intervals compare draws from them covering a queue's p90 where one-by-one resamp
 
 import numpy as np
 
-from littlegrid.analysis.steady.blocks import BlockHistograms, block_length
 from littlegrid.analysis.reading.histogram import read_cell_histogram
-from littlegrid.summarize import analyze
 from littlegrid.analysis.statistics import resample
+from littlegrid.analysis.steady.blocks import BlockHistograms, block_length
+from littlegrid.summarize import analyze
 from littlegrid.summary.model import Blocks
 from analysis_synthetic import open_mm2_window
 

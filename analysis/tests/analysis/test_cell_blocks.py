@@ -12,15 +12,14 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid import summary
-from littlegrid.analysis.workload.arrivals import InterarrivalAccumulator
-from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
 from littlegrid.analysis.statistics.rowblock import Frame, ThreadIds, make_block
-from littlegrid.analysis.steady.window import steady_window
 from littlegrid.analysis.statistics.window_seconds import WindowSecondsAccumulator
+from littlegrid.analysis.steady.blocks import BlockHistograms
+from littlegrid.analysis.steady.window import steady_window
+from littlegrid.analysis.workload.arrivals import InterarrivalAccumulator
+from littlegrid.jtl import blocks as jtl_blocks, read_jtl, xml_reader
 from littlegrid.summarize import analyze
-from littlegrid.jtl import blocks as jtl_blocks
-from littlegrid.jtl import read_jtl, xml_reader
 
 
 

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from littlegrid.analysis.cells import Service
 from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.observed import cpu_demand
 from littlegrid.analysis.steady import trend
-from littlegrid.analysis.cells import Service
 from littlegrid.summary.model import Cell, Run
 from summary_contract import typed
 

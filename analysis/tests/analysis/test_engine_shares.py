@@ -11,8 +11,8 @@ import pytest
 
 from analysis_synthetic import T0, make_run, table
 from littlegrid.analysis.workload.engines import clock_tolerance_s
-from littlegrid.summarize import analyze
 from littlegrid.findings.engines import engine_shares
+from littlegrid.summarize import analyze
 
 A, B = "10.0.0.1:1099", "10.0.0.2:1099"
 

@@ -7,7 +7,7 @@ import pytest
 
 from analysis_synthetic import table
 from littlegrid.analysis.reading.error_classes import (classes_and_types, classify, classify_one, count_by_class,
-                                               count_names, error_types, failed_mask)
+                                                       count_names, error_types, failed_mask)
 from littlegrid.jtl import read_jtl
 
 

@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from littlegrid.analysis.statistics.series import SERIES_PERCENTILES, bucket_percentiles
-from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.analysis.reading.histogram import ExactHistogram
 from littlegrid.analysis.reading.tail import ccdf
-from littlegrid.analysis.workload.think_time import realised_gaps, think_time_stats
+from littlegrid.analysis.statistics.series import SERIES_PERCENTILES, bucket_percentiles
+from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.analysis.steady.window import in_window, steady_window
+from littlegrid.analysis.workload.think_time import realised_gaps, think_time_stats
 
 WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]
 

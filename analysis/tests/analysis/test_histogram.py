@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from littlegrid.analysis.reading import tail
-from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second, read_cell_histogram, whole_seconds
+from littlegrid.analysis.reading.histogram import (ExactHistogram, cell_histogram, completions_per_second,
+                                                   read_cell_histogram, whole_seconds)
+from littlegrid.analysis.statistics.resample import nearest_rank
 from littlegrid.analysis.statistics.stats import nearest_rank as sorted_nearest_rank, percentile_of
 from littlegrid.summarize import analyze
-from littlegrid.analysis.statistics.resample import nearest_rank
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 

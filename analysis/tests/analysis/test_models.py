@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis.modelling import curves, mmcn, models, usl
 from littlegrid.analysis.cells import Service
+from littlegrid.analysis.modelling import curves, mmcn, models, usl
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 

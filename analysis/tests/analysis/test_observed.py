@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analysis.observed.mapping import (KNOWN_FAMILIES, PoolSpec, Reading, host_of, map_readings,
-                                          readings_from_rows)
+                                                  readings_from_rows)
 from littlegrid.analysis.observed.prometheus_text import label_text, parse_prometheus, parse_selector
 
 FIXTURES = Path(__file__).parent / "fixtures" / "observed"

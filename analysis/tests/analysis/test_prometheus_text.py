@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.observed.prometheus_text import (exposition_problem, label_text, parse_label_text, parse_prometheus,
-                                                 parse_selector)
+from littlegrid.analysis.observed.prometheus_text import (exposition_problem, label_text, parse_label_text,
+                                                          parse_prometheus, parse_selector)
 from littlegrid.usererror import UserError
 from sample_server_text import SAMPLE_SERVER
 

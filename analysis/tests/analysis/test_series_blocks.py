@@ -14,13 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket_mean
 from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.statistics.rowblock import Block, Frame
 from littlegrid.analysis.statistics.series import (CODES_MAX, LABEL_SERIES_MAX, LABEL_SERIES_RULE, POINT_BUDGET,
-                                        SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,
-                                        label_series, series_labels, time_series)
-from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket_mean
+                                                   SERIES_PERCENTILES, LabelSeriesAccumulator, TimeSeriesAccumulator,
+                                                   label_series, series_labels, time_series)
 from littlegrid.analysis.steady.window import EmptyWindow, SteadyWindow, steady_window, window_mask
 from littlegrid.jtl import read_jtl
 

@@ -14,9 +14,9 @@ from littlegrid.analysis.reading.error_classes import classify, error_types
 from littlegrid.analysis.reading.histogram import ExactHistogram
 from littlegrid.analysis.reading.int_sort import sort_ints
 from littlegrid.analysis.statistics.rowblock import Block
-from littlegrid.analysis.statistics.stats import (ERROR_TYPES_MAX, PERCENTILES, ErrorTypesAccumulator, LabelStatsAccumulator,
-                                       SampleStatsAccumulator, error_tables, percentile_of, sample_stats,
-                                       stats_by_label)
+from littlegrid.analysis.statistics.stats import (ERROR_TYPES_MAX, PERCENTILES, ErrorTypesAccumulator,
+                                                  LabelStatsAccumulator, SampleStatsAccumulator, error_tables,
+                                                  percentile_of, sample_stats, stats_by_label)
 from littlegrid.analysis.steady.window import steady_window, window_mask
 from littlegrid.jtl import read_jtl
 

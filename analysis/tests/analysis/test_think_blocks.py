@@ -12,12 +12,13 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import T0, clock_stepped, closed_loop, started_early, table
-from littlegrid.analysis.workload import think_blocks, think_time
 from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.statistics.rowblock import Block, Frame
-from littlegrid.analysis.workload.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, GapSummary, ThinkTimeAccumulator,
-                                            gap_stats, think_sequence, think_time_stats, thread_keys)
 from littlegrid.analysis.steady.window import steady_window, window_mask
+from littlegrid.analysis.workload import think_blocks, think_time
+from littlegrid.analysis.workload.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, GapSummary,
+                                                     ThinkTimeAccumulator, gap_stats, think_sequence, think_time_stats,
+                                                     thread_keys)
 from littlegrid.jtl import read_jtl
 
 

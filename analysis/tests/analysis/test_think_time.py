@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from analysis_synthetic import table
-from littlegrid.analysis.workload.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
-                                            exponential_cdf_measured, ks_exponential, ks_p_value, realised_gaps, think_time_stats)
 from littlegrid.analysis.steady.window import steady_window
+from littlegrid.analysis.workload.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
+                                                     exponential_cdf_measured, ks_exponential, ks_p_value,
+                                                     realised_gaps, think_time_stats)
 
 
 def measured_loop(gap_sampler, n_gaps, elapsed_ms=20.0, threads=4, seed=11):

@@ -11,8 +11,8 @@ import pytest
 
 from analysis_synthetic import T0, closed_loop, make_run, table, write_jtl
 from littlegrid.analysis.steady import steady_state
-from littlegrid.analysis.steady.window import regular_edge_error
 from littlegrid.analysis.steady.warmup_seconds import WarmupSeconds
+from littlegrid.analysis.steady.window import regular_edge_error
 from littlegrid.render import words
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError

@@ -9,15 +9,14 @@ import numpy as np
 
 from analysis_synthetic import closed_loop, write_jtl
 from littlegrid import summary
-from littlegrid.analysis.steady import blocks as blocks_mod
-from littlegrid.analysis.steady.blocks import BlockHistograms, block_length, second_unit
 from littlegrid.analysis.reading.histogram import ExactHistogram, SecondHistograms
 from littlegrid.analysis.statistics.rowblock import Frame, ThreadIds, make_block
-from littlegrid.analysis.steady.window import steady_window
 from littlegrid.analysis.statistics.window_seconds import WindowSecondsAccumulator
+from littlegrid.analysis.steady import blocks as blocks_mod
+from littlegrid.analysis.steady.blocks import BlockHistograms, block_length, second_unit
+from littlegrid.analysis.steady.window import steady_window
+from littlegrid.jtl import blocks as jtl_blocks, read_jtl
 from littlegrid.summarize import analyze
-from littlegrid.jtl import blocks as jtl_blocks
-from littlegrid.jtl import read_jtl
 
 
 def _ten_minutes(tmp_path):

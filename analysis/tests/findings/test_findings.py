@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from littlegrid.analysis.cells import Service
 from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing import little
-from littlegrid.analysis.cells import Service
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings, two_arms
 from littlegrid.findings.expect import evaluate, parse

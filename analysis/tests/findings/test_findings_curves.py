@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from littlegrid.analysis.modelling import curves
-from littlegrid.analysis.steady import trend
 from littlegrid.analysis.cells import Service
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.steady import trend
 from littlegrid.findings import findings
 from summary_contract import typed
 from littlegrid.summary.model import Cell

@@ -8,13 +8,13 @@ import re
 import numpy as np
 import pytest
 
+from littlegrid.analysis.cells import Service
 from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing import little
-from littlegrid.analysis.steady.blocks import BlockHistograms
-from littlegrid.analysis.cells import Service
-from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
+from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
 from littlegrid.analysis.statistics.stats import nearest_rank
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.comparison.deltas import arms_of
 from littlegrid.findings import findings
 from littlegrid.findings.expect import evaluate

@@ -1,8 +1,8 @@
 """A multi-step plan's findings name the transaction that holds most of the time, and a possible wrapper is said as
 such; a single-request plan gets nothing here."""
 
-from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.cells import Service
+from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.findings import findings
 from littlegrid.summary.model import Cell

@@ -2,10 +2,10 @@
 says R drifted, by how much; an open cell past capacity fails it too (its queue grows), which the overload finding
 already says, so validity does not say it again."""
 
+from littlegrid.analysis.cells import Service
 from littlegrid.analysis.modelling import curves
 from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.steady import trend
-from littlegrid.analysis.cells import Service
 from littlegrid.findings import findings
 from littlegrid.summary.model import Cell
 from summary_contract import typed

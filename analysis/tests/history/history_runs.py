@@ -11,10 +11,10 @@ import numpy as np
 
 from analysis_synthetic import open_mm2_window
 from littlegrid import summary as summary_file
-from littlegrid.analysis.statistics import intervals
-from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.analysis.reading.histogram import ExactHistogram, cell_histogram, completions_per_second
+from littlegrid.analysis.statistics import intervals
 from littlegrid.analysis.statistics.stats import nearest_rank
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.history.store import Figure, RunRecord, open_store
 from littlegrid.summary import SCHEMA, plain
 from littlegrid.summary.model import Summary

@@ -15,10 +15,9 @@ import pytest
 
 from analysis_synthetic import closed_loop, write_jtl
 from littlegrid import cli
-from littlegrid.commands import report_read_ahead
 from littlegrid.analysis.reading.fields import ANALYZED_FIELDS, LABEL_FIELDS
-from littlegrid.jtl import ALWAYS_READ, read_ahead
-from littlegrid.jtl import blocks as jtl_blocks
+from littlegrid.commands import report_read_ahead
+from littlegrid.jtl import ALWAYS_READ, blocks as jtl_blocks, read_ahead
 from littlegrid.jtl.arrow_csv import arrow_types, wanted_inputs
 from littlegrid.jtl.sniff import sniff
 

@@ -11,10 +11,10 @@ from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.statistics.series import POINT_BUDGET, time_series
 from littlegrid.analysis.statistics.stats import sample_stats
 from littlegrid.analysis.steady.window import in_window, steady_window
-from littlegrid.summarize import analyze
 from littlegrid.jtl import read_jtl
 from littlegrid.run.live import status as st
 from littlegrid.run.live.view import LiveView
+from littlegrid.summarize import analyze
 from live_known import series_by_hand, whole_rows
 from runs import write_jtl, write_run
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from littlegrid.analysis.steady.window import window_error
-from littlegrid.summarize import analyze
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX as TRANSACTION_MESSAGE
 from littlegrid.plan import inspect as facts
 from littlegrid.plan.jmx import load, prop
 from littlegrid.run import run_folder as rf
 from littlegrid.run.jmeter import repo_root
+from littlegrid.summarize import analyze
 
 pytestmark = pytest.mark.acceptance
 ROOT = repo_root(Path(__file__).parent)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.analysis.steady.window import window_error
 from littlegrid.analysis.steady.steady_state import MSER_BATCH_S, closed_law_edge, judge, min_batches
+from littlegrid.analysis.steady.window import window_error
 from littlegrid.jtl import read_jtl
 from littlegrid.run.answered import LATE_S, RunningSeconds
 from littlegrid.run.runner import run_grid

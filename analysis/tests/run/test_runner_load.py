@@ -17,12 +17,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from littlegrid.summarize import analyze
-from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
-from littlegrid.run import engines
 from littlegrid.analysis.observed.mapping import map_readings, readings_from_rows
 from littlegrid.analysis.observed.observed_window import pool_under_test
+from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
+from littlegrid.run import engines
 from littlegrid.run.runner import run_grid
+from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
 from waiting import wait_for
 

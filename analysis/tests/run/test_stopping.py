@@ -16,11 +16,11 @@ import pytest
 from littlegrid.analysis.steady.steady_state import Rule, judge
 from littlegrid.jtl import read_jtl
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
+from littlegrid.render import words
 from littlegrid.run import stopping
 from littlegrid.run.answered import RunningSeconds, Seconds
 from littlegrid.run.cell_run import run_cell
 from littlegrid.run.live.counts import EarlierStart
-from littlegrid.render import words
 from littlegrid.run.stopping import Stop, Watcher, fixed_stop, free_udp_port, port_properties, precise_conditions
 
 FAKE = Path(__file__).parent / "fake_jmeter.py"

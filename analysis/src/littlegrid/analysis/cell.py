@@ -8,20 +8,21 @@ import numpy as np
 from littlegrid.analysis import cells as cells_mod
 from littlegrid.analysis.observed import observed_sources, observed_window, server_metrics
 from littlegrid.analysis.queueing import laws, little
-from littlegrid.analysis.steady import outage, steady_state, trend
 from littlegrid.analysis.reading import histogram
-from littlegrid.analysis.workload.arrivals import InterarrivalAccumulator
-from littlegrid.analysis.workload import controller_log
 from littlegrid.analysis.reading.fields import ANALYZED_FIELDS, LABEL_FIELDS, SURVEY_FIELDS
-from littlegrid.analysis.workload.engines import AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator, clock_tolerance_s
 from littlegrid.analysis.statistics.rowblock import Block, Frame, ThreadIds, make_block
 from littlegrid.analysis.statistics.series import LabelSeriesAccumulator, TimeSeriesAccumulator
 from littlegrid.analysis.statistics.stats import ErrorTypesAccumulator, LabelStatsAccumulator, SampleStatsAccumulator
 from littlegrid.analysis.statistics.survey import GUESS_SERIES_LABELS, LabelSpans, counts_alike
+from littlegrid.analysis.statistics.window_seconds import WindowSecondsAccumulator
+from littlegrid.analysis.steady import outage, steady_state, trend
+from littlegrid.analysis.steady.window import EmptyWindow, window_error
+from littlegrid.analysis.workload import controller_log
+from littlegrid.analysis.workload.arrivals import InterarrivalAccumulator
+from littlegrid.analysis.workload.engines import (AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator,
+                                                  clock_tolerance_s)
 from littlegrid.analysis.workload.think_time import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, ThinkTimeAccumulator
 from littlegrid.analysis.workload.users import UsersAccumulator
-from littlegrid.analysis.steady.window import EmptyWindow, window_error
-from littlegrid.analysis.statistics.window_seconds import WindowSecondsAccumulator
 from littlegrid.jtl.blocks import BlockReader, ReadAgain
 from littlegrid.summary import model, plain
 from littlegrid.usererror import UserError

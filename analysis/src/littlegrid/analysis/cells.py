@@ -7,11 +7,11 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from littlegrid.analysis.observed import server_metrics_csv
-from littlegrid.analysis.observed.observed_sources import Places
 from littlegrid.analysis.observed.mapping import PoolSpec
+from littlegrid.analysis.observed.observed_sources import Places
 from littlegrid.analysis.observed.prometheus_text import parse_selector
-from littlegrid.usererror import UserError
 from littlegrid.summary.model import STOP_REASONS, STOP_RULES, STOP_SLO
+from littlegrid.usererror import UserError
 
 MANIFEST = "manifest.json"  # the run's and each cell's (contract §4): run_folder writes them, this module reads them
 

@@ -6,16 +6,15 @@ import math
 import re
 from dataclasses import dataclass
 
-from littlegrid.analysis.modelling import curves as curve_rules
-from littlegrid.analysis.modelling import models
+from littlegrid.analysis.modelling import curves as curve_rules, models
+from littlegrid.analysis.modelling.models import CONFIDENCE_Z
 from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
-from littlegrid.analysis.modelling.models import CONFIDENCE_Z
 from littlegrid.findings import precision, proxy
-from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words,
-                                      cells_words, curves, failed, fields, group_words, knob, load, load_words, ms,
-                                      num, overall, overhead_explains, pct, pool_kind, pool_size_name, pool_words,
-                                      rate, span, think_excess_ms, threads_max, users, where_of)
+from littlegrid.findings.base import (ACCEPT_COUNT, MAX_CONNECTIONS, THROTTLE, Figure, Finding, cell_words, cells_words,
+                                      curves, failed, fields, group_words, knob, load, load_words, ms, num, overall,
+                                      overhead_explains, pct, pool_kind, pool_size_name, pool_words, rate, span,
+                                      think_excess_ms, threads_max, users, where_of)
 from littlegrid.summary.model import Bounds, Cell, Curve, Summary, Tail
 
 # Saturation: the load grew by at least LOAD_STEP while X grew by at most LEVEL_GROWTH.

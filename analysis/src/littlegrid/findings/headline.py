@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from littlegrid.analysis.observed import server_cpu
 from littlegrid.findings import precision
-from littlegrid.findings.base import (POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words,
-                                      users)
+from littlegrid.findings.base import POOL_NAMES, Finding, load_words, ms, num, pct, rate, response_law_words, users
 from littlegrid.findings.single_test import outage_share
 from littlegrid.findings.validity import OVERLOAD_CONSEQUENCES
 from littlegrid.summary.model import Curve, Summary

@@ -11,8 +11,8 @@ per-request wait.
 
 from __future__ import annotations
 
-from littlegrid.analysis.observed import server_cpu
 from littlegrid.analysis.modelling.curves import CPU_BUSY
+from littlegrid.analysis.observed import server_cpu
 from littlegrid.findings.base import (Figure, Finding, cells_words, curves, fields, group_words, load, load_words, ms,
                                       overall, rate, users, where_of)
 from littlegrid.summary.model import Cell, ObservedProxy, Summary

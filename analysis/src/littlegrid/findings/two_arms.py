@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.analysis.modelling.curves import CPU_BUSY
+from littlegrid.analysis.observed import cpu_demand, server_cpu
 from littlegrid.findings import precision
 from littlegrid.findings.base import Figure, Finding, fields, ms, num, overall, rate, users
 from littlegrid.findings.capacity import starved

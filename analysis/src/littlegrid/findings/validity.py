@@ -7,8 +7,8 @@ import math
 
 from littlegrid.analysis.queueing.laws import GENERATOR_OVERHEAD_MS
 from littlegrid.findings.base import (Figure, Finding, cell_words, cells_words, check, curves, failed, fields, num,
-                                      overall, overhead_explains, pct, realised_think_ms, span, think_excess_ms,
-                                      users, where_of)
+                                      overall, overhead_explains, pct, realised_think_ms, span, think_excess_ms, users,
+                                      where_of)
 from littlegrid.summary.model import Cell, Summary
 
 ERROR_RATE = 0.01  # above this share of failed requests, a cell's figures describe failures too

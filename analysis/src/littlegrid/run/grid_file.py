@@ -7,17 +7,17 @@ import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from littlegrid.analysis.observed.mapping import PoolSpec
+from littlegrid.analysis.observed.prometheus_text import parse_selector
 from littlegrid.comparison.arms import parse_arms
 from littlegrid.criteria import relative
 from littlegrid.criteria.grammar import parse as parse_criterion
 from littlegrid.findings import expect
 from littlegrid.plan import derive as own
 from littlegrid.run import engines as eng
-from littlegrid.analysis.observed.mapping import PoolSpec
-from littlegrid.analysis.observed.prometheus_text import parse_selector
 from littlegrid.run.grid import Grid, ObserveSpec, SearchRange, ServerSpec, Target, Timing, is_jdbc
-from littlegrid.run.parts import PLACEHOLDER, PLACEHOLDERS, PartSpec, Ready
 from littlegrid.run.jmeter import repo_root
+from littlegrid.run.parts import PLACEHOLDER, PLACEHOLDERS, PartSpec, Ready
 from littlegrid.run.plan_properties import declared_properties, plan_strings
 from littlegrid.usererror import UserError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from littlegrid.analysis.modelling import models
 from littlegrid.analysis.cells import Service
+from littlegrid.analysis.modelling import models
 from littlegrid.run.progress import hms
 from littlegrid.search.slo import Figure, slo_words, value_words
 from littlegrid.search.strategy import Answer, Evidence, Next, Probe, Space, bracket, evidence, predict, remaining

@@ -10,10 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from littlegrid.analysis import cells as cells_mod
+from littlegrid.analysis.cell import analyze_cell
 from littlegrid.analysis.modelling import models
 from littlegrid.analysis.queueing import laws
-from littlegrid.analysis.cell import analyze_cell
-from littlegrid.summarize import analyze
 from littlegrid.findings.base import overhead_explains
 from littlegrid.render import words
 from littlegrid.run import run_folder as rf
@@ -26,6 +25,7 @@ from littlegrid.search.early_stop import SloClear
 from littlegrid.search.result import document, load_words, probe_record, probe_words, progress_record, search_record
 from littlegrid.search.slo import figures, parse_slo
 from littlegrid.search.strategy import Answer, Probe, Space, next_step, remaining
+from littlegrid.summarize import analyze
 from littlegrid.summary import model
 from littlegrid.usererror import UserError
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from littlegrid.analysis.reading.histogram import SecondHistograms
-from littlegrid.analysis.statistics.resample import LEVEL, replicate_error_rate_in_blocks, replicate_latencies_in_blocks, rng_for
+from littlegrid.analysis.statistics.resample import (LEVEL, replicate_error_rate_in_blocks,
+                                                     replicate_latencies_in_blocks, rng_for)
 from littlegrid.criteria.evaluate import measure
 from littlegrid.criteria.grammar import Criterion, parse
 from littlegrid.usererror import UserError

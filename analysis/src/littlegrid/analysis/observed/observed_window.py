@@ -8,8 +8,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from littlegrid.analysis.observed import mapping
-from littlegrid.analysis.observed import server_metrics, server_metrics_csv
+from littlegrid.analysis.observed import mapping, server_metrics, server_metrics_csv
 from littlegrid.analysis.observed.mapping import Observed, PoolSpec, ServerRequests, ThreadPool
 from littlegrid.analysis.observed.observed_sources import CellSources
 from littlegrid.analysis.steady.window import SteadyWindow

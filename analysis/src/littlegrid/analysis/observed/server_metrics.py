@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.queueing.little import throttle_split
 from littlegrid.analysis.observed.mapping import ServerRequests, ThreadPool
+from littlegrid.analysis.queueing.little import throttle_split
 from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.usererror import UserError
 

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from littlegrid.analysis.steady.blocks import BlockHistograms
-from littlegrid.analysis.statistics import resample
 from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
+from littlegrid.analysis.statistics import resample
+from littlegrid.analysis.steady.blocks import BlockHistograms
 from littlegrid.summary.model import Cell, CellIntervals, Interval
 
 LEVEL = resample.LEVEL

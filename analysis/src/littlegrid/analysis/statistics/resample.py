@@ -10,8 +10,8 @@ import zlib
 
 import numpy as np
 
-from littlegrid.analysis.steady import blocks
 from littlegrid.analysis.reading.histogram import Latencies, SecondHistograms
+from littlegrid.analysis.steady import blocks
 
 LEVEL = 0.95
 REPS = 1000

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.reading.histogram import CHUNK, ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.observed.server_metrics import frame_points, per_bucket_mean
+from littlegrid.analysis.reading.histogram import CHUNK, ExactHistogram, HistogramAccumulator
 from littlegrid.analysis.steady.window import POINT_BUDGET, SteadyWindow, bucketing, window_of  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # rowblock imports bucketing from here: imported where a Frame is built (_one_block)

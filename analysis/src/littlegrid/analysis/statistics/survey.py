@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.steady import outage, steady_state
 from littlegrid.analysis.statistics.rowblock import Frame
 from littlegrid.analysis.statistics.series import LABEL_SERIES_MAX, series_labels
+from littlegrid.analysis.steady import outage, steady_state
 from littlegrid.analysis.steady.warmup_seconds import WarmupSeconds
 from littlegrid.analysis.steady.window import EmptyWindow, window_of
 

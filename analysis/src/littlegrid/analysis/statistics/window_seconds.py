@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from littlegrid.analysis.steady.blocks import BlockHistograms, block_length, second_unit
 from littlegrid.analysis.reading.histogram import ExactHistogram, HistogramAccumulator, SecondHistograms
 from littlegrid.analysis.reading.int_sort import pair_counts
 from littlegrid.analysis.statistics.rowblock import Block
+from littlegrid.analysis.steady.blocks import BlockHistograms, block_length, second_unit
 from littlegrid.analysis.steady.window import SteadyWindow
 
 VALUE_BITS = 36  # elapsed < 2**36 ms (the reader drops anything longer than a year): key = unit · 2**36 + elapsed

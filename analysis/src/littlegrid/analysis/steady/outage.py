@@ -35,7 +35,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from littlegrid.analysis.reading.error_classes import count_names, largest_first, failed_mask
+from littlegrid.analysis.reading.error_classes import count_names, failed_mask, largest_first
 from littlegrid.analysis.steady.window import EmptyWindow, SteadyWindow, window_of
 
 MIN_SILENT_S = 2.0

@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from littlegrid.analysis.workload.controller_log import EngineTimes
 from littlegrid.analysis.statistics.rowblock import Block, ThreadIds
+from littlegrid.analysis.workload.controller_log import EngineTimes
 from littlegrid.jtl.schema import THREAD_NUMBER_SUFFIX
 
 # Engines start a test one after the other (the controller calls each in turn) and each runs its own duration:

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from littlegrid.analysis.reading.histogram import ExactHistogram, merged
+from littlegrid.analysis.steady.window import SteadyWindow
 from littlegrid.analysis.workload import think_blocks
 from littlegrid.analysis.workload.clock_steps import STEP_MAX_MS, ClockSteps
-from littlegrid.analysis.reading.histogram import ExactHistogram, merged
 from littlegrid.analysis.workload.kolmogorov import kolmogorov_sf
-from littlegrid.analysis.steady.window import SteadyWindow
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -18,11 +18,10 @@ from typing import Callable, Protocol
 import pandas as pd
 
 from littlegrid.analysis import cells as cells_mod
-from littlegrid.analysis.modelling import curves
-from littlegrid.analysis.observed import observed_sources, observed_window, server_metrics
-from littlegrid.analysis.queueing import laws
-from littlegrid.analysis.observed import mapping
 from littlegrid.analysis.cell import analyze_cell
+from littlegrid.analysis.modelling import curves
+from littlegrid.analysis.observed import mapping, observed_sources, observed_window, server_metrics
+from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.steady.window import EmptyWindow
 from littlegrid.run.live.counts import EarlierStart, RunningCounts
