@@ -2,7 +2,7 @@
 tests and benchmarks (bench/bench_report.py puts this folder on its path).
 
 The samples are drawn here; every figure the analysis owns is computed by the analysis's own functions from them:
-percentiles (analysis.statistics.stats), the think-time tests, histogram and expected counts (analysis.workload.think_time), the USL fit
+percentiles (analysis.statistics.stats), the think-time tests, histogram and expected counts (analysis.workload.think_fits), the USL fit
 and its curve (analysis.modelling.usl), each cell's facet (analysis.modelling.curves) and the default tolerances (analysis.queueing.laws).
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 from littlegrid.analysis.modelling import curves as curve_rules, usl
 from littlegrid.analysis.queueing.laws import DEFAULT_TOLERANCES
 from littlegrid.analysis.statistics.stats import nearest_rank
-from littlegrid.analysis.workload import think_time
+from littlegrid.analysis.workload import think_fits
 from littlegrid.summary import SCHEMA, plain
 from littlegrid.summary.model import Cell
 
@@ -111,20 +111,20 @@ def _check(name, cell, value, expected, tolerance, explanation) -> dict:
 
 def _think_time(rng, think_ms: float, dist: str, n: int, users: int, x: float, r_ms: float) -> dict | None:
     """Gaps drawn as a Poisson timer's or an exponential one's, measured in whole milliseconds (as JMeter's timestamps
-    give them), and everything the analysis says of them computed by analysis.workload.think_time."""
+    give them), and everything the analysis says of them computed by analysis.workload.think_fits."""
     if think_ms <= 0:
         return None
     z = rng.poisson(think_ms, n) + rng.exponential(0.3, n) if dist == "poisson" else rng.exponential(think_ms, n)
     gaps = np.floor(z).astype(np.int64)
     poisson = dist == "poisson"
-    ks = think_time.ks_exponential(gaps)
-    fit = think_time.poisson_fit(gaps, 0.0) if poisson else None
+    ks = think_fits.ks_exponential(gaps)
+    fit = think_fits.poisson_fit(gaps, 0.0) if poisson else None
     mean, sd = float(gaps.mean()), float(gaps.std(ddof=1))
     return plain({"gaps": n, "threads": users, "mean_ms": mean, "sd_ms": sd,
             "cv": sd / mean, "negative_gaps": 0, "cycle_cv": sd / (mean + r_ms),
             "thread_mean_ms": {"min": mean * 0.97, "max": mean * 1.03},
             "ks_exponential": ks, "ks_poisson": fit,
-            "histogram": think_time.histogram_with_nulls(gaps, ks, fit),
+            "histogram": think_fits.histogram_with_nulls(gaps, ks, fit),
             "sequence": {"rule": "every sample", "text": "think time from every sample: no sample overlaps another of its thread",
                          "rows": n + users, "contained": 0, "transaction_rows": 0, "partial_overlaps": 0,
                          "successive_pairs": 0, "count": n, "throughput_per_s": x, "mean_ms": r_ms,

@@ -12,7 +12,8 @@ from littlegrid.analysis.reading.tail import ccdf
 from littlegrid.analysis.statistics.series import SERIES_PERCENTILES, bucket_percentiles
 from littlegrid.analysis.statistics.stats import nearest_rank
 from littlegrid.analysis.steady.window import in_window, steady_window
-from littlegrid.analysis.workload.think_time import realised_gaps, think_time_stats
+from littlegrid.analysis.workload.think_gaps import realised_gaps
+from littlegrid.analysis.workload.think_time import think_time_stats
 
 WINDOW_COLUMNS = ["start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "label", "thread", "host"]
 

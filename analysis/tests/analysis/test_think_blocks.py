@@ -16,9 +16,9 @@ from littlegrid.analysis.reading.error_classes import classify
 from littlegrid.analysis.statistics.rowblock import Block, Frame
 from littlegrid.analysis.steady.window import steady_window, window_mask
 from littlegrid.analysis.workload import think_blocks, think_time
-from littlegrid.analysis.workload.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, GapSummary,
-                                                     ThinkTimeAccumulator, gap_stats, think_sequence, think_time_stats,
-                                                     thread_keys)
+from littlegrid.analysis.workload.think_gaps import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, think_sequence, thread_keys
+from littlegrid.analysis.workload.think_moments import GapSummary
+from littlegrid.analysis.workload.think_time import ThinkTimeAccumulator, gap_stats, think_time_stats
 from littlegrid.jtl import read_jtl
 
 
@@ -55,7 +55,7 @@ def accumulated(samples, window, transactions, dist, offset, k, seed=0) -> dict:
 
 
 def assert_same(got, want, where="think_time"):
-    """Every figure equal, floats too: sd_ms, cv and cycle_cv come from exact sums (think_time.Moments)."""
+    """Every figure equal, floats too: sd_ms, cv and cycle_cv come from exact sums (think_moments.Moments)."""
     if isinstance(want, dict):
         assert got.keys() == want.keys(), where
         for key in want:

@@ -8,9 +8,10 @@ import pytest
 
 from analysis_synthetic import table
 from littlegrid.analysis.steady.window import steady_window
-from littlegrid.analysis.workload.think_time import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
-                                                     exponential_cdf_measured, ks_exponential, ks_p_value,
-                                                     realised_gaps, think_time_stats)
+from littlegrid.analysis.workload.think_fits import (EXACT_KS_MAX_N, expected_exponential, expected_poisson,
+                                                     exponential_cdf_measured, ks_exponential, ks_p_value)
+from littlegrid.analysis.workload.think_gaps import realised_gaps
+from littlegrid.analysis.workload.think_time import think_time_stats
 
 
 def measured_loop(gap_sampler, n_gaps, elapsed_ms=20.0, threads=4, seed=11):
@@ -131,7 +132,7 @@ def test_up_to_the_exact_range_the_ks_p_value_is_scipys_kstwo():
 def test_moments_are_exact_sums_whatever_the_sets_and_their_order():
     from fractions import Fraction
     import math
-    from littlegrid.analysis.workload.think_time import Moments, sum_of_squares
+    from littlegrid.analysis.workload.think_moments import Moments, sum_of_squares
 
     values = np.array([-3, 0, 7, 2**41, 12, 5, 5, 2**20 + 3], dtype=np.int64)  # a negative gap, a huge one
     assert sum_of_squares(values) == sum(int(x) ** 2 for x in values.tolist())

@@ -10,8 +10,8 @@ import pytest
 from analysis_synthetic import JMETER_COLUMNS, T0, clock_stepped, closed_loop, started_early, table
 from littlegrid.analysis.steady.window import steady_window
 from littlegrid.analysis.workload.clock_steps import STEP_MAX_MS
-from littlegrid.analysis.workload.think_time import (RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps,
-                                                     think_sequence, think_time_stats)
+from littlegrid.analysis.workload.think_gaps import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, realised_gaps, think_sequence
+from littlegrid.analysis.workload.think_time import think_time_stats
 from littlegrid.summarize import analyze
 
 TRANSACTION_MESSAGE = "Number of samples in transaction : 3, number of failing samples : 0"

@@ -27,7 +27,7 @@ import pytest
 from littlegrid.analysis.queueing import laws
 from littlegrid.analysis.steady.window import steady_window
 from littlegrid.analysis.workload.clock_steps import STEP_MAX_MS, ClockSteps, instants_spanned, re_measurements
-from littlegrid.analysis.workload.think_time import ks_exponential, poisson_fit
+from littlegrid.analysis.workload.think_fits import ks_exponential, poisson_fit
 from littlegrid.run.plan_properties import JTL_COLUMNS, THINK_DRAWN_VARIABLE
 from plan_files import PLANS
 

@@ -21,7 +21,8 @@ from littlegrid.analysis.workload import controller_log
 from littlegrid.analysis.workload.arrivals import InterarrivalAccumulator
 from littlegrid.analysis.workload.engines import (AGAINST_CONTROLLER, START_SKEW_S, EngineSharesAccumulator,
                                                   clock_tolerance_s)
-from littlegrid.analysis.workload.think_time import RULE_EVERY, RULE_NONE, RULE_OUTERMOST, ThinkTimeAccumulator
+from littlegrid.analysis.workload.think_gaps import RULE_EVERY, RULE_NONE, RULE_OUTERMOST
+from littlegrid.analysis.workload.think_time import ThinkTimeAccumulator
 from littlegrid.analysis.workload.users import UsersAccumulator
 from littlegrid.jtl.blocks import BlockReader, ReadAgain
 from littlegrid.summary import model, plain

@@ -72,7 +72,7 @@ def think_charts(cells: list[Cell]) -> list[dict]:
             continue
         x = charts.centres(edges)
         lines = [charts.series("realised", counts, style="bars", group=0)]
-        # the counts the analysis's nulls predict (think_time.expected_exponential / expected_poisson), as stored
+        # the counts the analysis's nulls predict (think_fits.expected_exponential / expected_poisson), as stored
         expo, pois = tt.histogram.expected_exponential, tt.histogram.expected_poisson
         if expo:
             lines.append(charts.series("exponential, same mean", expo, style="line", group=1))

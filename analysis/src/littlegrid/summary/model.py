@@ -300,7 +300,7 @@ class PoissonFit(Record):
 class GapHistogram(Record):
     """The realised gaps per bin [edges_ms[i], edges_ms[i+1]) (gaps beyond the last edge counted in overflow), and
     beside them the gaps each bin should hold under the nulls the think-time tests measure against
-    (analysis.workload.think_time.expected_counts): the exponential of ks_exponential.mean_ms, and offset + Poisson(λ) of
+    (analysis.workload.think_fits.expected_counts): the exponential of ks_exponential.mean_ms, and offset + Poisson(λ) of
     ks_poisson (a Poisson timer only). None: no such null (or a summary of an older littlegrid)."""
     edges_ms: list[float]
     counts: list[int]

@@ -45,7 +45,7 @@ def latency_slos(criteria) -> list[tuple[str, str, float, bool]]:
 def think_of(c: Cell) -> float | None:
     """A cell's think time for the models: the intended one, else the realised mean (bare JTLs; a mean within
     the 1 ms rounding below zero is 0), else 0 when no gap was measured; None when think time does not apply
-    (a thread's samples overlap: think_time.ThinkSequence), so that no bound is drawn with a made-up Z."""
+    (a thread's samples overlap: think_gaps.ThinkSequence), so that no bound is drawn with a made-up Z."""
     if c.intended.think_ms is not None:
         return c.intended.think_ms
     think = c.think_time

@@ -124,7 +124,7 @@ class EngineNames:
 class ThreadIds:
     """Threads (engine host + thread name) as integers that mean the same thread in every block of a cell:
     0, 1, 2... in order of first appearance. Distributed engines reuse thread names; the host (or remote
-    mode's name prefix) tells them apart, as think_time.thread_keys does within one table.
+    mode's name prefix) tells them apart, as think_gaps.thread_keys does within one table.
 
     engines: the cell's remote engines as the controller named them: each thread's engine (EngineNames) is told
     once, when the thread is first seen."""
