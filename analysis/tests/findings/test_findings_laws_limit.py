@@ -1,4 +1,4 @@
-"""With nothing scraped, the laws still name the limit (findings.capacity.bottleneck reading the curve's
+"""With nothing scraped, the laws still name the limit (findings.bottleneck.bottleneck reading the curve's
 models.concurrency): a plateau of c workers with service time S holds about c requests at once, whatever c, S and
 Z, closed or open, and the words never borrow the sample server's vocabulary for a service not known to be Tomcat."""
 

@@ -2,7 +2,8 @@
 
 A pure function of the typed summary (littlegrid.summary.model.Summary, read by attribute; no I/O):
 `findings(summary)` -> [Finding], ranked; `as_json(found)` for summary.json. The families live in one module each:
-outage (a server that stopped answering, or paused: a stall), capacity (saturation, bottleneck, waiting, knee),
+outage (a server that stopped answering, or paused: a stall), capacity (saturation), bottleneck (its cause),
+connections (a limit on connections), waiting (where requests wait), knees (the latency knee, scaling),
 proxy (a proxy's queue and its maxconn, from its own exporter),
 waves (a spike served c at a time), where_time (R split where the server measures it; time in service flat or stretched), validity,
 think (think time), advice (recommendations), two_arms (the comparison's significant differences, and a grid's two
@@ -11,8 +12,8 @@ arms in words).
 
 from __future__ import annotations
 
-from littlegrid.findings import (advice, capacity, outage, proxy, single_test, think, transactions, validity, waves,
-                                 where_time)
+from littlegrid.findings import (advice, bottleneck, capacity, connections, knees, outage, proxy, single_test, think,
+                                 transactions, validity, waiting, waves, where_time)
 from littlegrid.findings import headline as headline_words
 from littlegrid.findings.engines import engine_shares
 from littlegrid.findings.base import KIND_ORDER, STANDINGS, Figure, Finding, rank
@@ -35,18 +36,18 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
     covered: set = set()
     for p in plateaus:
         found.append(capacity.saturation(summary, p))
-        bottleneck = capacity.bottleneck(summary, p)
-        found.append(bottleneck)
+        cause = bottleneck.bottleneck(summary, p)
+        found.append(cause)
         covered |= {c.id for c in p.cells}
         # a starved generator hides the server's capacity: a limit drawn from that curve would be about JMeter
-        hidden = bottleneck.resource == "generator" or any(capacity.starved(c) for c in p.cells)
-        limit = None if hidden else advice.concurrency_limit(summary, p, bottleneck)
+        hidden = cause.resource == "generator" or any(capacity.starved(c) for c in p.cells)
+        limit = None if hidden else advice.concurrency_limit(summary, p, cause)
         if limit is not None:
             found.append(limit)
     found += capacity.overload(summary)
-    found += capacity.connection_findings(summary, covered)
+    found += connections.connection_findings(summary, covered)
     at_proxy = proxy.waiting(summary)  # where a proxy's own figures place the wait, nothing is left to "cannot tell"
-    found += at_proxy + [f for f in capacity.waiting(summary, {c.id for p in plateaus for c in p.cells})
+    found += at_proxy + [f for f in waiting.waiting(summary, {c.id for p in plateaus for c in p.cells})
                          if f.standing != "cannot tell" or not set(f.cells) <= proxy.covered(at_proxy)]
     found += where_time.throttle_queue(summary)
     found += where_time.service_time(summary)
@@ -54,10 +55,10 @@ def findings(summary: Summary, arms: Arms | None = None) -> list[Finding]:
     found += transactions.dominant(summary)
     found += validity.validity(summary, grid=not single)
     found += engine_shares(summary)
-    found += capacity.knees(summary, plateaus)
+    found += knees.knees(summary, plateaus)
     found += think.timer(summary)
     found += think.capacity_per_think(summary)
-    found += capacity.scaling(summary, [p.curve.key for p in plateaus])
+    found += knees.scaling(summary, [p.curve.key for p in plateaus])
     if arms is not None:
         found += arms.in_words()
     if not single:

@@ -8,7 +8,8 @@ from littlegrid.analysis.modelling.curves import OPEN
 from littlegrid.analysis.modelling.models import POOL_FULL
 from littlegrid.findings.base import (THROTTLE, TOMCAT_THREADS, Figure, Finding, curves, fields, group_words, knob, ms,
                                       num, overall, rate, users)
-from littlegrid.findings.capacity import Plateau, n_star_reach, served
+from littlegrid.findings.capacity import Plateau, served
+from littlegrid.findings.knees import n_star_reach
 from littlegrid.summary.model import Cell, Curve, Summary
 
 SAME_X = 0.05     # a larger pool "adds throughput" only beyond this relative gain

@@ -101,7 +101,7 @@ def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) 
         # `users` only in findings of an older littlegrid, which had no `load`
         n = _value(waiting, "waiting_in_front")
         at = _figure(waiting, "load") if _figure(waiting, "load") is not None else _value(waiting, "users")
-        said = precision.count(n, None, None)  # no interval: two significant figures (findings/capacity.py)
+        said = precision.count(n, None, None)  # no interval: two significant figures (findings/bottleneck.py, waiting.py)
         boundary = _figure(waiting, "boundary")
         where = f"outside {boundary}" if isinstance(boundary, str) and boundary != "the server" \
             else "in front of the server"

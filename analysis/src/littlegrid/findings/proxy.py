@@ -124,7 +124,7 @@ def limit(cells: list[Cell], xs: list[float | None], on: str):
     it: at N = maxconn the client's own turns leave a slot free now and then), each request its own session; unless the
     database behind it fills every slot with a query (its own count of active backends) while its cores are full: then
     the cores decide (capacity's CPU finding). Otherwise the slots, not the cores, set X, whatever else keeps the cores
-    busy. (resource, statement, standing, why, evidence, extra figures) for capacity.bottleneck's `found`, or None."""
+    busy. (resource, statement, standing, why, evidence, extra figures) for bottleneck.bottleneck's `found`, or None."""
     held = [(c, p) for c in cells if (p := carrying(c)) is not None]
     if not held or len(held) != len(cells) or not all(per_request(c, p) for c, p in held):
         return None
