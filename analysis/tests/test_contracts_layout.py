@@ -21,7 +21,8 @@ PACKAGES = tuple(s for s in STAGES if s != "summarize")
 # What every stage may use: the version, the error type, the atomic writer, the summary contract (a package: the
 # reader and writer, the typed model, the schema generator).
 CONTRACT = {"littlegrid.summary", "littlegrid.summary.model", "littlegrid.summary.schema",
-            "littlegrid.summary.comparison", "littlegrid.summary.trends", "littlegrid.summary.baseline"}
+            "littlegrid.summary.comparison", "littlegrid.summary.trends", "littlegrid.summary.baseline"} | {
+    f"littlegrid.summary.model.{p.stem}" for p in (PACKAGE / "summary" / "model").glob("*.py") if p.stem != "__init__"}
 SHARED = {"littlegrid", "littlegrid.usererror", "littlegrid.atomic"} | CONTRACT
 # The commands composing stages, all in one package (and the CLI dispatching to them); no stage imports them.
 COMMANDS = {"littlegrid.cli"} | {f"littlegrid.commands.{name}" for name in (
