@@ -14,8 +14,8 @@ from littlegrid.usererror import UserError
 
 
 def _runner():
-    from littlegrid.run import runner
-    return runner
+    from littlegrid.run import command
+    return command
 
 
 def _analyze():

@@ -11,7 +11,8 @@ import pytest
 from littlegrid.cli import main as cli
 from littlegrid.run import engines
 from littlegrid.run.grid_file import load_grid
-from littlegrid.run.runner import _engine_access, _controller_options, threads_by_engine
+from littlegrid.run.preflight import engine_access, threads_by_engine
+from littlegrid.run.runner import controller_options
 from littlegrid.usererror import UserError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -82,7 +83,7 @@ def test_the_grid_keystore_is_relative_to_its_folder_and_the_split_is_per_cell(t
     assert g.rmi == engines.Rmi(keystore=tmp_path / "k.jks", ssl=True, controller_host="10.0.0.5")
     assert [threads_by_engine(g, c) for c in g.cells()] == [{"10.0.0.11:1099": 2, "10.0.0.12:1099": 1},
                                                            {"10.0.0.11:1099": 5, "10.0.0.12:1099": 5}]
-    assert "-Djava.rmi.server.hostname=10.0.0.5" in _controller_options(g)
+    assert "-Djava.rmi.server.hostname=10.0.0.5" in controller_options(g)
 
 
 @pytest.mark.parametrize("body, refusal", [
@@ -109,17 +110,17 @@ def test_a_plan_that_does_not_read_its_engine_share_is_refused_with_remote_hosts
 
 def test_the_runner_needs_a_keystore_warns_when_ssl_is_off_and_refuses_a_loopback_callback(tmp_path, capsys):
     with pytest.raises(UserError, match=r"RMI over SSL and need the keystore.*--keystore FILE"):
-        _engine_access(load_grid(grid(tmp_path, TWO)), None)
+        engine_access(load_grid(grid(tmp_path, TWO)), None)
     off = load_grid(grid(tmp_path, TWO + "[engines]\nssl = false"))
-    assert _engine_access(off, None) is off
+    assert engine_access(off, None) is off
     assert "RMI SSL is off" in capsys.readouterr().err
     with pytest.raises(UserError, match="remove one of the two"):
-        _engine_access(off, tmp_path / "k.jks")
+        engine_access(off, tmp_path / "k.jks")
     loop = load_grid(grid(tmp_path, TWO + '[engines]\nkeystore = "k.jks"\ncontroller_host = "127.0.0.1"'))
     with pytest.raises(UserError, match="loopback address, which engines on other hosts"):
-        _engine_access(loop, None)
+        engine_access(loop, None)
     keystore = engines.create_keystore(tmp_path / "given.jks", days=1)
-    chosen = _engine_access(load_grid(grid(tmp_path, TWO + '[engines]\nkeystore = "k.jks"')), keystore)
+    chosen = engine_access(load_grid(grid(tmp_path, TWO + '[engines]\nkeystore = "k.jks"')), keystore)
     assert chosen.rmi.keystore == keystore.resolve()  # --keystore over the grid's
 
 

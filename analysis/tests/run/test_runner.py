@@ -247,7 +247,7 @@ def test_a_pinned_server_runs_on_its_cpus_jmeter_on_the_others_and_the_manifest_
 
 
 def test_a_failed_cell_is_recorded_and_the_run_goes_on_to_a_failed_run(tmp_path, fakes, grid_path, monkeypatch):
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     fakes["users=5,think_ms=50"] = "failed"
     run = run_grid(grid_path, out=tmp_path / "reports", run_id="f")
     cells = [json.loads((run / "cells" / c / "manifest.json").read_text())
@@ -289,7 +289,7 @@ def test_on_a_terminal_the_cell_line_shows_live_throughput_and_errors_then_its_o
                                                                                      monkeypatch, capsys):
     import sys
 
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     run_grid(grid_path, out=tmp_path / "reports", run_id="tty")
     screen = capsys.readouterr().out
@@ -301,7 +301,7 @@ def test_on_a_terminal_the_cell_line_shows_live_throughput_and_errors_then_its_o
 
 
 def test_without_a_terminal_each_cell_prints_one_line(tmp_path, fakes, grid_path, monkeypatch, capsys):
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     run_grid(grid_path, out=tmp_path / "reports", run_id="plain")
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
     assert len(lines) == 4 and "\r" not in "".join(lines)
@@ -330,7 +330,7 @@ def test_a_sample_server_that_never_gets_ready_is_one_line_and_the_run_is_marked
 
 
 def test_what_the_grid_leaves_unset_is_recorded_as_the_plans_own_default(tmp_path, fakes, monkeypatch):
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     path = tmp_path / "defaults.toml"
     path.write_text(grid_text(8080).replace("users = [5, 10]\n", "").replace('think_dist = "poisson"\n', ""))
     run = run_grid(path, out=tmp_path / "reports", run_id="d")
@@ -389,7 +389,7 @@ def test_a_sample_server_that_dies_mid_cell_fails_the_cell_saying_when_and_stops
 def test_resume_runs_again_a_complete_cell_whose_analysis_found_an_outage_keeping_the_first_attempt(tmp_path, fakes,
                                                                                                     grid_path, monkeypatch,
                                                                                                     capsys):
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     fakes["users=5,think_ms=50"] = "outage"
     run = run_grid(grid_path, out=tmp_path / "reports", run_id="o")
     cell = run / "cells" / "users=5,think_ms=50"
@@ -409,7 +409,7 @@ def test_resume_runs_again_a_complete_cell_whose_analysis_found_an_outage_keepin
 
 def test_resume_runs_again_a_cell_with_a_recovered_outage_but_not_one_with_a_stall(tmp_path, fakes, grid_path,
                                                                                   monkeypatch, capsys):
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     fakes["users=5,think_ms=50"], fakes["users=10,think_ms=0"] = "recovered", "stall"
     run = run_grid(grid_path, out=tmp_path / "reports", run_id="s")
     FakeServer.events = []
@@ -424,7 +424,7 @@ def test_retry_runs_a_failed_cell_again_up_to_n_times_and_lists_every_attempt(tm
                                                                               monkeypatch):
     from littlegrid.run import runner
 
-    monkeypatch.setattr("littlegrid.run.runner._preflight", lambda grid: None)
+    monkeypatch.setattr("littlegrid.run.preflight.check_grid", lambda grid: None)
     tries = {"n": 0}
     real = runner.run_cell
 
@@ -450,9 +450,9 @@ def test_the_sample_servers_actuator_is_observed_beside_the_grids_sources_and_co
                                                                                                  monkeypatch):
     import dataclasses
 
-    from littlegrid.run import runner
+    from littlegrid.run import preflight, runner
 
-    monkeypatch.setattr(runner, "_preflight", lambda grid: None)  # the grid's source is not served here
+    monkeypatch.setattr(preflight, "check_grid", lambda grid: None)  # the grid's source is not served here
     seen, inner = [], runner.run_cell
 
     def observing(jmeter, plan, folder, properties, **kw):
@@ -507,9 +507,9 @@ def test_a_cell_writes_what_its_sources_said_into_observed_csv_and_counts_them(t
 def test_a_port_axis_records_every_cells_target_before_any_load(tmp_path, fakes, monkeypatch):
     # two deployments compared by port (tests/services/littles-law-netns.toml): the run manifest holds each
     # cell's target, so that the analysis tells each cell's sources apart (analysis/observed/observed_sources.py)
-    from littlegrid.run import runner
+    from littlegrid.run import preflight
 
-    monkeypatch.setattr(runner, "_preflight", lambda grid: None)  # nothing listens on these ports here
+    monkeypatch.setattr(preflight, "check_grid", lambda grid: None)  # nothing listens on these ports here
     path = tmp_path / "ports.toml"
     path.write_text(grid_text(8080).replace("users = [5, 10]\nthink_ms = [0, 50.0]", "users = [5]\nport = [8080, 8090]"))
     run = run_grid(path, out=tmp_path / "reports", run_id="p")

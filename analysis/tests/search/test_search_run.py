@@ -11,7 +11,7 @@ import pytest
 
 from analysis_synthetic import machine_repairman, write_jtl
 from littlegrid import cli
-from littlegrid.run import cell_run, runner
+from littlegrid.run import cell_run, preflight, runner
 from littlegrid.run.jmeter import JMeter
 from littlegrid.usererror import UserError
 
@@ -46,7 +46,7 @@ def simulated(monkeypatch, tmp_path):
     ran = []
     monkeypatch.setattr("littlegrid.run.jmeter.find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "j.jar"))
     monkeypatch.setattr(runner, "java_version", lambda: "17 (fake)")
-    monkeypatch.setattr(runner, "_preflight", lambda grid: None)
+    monkeypatch.setattr(preflight, "check_grid", lambda grid: None)
     kill_at = {}
 
     def fake_run_cell(jmeter, plan, folder, properties, duration_s, **kw):
@@ -324,7 +324,7 @@ def test_precise_probes_stop_when_precise_or_their_slo_is_clear_and_count_their_
 
     monkeypatch.setattr("littlegrid.run.jmeter.find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "j.jar"))
     monkeypatch.setattr(runner, "java_version", lambda: "17 (fake)")
-    monkeypatch.setattr(runner, "_preflight", lambda grid: None)
+    monkeypatch.setattr(preflight, "check_grid", lambda grid: None)
     asked = []
 
     def stand_in(jmeter, plan, folder, properties, duration_s, watcher=None, **kw):

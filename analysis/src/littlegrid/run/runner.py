@@ -2,86 +2,32 @@
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import re
 import signal
-import socket
 import sys
 import threading
 import time
-import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 
-from littlegrid.run import engines as eng
-from littlegrid.run import own_plan, placement
-from littlegrid.run import run_folder as rf
-from littlegrid.run import server_warmup
+from littlegrid.render import words
+from littlegrid.run import engines as eng, own_plan, placement, preflight, run_folder as rf, server_warmup
 from littlegrid.run.cell_run import CellOutcome, Interrupted, run_cell
 from littlegrid.run.grid import Cell, Grid, Target, format_value
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.jmeter import JMeter, find_jmeter, java_version
-from littlegrid.run.observe import check_source
+from littlegrid.run.parts import Parts
 from littlegrid.run.plan_properties import save_service_properties, workload_of
+from littlegrid.run.preflight import (check_reachable, engine_access, number_or_text, pinned_cpus, print_plan,
+                                      read_toml, resume_grid_path, server_starts, server_warmup_s, threads_by_engine,
+                                      valid_heap)
 from littlegrid.run.progress import Clock, Live, hms
-from littlegrid.render import words
+from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split
 from littlegrid.run.stopping import Watcher, cell_rule, free_udp_port, port_properties, precise_conditions
-from littlegrid.run.parts import Parts, check as check_part, port_is_busy
-from littlegrid.run.sample_server import PORT_KNOBS, SampleServer, cpu_split, find_server_jar
 from littlegrid.usererror import UserError
 
-HELP = ("run a grid file: JMeter once per cell, the host and the [observe] sources sampled beside each, into "
-        "reports/<run-id>/")
-EXAMPLES = [
-    "littlegrid run grids/ci.toml",
-    "littlegrid run grids/ci.toml --dry-run",
-    "littlegrid run grids/littles-law.toml --out reports/ --run-id littles-law-1",
-    "littlegrid run --resume reports/20261122-120000-ci",
-]
 
 SUMMARISER_INTERVAL_S = 5
 UNFINISHED = "not finished: running, or the runner stopped before the cell ended"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("grid", nargs="?", type=Path, help="the grid file (TOML); optional with --resume")
-    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="re-run only the cells of RUN_DIR not complete, "
-                        "and those whose analysis found an outage, recovered or not (not a stall; the earlier attempt "
-                        "kept in cells/<id>/attempts/)")
-    parser.add_argument("--retry", type=int, default=0, metavar="N", help="re-run a failed cell up to N more times "
-                        "during the run, each attempt kept (default 0)")
-    parser.add_argument("--dry-run", action="store_true", help="validate, print the cells and the expected time, run nothing")
-    parser.add_argument("--keystore", type=Path, metavar="FILE", help="the RMI keystore the remote engines were started "
-                        "with (default: the grid's [engines] keystore; `littlegrid engines keystore` makes one)")
-    add_run_arguments(parser, shown="the run", watched="the run")
-
-
-def add_run_arguments(parser: argparse.ArgumentParser, shown: str, watched: str) -> None:
-    """The options every command that runs cells takes (`run`, `search`): where the run folder goes, JMeter's heap,
-    the live view. shown: what the live view shows; watched: what anyone reaching it can watch."""
-    parser.add_argument("--out", type=Path, default=Path("reports"), help="parent of the run folder (default: reports/)")
-    parser.add_argument("--run-id", metavar="ID", help="name of the run folder (default: <UTC time>-<grid name>)")
-    parser.add_argument("--jmeter-heap", default="1g", metavar="SIZE", help="JMeter's -Xms/-Xmx (default: 1g)")
-    parser.add_argument("--live", metavar="[HOST:]PORT", help=f"serve a live view of {shown} at http://HOST:PORT/ "
-                        "(default host 127.0.0.1; docs/live.md)")
-    parser.add_argument("--live-bind-any", action="store_true", help="let --live listen on an address that is not "
-                        f"loopback (anyone who reaches it can watch {watched})")
-
-
-def main(args: argparse.Namespace) -> int:
-    if args.grid is None and args.resume is None:
-        raise UserError("give a grid file, or --resume RUN_DIR")
-    if args.retry < 0:
-        raise UserError(f"--retry {args.retry}: must be 0 or more")
-    folder = run_grid(args.grid, out=args.out, resume=args.resume, dry_run=args.dry_run, run_id=args.run_id,
-                      jmeter_heap=args.jmeter_heap, live=args.live, live_bind_any=args.live_bind_any,
-                      retry=args.retry, keystore=args.keystore)
-    if args.dry_run:
-        return 0
-    manifest = rf.read_json(folder / rf.MANIFEST) or {}
-    print(f"run folder: {folder}")
-    return 0 if manifest.get("status") == "complete" else 1
 
 
 def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path | None = None, dry_run: bool = False,
@@ -92,24 +38,24 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
     live_address = _live_address(live, live_bind_any)
     if resume is not None:
         folder = rf.RunFolder.open(resume)
-        grid_path = _resume_grid_path(folder, grid_path)
-    grid = _engine_access(load_grid(grid_path), keystore, check=not dry_run)
+        grid_path = resume_grid_path(folder, grid_path)
+    grid = engine_access(load_grid(grid_path), keystore, check=not dry_run)
     cells = grid.cells()
     if resume is not None:
-        if _toml(folder.root / rf.GRID_COPY) != grid.raw:
+        if read_toml(folder.root / rf.GRID_COPY) != grid.raw:
             raise UserError(f"{grid_path}: differs from the grid this run was started with "
                             f"({folder.root / rf.GRID_COPY}); resume with the same grid, or start a new run")
-    if not _check_jmeter_heap(jmeter_heap):
+    if not valid_heap(jmeter_heap):
         raise UserError(f"--jmeter-heap {jmeter_heap!r}: must look like 512m or 2g")
     if run_id is not None:
         rf.check_run_id(run_id)
     run_id = folder.root.name if resume is not None else (run_id or rf.new_run_id(grid.name))
-    _print_plan(grid, cells, Path(out) / run_id if resume is None else folder.root)
+    print_plan(grid, cells, Path(out) / run_id if resume is None else folder.root)
     if dry_run:
         return Path(out) / run_id if resume is None else folder.root
 
     jmeter = find_jmeter()
-    _preflight(grid)
+    preflight.check_grid(grid)  # through the module, so that one stand-in serves run and search
     if grid.own_plan is not None:
         # blockers and hosts the grid does not name: refused before any load; what engines elsewhere must hold
         for note in own_plan.check_cells(grid, cells, jmeter.home):
@@ -157,7 +103,7 @@ class _Run:
         self.server_port = grid.server.port if grid.server else None
         self.management_port: int | None = None  # the actuator's own port, chosen free at the first start
         # ([server] cpus, the CPUs left for JMeter) when the grid pins the server; None: both run anywhere
-        self.cpus = cpu_split(pinned) if (pinned := _server_cpus(grid)) else None
+        self.cpus = cpu_split(pinned) if (pinned := pinned_cpus(grid)) else None
         self.parts = Parts(grid.processes, folder.root, grid.path)  # [processes.<name>], started before the first cell
         self.tty = sys.stdout.isatty()
         # a precise cell's stopping conditions given its rule (a search adds its SLO's to the precision's)
@@ -173,7 +119,7 @@ class _Run:
             print(f"{cell_id}: complete, but its analysis found an outage ({why}): running it again")
         todo = [c for c in self.cells
                 if not (self.resumed and self.folder.cell_status(c.id) == "complete" and c.id not in outages)]
-        clock = Clock([self.grid.timing.duration_s] * len(todo), _server_starts(todo), _warmup_s(self.grid))
+        clock = Clock([self.grid.timing.duration_s] * len(todo), server_starts(todo), server_warmup_s(self.grid))
         t0 = time.monotonic()
         status, reason = "incomplete", None
         try:
@@ -259,7 +205,7 @@ class _Run:
         if not self.grid.processes:
             return
         self.parts.start(announce=lambda line: print(line, flush=True))
-        _preflight_reachable(self.grid)
+        check_reachable(self.grid)
         self.manifest["processes"] = {p.spec.name: {"command": p.argv(p.spec.command), "log": str(p.log),
                                                     **({"cpus": list(p.spec.cpus)} if p.spec.cpus else {}),
                                                     **({"role": p.spec.role} if p.spec.role else {})}
@@ -353,7 +299,7 @@ class _Run:
         try:
             outcome = run_cell(self.jmeter, plan, folder, properties, duration_s=timing.duration_s,
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
-                               controller_options=_controller_options(grid)
+                               controller_options=controller_options(grid)
                                + [f"-J{k}={v}" for k, v in port_properties(port).items()],
                                on_progress=show, server=self._watched(),
                                cpus=self.cpus[1] if self.cpus else None,
@@ -410,7 +356,7 @@ class _Run:
             # The grid's value, else the plan's own default (what JMeter ran with), as a number where it is one.
             if name in cell.plan_properties:
                 return cell.plan_properties[name]
-            return _number_or_text(grid.plan_defaults.get(name))
+            return number_or_text(grid.plan_defaults.get(name))
 
         return {
             "id": cell.id, "index": cell.index, "axes": cell.axes, "properties": properties,
@@ -454,43 +400,7 @@ def cell_properties(grid: Grid, cell: Cell, target: Target) -> dict:
     return {k: format_value(v) for k, v in props.items()}
 
 
-def threads_by_engine(grid: Grid, cell: Cell) -> dict[str, int] | None:
-    """users is the total N: each remote engine's threads (None on one host, or for a plan without users)."""
-    users = cell.plan_properties.get("users", _number_or_text(grid.plan_defaults.get("users")))
-    if not grid.remote_hosts or not isinstance(users, int) or isinstance(users, bool):
-        return None
-    return eng.split_users(users, list(grid.remote_hosts))
-
-
-def _engine_access(grid: Grid, keystore: Path | None, check: bool = True) -> Grid:
-    """The grid with how its controller reaches the engines settled: --keystore over [engines] keystore; no
-    keystore and no explicit ssl = false is refused before anything runs; ssl = false is warned about every run.
-    check: whether the keystore must be here and valid now (a dry run may be planned on another machine)."""
-    if not grid.remote_hosts:
-        if keystore is not None:
-            raise UserError(f"--keystore: {grid.path} names no remote_hosts")
-        return grid
-    rmi = grid.rmi
-    away = [e for e in grid.remote_hosts if not eng.is_loopback(eng.host_and_port(e)[0])]
-    if away and rmi.controller_host and eng.is_loopback(rmi.controller_host):
-        raise UserError(f"{grid.path}: [engines] controller_host {rmi.controller_host} is a loopback address, which "
-                        f"engines on other hosts ({', '.join(away)}) cannot call back; give the controller's address")
-    if not rmi.ssl:
-        if keystore is not None:
-            raise UserError(f"--keystore: {grid.path} sets [engines] ssl = false; remove one of the two")
-        print(eng.SSL_OFF_WARNING, file=sys.stderr, flush=True)
-        return grid
-    chosen = keystore if keystore is not None else rmi.keystore
-    if chosen is None:
-        raise UserError(f"{grid.path}: remote_hosts talk RMI over SSL and need the keystore the engines were started "
-                        "with: [engines] keystore = \"FILE\" or --keystore FILE (`littlegrid engines keystore --out "
-                        "FILE` makes one); [engines] ssl = false turns SSL off on a network you trust")
-    where = "--keystore" if keystore is not None else f"{grid.path}: [engines] keystore"
-    chosen = eng.check_keystore(chosen, where) if check else Path(chosen).expanduser().absolute()
-    return dataclasses.replace(grid, rmi=dataclasses.replace(rmi, keystore=chosen))
-
-
-def _controller_options(grid: Grid) -> list[str]:
+def controller_options(grid: Grid) -> list[str]:
     """The controller's RMI settings as JMeter options (-J, never sent to the engines with -G), and the address the
     engines call it back on."""
     if not grid.remote_hosts:
@@ -504,138 +414,12 @@ def _controller_options(grid: Grid) -> list[str]:
     return options
 
 
-# -- before anything runs ----------------------------------------------------------------------------
-def _server_cpus(grid: Grid) -> tuple[int, ...] | None:
-    """The CPUs the system under test is pinned to: [server] cpus, or those of the part with role = "server"."""
-    if grid.server is not None:
-        return grid.server.cpus
-    return next((p.cpus for p in grid.processes if p.role == "server"), None)
-
-
-def _preflight(grid: Grid) -> None:
-    """Refuse, in one line, what would make every cell fail: no server jar, a busy port, a part whose program is not
-    there or whose port is taken, an unreachable target, an [observe] URL that does not answer Prometheus text
-    (those two after the parts started, when the grid starts any)."""
-    if grid.server is not None:
-        find_server_jar()
-        if grid.server.port is not None and port_is_busy(grid.server.port):
-            raise UserError(f"{grid.path}: [server] port {grid.server.port} on 127.0.0.1 is already in use")
-    if _server_cpus(grid):
-        cpu_split(_server_cpus(grid))
-    for spec in grid.processes:
-        check_part(spec, grid.path)
-    if not grid.processes:
-        _preflight_reachable(grid)
-    for engine in grid.remote_hosts:
-        host, _, port = engine.rpartition(":") if ":" in engine.lstrip("[").split("]")[-1] else (engine, "", "1099")
-        _reachable(host.strip("[]"), int(port), f"{grid.path}: remote_hosts {engine} (is jmeter-server running?)")
-
-
-def _preflight_reachable(grid: Grid) -> None:
-    """The target answers a connection (unless the runner starts the sample server) and every [observe] URL
-    answers Prometheus text."""
-    if grid.server is None:
-        _reachable(grid.target.host, grid.target.port, f"{grid.path}: [target] {grid.target.host}:{grid.target.port}")
-    for url, line in zip(grid.observe.sources, grid.observe.lines):
-        check_source(url, f"{grid.path}:{line}: [observe] prometheus" if line else f"{grid.path}: [observe] prometheus")
-
-
-def _reachable(host: str, port: int, what: str) -> None:
-    try:
-        with socket.create_connection((host, port), timeout=3):
-            pass
-    except OSError as e:
-        raise UserError(f"{what}: cannot connect ({e.strerror or e})")
-
-
-def _resume_grid_path(folder: rf.RunFolder, grid_path: Path | None) -> Path:
-    if grid_path is not None:
-        return grid_path
-    original = Path(folder.read_manifest().get("grid_file") or "")
-    if original.is_file():
-        return original
-    raise UserError(f"{folder.root}: the grid file it was started with ({original}) is gone; give it as GRID")
-
-
-def _toml(path: Path) -> dict | None:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-
-
-def _check_jmeter_heap(heap: str) -> bool:
-    return bool(re.fullmatch(r"\d+[kKmMgG]?", heap))
-
-
-def _warmup_s(grid: Grid) -> float:
-    return grid.server.warmup_s if grid.server is not None else 0.0
-
-
-def _server_starts(cells: list[Cell]) -> int:
-    starts, last = 0, object()
-    for c in cells:
-        if c.knobs is not None and c.knobs != last:
-            starts, last = starts + 1, c.knobs
-    return starts
-
-
-def _number_or_text(text: str | None):
-    """A plan default as JSON: "10" -> 10, "0.5" -> 0.5, "exponential" stays; an expression (${...}) -> None."""
-    if text is None or "${" in text:
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _spring_knobs(knobs: dict) -> dict:
     return {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
 
 
 def _knob_text(knobs: dict) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in knobs.items()) or "its defaults"
-
-
-def _print_plan(grid: Grid, cells: list[Cell], folder: Path) -> None:
-    timing = grid.timing
-    where = "the sample server (started by the runner)" if grid.server else f"{grid.target.host}:{grid.target.port}"
-    engines = f", {grid.engines} remote engines ({', '.join(grid.remote_hosts)})" if grid.remote_hosts else ""
-    length = (f"each until X and mean R are known to ±{timing.precision * 100:g}% (95%), at least a {timing.min_s:g} s "
-              f"window, at most {timing.max_s:g} s" if timing.precise else f"of {timing.duration_s:g} s")
-    cooldown = (f"the tail after the stop, {timing.cooldown_s:g} s at max_s" if timing.precise else
-                f"{timing.cooldown_s:g} s")
-    trims = f"warm-up found from the data, at least {timing.warmup_s:g} s; cool-down {cooldown}"
-    print(f"grid {grid.name}: {len(cells)} cells {length} ({trims}), plan {grid.plan.name}, target {where}{engines}")
-    if grid.server is not None and grid.server.cpus:
-        print(f"the sample server runs on CPU {_cpu_words(grid.server.cpus)} ([server] cpus), JMeter on the others")
-    for p in grid.processes:
-        pinned = f" on CPU {_cpu_words(p.cpus)}" if p.cpus else ""
-        under_test = ", the system under test: JMeter runs on the other CPUs" if p.role == "server" else ""
-        print(f"started before the first cell, stopped after the last: {p.name} ({Path(p.command[0]).name}{pinned}"
-              f"{under_test})")
-    if grid.server is not None and grid.server.warmup_s:
-        print(f"each start of the sample server is warmed for {grid.server.warmup_s:g} s before its cell "
-              "([server] warmup_s; those requests are not recorded)")
-    observed = list(grid.observe.sources) + (["the sample server's actuator"] if grid.server is not None else [])
-    if observed:
-        print(f"observed once a second beside each cell, into observed.csv: {', '.join(observed)}")
-    if grid.remote_hosts:
-        print(f"users is the total N, split across the {grid.engines} engines (the first engines listed take "
-              "one more thread when N does not divide)")
-    for c in cells:
-        split = threads_by_engine(grid, c)
-        print(f"  {c.index:>3}. {c.id}" + (f"  ({eng.split_text(split)})" if split else ""))
-    expected = Clock([timing.duration_s] * len(cells), _server_starts(cells), _warmup_s(grid)).expected_total()
-    bound = "at most about" if timing.precise else "about"  # a precise cell's length is known only as max_s
-    print(f"expected time: {bound} {hms(expected)}; run folder: {folder}", flush=True)
-
-
-def _cpu_words(cpus) -> str:
-    return ", ".join(str(c) for c in cpus)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from littlegrid.run import run_folder as rf
 from littlegrid.run.grid import Cell, Grid, cell_id
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.progress import Clock, hms
-from littlegrid.run.runner import add_run_arguments
+from littlegrid.run.command import add_run_arguments
 from littlegrid.run.stopping import precise_conditions
 from littlegrid.search.early_stop import SloClear
 from littlegrid.search.result import document, load_words, probe_record, probe_words, progress_record, search_record
@@ -92,10 +92,11 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
     """Run the search; returns the run folder and search.json's content. Everything is refused before load.
     live: "[HOST:]PORT" to serve the live view there (the grid runner's, with the search's progress)."""
     from littlegrid.run.jmeter import find_jmeter
-    from littlegrid.run.runner import _engine_access, _live_address, _open_live, _preflight, _Run
+    from littlegrid.run import preflight
+    from littlegrid.run.runner import _live_address, _open_live, _Run
 
     live_address = _live_address(live, live_bind_any)
-    grid = _engine_access(load_grid(grid_path), None)  # remote engines: the grid's keystore, or ssl = false warned
+    grid = preflight.engine_access(load_grid(grid_path), None)  # remote engines: the grid's keystore, or ssl = false warned
     slo = parse_slo(slo_texts)
     axis, searches = spaces(grid)
     if resume and run_id is None:
@@ -104,7 +105,7 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
         rf.check_run_id(run_id)
     run_id = run_id or rf.new_run_id(grid.name)
     jmeter = find_jmeter()
-    _preflight(grid)
+    preflight.check_grid(grid)
     folder = None
     if resume:
         folder = rf.RunFolder.open(Path(out) / run_id)
