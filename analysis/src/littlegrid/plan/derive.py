@@ -1,5 +1,6 @@
 """The plan a cell runs, derived from the user's plan: the cell's load in its thread groups, littlegrid's think
 time, the grid's host, listeners off, data files at absolute paths. The user's file is only read."""
+# Over 450 lines as one job: the plan a cell runs, one rewrite per kind of element (the load's alone is 50 lines).
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ elapsed, per label keyed label id · 2**40 + elapsed; exact integer sums; counts
 their memory grows with labels × distinct elapsed values and error types, never with rows. sample_stats,
 stats_by_label and error_tables are the same accumulators fed one block: the whole table.
 """
+# Over 450 lines as one job: sample statistics per cell and per label, which share the exact-sum helpers.
 
 from __future__ import annotations
 

@@ -46,6 +46,7 @@ The stopping rule (`judge`) asks relative half-widths at most γ' = γ/(1+γ) (L
 procedure: a half-width γ' of the estimate bounds the error relative to the *true* value by γ) of X and of R, with
 at least STOP_BATCHES batches, over the window and, by the sequential rule every stop answers by (`confirmed`), over
 its first half, and for a closed workload the closed law's edge error within its tolerance (closed_law_edge)."""
+# Over 450 lines as one job: the rule the runner and the analysis share (warm-up, precision, stop), and its derivation.
 
 from __future__ import annotations
 
