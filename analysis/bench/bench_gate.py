@@ -17,7 +17,6 @@ the project's default prior (docs/history.md) and a noisier host.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -26,13 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "history"))
 from gate_simulation import scenarios  # noqa: E402  (the tests' known answers)
 
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    z = 1.959963984540054
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+from littlegrid.analysis.statistics.intervals import wilson  # noqa: E402  (a share's 95% interval, as the history's error rate)
 
 
 def main() -> None:
@@ -46,7 +39,7 @@ def main() -> None:
               f"(p90 regress < 10%; {args.reps} histories each)")
         print(f"  {'figure':66s} {'measured':>9s} {'95% interval':>15s}  target")
         for name, (hits, n, target, note) in scenarios(between, within, args.reps, args.seed, prior_sd=prior).items():
-            lo, hi = wilson(hits, n)
+            lo, hi, _ = wilson(hits, n)
             print(f"  {name:66s} {hits / n:9.1%} {lo:6.1%} to {hi:5.1%}  {target}{note}")
 
 if __name__ == "__main__":

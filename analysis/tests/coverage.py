@@ -10,10 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 import queues as q
-from littlegrid.analysis.reading.histogram import SecondHistograms
-from littlegrid.analysis.statistics import resample
-from littlegrid.analysis.steady import steady_state as ss, trend
+from littlegrid.analysis.steady import steady_state as ss
+from littlegrid.analysis.steady import trend
 from littlegrid.analysis.steady.blocks import BlockHistograms
+from littlegrid.analysis.reading.histogram import SecondHistograms
+from littlegrid.analysis.statistics import intervals, resample
 from littlegrid.comparison import bootstrap
 from littlegrid.run.answered import Seconds
 from littlegrid.search.early_stop import SloClear
@@ -168,19 +169,24 @@ def throughput(model: Model, seconds: int, reps: int, seed: int, warmup_s: int =
 
 def arms(model: Model, seconds: int, reps: int, seed: int, warmup_s: int = 5, draws: int = 400) -> dict:
     """Two arms of one system (a true difference of zero): how often the 95% interval of B/A − 1 holds zero, for
-    X and p90, as compare draws them (per-second completions; stored blocks)."""
+    X and p90, as compare draws them (each arm's own interval from per-second completions and stored blocks,
+    combined on the log scale)."""
     rng = np.random.default_rng(seed)
     hits = {"X": 0, "p90": 0}
     for _ in range(reps):
         a, b = model.cells(rng, 2, seconds)
-        reps_x, reps_p = [], []
+        held = {"X": [], "p90": []}
         for cell in (a, b):
             counts = cell.seconds(seconds).counts[warmup_s:]
-            reps_x.append(resample.replicate_throughput(counts, rng, draws))
-            reps_p.append(resample.replicate_latencies_in_stored_blocks(_histograms(cell, seconds, warmup_s)[1],
-                                                                         [0.9], rng, draws)[0.9])
-        for key, (ra, rb) in (("X", reps_x), ("p90", reps_p)):
-            d = bootstrap.delta(1.0, 1.0, ra, rb)
+            blocks = _histograms(cell, seconds, warmup_s)[1]
+            p90 = float(resample.nearest_rank(blocks.values_ms, blocks.counts.sum(axis=0), 0.9)[0])
+            # each arm's figure and interval as the analysis draws them (analysis/statistics/intervals.py)
+            held["X"].append(intervals.from_replicates(
+                float(counts.mean()), resample.replicate_throughput(counts, rng, draws), False))
+            held["p90"].append(intervals.from_replicates(
+                p90, resample.replicate_latencies_in_stored_blocks(blocks, [0.9], rng, draws)[0.9], True))
+        for key, (ia, ib) in held.items():  # the delta's interval, combined as compare combines it
+            d = bootstrap.delta(ia.value, ib.value, ia, ib)
             hits[key] += d.rel_lo is not None and d.rel_lo <= 0 <= d.rel_hi
     return {k: v / reps for k, v in hits.items()}
 

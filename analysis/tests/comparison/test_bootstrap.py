@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 from analysis_synthetic import open_mm2_window
-from littlegrid.analysis.statistics import resample
+from littlegrid.analysis.statistics import intervals, resample
 from littlegrid.analysis.reading.histogram import Latencies
 from littlegrid.comparison import bootstrap
 from littlegrid.comparison.bootstrap import Delta
+from littlegrid.summary.model import Interval
 
 
 def test_nearest_rank_on_counts_is_the_exact_percentile_of_the_samples():
@@ -38,8 +39,10 @@ def test_a_twenty_percent_slower_service_gets_an_interval_around_twenty_percent(
     b = Latencies.from_samples(np.round(rng.gamma(4, 12, 30_000)))
     ra = resample.replicate_latencies(a, [0.9], resample.rng_for(1, "A"), 500)
     rb = resample.replicate_latencies(b, [0.9], resample.rng_for(1, "B"), 500)
-    d = bootstrap.delta(float(resample.nearest_rank(a.values_ms, a.counts, 0.9)[0]),
-                        float(resample.nearest_rank(b.values_ms, b.counts, 0.9)[0]), ra[0.9], rb[0.9])
+    p90_a, p90_b = (float(resample.nearest_rank(h.values_ms, h.counts, 0.9)[0]) for h in (a, b))
+    # each run's interval as the analysis draws it (analysis/statistics/intervals.py), the delta's combined from the two
+    d = bootstrap.delta(p90_a, p90_b, intervals.from_replicates(p90_a, ra[0.9], True),
+                        intervals.from_replicates(p90_b, rb[0.9], True))
     assert d.rel_lo < 0.2 < d.rel_hi and d.rel_hi - d.rel_lo < 0.05
     assert bootstrap.verdict(d, higher_is_better=False, margin=0.05) == "worse"
 
@@ -49,9 +52,26 @@ def test_throughput_interval_from_per_second_completions_covers_a_ten_percent_ga
     a, b = rng.poisson(100, 300), rng.poisson(110, 300)
     ra = resample.replicate_throughput(a, resample.rng_for(1, "A"), 1000)
     rb = resample.replicate_throughput(b, resample.rng_for(1, "B"), 1000)
-    d = bootstrap.delta(a.mean(), b.mean(), ra, rb)
+    d = bootstrap.delta(a.mean(), b.mean(), intervals.from_replicates(a.mean(), ra, False),
+                        intervals.from_replicates(b.mean(), rb, False))
     assert d.rel_lo < 0.1 < d.rel_hi and d.rel_lo > 0.02
     assert bootstrap.verdict(d, higher_is_better=True, margin=0.05) == "better"
+
+
+def test_a_deltas_interval_combines_the_two_runs_standard_errors_on_the_log_scale():
+    """Known answer: A = 100 ± 1 (s.e.), B = 110 ± 1.1: ln(1.1) ± 1.96·√(0.01² + 0.01²) = 0.09531 ± 0.02772, so
+    +6.99% to +13.09% around +10%; without either standard error, or at a figure ≤ 0, the delta has no interval."""
+    d = bootstrap.delta(100.0, 110.0, Interval(value=100.0, lo=None, hi=None, se=1.0),
+                        Interval(value=110.0, lo=None, hi=None, se=1.1))
+    assert d.rel == pytest.approx(0.10)
+    assert (d.rel_lo, d.rel_hi) == (pytest.approx(0.069935, abs=1e-5), pytest.approx(0.130925, abs=1e-5))
+    assert bootstrap.delta(100.0, 110.0, None, Interval(value=110.0, lo=None, hi=None, se=1.1)).rel_lo is None
+    assert bootstrap.delta(100.0, 0.0, Interval(value=100.0, lo=None, hi=None, se=1.0),
+                           Interval(value=0.0, lo=None, hi=None, se=1.0)).rel_lo is None
+    # the interval stays above −100% however wide the errors are
+    wide = bootstrap.delta(1.0, 1.0, Interval(value=1.0, lo=None, hi=None, se=2.0),
+                           Interval(value=1.0, lo=None, hi=None, se=2.0))
+    assert -1 < wide.rel_lo < 0 < wide.rel_hi
 
 
 def test_an_interval_that_includes_zero_is_not_shown_different_unless_it_lies_inside_the_margin():
@@ -185,8 +205,7 @@ def test_a_cells_throughput_replicates_leave_out_the_windows_last_lengthened_sec
     # 19.99 s of 150 completions a second, as analyze bins them: 19 bins, the last holding 1.99 s (298). Counted,
     # it is a 2× outlier that widens X's spread about 20-fold; left out, the replicates' spread is the seconds' own.
     import numpy as np
-    from littlegrid.comparison.cell_samples import CellSamples
-    from littlegrid.comparison.deltas import cell_replicates
+    from littlegrid.analysis.statistics.intervals import replicates
     from littlegrid.analysis.reading.histogram import Latencies
     from littlegrid.summary.model import Cell
     from summary_contract import typed
@@ -195,7 +214,21 @@ def test_a_cells_throughput_replicates_leave_out_the_windows_last_lengthened_sec
     cell = typed({"id": "c", "axes": {}, "status": "complete", "intended": {"workload": "closed"},
                   "overall": {"count": count, "throughput_per_s": count / 19.99}, "window": {"length_s": 19.99},
                   "checks": []}, Cell)
-    samples = CellSamples(Latencies(np.array([25]), np.array([count])), per_second, None)
-    x = cell_replicates(cell, samples, np.random.default_rng(3), 2000)["throughput_per_s"]
+    x = replicates(cell, Latencies(np.array([25]), np.array([count])), per_second, None, np.random.default_rng(3),
+                   2000)["throughput_per_s"]
     assert x.mean() == pytest.approx(count / 19.99, rel=0.002)
     assert x.std() < 1.0  # the whole seconds alternate 150 ± 1 (with the 298 bin: about 8/s)
+
+
+def test_a_differences_interval_covers_what_the_page_says_it_was_measured_to_cover():
+    """Two 60-s cells of one open M/M/1 at ρ = 0.5 (a true difference of 0), 100 pairs on a fixed seed, each cell's
+    interval drawn as the analysis draws it and the difference's combined as compare combines it
+    (tests/coverage.arms): the share holding 0 lies within three standard errors of MEASURED_DELTA's range, which
+    the compare page prints beside the intervals (bench/bench_coverage.py measures it on 400 pairs)."""
+    import coverage as cov
+    pairs = 100
+    got = cov.arms(cov.mm1(100, 200), 60, pairs, seed=7)
+    for key, name in (("throughput_per_s", "X"), ("p90_ms", "p90")):
+        lo, hi = bootstrap.MEASURED_DELTA[key]
+        slack = 3 * np.sqrt(0.9 * 0.1 / pairs)
+        assert lo - slack <= got[name] <= min(1.0, hi + slack), (name, got[name])

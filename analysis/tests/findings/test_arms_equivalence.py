@@ -1,12 +1,12 @@
 """Two arms are equal only by an equivalence test: the interval of X's relative change wholly inside a stated margin
-(two one-sided tests). Rows built here as the comparison stage builds them (bootstrap.delta over replicates whose
-percentile interval is known on paper, bootstrap.verdict), then read by every reader: the arms finding, the
-headline, the expectations and the compare page."""
+(two one-sided tests). Rows built here as the comparison stage builds them (a Delta with its interval given, its
+verdict by bootstrap.verdict), then read by every reader: the arms finding, the headline, the expectations and the
+compare page."""
 
-import numpy as np
 import pytest
 
 from littlegrid.comparison import bootstrap, deltas
+from littlegrid.comparison.bootstrap import Delta
 from littlegrid.findings import headline
 from littlegrid.findings.expect import evaluate
 from littlegrid.findings.two_arms import Arms
@@ -14,13 +14,6 @@ from typed_cells import cell as typed_cell
 from typed_cells import summary as typed_summary
 
 K = "littlegrid.throttle.max-concurrent"
-
-
-def replicates(lo: float, hi: float) -> np.ndarray:
-    """B's replicates against A's all 1: evenly spaced, so that their 2.5% and 97.5% quantiles (NumPy's linear
-    interpolation) are exactly 1 + lo and 1 + hi."""
-    span = (hi - lo) / 0.95
-    return 1 + lo - 0.025 * span + span * np.linspace(0, 1, 1001)
 
 
 def cells(users: int = 8) -> tuple:
@@ -33,8 +26,7 @@ def cells(users: int = 8) -> tuple:
 
 
 def row(lo: float, hi: float, rel: float, margin: float, a_cell, b_cell) -> dict:
-    d = bootstrap.delta(100.0, 100.0 * (1 + rel), np.ones(1001), replicates(lo, hi))
-    assert d.rel_lo == pytest.approx(lo) and d.rel_hi == pytest.approx(hi)
+    d = Delta(100.0, 100.0 * (1 + rel), rel, lo, hi)
     x = {"key": "throughput_per_s", "name": "X", "higher_is_better": True, **d.as_dict(), "margin": margin,
          "verdict": bootstrap.verdict(d, True, margin)}
     return {"id": a_cell.id, "a": a_cell, "b": b_cell, "metrics": [x]}
@@ -127,7 +119,7 @@ def test_the_compare_page_words_an_interval_that_includes_zero_as_not_shown_diff
         "rows": [rows[0] | {"a": a.id, "b": b.id, "verdict": deltas.UNDECIDED, "error_rate": [None, None],
                             "note": ""}],
         "counts": {v: int(v == deltas.UNDECIDED) for v in deltas.CELL_VERDICTS}, "only_a": [], "only_b": [],
-        "findings": found, "seed": 1, "reps": 1000, "margin": 0.05, "margin_text": "±5%",
+        "findings": found, "interval_words": "", "margin": 0.05, "margin_text": "±5%",
         "verdict_words": deltas.verdict_words(0.05), "cell_words": deltas.cell_words(0.05), "metric_names": ["X"]}))
     sa = typed_summary([a], run={"id": "A"})
     sb = typed_summary([b], run={"id": "B"})
@@ -142,7 +134,7 @@ def p99_row(lo: float, hi: float, p99_a: float, p99_b: float, a_cell, b_cell, ma
     """row() with a p99 metric shown lower in the arm whose p99 is lower (its interval excludes zero)."""
     r = row(lo, hi, (lo + hi) / 2, margin, a_cell, b_cell)
     rel = p99_b / p99_a - 1
-    d = bootstrap.delta(p99_a, p99_b, np.ones(1001), replicates(rel - 0.05, rel + 0.05))
+    d = Delta(p99_a, p99_b, rel, rel - 0.05, rel + 0.05)
     p99 = {"key": "p99_ms", "name": "p99", "higher_is_better": False, **d.as_dict(), "margin": margin,
            "verdict": bootstrap.verdict(d, False, margin)}
     return r | {"metrics": [*r["metrics"], p99]}

@@ -6,22 +6,15 @@ steps flagged by the seventh run, histories whose own spread measures 0 neither 
 as noisy as the prior says still under 5% of false alarms. bench/bench_gate.py prints the same figures with their
 intervals, for more worlds. Each bound is asserted on the binomial 95% interval's far end, so luck cannot pass it."""
 
-import math
 
 import pytest
 
 from gate_simulation import scenarios
 
+from littlegrid.analysis.statistics.intervals import wilson
+
 REPS = 500
 CELLS = (120.0, 480.0, 2000.0)  # three cells: the figures are per build (any cell) or per cell, as each says
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    z = 1.959963984540054
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +25,7 @@ def calibrated():
 
 def rate(figures, name):
     hits, n, _, _ = figures[name]
-    return hits / n, wilson(hits, n)
+    return hits / n, wilson(hits, n)[:2]
 
 
 def test_an_unchanged_system_fails_at_most_5_percent_of_its_builds(calibrated):

@@ -12,7 +12,7 @@ from littlegrid.summary.model import Summary
 from littlegrid.commands.summary_source import open_run
 from littlegrid.usererror import UserError
 
-HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with bootstrap confidence intervals"
+HELP = "compare two runs (A = baseline, B = candidate): per-cell deltas with 95% intervals from each cell's own"
 EXAMPLES = [
     "littlegrid compare reports/baseline-run reports/candidate-run",
     "littlegrid compare reports/unthrottled reports/throttled -o out/throttle-compare --margin 0.1",
@@ -29,23 +29,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="compare two arms of an experiment: A's cells where AXIS = A against B's where AXIS = B, "
                              "paired on the other axes (e.g. server.tomcat.threads.max=10,100)")
     parser.add_argument("-o", "--output", type=Path, help="output folder (default: RUN_B/compare)")
-    parser.add_argument("--seed", type=int, default=1, help="bootstrap seed: the same seed gives the same intervals (default 1)")
-    parser.add_argument("--reps", type=int, default=1000, help="bootstrap replicates per cell and run (default 1000)")
     parser.add_argument("--margin", "--min-effect", dest="margin", type=float, default=None, metavar="FRACTION",
                         help="the equivalence margin: a metric is equivalent only when its whole 95%% interval lies "
                              "inside ± this relative change (default: the margin the grid's `arms same within N%%` "
                              "states for its arms, else 0.05 = 5%%); different when the interval excludes zero")
     parser.add_argument("--no-samples", action="store_true",
-                        help="no bootstrap: deltas without intervals (and so without verdicts)")
+                        help="deltas without intervals (and so without verdicts)")
     add_reader_arguments(parser)  # how JTL files given as RUN_A/RUN_B are read for their analysis
 
 
-def build_comparison(sa: Summary, sb: Summary, out_dir: Path, *, samples: bool = True, seed: int = 1, reps: int = 1000,
+def build_comparison(sa: Summary, sb: Summary, out_dir: Path, *, samples: bool = True,
                      margin: float | None = None, generated: str | None = None,
                      arms_named: tuple[str, str, str] | None = None) -> Path:
-    """Compare the summaries `sa` and `sb` (intervals from their cells' exact histograms) and draw the page into
+    """Compare the summaries `sa` and `sb` (intervals combined from their cells' own, Cell.intervals) and draw the page into
     out_dir/index.html; returns its path. arms_named: (axis, A, B) when they are two arms."""
-    result = deltas.compare_runs(sa, sb, samples=samples, seed=seed, reps=reps, margin=margin,
+    result = deltas.compare_runs(sa, sb, samples=samples, margin=margin,
                                  arms_named=arms_named)
     return compare_page.draw(result, sa, sb, out_dir, generated=generated)
 
@@ -57,7 +55,7 @@ def main(args: argparse.Namespace) -> int:
     sa, base_a = open_run(args.run_a, read_options)
     sb, base_b = open_run(args.run_b, read_options) if args.run_b else (sa, base_a)
     out_dir = args.output or base_b / "compare"
-    options = {"samples": not args.no_samples, "seed": args.seed, "reps": args.reps, "margin": args.margin}
+    options = {"samples": not args.no_samples, "margin": args.margin}
     if args.arms and args.run_b is None:
         index = compare_arms(sa, args.arms, args.output, base_a, **options)
     else:

@@ -1,14 +1,14 @@
-"""The comparison stage: two summaries' cells paired by their axes, deltas B − A with seeded bootstrap intervals
-from each cell's exact histograms by block of seconds, what each interval shows against the margin (different,
-equivalent, both or neither: comparison.equivalence) per metric and cell, and the arms' findings. A typed result out (`compare_runs`: littlegrid.summary.comparison); render/compare.py lays it out and
-computes nothing; compare.py, the
-command, joins the two."""
+"""The comparison stage: two summaries' cells paired by their axes, deltas B − A with intervals combined from each
+cell's own within-run intervals (Cell.intervals, drawn once by the analysis from the cell's exact histogram by
+block of seconds), what each interval shows against the margin (different, equivalent, both or neither:
+comparison.equivalence) per metric and cell, and the arms' findings. A typed result out (`compare_runs`:
+littlegrid.summary.comparison); render/compare.py lays it out and computes nothing; commands/compare.py joins the
+two."""
 
 from __future__ import annotations
 
-from littlegrid.analysis.statistics import intervals, resample
-from littlegrid.comparison import arms, bootstrap, cell_samples
-from littlegrid.comparison.cell_samples import CellSamples
+from littlegrid.analysis.statistics import intervals
+from littlegrid.comparison import arms, bootstrap
 from littlegrid.findings import expect, two_arms
 from littlegrid.findings.two_arms import LOAD_AXES, Arms
 from littlegrid.summary import plain
@@ -65,25 +65,23 @@ def pair_cells(a_cells: list[Cell], b_cells: list[Cell]) -> tuple[list[tuple[Cel
     return pairs, [c for c in a_cells if id(c) not in paired_a], [c for c in b_cells if id(c) not in paired_b]
 
 
-def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | None, *, seed: int, reps: int,
-                 margin: float) -> dict:
+def compare_pair(a: Cell, b: Cell, *, margin: float, with_intervals: bool = True) -> dict:
     """Deltas B − A of every metric with its interval, margin and verdict (comparison.equivalence), and the cell's
     verdict: worse when any metric is worse by more than the margin (its whole interval beyond it: a regression
     anywhere decides), better when some are better by more than the margin and none worse, equivalent when every
     metric's interval lies inside ±margin, unknown when none has an interval, else undecided. The cell asks for
     the whole interval beyond the margin where a metric asks only that it exclude zero: a pair of runs holds 5
-    metrics per cell, and one interval in twenty excludes zero by chance alone."""
+    metrics per cell, and one interval in twenty excludes zero by chance alone. The intervals are the cells' own
+    (Cell.intervals); with_intervals False: deltas only."""
     def figure(cell: Cell, key: str):
         return getattr(cell.overall, key) if cell.overall is not None else None
 
-    replicates = {"A": None, "B": None}
-    if sa is not None and sb is not None:
-        for tag, s, cell in (("A", sa, a), ("B", sb, b)):
-            replicates[tag] = cell_replicates(cell, s, resample.rng_for(seed, f"{tag}:{a.id}"), reps)
+    def held(cell: Cell, key: str):
+        return getattr(cell.intervals, key) if with_intervals and cell.intervals is not None else None
+
     metrics = []
     for key, name, higher, _ in METRICS:
-        d = bootstrap.delta(figure(a, key), figure(b, key), (replicates["A"] or {}).get(key),
-                             (replicates["B"] or {}).get(key))
+        d = bootstrap.delta(figure(a, key), figure(b, key), held(a, key), held(b, key))
         metrics.append({"key": key, "name": name, "higher_is_better": higher, **d.as_dict(), "margin": margin,
                         "verdict": bootstrap.verdict(d, higher, margin)})
     verdicts = {m["verdict"] for m in metrics}
@@ -96,39 +94,42 @@ def compare_pair(a: Cell, b: Cell, sa: CellSamples | None, sb: CellSamples | Non
             "error_rate": (figure(a, "error_rate"), figure(b, "error_rate"))}
 
 
-def cell_replicates(cell: Cell, samples: CellSamples, rng, reps: int) -> dict:
-    """Bootstrap replicates of every metric in METRICS (key -> array) for one cell of one run, drawn as the
-    analysis draws each cell's own intervals (analysis.statistics.intervals.replicates): the comparison's intervals of a
-    difference need the replicates themselves."""
-    return intervals.replicates(cell, samples.latencies, samples.per_second, samples.blocks, rng, reps)
-
-
-def sample_note(samples: CellSamples | None) -> str:
-    """Said on the page when a cell's intervals could not be drawn from blocks of seconds."""
-    if samples is None:
+def interval_note(cell: Cell) -> str:
+    """Said on the page when a cell's intervals are missing or were drawn from requests one by one."""
+    if cell.intervals is None:
         return "no steady-window histogram in this cell: no intervals"
-    if samples.blocks is None:
+    if intervals.ONE_BY_ONE in cell.intervals.method:
         return ("the summary's blocks of seconds disagree with its histogram: latency intervals resample requests "
                 "one by one, too narrow near saturation (re-analyse the run)")
     return ""
 
 
-def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                 margin: float | None = None, arms_named: tuple[str, str, str] | None = None) -> Comparison:
+def interval_words(cells: list[Cell]) -> str:
+    """How the compared cells' intervals were drawn, as the page says it: their method, replicates and seed (every
+    cell's own, drawn by the analysis), and how a delta's interval combines them; "" when no cell has intervals
+    (each row's note says why)."""
+    drawn = sorted({(c.intervals.reps, c.intervals.seed) for c in cells if c.intervals is not None})
+    if not drawn:
+        return ""
+    how = "; ".join(f"{reps} replicates, seed {seed}" for reps, seed in drawn)
+    return (f"each cell's own 95% intervals as its analysis drew them ({intervals.METHOD}; {how}), combined on the "
+            "log scale: ln(B/A) ± 1.96·√((s_A/A)² + (s_B/B)²)")
+
+
+def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, margin: float | None = None,
+                 arms_named: tuple[str, str, str] | None = None) -> Comparison:
     """Every paired cell's deltas and verdicts, the cells only one run has, the arms' findings, the settings and
     the words the page uses: all a renderer needs (littlegrid.summary.comparison). arms_named: (axis, A, B) when
     the two are an experiment's arms: the arms are then also said in words first (the run's own arms finding).
     margin: the equivalence margin (None: the one the grid's arms expectations state for two arms of a run, as
-    its own finding uses; else equivalence.DEFAULT_MARGIN)."""
-    if reps < 100:
-        raise UserError(f"--reps {reps}: at least 100 replicates are needed for a 95 % interval")
+    its own finding uses; else equivalence.DEFAULT_MARGIN). samples False: deltas without intervals."""
     if margin is None:
         margin = expect.arms_margin(sa.run.expect) if arms_named is not None else equivalence.DEFAULT_MARGIN
     try:
         margin = equivalence.check_margin(margin)
     except ValueError:
         raise UserError(f"--margin {margin}: give a fraction between 0 and 1, e.g. 0.05 for ±5%") from None
-    rows, only_a, only_b = paired_rows(sa, sb, samples=samples, seed=seed, reps=reps, margin=margin)
+    rows, only_a, only_b = paired_rows(sa, sb, samples=samples, margin=margin)
     found = [f.as_dict() for f in two_arms(rows)]  # the arms' findings read the paired cells themselves
     if arms_named is not None:
         # the same Arms as the run's own finding (findings read arms_of): the page says what the run says
@@ -138,28 +139,26 @@ def compare_runs(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 
     return Comparison.model_validate(plain({
         "rows": paired, "counts": {v: sum(1 for r in rows if r["verdict"] == v) for v in CELL_VERDICTS},
         "only_a": [c.id for c in only_a], "only_b": [c.id for c in only_b], "findings": found,
-        "seed": seed, "reps": reps, "margin": margin, "margin_text": equivalence.margin_text(margin),
+        "interval_words": interval_words([c for r in rows for c in (r["a"], r["b"])]) if samples else "",
+        "margin": margin, "margin_text": equivalence.margin_text(margin),
         "verdict_words": verdict_words(margin), "cell_words": cell_words(margin), "metric_names": [m[1] for m in METRICS],
         "coverage_words": bootstrap.coverage_words([key for key, *_ in METRICS])}))
 
 
-def paired_rows(sa: Summary, sb: Summary, *, samples: bool = True, seed: int = 1, reps: int = 1000,
-                margin: float = equivalence.DEFAULT_MARGIN) -> tuple[list[dict], list[Cell], list[Cell]]:
+def paired_rows(sa: Summary, sb: Summary, *, samples: bool = True, margin: float = equivalence.DEFAULT_MARGIN
+                ) -> tuple[list[dict], list[Cell], list[Cell]]:
     """(rows, cells only in A, cells only in B): each paired cell's compare_pair result with its "id" and "note"
-    (why it has no intervals, when it has none)."""
+    (why it has no intervals, when it has none). A cell of a summary written before cells held their intervals
+    gets them here, by the analysis' own rule (analysis.statistics.intervals)."""
     pairs, only_a, only_b = pair_cells(sa.cells, sb.cells)
     rows = []
     for a, b in pairs:
-        notes = []
-        got_a = got_b = None
         if samples:
-            got_a, got_b = cell_samples.from_summary(a), cell_samples.from_summary(b)
-            note_a, note_b = sample_note(got_a), sample_note(got_b)
-            notes += [f"A: {note_a}"] if note_a else []
-            notes += [f"B: {note_b}"] if note_b else []
+            a, b = intervals.attach([a, b])
+            notes = [f"{tag}: {note}" for tag, note in (("A", interval_note(a)), ("B", interval_note(b))) if note]
         else:
-            notes.append("--no-samples: no intervals")
-        row = compare_pair(a, b, got_a, got_b, seed=seed, reps=reps, margin=margin)
+            notes = ["--no-samples: no intervals"]
+        row = compare_pair(a, b, margin=margin, with_intervals=samples)
         rows.append(row | {"id": a.id, "note": "; ".join(notes)})
     return rows, only_a, only_b
 

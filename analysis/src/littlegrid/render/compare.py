@@ -61,7 +61,7 @@ def draw(result: Comparison, sa: Summary | dict, sb: Summary | dict, out_dir: Pa
         run_title=f"{title_a} vs {title_b}", title_a=title_a, title_b=title_b,
         facts_a=overview.run_facts(sa), facts_b=overview.run_facts(sb), rows=result.rows,
         counts=result.counts, words=result.verdict_words, cell_words=result.cell_words, metric_names=result.metric_names,
-        only_a=result.only_a, only_b=result.only_b, seed=result.seed, reps=result.reps, coverage=result.coverage_words,
+        only_a=result.only_a, only_b=result.only_b, intervals=result.interval_words, coverage=result.coverage_words,
         margin=result.margin_text, curve_charts=curve_charts, pdf_charts=pdf_charts,
         finding_groups=findings_view.groups(result.findings, [], set()),
         no_findings="No metric of a paired cell is shown different: every 95% interval includes zero, or there "

@@ -119,8 +119,7 @@ class Comparison(Record):
     only_a: list[str]
     only_b: list[str]
     findings: list[Finding]
-    seed: int
-    reps: int
+    interval_words: str  # how the cells' own intervals were drawn and a delta's combined (deltas.interval_words)
     margin: float  # the equivalence margin ±margin every verdict was judged against
     margin_text: str  # "±5%": as the page prints it
     verdict_words: dict[str, str]  # a metric's verdict (VERDICTS) in words

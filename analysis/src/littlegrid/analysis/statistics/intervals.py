@@ -25,11 +25,17 @@ RESOLUTION_SE_MS = 1 / math.sqrt(12)
 QUANTILES = {"p50_ms": 0.5, "p90_ms": 0.9, "p99_ms": 0.99}
 METHOD = ("bootstrap over the window's blocks of seconds (X: moving blocks of per-second completions); error rate: "
           "Wilson")
+# when the summary's blocks of seconds disagree with its histogram (a hand-edited file), latencies are resampled one
+# by one: too narrow near saturation, where requests queued behind one burst share its delay
+ONE_BY_ONE = "requests resampled one by one"
+METHOD_ONE_BY_ONE = (f"bootstrap with {ONE_BY_ONE} (the summary's blocks of seconds disagree with its histogram; X: "
+                     "moving blocks of per-second completions); error rate: Wilson")
 
 
 def attach(cells: list[Cell]) -> list[Cell]:
-    """The cells with their intervals (a cell without a steady-window histogram keeps none)."""
-    return [c.model_copy(update={"intervals": of_cell(c)}) for c in cells]
+    """The cells with their intervals (a cell without a steady-window histogram keeps none); a cell that holds them
+    already keeps its own."""
+    return [c if c.intervals is not None else c.model_copy(update={"intervals": of_cell(c)}) for c in cells]
 
 
 def of_cell(cell: Cell, *, seed: int = SEED, reps: int = REPS) -> CellIntervals | None:
@@ -45,7 +51,8 @@ def of_cell(cell: Cell, *, seed: int = SEED, reps: int = REPS) -> CellIntervals 
                ("throughput_per_s", "mean_ms", *QUANTILES)}
     lo, hi, se = wilson(stats.errors, stats.count)
     figures["error_rate"] = Interval(value=stats.error_rate, lo=lo, hi=hi, se=se)
-    return CellIntervals(level=LEVEL, method=METHOD, reps=reps, seed=seed, **figures)
+    return CellIntervals(level=LEVEL, method=METHOD if blocks is not None else METHOD_ONE_BY_ONE, reps=reps, seed=seed,
+                         **figures)
 
 
 def replicates(cell: Cell, latencies, per_second: np.ndarray, blocks: BlockHistograms | None, rng,
