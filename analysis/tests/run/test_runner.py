@@ -386,6 +386,23 @@ def test_a_sample_server_that_dies_mid_cell_fails_the_cell_saying_when_and_stops
     assert "sample server" not in (ok.reason or "")
 
 
+def test_a_part_that_is_the_system_under_test_is_named_as_the_grid_names_it_when_it_dies_mid_cell(tmp_path):
+    import subprocess
+    import sys
+
+    from littlegrid.run.cell_run import run_cell
+
+    part = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3); raise SystemExit(3)"])
+    try:
+        outcome = run_cell(_StandInJMeter(60), tmp_path / "plan.jmx", tmp_path, {}, duration_s=60, server=part,
+                           server_name="[processes.db]")
+    finally:
+        part.kill()
+        part.wait()
+    assert outcome.status == "failed"
+    assert outcome.reason.startswith("[processes.db] died ") and "(exit 3); JMeter stopped" in outcome.reason
+
+
 def test_resume_runs_again_a_complete_cell_whose_analysis_found_an_outage_keeping_the_first_attempt(tmp_path, fakes,
                                                                                                     grid_path, monkeypatch,
                                                                                                     capsys):

@@ -59,6 +59,7 @@ def run_cell(
     controller_options: list[str] | None = None,
     on_progress: Callable[[Live, float], None] | None = None,
     server: subprocess.Popen | None = None,
+    server_name: str = "sample server",
     cpus: tuple[int, ...] | None = None,
     server_cpus: tuple[int, ...] | None = None,
     observe_sources: list[str] | None = None,
@@ -71,7 +72,8 @@ def run_cell(
     On Ctrl-C/SIGTERM JMeter's process group is stopped and `Interrupted` propagates after the metrics files
     are closed; the caller records the cell as incomplete. `server`: the sample server's process, watched through
     the cell: when it exits, JMeter is stopped (every request from then on would fail at once and read as
-    throughput) and the cell fails, saying when the server died and how. `cpus`: the CPUs JMeter runs on, and
+    throughput) and the cell fails, saying when the server died and how, by `server_name` (the sample server, or the
+    grid's part that is the system under test: "[processes.db]"). `cpus`: the CPUs JMeter runs on, and
     `server_cpus` those the sample server was pinned to (grid `[server] cpus`), whose busy share the host metrics
     add (None: both run anywhere). `observe_sources`: the Prometheus endpoints scraped once a second into
     observed.csv, each on its own thread (run/observe.py), keeping the known families and `observe_keep`: the
@@ -142,7 +144,7 @@ def run_cell(
     stopped_by = f" (after {', '.join(dict.fromkeys(stopper.sent))} to its port {command_port})" \
         if stopper is not None and stopper.sent else ""
     if died is not None:
-        status, reason = "failed", f"sample server died {died[0]:.0f} s into the cell (exit {died[1]}); JMeter stopped"
+        status, reason = "failed", f"{server_name} died {died[0]:.0f} s into the cell (exit {died[1]}); JMeter stopped"
     elif hung:
         status, reason = "failed", (f"JMeter still running {HANG_GRACE_S:.0f} s after the cell's duration; stopped"
                                     if not stopped_by else f"JMeter did not exit{stopped_by}; its process group stopped")

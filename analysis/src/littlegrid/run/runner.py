@@ -219,11 +219,13 @@ class _Run:
             raise UserError(f"[processes.{name}] exited with code {code} during the run "
                             f"(see {self.folder.root / 'processes' / name / (name + '.log')})")
 
-    def _watched(self):
-        """The process whose death fails a cell: the sample server's, else the part that is the system under test."""
+    def _watched(self) -> dict:
+        """run_cell's `server` and `server_name`: the process whose death fails a cell, the sample server's, else
+        the part that is the system under test, named as the grid names it ([processes.<name>])."""
         if self.server is not None:
-            return getattr(self.server, "process", None)
-        return next((p.process for p in self.parts.started if p.spec.role == "server"), None)
+            return {"server": getattr(self.server, "process", None)}
+        part = next((p for p in self.parts.started if p.spec.role == "server"), None)
+        return {"server": part.process, "server_name": f"[processes.{part.spec.name}]"} if part is not None else {}
 
     # -- the sample server -----------------------------------------------------------------------
     def _ensure_server(self, knobs: dict | None, clock: Clock) -> None:
@@ -301,7 +303,7 @@ class _Run:
                                remote_hosts=list(grid.remote_hosts), heap=self.heap,
                                controller_options=controller_options(grid)
                                + [f"-J{k}={v}" for k, v in port_properties(port).items()],
-                               on_progress=show, server=self._watched(),
+                               on_progress=show, **self._watched(),
                                cpus=self.cpus[1] if self.cpus else None,
                                server_cpus=self.cpus[0] if self.cpus else None,
                                observe_sources=self._observe_sources(), observe_keep=grid.observe.keep,
