@@ -88,7 +88,7 @@ def test_the_runners_own_manifest_writes_keep_the_searchs_cells(tmp_path, simula
     """The grid runner writes the run's manifest itself when the sample server starts (its placement, before any
     load). In a search that write replaced the probes' list with the runner's empty one, and the first probe's
     analysis found no cell (KeyError 'users=1': every search of a grid with [server] start = true failed)."""
-    from littlegrid.run.runner import _Run
+    from littlegrid.run.runner import GridRun
     from littlegrid.search.runner import search
 
     def ensure_server(self, knobs, clock):  # what the real start does to the manifest, without a server
@@ -96,7 +96,7 @@ def test_the_runners_own_manifest_writes_keep_the_searchs_cells(tmp_path, simula
                                          "placement": "this_host"}})
         self.folder.write_manifest(self.manifest)
 
-    monkeypatch.setattr(_Run, "_ensure_server", ensure_server)
+    monkeypatch.setattr(GridRun, "ensure_server", ensure_server)
     folder, doc = search(grid(tmp_path), ["p90 < 300ms"], out=tmp_path / "out", run_id="s1")
     assert doc["answer"]["kind"] == "found"
     assert json.loads((folder / "manifest.json").read_text())["cells"] == [p["cell"] for p in doc["probes"]]

@@ -35,7 +35,7 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
              live_bind_any: bool = False, retry: int = 0, keystore: Path | None = None) -> Path:
     """Run every cell of the grid (or, with `resume`, every cell of that run not complete); returns the run folder.
     live: "[HOST:]PORT" to serve the live view there while the grid runs (littlegrid.run.live)."""
-    live_address = _live_address(live, live_bind_any)
+    address = live_address(live, live_bind_any)
     if resume is not None:
         folder = rf.RunFolder.open(resume)
         grid_path = resume_grid_path(folder, grid_path)
@@ -60,19 +60,21 @@ def run_grid(grid_path: Path | None, out: Path = Path("reports"), resume: Path |
         # blockers and hosts the grid does not name: refused before any load; what engines elsewhere must hold
         for note in own_plan.check_cells(grid, cells, jmeter.home):
             print(note, flush=True)
-    session = _open_live(live_address, live_bind_any, f"{grid.name} ({run_id})")  # a busy port: refused here
+    session = open_live(address, live_bind_any, f"{grid.name} ({run_id})")  # a busy port: refused here
     try:
         if resume is None:
             folder = rf.RunFolder.create(Path(out), run_id, grid_path)
         with folder.locked():  # a second run or --resume of this folder is refused while this one writes it
-            return _Run(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None,
+            return GridRun(grid, cells, folder, jmeter, jmeter_heap, resumed=resume is not None,
                         live=session.view if session else None, retry=retry).execute()
     finally:
         if session is not None:
             session.close()
 
 
-def _live_address(live: str | None, bind_any: bool) -> tuple[str, int] | None:
+def live_address(live: str | None, bind_any: bool) -> tuple[str, int] | None:
+    """The live view's (host, port) from `--live [HOST:]PORT`, None without one; `--live-bind-any` alone refused.
+    A run and a search read it alike (search/runner.py)."""
     if live is None:
         if bind_any:
             raise UserError("--live-bind-any: give --live [HOST:]PORT too")
@@ -81,16 +83,18 @@ def _live_address(live: str | None, bind_any: bool) -> tuple[str, int] | None:
     return parse_address(live, bind_any)
 
 
-def _open_live(address: tuple[str, int] | None, bind_any: bool, title: str):
+def open_live(address: tuple[str, int] | None, bind_any: bool, title: str):
+    """The live view's session at `address` (None: no live view), its URL printed; a busy port is refused here,
+    before any load."""
     if address is None:
         return None
-    from littlegrid.run.live.session import open_live
-    session = open_live(*address, title=title, bind_any=bind_any)
+    from littlegrid.run.live import session as live_session
+    session = live_session.open_live(*address, title=title, bind_any=bind_any)
     print(f"live view: {session.url}", flush=True)
     return session
 
 
-class _Run:
+class GridRun:
     """One execution of a grid into a run folder: the server's lifecycle, the cells in order, the manifests."""
 
     def __init__(self, grid: Grid, cells: list[Cell], folder: rf.RunFolder, jmeter: JMeter, heap: str, resumed: bool,
@@ -110,7 +114,7 @@ class _Run:
         self.stop_conditions = precise_conditions
 
     def execute(self) -> Path:
-        manifest = self.manifest = self._start_manifest()
+        manifest = self.manifest = self.start_manifest()
         self.folder.write_manifest(manifest)
         if self.live:
             self.live.run_started(self.folder.root, [c.id for c in self.cells], f"{self.grid.name} ({self.folder.root.name})")
@@ -123,15 +127,15 @@ class _Run:
         t0 = time.monotonic()
         status, reason = "incomplete", None
         try:
-            with _signals_raise_interrupted():
-                self._start_parts()
+            with signals_raise_interrupted():
+                self.start_parts()
                 for cell in self.cells:
                     self._parts_alive()
                     if cell not in todo:
                         print(f"[{cell.index}/{len(self.cells)}] {cell.id}  complete already: kept")
                         continue
                     for attempt in range(1 + self.retry):
-                        self._ensure_server(cell.knobs, clock)
+                        self.ensure_server(cell.knobs, clock)
                         outcome = self._run_cell(cell, clock, t0)
                         if outcome.status == "complete" or attempt == self.retry:
                             break
@@ -149,7 +153,7 @@ class _Run:
             status, reason = "failed", str(e)
             raise
         finally:
-            self._stop_server()
+            self.stop_server()
             self.parts.stop()
             manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
             self.folder.write_manifest(manifest)
@@ -157,7 +161,7 @@ class _Run:
                 self.live.run_ended(status if reason is None else f"{status}: {reason}")
         return self.folder.root
 
-    def _start_manifest(self) -> dict:
+    def start_manifest(self) -> dict:
         previous = self.folder.read_manifest() if self.resumed else {}
         grid = self.grid
         return {
@@ -198,7 +202,7 @@ class _Run:
                 "observe_hosts": {url: placement.of_url(url) for url in sources}}
 
     # -- the parts the grid starts ------------------------------------------------------------------
-    def _start_parts(self) -> None:
+    def start_parts(self) -> None:
         """Every [processes.<name>], in order, each set up and ready before the next; then what needed them up to be
         checked (the target answering, the [observe] sources), before any load. A failure stops them all (the
         caller's finally) and is refused in one line."""
@@ -228,7 +232,7 @@ class _Run:
         return {"server": part.process, "server_name": f"[processes.{part.spec.name}]"} if part is not None else {}
 
     # -- the sample server -----------------------------------------------------------------------
-    def _ensure_server(self, knobs: dict | None, clock: Clock) -> None:
+    def ensure_server(self, knobs: dict | None, clock: Clock) -> None:
         """Start the sample server with these knobs, restarting it only when they differ from the running ones."""
         if knobs is None:
             return
@@ -239,7 +243,7 @@ class _Run:
             # It died during the previous cell (whose samples show it); the next cell gets a fresh one.
             print(f"sample server: exited with code {process.returncode} (see {self.folder.server_log}); restarting",
                   flush=True)
-        self._stop_server()
+        self.stop_server()
         spec = self.grid.server
         t = time.monotonic()
         print(f"sample server: starting with {_knob_text(knobs)}", flush=True)
@@ -258,7 +262,7 @@ class _Run:
                   + (f", {done.failures:,} failed" if done.failures else "") + "; not recorded)", flush=True)
         clock.server_started(time.monotonic() - t)
 
-    def _stop_server(self) -> None:
+    def stop_server(self) -> None:
         server, self.server = self.server, None
         if server is not None:
             server.stop()
@@ -425,7 +429,7 @@ def _knob_text(knobs: dict) -> str:
 
 
 @contextmanager
-def _signals_raise_interrupted():
+def signals_raise_interrupted():
     """SIGTERM and SIGINT raise Interrupted in the main thread, so that every `finally` stops what it started."""
     def handler(signum, frame):
         raise Interrupted(signal.Signals(signum).name)

@@ -93,9 +93,9 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
     live: "[HOST:]PORT" to serve the live view there (the grid runner's, with the search's progress)."""
     from littlegrid.run.jmeter import find_jmeter
     from littlegrid.run import preflight
-    from littlegrid.run.runner import _live_address, _open_live, _Run
+    from littlegrid.run.runner import live_address, open_live, GridRun
 
-    live_address = _live_address(live, live_bind_any)
+    address = live_address(live, live_bind_any)
     grid = preflight.engine_access(load_grid(grid_path), None)  # remote engines: the grid's keystore, or ssl = false warned
     slo = parse_slo(slo_texts)
     axis, searches = spaces(grid)
@@ -110,10 +110,10 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
     if resume:
         folder = rf.RunFolder.open(Path(out) / run_id)
         _same_search(folder, grid, slo_texts)
-    session = _open_live(live_address, live_bind_any, f"search {grid.name} ({run_id})")  # a busy port: refused here
+    session = open_live(address, live_bind_any, f"search {grid.name} ({run_id})")  # a busy port: refused here
     try:
         folder = folder or rf.RunFolder.create(Path(out), run_id, grid_path)
-        run = _Run(grid, [], folder, jmeter, jmeter_heap, resumed=resume, live=session.view if session else None)
+        run = GridRun(grid, [], folder, jmeter, jmeter_heap, resumed=resume, live=session.view if session else None)
         return _search(run, grid_path, slo, slo_texts, axis, searches, out, resume)
     finally:
         if session is not None:
@@ -122,11 +122,11 @@ def search(grid_path: Path, slo_texts: list[str], out: Path = Path("reports"), r
 
 def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches: list, out: Path,
             resume: bool) -> tuple[Path, dict]:
-    from littlegrid.run.runner import _signals_raise_interrupted
+    from littlegrid.run.runner import signals_raise_interrupted
 
     grid, folder, view, run_id = run.grid, run.folder, run.live, run.folder.root.name
     # the runner's own writes (the sample server's placement when it starts) must carry the search's cells
-    manifest = run.manifest = run._start_manifest()
+    manifest = run.manifest = run.start_manifest()
     manifest["search"] = {"axis": axis, "slo": list(slo_texts), "range": [searches[0][1].low, searches[0][1].high]}
     done = _finished_cells(folder, manifest_cells=(folder.read_manifest().get("cells") or []) if resume else [])
     manifest["cells"] = [c for c in done]
@@ -141,8 +141,8 @@ def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches
         view.run_started(folder.root, list(done), f"search {grid.name} ({folder.root.name})")
     results, status, reason, ended = [], "incomplete", None, "failed"
     try:
-        with _signals_raise_interrupted():
-            run._start_parts()  # the grid's [processes], up before the first probe
+        with signals_raise_interrupted():
+            run.start_parts()  # the grid's [processes], up before the first probe
             for group, space in searches:
                 results.append(prober.search(group, space))
                 rf.write_json(folder.root / SEARCH_JSON, document(space, slo_texts, results))
@@ -156,7 +156,7 @@ def _search(run, grid_path: Path, slo, slo_texts: list[str], axis: str, searches
         status, reason = "failed", str(e)
         raise
     finally:
-        run._stop_server()
+        run.stop_server()
         run.parts.stop()
         manifest.update({"ended": rf.utc_now(), "status": status, "reason": reason})
         folder.write_manifest(manifest)
@@ -223,7 +223,6 @@ class _Prober:
             attempt = sum(1 for p in probes if p.load == step.load) + 1
             cell = probe_cell(self.grid, group, self.axis, step.load, attempt, len(self.manifest["cells"]) + 1)
             factor = 2 ** sum(1 for p in probes if p.load == step.load and not p.valid) if step.lengthen else 1
-            duration = self.grid.timing.duration_s * factor
             replayed = cell.id in self.kept
             if not replayed:
                 self._run(cell, factor, clock)
@@ -252,7 +251,7 @@ class _Prober:
         self.manifest["grid"] = {**self.grid.raw, "axes": {**self.grid.raw.get("axes", {}), self.axis: values}}
         self.folder.write_manifest(self.manifest)
         started = time.monotonic()
-        run._ensure_server(cell.knobs, clock)
+        run.ensure_server(cell.knobs, clock)
         clock.remaining = [duration]
         run._run_cell(cell, clock, self.t0)
         self.walls.append(time.monotonic() - started)
