@@ -48,7 +48,7 @@ def test_an_interval_from_minus_17_to_plus_0_2_percent_is_never_called_equal():
     equivalent either: no reader may call it equal, same or equivalent."""
     finding, head, s, found = arms_said(-0.17, 0.002, -0.09)
     assert finding.resource == "not_shown_different"
-    said = f"at N = 8 throughput is not shown different, nor equivalent within ±5%: 100/s against 91/s"
+    said = "at N = 8 throughput is not shown different, nor equivalent within ±5%: 100/s against 91/s"
     assert said in finding.statement and "(-9.0%, 95% interval -17.0% to +0.2%)" in finding.statement
     assert "Neither arm can be chosen on throughput" in finding.statement
     # the headline writes the change at the interval's precision, its ends rounded outwards (issue 51)

@@ -291,7 +291,7 @@ class Arms:
                         f" less contention for the same work.",
                         f"at equivalent throughput and p99 the lower {words} is chosen", pick, words)
         return (f"Either arm: {equal} and nothing else measured separates them at {_at(row['a'])}.",
-                f"X within the margin, p99 not shown better or worse, nor "
+                "X within the margin, p99 not shown better or worse, nor "
                 + ("load average or " if here else "") + f"time in service {CHOOSE_RATIO:g}-fold"
                 + ("" if here else " (the load average is the generator's host's: the server ran elsewhere)"),
                 None, None)

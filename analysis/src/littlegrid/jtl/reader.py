@@ -8,8 +8,8 @@ import pandas as pd
 
 from littlegrid.jtl.assemble import assemble
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, iter_csv_chunks, read_csv
-from littlegrid.jtl.reading import Reading, Skip, SkipLog
-from littlegrid.jtl.schema import ALWAYS_READ, CATEGORY_COLUMNS, COLUMNS, CSV_TO_COLUMN, SAMPLES_SCHEMA
+from littlegrid.jtl.reading import Reading, SkipLog
+from littlegrid.jtl.schema import ALWAYS_READ, CATEGORY_COLUMNS, COLUMNS, CSV_TO_COLUMN
 from littlegrid.jtl.sniff import sniff as _sniff
 from littlegrid.jtl.xml_reader import read_xml
 from littlegrid.usererror import UserError, at

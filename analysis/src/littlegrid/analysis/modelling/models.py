@@ -9,7 +9,7 @@ import numpy as np
 
 from littlegrid.analysis.modelling import mmcn, usl
 from littlegrid.analysis.queueing import little
-from littlegrid.analysis.queueing.laws import not_made, throughput_bound, verdict
+from littlegrid.analysis.queueing.laws import verdict
 from littlegrid.analysis.reading.histogram import read_cell_histogram, whole_seconds
 from littlegrid.analysis.steady.window import regular_edge_error
 from littlegrid.criteria.grammar import parse

@@ -451,9 +451,9 @@ def _hikari(scrapes: list[_Scrape]) -> list[tuple[str, tuple[ConnectionPoolSecon
     pools: dict[str, list[ConnectionPoolSecond]] = defaultdict(list)
     for s in scrapes:
         values: dict[str, dict[str, float]] = defaultdict(dict)
-        for field, metric in HIKARI.items():
+        for figure, metric in HIKARI.items():
             for labels, v in s.series(metric):
-                values[labels.get("pool", "")][field] = values[labels.get("pool", "")].get(field, 0.0) + v
+                values[labels.get("pool", "")][figure] = values[labels.get("pool", "")].get(figure, 0.0) + v
         for name, fields in values.items():
             pools[name].append(ConnectionPoolSecond(s.time_ms, fields.get("active"), fields.get("max"),
                                                     fields.get("pending")))

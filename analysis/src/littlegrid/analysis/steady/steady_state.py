@@ -300,7 +300,6 @@ def _warmup(counts, sums_ms, floor_s, left_out, unit_s) -> Warmup:
         return Warmup(float(floor_s), False, TOO_SHORT, None)
     if 2 * longest_silence(counts) > len(counts):
         return Warmup(float(floor_s), False, SILENT, None)
-    mean_r = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
     candidates = searched(len(counts) // batch)  # the truncations MSER looks among
     by_rate = _tested(counts, np.ones_like(counts), batch, candidates)
     by_r = _tested(sums, counts, batch, candidates)
