@@ -8,8 +8,9 @@ import pandas as pd
 
 from littlegrid.jtl.assemble import assemble
 from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, iter_csv_chunks, read_csv
-from littlegrid.jtl.reading import Reading, SkipLog
-from littlegrid.jtl.schema import ALWAYS_READ, CATEGORY_COLUMNS, COLUMNS, CSV_TO_COLUMN
+# Skip and SAMPLES_SCHEMA: the package re-exports them from here (littlegrid.jtl.__getattr__)
+from littlegrid.jtl.reading import Reading, Skip, SkipLog  # noqa: F401
+from littlegrid.jtl.schema import ALWAYS_READ, CATEGORY_COLUMNS, COLUMNS, CSV_TO_COLUMN, SAMPLES_SCHEMA  # noqa: F401
 from littlegrid.jtl.sniff import sniff as _sniff
 from littlegrid.jtl.xml_reader import read_xml
 from littlegrid.usererror import UserError, at
