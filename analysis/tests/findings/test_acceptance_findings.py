@@ -45,4 +45,4 @@ def test_the_classic_grid_shows_the_findings_it_expects(runnable, tmp_path, name
         assert "requests wait in haproxy's queue" in waiting.statement and "in service behind it take" in waiting.statement
         assert "PostgreSQL counts" in waiting.statement  # the database's own count of queries in service
         figures = dict(waiting.figures)
-        assert figures["proxy_queue"] > 1 and figures["proxy_wait_ms"] > figures["in_service_ms"]
+        assert figures["waiting_in_front"] > 1 and figures["wait_in_front_ms"] > figures["in_service_ms"]

@@ -155,3 +155,27 @@ def test_a_headline_never_prints_a_missing_figure():
 def test_r_past_the_level_is_written_with_the_curves_think_time_never_as_if_it_were_zero(think_ms, words):
     from littlegrid.findings.base import response_law_words
     assert response_law_words(40.0, think_ms) == words
+
+
+def test_a_proxys_maxconn_is_named_as_the_cap_and_its_queue_as_where_the_rest_wait():
+    # The littles-law summary with its pool's findings told as a proxy's (findings/proxy.py's figures): the
+    # headline names the proxy's limit and its queue, never "something not measured"
+    s = littles_law()
+    found = findings(s)
+    saturated = next(f.curve for f in found if f.kind == "saturation")
+
+    def as_proxy(f: Finding, kind: str | None) -> Finding:
+        figures = dict(f.figures)
+        if f.kind == "bottleneck":
+            figures = {"proxy_limit": 3.0} | ({"proxy_kind": kind} if kind else {})
+            return replace(f, resource="proxy", figures=tuple(figures.items()))
+        if f.kind == "waiting" and "waiting_in_front" in figures:
+            figures = {k: v for k, v in figures.items() if k != "boundary"} | {"queue": f"{kind or 'the proxy'}'s queue"}
+            return replace(f, resource="proxy", figures=tuple(figures.items()))
+        return f
+
+    for kind, who in (("haproxy", "haproxy's maxconn 3"), (None, "the proxy's maxconn 3")):
+        told = [as_proxy(f, kind) if f.curve == saturated else f for f in found]
+        first = headline(s, told)["sentences"][0]
+        assert first.startswith(f"With {THREADS} = 10, {who} caps throughput at "), first
+        assert first.endswith(f"at N = 100, about 90 requests wait in {kind or 'the proxy'}'s queue."), first

@@ -67,6 +67,10 @@ def test_the_bottleneck_is_haproxys_maxconn_from_its_own_exporter(haproxy_run):
     heaviest = max(summary.cells, key=lambda c: c.users.n)
     [proxy] = [p for p in heaviest.observed.proxies if p.backend == "app"]
     assert proxy.limit == MAXCONN and proxy.served_mean >= 0.9 * MAXCONN  # its sessions sit at maxconn
+    # the headline names the same limit and where the rest wait, never "something not measured"
+    head = summary.headline.sentences[0]
+    assert re.match(rf"(With [^,]+, )?[hH]aproxy's maxconn {MAXCONN} (likely )?caps throughput at ", head), head
+    assert "in haproxy's queue" in head, head
 
 
 def test_the_wait_is_in_haproxys_queue_about_n_less_maxconn_requests(haproxy_run):

@@ -88,6 +88,10 @@ def _limiter(f: Finding | None) -> str:
     if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
         basis = _figure(f, "cpu_basis")
         return f"{server_cpu.owner_of(str(basis)).capitalize()} CPU" if basis else "The host's CPU"
+    if f.resource == "proxy":  # a proxy's maxconn (findings/proxy.py); a summary without its kind says "the proxy"
+        kind, limit = _figure(f, "proxy_kind"), _figure(f, "proxy_limit")
+        named = f"{kind}'s" if isinstance(kind, str) and kind else "the proxy's"
+        return f"{named[0].upper()}{named[1:]} maxconn" + (f" {limit:g}" if isinstance(limit, float) else "")
     return {"throttle": "The throttle", "connections": "Connection limits",
             "generator": "The generator (not the server)"}.get(f.resource or "", "Something not measured")
 
@@ -102,9 +106,10 @@ def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) 
         n = _value(waiting, "waiting_in_front")
         at = _figure(waiting, "load") if _figure(waiting, "load") is not None else _value(waiting, "users")
         said = precision.count(n, None, None)  # no interval: two significant figures (findings/bottleneck.py, waiting.py)
-        boundary = _figure(waiting, "boundary")
-        where = f"outside {boundary}" if isinstance(boundary, str) and boundary != "the server" \
-            else "in front of the server"
+        boundary, queue = _figure(waiting, "boundary"), _figure(waiting, "queue")
+        where = (f"in {queue}" if isinstance(queue, str)  # a proxy's own queue (findings/proxy.py)
+                 else f"outside {boundary}" if isinstance(boundary, str) and boundary != "the server"
+                 else "in front of the server")
         one = said == "about 1"
         likely = "likely " if waiting.standing == "suggests" else ""  # the finding's hedge kept
         return (f"at {load_words(curve, at)}, {said} request{'' if one else 's'} {likely}"
@@ -126,7 +131,8 @@ def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None, waiting: Fin
     level, bound = _value(sat, "throughput_per_s"), _figure(sat, "bound_per_s")
     from_grid = _figure(sat, "bound_basis") in (None, "grid")  # an older summary's bound: said as it was
     who = _limiter(bottleneck)
-    verb = "caps" if who.endswith(("CPU", "pool", "throttle", "server)", "measured")) else "cap"
+    verb = ("caps" if who.endswith(("CPU", "pool", "throttle", "server)", "measured"))
+            or (bottleneck is not None and bottleneck.resource == "proxy") else "cap")
     # the finding's hedge kept: a saturation or bottleneck that only suggests is said as likely
     if any(f is not None and f.standing == "suggests" for f in (sat, bottleneck)):
         verb = f"likely {verb}"

@@ -84,7 +84,10 @@ def waiting(summary: Summary) -> list[Finding]:
                 tuple(Figure(f"{p_.kind} queue L_q", p_.queue_mean, "requests", c_.id) for c_, p_, _ in queued)
                 + tuple(Figure(f"{p_.kind} queue wait W_q", p_.queue_wait_ms, "ms", c_.id) for c_, p_, _ in queued)
                 + tuple(Figure("time in service behind it", p_.in_service_ms, "ms", c_.id) for c_, p_, _ in queued),
-                fields({"users": users(c), "proxy_queue": p.queue_mean, "proxy_wait_ms": p.queue_wait_ms,
+                # the names the general waiting finding uses (waiting.py), so the headline reads either: "at N = 8,
+                # about 7.2 requests wait in haproxy's queue"
+                fields({"users": users(c), "load": load(curve, c), "waiting_in_front": p.queue_mean,
+                        "wait_in_front_ms": p.queue_wait_ms, "queue": f"{p.kind}'s queue",
                         "in_service": p.served_mean, "in_service_ms": p.in_service_ms, "limit": p.limit, "r_ms": r}),
                 where_of([c_ for c_, *_ in queued]) or tuple(curve.fixed.items()), tuple(c_.id for c_, *_ in queued),
                 "proxy"))
@@ -157,4 +160,5 @@ def limit(cells: list[Cell], xs: list[float | None], on: str):
     return ("proxy", statement, "holds",
             f"{p.kind}'s own exporter: its servers' sessions at least {FULL:.0%} of maxconn with requests queued "
             "while X stays level (a pool of maxconn slots)",
-            evidence, {"proxy_limit": p.limit, "proxy_queue": p.queue_mean, "in_service_ms": p.in_service_ms})
+            evidence, {"proxy_kind": p.kind, "proxy_limit": p.limit, "proxy_queue": p.queue_mean,
+                      "in_service_ms": p.in_service_ms})
