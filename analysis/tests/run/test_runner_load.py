@@ -1,4 +1,5 @@
-"""`littlegrid run` with real JMeter runs: complete folders, SIGKILL + resume, SIGTERM, failed cells, remote engines.
+"""`littlegrid run` with real JMeter runs: complete folders (the CI grid's run, shared), SIGKILL + resume, SIGTERM,
+failed cells, remote engines.
 
 Load tests: run them under the machine's load lock, e.g.
 `flock "$LOAD_LOCK" pytest -m integration tests/run`.
@@ -8,7 +9,6 @@ import csv
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +21,7 @@ from littlegrid.analysis.observed.mapping import map_readings, readings_from_row
 from littlegrid.analysis.observed.observed_window import pool_under_test
 from littlegrid.jtl.schema import TRANSACTION_MESSAGE_PREFIX
 from littlegrid.run import engines
+from littlegrid.run.jmeter import repo_root
 from littlegrid.run.runner import run_grid
 from littlegrid.summarize import analyze
 from littlegrid.usererror import UserError
@@ -61,44 +62,26 @@ def jmeters_writing_to(run: Path) -> list[psutil.Process]:
     return found
 
 
-def test_a_two_by_two_grid_against_the_sample_server_completes_with_a_complete_folder(
-        tmp_path, jmeter, server_jar, closed_plan, capsys):
-    # GET / holds one of 2 Tomcat threads for 100 ms: throughput is capped at c/S = 20/s, so 4 users without
-    # think time keep both threads busy and queue, and by Little's law (N = X·R at the same X) wait about twice
-    # as long as 2 users do. That ratio is printed, not asserted: a busy host stretches each cell's service
-    # time by its own amount. What it cannot change is asserted: the pool is full while 4 users queue.
-    grid = tmp_path / "two-by-two.toml"
-    grid.write_text(f"""
-name = "two-by-two"
-plan = "{closed_plan}"
-criteria = ["error_rate < 1%"]
-[server]
-start = true
-knobs = {{ "server.tomcat.threads.max" = 2 }}
-[target]
-path = "/"
-[cell]
-duration_s = 5
-warmup_s = 1
-cooldown_s = 1
-rampup_s = 0
-[properties]
-think_dist = "constant"
-[axes]
-users = [2, 4]
-think_ms = [0, 50]
-""")
-    run = run_grid(grid, out=tmp_path / "reports", run_id="r", jmeter_heap=HEAP)
-    printed = capsys.readouterr().out
-    assert run == tmp_path / "reports" / "r"
-    assert "4 cells of 5 s" in printed and "expected time: about" in printed
-    assert printed.count("sample server: starting") == 1
+CI_GRID = repo_root(Path(__file__).parent) / "grids" / "ci.toml"  # the grid of tests/run/conftest.py's ci_grid_run
+CI_CELLS = [f"users={n},think_ms={z}" for n in (5, 10, 20) for z in (0, 50)]
+CI_THREADS, CI_SATURATED = 10, "users=20,think_ms=0"
+
+
+def test_the_ci_grid_against_the_sample_server_leaves_a_complete_folder(ci_grid_run, closed_plan):
+    # grids/ci.toml: GET / holds one of 10 Tomcat threads for 100 ms, so throughput is capped at c/S = 100/s; 20
+    # users without think time keep every thread busy while the other 10 queue. How R grows with N is printed, not
+    # asserted: a busy host stretches each cell's service time by its own amount. What it cannot change is asserted:
+    # the folder, the counters, and the pool full while 20 users queue on it. The run is the test command's own
+    # (analysis/pom.xml) or one run here: tests/run/conftest.py's ci_grid_run.
+    run = ci_grid_run
     m = manifest(run / "manifest.json")
     assert m["schema"] == "littlegrid.run/1" and m["status"] == "complete" and m["ended"] >= m["started"]
     assert m["versions"]["jmeter"] == "5.6.3" and m["versions"]["java"].startswith(("openjdk", "java"))
-    assert (run / "grid.toml").read_bytes() == grid.read_bytes()
-    assert m["cells"] == ["users=2,think_ms=0", "users=2,think_ms=50", "users=4,think_ms=0", "users=4,think_ms=50"]
-    assert (run / "server.log").stat().st_size > 0
+    assert (run / "grid.toml").read_bytes() == CI_GRID.read_bytes()
+    assert m["cells"] == CI_CELLS
+    # one server configuration: the server started once for the whole grid (its log holds every start)
+    log = (run / "server.log").read_text(encoding="utf-8")
+    assert log.count("Started LittlegridServer") == 1, log.count("Started LittlegridServer")
     # recorded before any load: the sample server runs here, on its loopback address and the port it was given
     assert m["target"]["placement"] == "this_host" and m["target"]["host"] == "127.0.0.1" and m["target"]["port"]
     mean_ms = {}
@@ -109,66 +92,45 @@ think_ms = [0, 50]
         cm = manifest(folder / "manifest.json")
         assert cm["status"] == "complete" and cm["exit_code"] == 0 and cm["reason"] is None
         assert cm["users"] == cm["axes"]["users"] and cm["engines"] == 1
-        assert cm["server"] == {"server.tomcat.threads.max": 2}
-        assert cm["properties"]["think_ms"] == str(cm["axes"]["think_ms"]) and cm["properties"]["duration_s"] == "5"
+        assert cm["server"] == {"server.tomcat.threads.max": CI_THREADS}
+        assert cm["properties"]["think_ms"] == str(cm["axes"]["think_ms"]) and cm["properties"]["duration_s"] == "20"
         results = rows(folder / "results.jtl")
         assert cm["samples"] == len(results) > 0
         assert all(r["success"] == "true" for r in results)
         if closed_plan.name == "closed.jmx":  # every request's think time, as drawn: the cell's think_ms exactly
             assert {r["think_drawn_ms"] for r in results} == {str(cm["axes"]["think_ms"])}, cid
-        assert len(rows(folder / "host-metrics.csv")) >= 5
+        assert len(rows(folder / "host-metrics.csv")) >= 20  # 1 Hz over at least the cell's 20 s
         # The actuator is observed as any service is ([observe]'s one path), read through the mapping
         (actuator,) = cm["observe"]
-        assert actuator.endswith("/actuator/prometheus") and cm["observe"][actuator]["scrapes"] >= 5
+        assert actuator.endswith("/actuator/prometheus") and cm["observe"][actuator]["scrapes"] >= 20
         port = m["target"]["port"]
         observed = map_readings(readings_from_rows(rows(folder / "observed.csv")), port=port)
         (requests,) = observed.requests
         counts = [s.requests for s in requests.seconds if s.requests is not None]
-        assert requests.source == actuator and len(counts) >= 5  # 1 Hz over at least the cell's duration
+        assert requests.source == actuator and len(counts) >= 20  # 1 Hz over at least the cell's duration
         # Every request the server served during the cell is a sample JMeter wrote: the counters agree exactly.
         served = int(counts[-1]) - int(counts[0])
         assert served == len(results), (cid, served, len(results))
         pool = pool_under_test(observed, port)  # Tomcat's connector on the port under test
-        assert pool.source == actuator and pool.host == "127.0.0.1" and len(pool.seconds) >= 5
-        assert {s.size for s in pool.seconds} == {2.0}
+        assert pool.source == actuator and pool.host == "127.0.0.1" and len(pool.seconds) >= 20
+        assert {s.size for s in pool.seconds} == {float(CI_THREADS)}
         busiest = max(s.busy for s in pool.seconds)
-        assert busiest <= 2  # Tomcat never exceeds threads.max
-        if cid == "users=4,think_ms=0":
-            assert busiest == 2, busiest  # saturated: the other two users wait in front of the pool
+        assert busiest <= CI_THREADS  # Tomcat never exceeds threads.max
+        if cid == CI_SATURATED:
+            assert busiest == CI_THREADS, busiest  # saturated: the other ten users wait in front of the pool
         assert observed.process_cpu and observed.process_cpu[0].source == actuator
         mean_ms[cid] = sum(int(r["elapsed"]) for r in results) / len(results)
-    ratio = mean_ms["users=4,think_ms=0"] / mean_ms["users=2,think_ms=0"]
-    print(f"R(4 users) / R(2 users) without think time: {ratio:.2f} (about 2 on a quiet host); mean R {mean_ms}; "
+    ratio = mean_ms["users=20,think_ms=0"] / mean_ms["users=10,think_ms=0"]
+    print(f"R(20 users) / R(10 users) without think time: {ratio:.2f} (about 2 on a quiet host); mean R {mean_ms}; "
           f"host load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
 def test_a_saturated_pool_keeps_its_server_view_a_reading_every_second_and_littles_law_at_the_server(
-        tmp_path, jmeter, server_jar, closed_plan):
-    # 20 users, no think time, on 2 Tomcat threads of 50 ms: the pool is saturated whatever the host's load.
-    # The 1 Hz scrapes go to the actuator's own port and threads, so none waits behind the 18 queued requests.
-    grid = tmp_path / "saturated.toml"
-    grid.write_text(f"""
-name = "saturated"
-plan = "{closed_plan}"
-[server]
-start = true
-knobs = {{ "server.tomcat.threads.max" = 2 }}
-[target]
-path = "/io?ms=50"
-[cell]
-duration_s = 15
-warmup_s = 3
-cooldown_s = 1
-rampup_s = 0
-[properties]
-think_ms = 0
-think_dist = "constant"
-[axes]
-users = [20]
-""")
-    run = run_grid(grid, out=tmp_path / "reports", run_id="s", jmeter_heap=HEAP)
-    (cell,) = analyze([run]).cells
-    srv, window_s = cell.server, cell.window.length_s
+        ci_grid_summary):
+    # 20 users, no think time, on 10 Tomcat threads of 100 ms: the pool is saturated whatever the host's load.
+    # The 1 Hz scrapes go to the actuator's own port and threads, so none waits behind the 10 queued requests.
+    cell = next(c for c in ci_grid_summary.cells if c.id == CI_SATURATED)
+    srv, window_s, n = cell.server, cell.window.length_s, cell.users.n
     checks = {c.name: c for c in cell.checks}
     interval_s = 1.0  # the observer's schedule (run/observe.py): one scrape a tick, a late one skipped, no catch-up
     # Every tick of the window answered: at most the two partial ticks at its edges are missing, and no stretch
@@ -177,14 +139,14 @@ users = [20]
     assert srv.readings >= int(window_s / interval_s) - 1, (srv.readings, window_s)
     assert srv.longest_gap_s <= 2 * interval_s, srv.longest_gap_s
     # The connector under test, not the actuator's: its pool size, and never more busy than that.
-    assert srv.threads_max == 2
-    assert srv.busy_threads_mean <= 2 and srv.in_flight_mean <= 2 + 1e-9
+    assert srv.threads_max == CI_THREADS
+    assert srv.busy_threads_mean <= CI_THREADS and srv.in_flight_mean <= CI_THREADS + 1e-9
     little = checks["server_little"]
     assert little.passed is True, little
     assert little.rel_error <= little.tolerance
     # Those not in the server wait in front of it: N = X·R up to the closed law's own tolerance.
     closed = checks["closed_law"]
-    assert srv.waiting_in_front >= 20 * (1 - closed.tolerance) - 2, srv
+    assert srv.waiting_in_front >= n * (1 - closed.tolerance) - CI_THREADS, srv
     assert srv.wait_in_front_ms > 0 and srv.in_front_reason is None
 
 
