@@ -17,6 +17,7 @@ from littlegrid.jtl import read_jtl
 from littlegrid.run.jmeter import JMeter, find_jmeter
 from littlegrid.run.plan_properties import save_service_properties
 from littlegrid.run.sample_server import SampleServer, find_server_jar
+from littlegrid.run.stopping import Stopper, free_udp_port, port_properties
 from littlegrid.usererror import UserError
 from needs import missing
 from plan_files import PLANS, ROOT
@@ -81,20 +82,53 @@ def run_plan(jmeter, sample_server, tmp_path_factory):
     """run_plan(plan name, **properties) -> PlanRun: JMeter non-GUI against the sample server, save-service
     properties as the runner passes them, killed if it outlives its duration by a minute."""
 
-    def run(name: str | Path, **properties) -> PlanRun:
-        """name: a plan of plans/, or the path of a plan of the test's own."""
+    def run(name: str | Path, *, stop_at_rows: int | None = None, **properties) -> PlanRun:
+        """name: a plan of plans/, or the path of a plan of the test's own. stop_at_rows: once the JTL holds that
+        many samples JMeter is told to stop through its command port (the runner's Shutdown, run/stopping.py), so
+        a run is as long as the samples its test needs, on a quiet host and a busy one alike; duration_s stays
+        its ceiling."""
         folder = tmp_path_factory.mktemp(Path(name).stem)
         jtl, log = folder / "results.jtl", folder / "jmeter.log"
-        props = save_service_properties() | {"host": "127.0.0.1", "port": sample_server.port} | properties
+        port = free_udp_port()
+        props = (save_service_properties() | {"host": "127.0.0.1", "port": sample_server.port}
+                 | port_properties(port) | properties)
         command = jmeter.command(PLANS / name, jtl=jtl, log=log, properties=props)
+        ceiling_s = float(properties.get("duration_s", 30)) + 60
         started = time.monotonic()
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              timeout=float(properties.get("duration_s", 30)) + 60)
+        with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as jmeter_process:
+            try:
+                _stop_at_rows(jmeter_process, jtl, stop_at_rows, Stopper(port), started + ceiling_s)
+                jmeter_process.wait(timeout=max(1.0, started + ceiling_s - time.monotonic()))
+            finally:
+                if jmeter_process.poll() is None:
+                    jmeter_process.kill()
         wall = time.monotonic() - started
         try:
             samples = read_jtl(jtl).samples
         except UserError:  # no file, or a header and no samples: the tests say what they expected
             samples = pd.DataFrame({"start_ms": [], "end_ms": [], "success": []})
-        return PlanRun(PLANS / name, jtl, log, props, wall, done.returncode, samples, os.getloadavg()[0])
+        return PlanRun(PLANS / name, jtl, log, props, wall, jmeter_process.returncode, samples, os.getloadavg()[0])
 
     return run
+
+
+def _stop_at_rows(process: subprocess.Popen, jtl: Path, rows: int | None, stopper: Stopper, deadline: float) -> None:
+    """Counts the JTL's samples as JMeter writes them (its header line aside) and, once `rows` are in, asks JMeter to
+    stop (Shutdown, again every second, as the runner does) until it exits; returns when it has exited, when no
+    row count was asked, or at the deadline."""
+    if rows is None:
+        return
+    seen, offset = -1, 0  # the header is a line too
+    while process.poll() is None and time.monotonic() < deadline:
+        if seen < rows:
+            try:
+                with jtl.open("rb") as f:
+                    f.seek(offset)
+                    chunk = f.read()
+                seen += chunk.count(b"\n")
+                offset += len(chunk)
+            except FileNotFoundError:
+                pass
+        if seen >= rows:
+            stopper.tick(time.monotonic())
+        time.sleep(0.2)

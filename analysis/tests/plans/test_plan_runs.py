@@ -43,6 +43,12 @@ USERS = {"exponential": 400, "constant": 200, "poisson": 200}
 # so the runs are long enough for the draws to count in that case too (30 s gave 6,022 exponential draws under
 # two busy loops, 4 s.e. = 5.2%: 40 s keeps 4 s.e. under 5% there).
 DURATION_S = {"exponential": 40, "constant": 20, "poisson": 20}
+# Those durations are ceilings: a run stops once its JTL holds what its test needs (run_plan's stop_at_rows), which a
+# quiet host reaches in about 16 s (exponential) and 10 s. The draws needed: the exponential's n >= 6 400 above, the
+# others the 2 000 every closed run is asked for (_draws). Twice that, and each thread's first request (no draw
+# before it): the cool-down trims 5 think times' worth of the last draws (about 2 000 at 800/s), and a busy host,
+# slower, trims fewer.
+DRAWS_NEEDED = {"exponential": 6400, "constant": 2000, "poisson": 2000}
 # A draw counts when the sample before it ends inside the window. A think time cut off by the end of the test
 # is never written, so the cool-down is 5 mean think times: an exponential draw outlives it with probability
 # e^-5, which biases the mean by about -0.3% here. The draws need no warm-up (the timer's draws do not depend
@@ -60,8 +66,8 @@ def closed_runs(run_plan):
     def get(dist: str):
         if dist not in runs:
             offset = {"think_offset_ms": POISSON_OFFSET_MS} if dist == "poisson" else {}
-            runs[dist] = run_plan("closed.jmx", think_dist=dist, users=USERS[dist], duration_s=DURATION_S[dist],
-                                  **offset, **CLOSED)
+            runs[dist] = run_plan("closed.jmx", stop_at_rows=2 * DRAWS_NEEDED[dist] + USERS[dist], think_dist=dist,
+                                  users=USERS[dist], duration_s=DURATION_S[dist], **offset, **CLOSED)
         return runs[dist]
 
     return get
@@ -105,7 +111,7 @@ def _draws(run, dist: str) -> np.ndarray:
     samples = run.samples
     assert samples["success"].all(), samples.loc[~samples["success"], "response_message"].head().tolist()
     think = think_times(run, warmup_s=0.0)
-    assert len(think) >= 2000, (len(think), run.context())
+    assert len(think) >= DRAWS_NEEDED[dist], (len(think), run.context())
     # A sleep never ends early: a realised think time shorter than its draw would mean the column is not the
     # draw that thread slept. JMeter's clock is the one exception. A timestamp is floor(System.nanoTime() in
     # ms) plus an offset to the wall clock, which each SampleResult takes when it is created; a daemon thread
