@@ -1,13 +1,18 @@
-"""Which tests are load tests, and what follows: a test that needs JMeter, a browser or a server (a real process it
-starts, or load put on the machine) carries the `load` marker. Load tests run one at a time under the machine's load
-lock (LOAD_LOCK), never beside the unit tests that pytest-xdist spreads over the cores (their timing is what they
-measure); `-m "not load"` runs everything else, the quick loop (README, "Contributing").
+"""Which tests are load tests, which are browser tests, and what follows.
 
-The marker follows from what a test asks for, so a new test is marked without a word: every test whose fixtures
-(transitively) include one of LOAD_FIXTURES, or that carries `integration`, `browser` or `acceptance`. A test that
-starts such a process by itself says `pytest.mark.load`. One that does so unmarked fails, naming the program
-(`guard`): every program a load test may start, listed in LOAD_PROGRAMS, is refused to the other tests while they
-run, so the quick loop can never start one (tests/test_load_marker.py shows both)."""
+A **load test** needs JMeter or a server (a real process it starts, load put on the machine: timing it measures). It
+carries the `load` marker and runs one at a time under the machine's load lock (LOAD_LOCK), never beside other tests.
+A **browser test** drives Debian's Chromium or Firefox over a page and asserts what it draws, never how fast: it
+carries the `browser` marker and runs with the unit tests, spread over the cores by pytest-xdist (the test command's
+first phase, `-m "not load"`). The quick loop leaves both out: `-m "not load and not browser"` (README,
+"Contributing").
+
+The markers follow from what a test asks for, so a new test is marked without a word: a load test by its fixtures
+(transitively) among LOAD_FIXTURES, or by `integration`, `acceptance` or `load`; a browser test, when it is no load
+test, by the `browser` or `firefox` fixture or the `browser` marker. A test that starts a load program by itself says
+`pytest.mark.load`. One that starts a program it is not marked for fails, naming it (`guard`): every program of
+LOAD_PROGRAMS is refused to the tests that are not load tests, the browsers (BROWSER_PROGRAMS) allowed to browser
+tests only, so the quick loop can never start one (tests/test_load_marker.py shows it)."""
 
 from __future__ import annotations
 
@@ -21,19 +26,22 @@ from pathlib import Path
 
 import pytest
 
-LOAD = "load"
-# Fixtures that start, find or drive JMeter, a browser or a server: a test asking for any of them is a load test.
+LOAD, BROWSER = "load", "browser"
+# Fixtures that start, find or drive JMeter or a server: a test asking for any of them is a load test.
 LOAD_FIXTURES = frozenset({
     "jmeter", "runnable", "server_jar", "sample_server", "run_plan",   # JMeter and the sample server
     "http_target", "target_grid", "two_engines", "netns_available",    # grids run against a target, engines
-    "browser", "firefox",                                              # Chromium (Playwright), Firefox ESR
     "pg_url",                                                          # a PostgreSQL of the test's own
 })
-LOAD_MARKERS = frozenset({"integration", "browser", "acceptance"})
-# What a load test starts; any other test that starts one fails (basename of the program run).
-LOAD_PROGRAMS = frozenset({
-    "java", "chromium", "chromium-browser", "chrome", "headless_shell", "firefox", "firefox-esr", "node",
-    "postgres", "initdb", "pg_ctl", "gunicorn", "nginx", "haproxy", "prometheus-node-exporter",
+LOAD_MARKERS = frozenset({"integration", "acceptance"})
+# Chromium (Playwright), Firefox ESR (WebDriver BiDi): a test asking for one that is no load test is a browser test.
+BROWSER_FIXTURES = frozenset({"browser", "firefox"})
+# What a browser test may start (Playwright's driver runs on node), and what only a load test may; any other test
+# that starts one of them fails (basename of the program run).
+BROWSER_PROGRAMS = frozenset({"chromium", "chromium-browser", "chrome", "headless_shell", "firefox", "firefox-esr",
+                              "node"})
+LOAD_PROGRAMS = BROWSER_PROGRAMS | frozenset({
+    "java", "postgres", "initdb", "pg_ctl", "gunicorn", "nginx", "haproxy", "prometheus-node-exporter",
     "prometheus-postgres-exporter", "ip",
 })
 LOCK_ENV = "LOAD_LOCK"
@@ -46,15 +54,24 @@ def is_load(item: pytest.Item) -> bool:
     return bool(LOAD_FIXTURES.intersection(getattr(item, "fixturenames", ())))
 
 
+def is_browser(item: pytest.Item) -> bool:
+    """Whether a collected test is a browser test: no load test, and a browser by its marker or its fixtures."""
+    if is_load(item):
+        return False
+    return any(item.iter_markers(BROWSER)) or bool(BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+
+
 def mark(items: list[pytest.Item], xdist: bool) -> None:
-    """Gives every load test the marker (so `-m` selects on it) and, under xdist, one group: `--dist loadgroup`
-    then sends all of them to one worker, one after another."""
+    """Gives every load test and every browser test its marker (so `-m` selects on it) and, under xdist, the load
+    tests one group: `--dist loadgroup` then sends all of them to one worker, one after another."""
     for item in items:
         if is_load(item):
             if not any(item.iter_markers(LOAD)):
                 item.add_marker(LOAD)
             if xdist:
                 item.add_marker(pytest.mark.xdist_group(LOAD))
+        elif is_browser(item) and not any(item.iter_markers(BROWSER)):
+            item.add_marker(BROWSER)
 
 
 def program(args, executable=None) -> str:
@@ -69,16 +86,18 @@ def program(args, executable=None) -> str:
 
 
 @contextmanager
-def guard(nodeid: str) -> Iterator[None]:
-    """While a test that is not a load test runs, starting a program of LOAD_PROGRAMS fails it, naming the program
-    and the marker it lacks. Every process start goes through Popen._execute_child (subprocess.run, check_output,
-    asyncio's subprocesses, Playwright's driver)."""
+def guard(nodeid: str, allowed: frozenset[str] = frozenset()) -> Iterator[None]:
+    """While a test that is not a load test runs, starting a program of LOAD_PROGRAMS but those `allowed` (a browser
+    test's browsers) fails it, naming the program and the marker it lacks. Every process start goes through
+    Popen._execute_child (subprocess.run, check_output, asyncio's subprocesses, Playwright's driver)."""
     original = subprocess.Popen._execute_child
 
     def refuse(self, args, executable, *rest, **kwargs):
         name = program(args, executable)
-        if name in LOAD_PROGRAMS:
-            pytest.fail(f"{nodeid} starts {name!r} but is not a load test: give it pytest.mark.load, or ask for "
+        if name in LOAD_PROGRAMS - allowed:
+            what = "a browser test" if name in BROWSER_PROGRAMS else "a load test"
+            how = "ask for the browser or firefox fixture" if name in BROWSER_PROGRAMS else "give it pytest.mark.load"
+            pytest.fail(f"{nodeid} starts {name!r} but is not {what}: {how}, or ask for "
                         f"the fixture that provides it (tests/load_tests.py)", pytrace=False)
         return original(self, args, executable, *rest, **kwargs)
 
@@ -168,12 +187,12 @@ class Plugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item):
         """A load test first takes the machine's load lock (held to the session's end); any other test runs
-        guarded: it fails if it starts JMeter, a browser or a server."""
+        guarded: it fails if it starts JMeter or a server, or a browser unless it is a browser test."""
         if is_load(item):
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
             self.lock.take(reporter.write_line if reporter else print)
             return (yield)
-        with guard(item.nodeid):
+        with guard(item.nodeid, BROWSER_PROGRAMS if is_browser(item) else frozenset()):
             return (yield)
 
     def pytest_sessionfinish(self) -> None:

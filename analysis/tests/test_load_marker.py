@@ -1,5 +1,7 @@
-"""The `load` marker holds: every test asking for JMeter, a browser or a server is a load test, so the quick loop
-(`-m "not load"`) never runs one, and a test that starts such a program unmarked fails, naming it (load_tests.py)."""
+"""The `load` and `browser` markers hold: every test asking for JMeter or a server is a load test, every other test
+asking for a browser a browser test, so the quick loop (`-m "not load and not browser"`) never runs one and the test
+command's parallel phase (`-m "not load"`) never runs a load test; a test that starts such a program unmarked fails,
+naming it (load_tests.py)."""
 
 import os
 import subprocess
@@ -8,24 +10,32 @@ from pathlib import Path
 
 import pytest
 
-from load_tests import LOAD, LOAD_FIXTURES, LOAD_MARKERS, LOAD_PROGRAMS, program
+from load_tests import (BROWSER, BROWSER_FIXTURES, BROWSER_PROGRAMS, LOAD, LOAD_FIXTURES, LOAD_MARKERS,
+                        LOAD_PROGRAMS, program)
 
 TESTS = Path(__file__).parent
 
 
-def test_every_collected_test_asking_for_jmeter_a_browser_or_a_server_carries_the_load_marker(request):
-    # this run's tests (under -m "not load", the quick loop's: then none may ask for one)
-    unmarked = [item.nodeid for item in request.session.items
+def test_every_collected_test_asking_for_jmeter_a_browser_or_a_server_carries_its_marker(request):
+    # this run's tests (under -m "not load" none may ask for JMeter or a server; under the quick loop's selection
+    # none for a browser either)
+    items = request.session.items
+    unmarked = [item.nodeid for item in items
                 if (LOAD_FIXTURES.intersection(getattr(item, "fixturenames", ()))
                     or any(m.name in LOAD_MARKERS for m in item.iter_markers()))
                 and item.get_closest_marker(LOAD) is None]
     assert unmarked == []
+    unmarked = [item.nodeid for item in items
+                if BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+                and item.get_closest_marker(LOAD) is None and item.get_closest_marker(BROWSER) is None]
+    assert unmarked == []
 
 
-def test_the_load_fixtures_exist_where_the_tests_define_them():
+def test_the_load_and_browser_fixtures_exist_where_the_tests_define_them():
     # a renamed fixture would silently stop marking its tests
     text = "\n".join(p.read_text(encoding="utf-8") for p in TESTS.rglob("*.py"))
-    assert [name for name in sorted(LOAD_FIXTURES) if f"def {name}(" not in text] == []
+    assert [name for name in sorted(LOAD_FIXTURES | BROWSER_FIXTURES) if f"def {name}(" not in text] == []
+    assert BROWSER_PROGRAMS < LOAD_PROGRAMS  # a browser is refused to every test that is neither
 
 
 @pytest.mark.parametrize("args, executable, expected", [
@@ -42,6 +52,7 @@ import subprocess
 import pytest
 
 FAKE = {fake!r}
+CHROMIUM = {chromium!r}
 
 def test_unmarked_starts_java():
     subprocess.run([FAKE], check=True)
@@ -55,6 +66,12 @@ def test_unmarked_starts_something_else():
 
 def test_asks_for_a_load_fixture(jmeter):
     subprocess.run([FAKE], check=True)
+
+def test_asks_for_a_browser(browser):
+    subprocess.run([CHROMIUM], check=True)
+
+def test_a_browser_test_starts_java(browser):
+    subprocess.run([FAKE], check=True)
 '''
 
 INNER_CONFTEST = '''
@@ -67,29 +84,44 @@ import load_tests
 def jmeter():
     return None
 
+@pytest.fixture
+def browser():
+    return None
+
 def pytest_configure(config):
     config.pluginmanager.register(load_tests.Plugin(config), "littlegrid-load-tests")
 '''
 
 
 def test_a_test_that_starts_a_load_program_without_the_marker_fails_naming_it(tmp_path):
-    fake = tmp_path / "bin" / "java"  # a stand-in named like the real thing: the guard goes by the program's name
+    # stand-ins named like the real things: the guard goes by the program's name
+    fake, chromium = tmp_path / "bin" / "java", tmp_path / "bin" / "chromium"
     fake.parent.mkdir()
-    fake.write_text("#!/bin/sh\nexit 0\n")
-    fake.chmod(0o755)
+    for stand_in in (fake, chromium):
+        stand_in.write_text("#!/bin/sh\nexit 0\n")
+        stand_in.chmod(0o755)
     (tmp_path / "conftest.py").write_text(INNER_CONFTEST.format(tests=str(TESTS)))
-    (tmp_path / "test_inner.py").write_text(INNER.format(fake=str(fake)))
+    (tmp_path / "test_inner.py").write_text(INNER.format(fake=str(fake), chromium=str(chromium)))
     env = {k: v for k, v in os.environ.items() if k != "LOAD_LOCK"}  # no machine lock for a fake load test
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                            "-rf", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
     out = done.stdout
-    assert "1 failed, 3 passed" in out, out
+    assert "2 failed, 4 passed" in out, out
     assert "test_inner.py::test_unmarked_starts_java starts 'java' but is not a load test" in out, out
-    # and the quick loop's selection leaves the marked and the fixture-marked ones out
-    quick = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-                            "-m", f"not {LOAD}", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
-                           env=env, timeout=120)
-    assert "1 failed, 1 passed, 2 deselected" in quick.stdout, quick.stdout
+    # a browser test may start its browser, never java
+    assert "test_inner.py::test_a_browser_test_starts_java starts 'java' but is not a load test" in out, out
+
+    def selecting(marks: str) -> str:
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                               "-m", marks, str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                              env=env, timeout=120).stdout
+
+    # the test command's parallel phase leaves the load tests out, the marked and the fixture-marked ones
+    parallel = selecting(f"not {LOAD}")
+    assert "2 failed, 2 passed, 2 deselected" in parallel, parallel
+    # and the quick loop the browser tests too
+    quick = selecting(f"not {LOAD} and not {BROWSER}")
+    assert "1 failed, 1 passed, 4 deselected" in quick, quick
 
 
 
