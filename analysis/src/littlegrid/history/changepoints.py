@@ -92,7 +92,9 @@ def _q_matrix(p: np.ndarray, start: int, end: int) -> np.ndarray:
     between = p_tk - p_s[None, start + 2:end + 1] - d_t + p_s[start + 1:end, None]
     within_x = (d_t - 2 * p_s[start + 1:end, None] + p[start, start]) / 2
     within_y = (d_k - 2 * p_tk + d_t) / 2
-    return np.where(ordered, scale * between - coef_x * within_x - coef_y * within_y, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # as before: a series holding inf is no warning here
+        q = scale * between - coef_x * within_x - coef_y * within_y
+    return np.where(ordered, q, 0.0)
 
 
 @functools.lru_cache(maxsize=256)
