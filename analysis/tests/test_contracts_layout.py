@@ -9,6 +9,9 @@ same."""
 import ast
 import re
 from pathlib import Path
+from types import MappingProxyType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "analysis" / "src" / "littlegrid"
@@ -105,6 +108,13 @@ def import_graph(package: Path) -> dict[str, set[str]]:
     return graph
 
 
+@pytest.fixture(scope="module")
+def graph():
+    """The package's import graph, parsed once for the tests that read it (each parse reads every module, a second
+    a time): read-only, so no test can change what the next one sees."""
+    return MappingProxyType({module: frozenset(targets) for module, targets in import_graph(PACKAGE).items()})
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one module (Tarjan, iterative), each sorted."""
     index, low, on_stack, stack, found = {}, {}, set(), [], []
@@ -160,8 +170,8 @@ def test_the_list_parser_reads_nesting_from_the_indent():
     assert {"jtl/", "jtl/sniff.py", "run/live/", "run/live/view.py", "search/runner.py", "commands/check.py"} <= set(listed())
 
 
-def test_no_module_imports_itself_back_through_others():
-    assert cycles(import_graph(PACKAGE)) == []
+def test_no_module_imports_itself_back_through_others(graph):
+    assert cycles(graph) == []
 
 
 def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path):
@@ -178,8 +188,7 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path
     assert cycles(graph) == [["pkg.a", "pkg.sub.b"]]
 
 
-def test_the_jtl_reader_imports_nothing_of_littlegrid_but_the_error_type():
-    graph = import_graph(PACKAGE)
+def test_the_jtl_reader_imports_nothing_of_littlegrid_but_the_error_type(graph):
     outside = {t for m, ts in graph.items() if m.startswith("littlegrid.jtl") for t in ts
                if not t.startswith("littlegrid.jtl")}
     assert outside == {"littlegrid.usererror"}
@@ -193,36 +202,31 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return {p: ts - {p} for p, ts in packages.items()}
 
 
-def test_every_subpackage_is_a_stage_and_the_packages_import_no_cycle():
-    graph = import_graph(PACKAGE)
+def test_every_subpackage_is_a_stage_and_the_packages_import_no_cycle(graph):
     assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(PACKAGES) | {"summary", "commands"}
     assert cycles(package_graph(graph)) == []
 
 
-def test_each_stage_imports_only_the_stages_before_it_and_the_shared_modules():
-    graph = import_graph(PACKAGE)
+def test_each_stage_imports_only_the_stages_before_it_and_the_shared_modules(graph):
     wrong = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) in STAGES for t in ts
                    if stage_of(t) != stage_of(m) and t not in SHARED
                    and not (stage_of(t) in STAGES and STAGES.index(stage_of(t)) < STAGES.index(stage_of(m))))
     assert wrong == []
 
 
-def test_no_stage_imports_a_command_or_the_cli():
-    graph = import_graph(PACKAGE)
+def test_no_stage_imports_a_command_or_the_cli(graph):
     assert COMMANDS <= set(graph)  # the names this test relies on
     reaching_out = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) in PACKAGES for t in ts
                           if t in COMMANDS)
     assert reaching_out == []
 
 
-def test_the_summary_contract_imports_only_what_every_stage_shares():
-    graph = import_graph(PACKAGE)
+def test_the_summary_contract_imports_only_what_every_stage_shares(graph):
     assert CONTRACT <= set(graph)  # the names this test relies on
     assert sorted(f"{m} -> {t}" for m in CONTRACT for t in graph[m] if t not in SHARED) == []
 
 
-def test_the_renderer_imports_only_the_summary_contract_and_its_own_modules():
-    graph = import_graph(PACKAGE)
+def test_the_renderer_imports_only_the_summary_contract_and_its_own_modules(graph):
     beyond = sorted(f"{m} -> {t}" for m, ts in graph.items() if stage_of(m) == "render" for t in ts
                     if stage_of(t) != "render" and t not in RENDER_NEEDS)
     assert beyond == []
@@ -343,8 +347,8 @@ def test_the_analysis_is_its_steps_and_the_modules_that_compose_them():
                for step in ANALYSIS_STEPS)
 
 
-def test_each_analysis_step_imports_only_the_steps_before_it():
-    assert analysis_steps_out_of_order(import_graph(PACKAGE)) == []
+def test_each_analysis_step_imports_only_the_steps_before_it(graph):
+    assert analysis_steps_out_of_order(graph) == []
 
 
 def test_the_step_order_catches_a_later_step_and_a_composer(tmp_path):

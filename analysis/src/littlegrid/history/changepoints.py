@@ -84,9 +84,7 @@ def _prefix(d: np.ndarray) -> np.ndarray:
 def _q_matrix(p: np.ndarray, start: int, end: int) -> np.ndarray:
     """Q̂(τ, κ) for start < τ < κ ≤ end, in Otava's layout: row i is τ = start + 1 + i, column j is κ = start + 2 + j;
     0 where κ ≤ τ. Each sum of distances is a rectangle of the prefix sums `p` (_prefix)."""
-    tau = np.arange(start + 1, end)[:, None]
-    kappa = np.arange(start + 2, end + 1)[None, :]
-    n, m = tau - start, kappa - tau
+    scale, coef_x, coef_y, ordered = _coefficients(end - start)
     diagonal = np.diagonal(p)
     p_tk = p[start + 1:end, start + 2:end + 1]  # P[τ, κ]: one slice, the only two-dimensional look-up
     p_s = p[start]  # P[start, ·]
@@ -94,11 +92,25 @@ def _q_matrix(p: np.ndarray, start: int, end: int) -> np.ndarray:
     between = p_tk - p_s[None, start + 2:end + 1] - d_t + p_s[start + 1:end, None]
     within_x = (d_t - 2 * p_s[start + 1:end, None] + p[start, start]) / 2
     within_y = (d_k - 2 * p_tk + d_t) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # as before: a series holding inf is no warning here
+        q = scale * between - coef_x * within_x - coef_y * within_y
+    return np.where(ordered, q, 0.0)
+
+
+@functools.lru_cache(maxsize=256)
+def _coefficients(length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Q̂'s weights for an interval of `length` points, in _q_matrix's layout: 2/(m + n), the within-sample
+    coefficients of X (the n points before τ) and of Y (the m from τ on), and where κ > τ. They depend on the
+    interval's length alone, and the gate asks for the same few lengths thousands of times (read-only arrays)."""
+    n = np.arange(1, length)[:, None]  # τ − start
+    m = np.arange(2, length + 1)[None, :] - n  # κ − τ
     with np.errstate(divide="ignore", invalid="ignore"):
         coef_x = np.where(n > 1, 2 * m / ((m + n) * (n - 1)), 0.0)
         coef_y = np.where(m > 1, 2 * n / ((m + n) * (m - 1)), 0.0)
-        q = 2 / (m + n) * between - coef_x * within_x - coef_y * within_y
-    return np.where(m >= 1, q, 0.0)
+    out = (2 / (m + n), coef_x, coef_y, m >= 1)
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def _intervals(points: list[int], length: int) -> list[tuple[int, int]]:

@@ -24,6 +24,7 @@ intervals alone."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,8 +158,8 @@ def _shift(run: int, per_cell: dict) -> float | None:
     for index, y, _ in per_cell.values():
         if run in index and len(index) > 1:
             others = [v for i, v in zip(index, y) if i != run]
-            distances.append(y[index.index(run)] - float(np.median(others)))
-    return float(np.median(distances)) if distances else None
+            distances.append(y[index.index(run)] - float(statistics.median(others)))
+    return float(statistics.median(distances)) if distances else None
 
 
 def measure(metric: str, runs: list[StoredRun]) -> Spread:

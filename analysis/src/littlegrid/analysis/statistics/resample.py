@@ -65,9 +65,17 @@ def replicate_latencies_in_blocks(h: SecondHistograms, qs: list[float], rng: np.
 
 def _moving_sums(per_second: np.ndarray, block: int) -> np.ndarray:
     """The sums over each run of `block` consecutive seconds (rows): the t − block + 1 moving blocks."""
+    return _moving_from(_running_sums(per_second), block)
+
+
+def _running_sums(per_second: np.ndarray) -> np.ndarray:
+    """0, then the cumulative sums of the rows: any run of seconds is the difference of two of them."""
     cum = np.cumsum(per_second, axis=0)
-    cum = np.concatenate([np.zeros((1, *cum.shape[1:]), cum.dtype), cum])
-    return cum[block:] - cum[:-block]
+    return np.concatenate([np.zeros((1, *cum.shape[1:]), cum.dtype), cum])
+
+
+def _moving_from(running: np.ndarray, block: int) -> np.ndarray:
+    return running[block:] - running[:-block]
 
 
 def replicate_error_rate_in_blocks(h: SecondHistograms, rng: np.random.Generator, reps: int = REPS) -> np.ndarray:
@@ -126,7 +134,8 @@ def replicate_throughput(per_second: np.ndarray, rng: np.random.Generator, reps:
     # moving sums, a batch of replicates at a time, so memory does not grow with reps × t (13.6 M seconds in a
     # JTL spanning months)
     last = t - (blocks - 1) * block
-    full, cut = _moving_sums(c, block), _moving_sums(c, last)
+    running = _running_sums(c)  # once for both: a window of months has millions of seconds
+    full, cut = _moving_from(running, block), _moving_from(running, last)
     out = np.empty(reps)
     batch = max(1, min(reps, (1 << 22) // blocks))
     for start in range(0, reps, batch):

@@ -37,10 +37,12 @@ class WindowSecondsAccumulator:
         elapsed = samples["elapsed_ms"].to_numpy(dtype=np.int64)[inside]
         # a last partial second joins the one before (histogram.completions_per_second's rule)
         second = ((end - self.start_ms) // 1000).astype(np.int64).clip(0, self.seconds - 1)
-        self.n += np.bincount(second, minlength=self.seconds)
-        self.elapsed_sum += np.bincount(second, weights=elapsed, minlength=self.seconds).astype(np.int64)
         failed = block.sample_classes.notna().to_numpy()[inside]
-        self.failures += np.bincount(second[failed], minlength=self.seconds)
+        # each row added to its own second (ufunc.at: exact integer sums, and no pass over the window's seconds,
+        # which are millions in a JTL spanning months while a block's rows are a few)
+        np.add.at(self.n, second, 1)
+        np.add.at(self.elapsed_sum, second, elapsed)
+        np.add.at(self.failures, second[failed], 1)
         if self.unit > 1:
             second //= self.unit  # from here on the unit
         counted = pair_counts(second, elapsed)  # a block spans few seconds and elapsed values: no sort
