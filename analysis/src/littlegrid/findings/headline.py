@@ -58,19 +58,27 @@ def _first(found: list[Finding], kind: str, curve: str | None = None, having: st
                  and (having is None or _figure(f, having) is not None) and f.standing != "cannot tell"), None)
 
 
-def _threads(f: Finding) -> str:
-    """"10 Tomcat threads", "4 threads of the pool 'workers'": the pool as the bottleneck named it."""
+def _threads(f: Finding) -> tuple[str, bool]:
+    """"10 Tomcat threads", "4 threads of the pool 'workers'": the pool as the bottleneck named it, and whether the
+    words are one thing (a pool) or many (its threads)."""
     threads, kind, pool = _figure(f, "threads_max"), _figure(f, "pool_kind"), _figure(f, "pool")
     if kind in (None, "tomcat"):  # the sample server's (a bottleneck of an older littlegrid names no kind)
-        return f"{threads:g} Tomcat threads" if threads else "Tomcat's thread pool"
+        return (f"{threads:g} Tomcat threads", False) if threads else ("Tomcat's thread pool", True)
     named = str(pool) if pool else POOL_NAMES.get(str(kind), "the service's worker pool")
-    return f"{threads:g} threads of {named}" if threads else named[0].upper() + named[1:]
+    return (f"{threads:g} threads of {named}", False) if threads else (named[0].upper() + named[1:], True)
 
 
-def _limiter(f: Finding | None) -> str:
-    """Who caps throughput, in words, from a bottleneck finding."""
+# Who caps throughput, by a bottleneck's resource, when no figure of its own names it: the words, and whether they
+# are one thing (its verb "caps") or many ("cap")
+LIMITERS = {"throttle": ("The throttle", True), "connections": ("Connection limits", False),
+            "generator": ("The generator (not the server)", True)}
+NOT_MEASURED = ("Something not measured", True)
+
+
+def _limiter(f: Finding | None) -> tuple[str, bool]:
+    """Who caps throughput, in words, from a bottleneck finding, and whether they are one thing or many."""
     if f is None:
-        return "Something not measured"
+        return NOT_MEASURED
     if f.resource == "thread_pool":
         return _threads(f)
     if f.resource == "concurrency":
@@ -84,16 +92,15 @@ def _limiter(f: Finding | None) -> str:
         size = (f"{held.removeprefix('at most ')} or fewer" if held.startswith("at most ")
                 else held.removeprefix('about '))
         return (f"{held[0].upper() + held[1:]} requests in service at once (a limit of {size}: "
-                f"{kinds if isinstance(kinds, str) else 'worker threads or processes, connections, or cores'})")
+                f"{kinds if isinstance(kinds, str) else 'worker threads or processes, connections, or cores'})", False)
     if f.resource == "cpu":  # whose cores, as the finding measured them: never a bare "host" for a server elsewhere
         basis = _figure(f, "cpu_basis")
-        return f"{server_cpu.owner_of(str(basis)).capitalize()} CPU" if basis else "The host's CPU"
+        return (f"{server_cpu.owner_of(str(basis)).capitalize()} CPU" if basis else "The host's CPU"), True
     if f.resource == "proxy":  # a proxy's maxconn (findings/proxy.py); a summary without its kind says "the proxy"
         kind, limit = _figure(f, "proxy_kind"), _figure(f, "proxy_limit")
         named = f"{kind}'s" if isinstance(kind, str) and kind else "the proxy's"
-        return f"{named[0].upper()}{named[1:]} maxconn" + (f" {limit:g}" if isinstance(limit, float) else "")
-    return {"throttle": "The throttle", "connections": "Connection limits",
-            "generator": "The generator (not the server)"}.get(f.resource or "", "Something not measured")
+        return f"{named[0].upper()}{named[1:]} maxconn" + (f" {limit:g}" if isinstance(limit, float) else ""), True
+    return LIMITERS.get(f.resource or "", NOT_MEASURED)
 
 
 def _waiting(curve: Curve, bottleneck: Finding | None, waiting: Finding | None) -> str | None:
@@ -130,9 +137,8 @@ def _capped(curve: Curve, sat: Finding, bottleneck: Finding | None, waiting: Fin
     grows for as long as the load lasts)."""
     level, bound = _value(sat, "throughput_per_s"), _figure(sat, "bound_per_s")
     from_grid = _figure(sat, "bound_basis") in (None, "grid")  # an older summary's bound: said as it was
-    who = _limiter(bottleneck)
-    verb = ("caps" if who.endswith(("CPU", "pool", "throttle", "server)", "measured"))
-            or (bottleneck is not None and bottleneck.resource == "proxy") else "cap")
+    who, one = _limiter(bottleneck)
+    verb = "caps" if one else "cap"
     # the finding's hedge kept: a saturation or bottleneck that only suggests is said as likely
     if any(f is not None and f.standing == "suggests" for f in (sat, bottleneck)):
         verb = f"likely {verb}"
