@@ -54,9 +54,13 @@ def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray, floor
     base = t ** (1 / 3)
     busy = n > 0
     phi = 0.0
-    if busy.sum() >= 4:
-        mean = np.asarray(sum_ms_per_second, float)[busy] / n[busy]
-        x = mean - mean.mean()
+    # asked for every second judged of every simulated cell (steady_state.batch_size, twice): the same figures with
+    # fewer array operations, every second busy taken whole and the mean as the sum over the count (what .mean() is)
+    seconds_busy = int(np.count_nonzero(busy))
+    if seconds_busy >= 4:
+        sums = np.asarray(sum_ms_per_second, float)
+        mean = sums / n if seconds_busy == t else sums[busy] / n[busy]
+        x = mean - mean.sum() / seconds_busy
         denom = float(x @ x)
         phi = min(MAX_PHI, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
     scale = (2 * phi / (1 - phi * phi)) ** (2 / 3) if phi > 0 else 0.0
