@@ -25,11 +25,20 @@ def rng_for(seed: int, key: str) -> np.random.Generator:
 
 def nearest_rank(values: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:
     """Exact nearest-rank q-quantile of each row of `counts` (one replicate per row) over `values`."""
+    return nearest_ranks(values, counts, [q])[q]
+
+
+def nearest_ranks(values: np.ndarray, counts: np.ndarray, qs: list[float]) -> dict:
+    """nearest_rank for each of `qs` (q -> the rows' quantiles), the rows' cumulative counts summed once for all."""
     counts = np.atleast_2d(counts)
     n = counts.sum(axis=1)
-    rank = np.maximum(np.ceil(q * n - 1e-9), 1)  # the 1e-9 keeps q·n that is an integer from rounding up
-    idx = (np.cumsum(counts, axis=1) < rank[:, None]).sum(axis=1)
-    return values[np.minimum(idx, len(values) - 1)]
+    below = np.cumsum(counts, axis=1)
+    out = {}
+    for q in qs:
+        rank = np.maximum(np.ceil(q * n - 1e-9), 1)  # the 1e-9 keeps q·n that is an integer from rounding up
+        idx = (below < rank[:, None]).sum(axis=1)
+        out[q] = values[np.minimum(idx, len(values) - 1)]
+    return out
 
 
 def replicate_latencies(lat: Latencies, qs: list[float], rng: np.random.Generator, reps: int = REPS) -> dict:
@@ -41,8 +50,8 @@ def replicate_latencies(lat: Latencies, qs: list[float], rng: np.random.Generato
         size = min(BATCH, reps - start)
         counts = rng.multinomial(lat.n, p, size=size)
         out["mean"][start:start + size] = counts @ lat.values_ms / lat.n
-        for q in qs:
-            out[q][start:start + size] = nearest_rank(lat.values_ms, counts, q)
+        for q, got in nearest_ranks(lat.values_ms, counts, qs).items():
+            out[q][start:start + size] = got
     return out
 
 
@@ -119,8 +128,8 @@ def _replicate_from_blocks(values_ms: np.ndarray, candidates: np.ndarray, draws:
         counts = np.rint(times @ held).astype(np.int64)
         n = np.maximum(counts.sum(axis=1), 1)
         out["mean"][start:start + size] = counts @ values_ms / n
-        for q in qs:
-            out[q][start:start + size] = nearest_rank(values_ms, counts, q)
+        for q, got in nearest_ranks(values_ms, counts, qs).items():
+            out[q][start:start + size] = got
     return out
 
 
