@@ -83,12 +83,14 @@ class ThreadRows:
 
 
 class ThreadPartitions:
-    """Rows in `parts` partitions by thread (key % parts), one raw file per column and partition in a temporary
-    folder, appended block by block: a partition holds whole threads, each in file order. The folder goes with
-    close(), or with the object."""
+    """Rows in `parts` partitions by thread (key % parts), one raw file of 33-byte records per partition in a
+    temporary folder, appended block by block: a partition holds whole threads, each in file order. One file, not
+    one per column: a block is written with one open and one write per partition, not five (the tests spill to
+    thousands of small partitions). The folder goes with close(), or with the object."""
 
     COLUMNS = (("key", np.int64), ("start", np.int64), ("end", np.int64), ("idle", np.int64),
                ("is_transaction", np.bool_))
+    RECORD = np.dtype(list(COLUMNS))  # packed: 33 bytes a row
 
     def __init__(self, parts: int) -> None:
         self.parts = parts
@@ -103,33 +105,34 @@ class ThreadPartitions:
             order = np.argsort(part.astype(np.uint16 if self.parts <= 2**16 else np.int64), kind="stable")
             bounds = np.concatenate(([0], np.cumsum(np.bincount(part, minlength=self.parts))))
         filled = np.flatnonzero(np.diff(bounds))
+        records = np.empty(len(rows), self.RECORD)
         for name, dtype in self.COLUMNS:
             column = getattr(rows, name)
-            column = np.zeros(len(rows), dtype) if column is None else np.asarray(column, dtype)
-            if order is not None:
-                column = column[order]
-            for p in filled:
-                with open(self._path(p, name), "ab") as f:
-                    column[bounds[p]:bounds[p + 1]].tofile(f)
-            del column
+            records[name] = 0 if column is None else (column if order is None else column[order])
+        for p in filled:
+            with open(self._path(p), "ab") as f:
+                records[bounds[p]:bounds[p + 1]].tofile(f)
 
     def rows_in(self, p: int) -> int:
         """How many rows partition p holds."""
-        path = self._path(p, "key")
-        return path.stat().st_size // np.dtype(np.int64).itemsize if path.exists() else 0
+        path = self._path(p)
+        return path.stat().st_size // self.RECORD.itemsize if path.exists() else 0
 
     def read(self, p: int, idle: bool, lo: int = 0, hi: int | None = None) -> ThreadRows | None:
         """Partition p's rows lo..hi (all by default; None when it has none); `idle`: whether to read IdleTime (a
         positive one in the cell)."""
-        if not self._path(p, "key").exists():
+        path = self._path(p)
+        if not path.exists():
             return None
         count = -1 if hi is None else hi - lo
-        columns = {name: np.fromfile(self._path(p, name), dtype, count=count, offset=lo * np.dtype(dtype).itemsize)
-                   for name, dtype in self.COLUMNS if name != "idle" or idle}
+        records = np.fromfile(path, self.RECORD, count=count, offset=lo * self.RECORD.itemsize)
+        # each column contiguous, as the measurement reads it
+        columns = {name: np.ascontiguousarray(records[name]) for name, _ in self.COLUMNS if name != "idle" or idle}
+        del records
         return ThreadRows(idle=columns.pop("idle", None), **columns)
 
     def close(self) -> None:
         self._remove()
 
-    def _path(self, p: int, name: str) -> Path:
-        return self.folder / f"{p}.{name}"
+    def _path(self, p: int) -> Path:
+        return self.folder / f"{p}.rows"
