@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from littlegrid.run.jmeter import JMeter, find_jmeter
+from littlegrid.run.jmeter import FORCE_EXIT, JMeter, find_jmeter
 from littlegrid.usererror import UserError
 
 
@@ -63,3 +63,14 @@ def test_command_without_remote_engines_sends_no_global_properties():
     jm = JMeter(home=Path("/j"), jar=Path("/j/bin/ApacheJMeter-5.6.3.jar"))
     cmd = jm.command(Path("plan.jmx"), properties={"users": 5})
     assert "-Jusers=5" in cmd and not any(c.startswith("-G") for c in cmd) and "-R" not in cmd
+
+
+def test_jmeter_is_told_to_exit_at_the_end_of_its_run_locally_only_and_a_grid_can_say_otherwise():
+    # JMeter waits ~1.1 s after "... end of run" for its engine's idle threads; forced, it exits once its listeners
+    # closed the JTL. A remote engine serves cell after cell, so the property is never sent with -G.
+    jm = JMeter(home=Path("/j"), jar=Path("/j/bin/ApacheJMeter-5.6.3.jar"))
+    cmd = jm.command(Path("plan.jmx"), properties={"users": 5}, remote_hosts=["127.0.0.1:1099"])
+    assert f"-J{FORCE_EXIT}=true" in cmd and not any(c.startswith(f"-G{FORCE_EXIT}") for c in cmd)
+    # JMeter reads -J in order, the last one wins: a grid's own value comes after the default
+    own = jm.command(Path("plan.jmx"), properties={FORCE_EXIT: "false"})
+    assert own.index(f"-J{FORCE_EXIT}=true") < own.index(f"-J{FORCE_EXIT}=false")

@@ -91,6 +91,9 @@ def test_the_ci_grid_against_the_sample_server_leaves_a_complete_folder(ci_grid_
         assert not (folder / "server-metrics.csv").exists()  # the actuator is observed through [observe]'s path
         cm = manifest(folder / "manifest.json")
         assert cm["status"] == "complete" and cm["exit_code"] == 0 and cm["reason"] is None
+        # JMeter exited as told, once its listeners had closed the JTL (run/jmeter.py FORCE_EXIT): the counters
+        # below still agree with the JTL row for row
+        assert "Forced JVM shutdown requested at end of test" in (folder / "jmeter.log").read_text(encoding="utf-8")
         assert cm["users"] == cm["axes"]["users"] and cm["engines"] == 1
         assert cm["server"] == {"server.tomcat.threads.max": CI_THREADS}
         assert cm["properties"]["think_ms"] == str(cm["axes"]["think_ms"]) and cm["properties"]["duration_s"] == "20"
