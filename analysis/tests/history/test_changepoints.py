@@ -63,3 +63,14 @@ def test_flat_levels_of_whole_milliseconds_still_show_their_step():
 def test_short_series_have_no_change_points_and_the_levels_are_ordered():
     assert change_points([1.0, 2.0]) == []
     assert GATE_PVALUE > MAX_PVALUE
+
+
+def test_segment_moments_are_numpys_to_the_last_bit():
+    """The t test's means and standard deviations are summed in numpy's pairwise order, so they are np.mean's and
+    np.std's (as Otava computes them) exactly, on segments short and long (the three branches of the summation)."""
+    from littlegrid.history.changepoints import _moments
+
+    rng = np.random.default_rng(65)
+    for n in [*range(1, 40), 127, 128, 129, 200, 263, 600]:
+        a = rng.normal(0, 1, n) * 10.0 ** rng.integers(-3, 8, n)
+        assert _moments(a.tolist()) == (float(np.mean(a)), float(np.std(a)) if n >= 2 else 0.0, n), n

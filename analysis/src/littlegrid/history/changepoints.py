@@ -25,6 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import stdtr
 
+from littlegrid.history import sums
+from littlegrid.history.energy import Prefix, best_split
+
 MAX_PVALUE = 0.001  # Otava's default significance
 # The gate's, for persistent shifts: looser than Otava's, since a change point fails nothing by itself (a shift must
 # lie past a criterion's margin beyond the noise: shifts.py). The noise estimate splits each cell's series at
@@ -68,49 +71,13 @@ def change_points(series, *, window: int = WINDOW, max_pvalue: float = MAX_PVALU
 @functools.lru_cache(maxsize=4096)
 def _cached(data: bytes, window: int, max_pvalue: float, min_magnitude: float) -> tuple[ChangePoint, ...]:
     """change_points by value: the gate asks for the same series again (a cell's runs for the noise, then with
-    the new run for its shifts; the trends page for every run), and the answer depends on the values alone."""
-    x = np.frombuffer(data, dtype=np.float64)
+    the new run for its shifts; the trends page for every run), and the answer depends on the values alone. The t
+    tests take the series as Python floats: it holds a handful to a few dozen runs, where numpy's cost per call on
+    tiny arrays was most of the gate's time (issue 64); their sums are taken in numpy's own order (sums.py), so
+    every figure is the one numpy gave."""
+    x = np.frombuffer(data, dtype=np.float64).tolist()
     first_pass = max_pvalue * 10 if max_pvalue < 0.05 else (max_pvalue * 2 if max_pvalue < 0.5 else max_pvalue)
     return tuple(_merge(_split(x, window, first_pass), x, max_pvalue, min_magnitude))
-
-
-def _prefix(d: np.ndarray) -> np.ndarray:
-    """The two-dimensional prefix sums of the distance matrix: any block of it summed in four look-ups."""
-    p = np.zeros((len(d) + 1, len(d) + 1))
-    p[1:, 1:] = d.cumsum(axis=0).cumsum(axis=1)
-    return p
-
-
-def _q_matrix(p: np.ndarray, start: int, end: int) -> np.ndarray:
-    """Q̂(τ, κ) for start < τ < κ ≤ end, in Otava's layout: row i is τ = start + 1 + i, column j is κ = start + 2 + j;
-    0 where κ ≤ τ. Each sum of distances is a rectangle of the prefix sums `p` (_prefix)."""
-    scale, coef_x, coef_y, ordered = _coefficients(end - start)
-    diagonal = np.diagonal(p)
-    p_tk = p[start + 1:end, start + 2:end + 1]  # P[τ, κ]: one slice, the only two-dimensional look-up
-    p_s = p[start]  # P[start, ·]
-    d_t, d_k = diagonal[start + 1:end, None], diagonal[None, start + 2:end + 1]
-    between = p_tk - p_s[None, start + 2:end + 1] - d_t + p_s[start + 1:end, None]
-    within_x = (d_t - 2 * p_s[start + 1:end, None] + p[start, start]) / 2
-    within_y = (d_k - 2 * p_tk + d_t) / 2
-    with np.errstate(divide="ignore", invalid="ignore"):  # as before: a series holding inf is no warning here
-        q = scale * between - coef_x * within_x - coef_y * within_y
-    return np.where(ordered, q, 0.0)
-
-
-@functools.lru_cache(maxsize=256)
-def _coefficients(length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Q̂'s weights for an interval of `length` points, in _q_matrix's layout: 2/(m + n), the within-sample
-    coefficients of X (the n points before τ) and of Y (the m from τ on), and where κ > τ. They depend on the
-    interval's length alone, and the gate asks for the same few lengths thousands of times (read-only arrays)."""
-    n = np.arange(1, length)[:, None]  # τ − start
-    m = np.arange(2, length + 1)[None, :] - n  # κ − τ
-    with np.errstate(divide="ignore", invalid="ignore"):
-        coef_x = np.where(n > 1, 2 * m / ((m + n) * (n - 1)), 0.0)
-        coef_y = np.where(m > 1, 2 * n / ((m + n) * (m - 1)), 0.0)
-    out = (2 / (m + n), coef_x, coef_y, m >= 1)
-    for a in out:
-        a.flags.writeable = False
-    return out
 
 
 def _intervals(points: list[int], length: int) -> list[tuple[int, int]]:
@@ -118,20 +85,19 @@ def _intervals(points: list[int], length: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(edges, edges[1:]) if a != b]
 
 
-def _candidate(p: np.ndarray, intervals) -> tuple[int, float] | None:
+def _candidate(best_of, intervals) -> tuple[int, float] | None:
+    """The best split over the intervals, the first interval's on a tie; best_of(start, end): an interval's own."""
     best = None
     for start, end in intervals:
         if end - start <= 1:
             continue
-        q = _q_matrix(p, start, end)
-        i, j = np.unravel_index(np.argmax(q), q.shape)
-        found = (start + 1 + int(i), float(q[i, j]))
+        found = best_of(start, end)
         if best is None or found[1] > best[1]:
             best = found
     return best
 
 
-def _test(x: np.ndarray, index: int, qhat: float, intervals) -> ChangePoint:
+def _test(x: list[float], index: int, qhat: float, intervals) -> ChangePoint:
     """The t test of a candidate (inside an interval: split it; at an interval's end: the two intervals it joins)."""
     for k, (start, end) in enumerate(intervals):
         if end == index:
@@ -147,11 +113,11 @@ def _test(x: np.ndarray, index: int, qhat: float, intervals) -> ChangePoint:
     return ChangePoint(index, qhat, ma, mb, sa, sb, na, nb, p)
 
 
-def _moments(a: np.ndarray) -> tuple[float, float, int]:
+def _moments(a: list[float]) -> tuple[float, float, int]:
     """(mean, population standard deviation, n) of a segment, as np.mean and np.std give them (two passes)."""
     n = len(a)
-    mean = float(a.sum()) / n
-    return mean, (math.sqrt(float(((a - mean) ** 2).sum()) / n) if n >= 2 else 0.0), n
+    mean = sums.total(a) / n
+    return mean, (math.sqrt(sums.total([(v - mean) * (v - mean) for v in a]) / n) if n >= 2 else 0.0), n
 
 
 def _pooled_t(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int) -> float:
@@ -166,14 +132,23 @@ def _pooled_t(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int) -> f
     return float(2 * stdtr(df, -abs(m1 - m2) / denominator))
 
 
-def _detect(x: np.ndarray, start: int, end: int, max_pvalue: float) -> list[ChangePoint]:
-    """E-divisive on x[start:end]: the best split while it is significant (Otava's ChangePointDetector)."""
+def _detect(x: list[float], start: int, end: int, max_pvalue: float) -> list[ChangePoint]:
+    """E-divisive on x[start:end]: the best split while it is significant (Otava's ChangePointDetector). An
+    interval's best split is found once: a new change point splits one interval and leaves the others' as they
+    were."""
     part = x[start:end]
-    p = _prefix(np.abs(part[:, None] - part[None, :]))
+    p = Prefix(np.array(part))
+    splits: dict[tuple[int, int], tuple[int, float]] = {}
+
+    def best_of(a: int, b: int) -> tuple[int, float]:
+        if (a, b) not in splits:
+            splits[a, b] = best_split(p, a, b)
+        return splits[a, b]
+
     found: list[ChangePoint] = []
     while True:
         intervals = _intervals([c.index for c in found], len(part))
-        best = _candidate(p, intervals)
+        best = _candidate(best_of, intervals)
         if best is None:
             break
         point = _test(part, best[0], best[1], intervals)
@@ -188,7 +163,7 @@ def _shifted(c: ChangePoint, by: int) -> ChangePoint:
                        c.n_after, c.pvalue)
 
 
-def _split(x: np.ndarray, window: int, max_pvalue: float) -> list[ChangePoint]:
+def _split(x: list[float], window: int, max_pvalue: float) -> list[ChangePoint]:
     """Hunter's split step: E-divisive over sliding windows of `window` points, half a window apart; the union of
     their change points ("weak" ones, at the relaxed p-value), tested again over the whole series."""
     step = window // 2
@@ -203,7 +178,7 @@ def _split(x: np.ndarray, window: int, max_pvalue: float) -> list[ChangePoint]:
     return [_test(x, c.index, c.qhat, intervals) for c in found]
 
 
-def _merge(points: list[ChangePoint], x: np.ndarray, max_pvalue: float, min_magnitude: float) -> list[ChangePoint]:
+def _merge(points: list[ChangePoint], x: list[float], max_pvalue: float, min_magnitude: float) -> list[ChangePoint]:
     """Hunter's merge step: drop the weakest change point (the largest p-value while one exceeds max_pvalue, else the
     smallest magnitude while one is below min_magnitude), retest its neighbours, until every one stands."""
     points = list(points)
