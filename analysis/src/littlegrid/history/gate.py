@@ -24,7 +24,7 @@ from scipy.special import stdtrit
 
 from littlegrid.criteria.evaluate import in_where
 from littlegrid.criteria.relative import RelativeCriterion
-from littlegrid.history import noise as run_noise
+from littlegrid.history import noise as run_noise, sums
 from littlegrid.history.store import Figure, RunRecord, by_cell
 from littlegrid.summary.baseline import BaselineRow, Shift
 
@@ -56,16 +56,16 @@ def difference(candidate: Figure, reference: list[Figure], noise: run_noise.Nois
     k = len(ys)
     f = run_noise.median_factor(k)
     between = noise.between_sd ** 2 * (1 + f)
-    within = float(s2[0]) + f * float(s2s.mean())
+    within = s2[0] + f * sums.mean(s2s)
     var = between + within
     if var <= 0:
         return None
     df = noise.effective_df(between, var)
     # statistics.median: the value np.median gives (the middle one, or the mean of the two), without its 50 µs a
     # call on a handful of runs (the gate simulation asks thousands of times)
-    m = float(statistics.median(ys.tolist()))
+    m = float(statistics.median(ys))
     back = math.exp(m) if candidate.metric in run_noise.LOG_SCALE else m
-    return Difference(float(y[0]) - m, math.sqrt(var), df, back)
+    return Difference(y[0] - m, math.sqrt(var), df, back)
 
 
 def to_regression(crit: RelativeCriterion, x: float) -> float:

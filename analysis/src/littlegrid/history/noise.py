@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from littlegrid.history import series as run_series
+from littlegrid.history import series as run_series, sums
 from littlegrid.history.changepoints import MAX_PVALUE, change_points
 from littlegrid.history.store import METRIC_KEYS, Figure, RunRecord, StoredRun, by_cell
 
@@ -101,16 +101,17 @@ class Noise:
         return text + ")"
 
 
-def log_values(figures: list[Figure]) -> tuple[np.ndarray, np.ndarray]:
+def log_values(figures: list[Figure]) -> tuple[list[float], list[float]]:
     """(y, s²): each figure on the scale its metric is judged on (log for relative metrics), with its within-run
-    variance on that scale. Figures without a value or a standard error, or ≤ 0 on a log scale, are left out."""
+    variance on that scale. Figures without a value or a standard error, or ≤ 0 on a log scale, are left out. Lists
+    of floats: a series holds a handful of runs, and its sums are taken as numpy takes them (sums.py)."""
     usable = [f for f in figures if f.value is not None and f.se is not None
               and (f.metric not in LOG_SCALE or f.value > 0)]
     if not usable:
-        return np.empty(0), np.empty(0)
+        return [], []
     if usable[0].metric in LOG_SCALE:
-        return np.log([f.value for f in usable]), np.array([(f.se / f.value) ** 2 for f in usable])
-    return np.array([f.value for f in usable]), np.array([f.se ** 2 for f in usable])
+        return np.log([f.value for f in usable]).tolist(), [float((f.se / f.value) ** 2) for f in usable]
+    return [float(f.value) for f in usable], [float(f.se ** 2) for f in usable]
 
 
 def pooled(metric: str, segments: list[list[dict[str, Figure]]], failed: list[list[bool]]) -> Spread:
@@ -133,22 +134,23 @@ def pooled(metric: str, segments: list[list[dict[str, Figure]]], failed: list[li
         taken = sum(1 for v in shifts.values() if v is not None)
         seg_df = 0.0
         for c, (index, y, s2) in per_cell.items():
-            y = y - np.array([shifts.get(i) or 0.0 for i in index])
+            y = [v - (shifts.get(i) or 0.0) for v, i in zip(y, index)]
             edges = [0, *[p.index for p in change_points(y, max_pvalue=MAX_PVALUE)], len(y)]
             for a, b in zip(edges, edges[1:]):
                 n = b - a
                 if n < 2:
                     continue
-                ss += float((np.diff(y[a:b]) ** 2).sum()) / 2
+                ss += sums.total([(later - earlier) * (later - earlier)
+                                  for earlier, later in zip(y[a:b - 1], y[a + 1:b])]) / 2
                 steps += n - 1
                 seg_df += 2 * (n - 1) ** 2 / (3 * n - 4)
-                within += list(s2[a:b])
+                within += s2[a:b]
                 runs_used |= {(s, i) for i in index[a:b]}
                 cells_used.add(c)
         df += max(0.0, seg_df - taken)
     if df <= 0:
-        return Spread(metric, 0.0, 0.0, len(runs_used), len(cells_used), float(np.mean(within)) if within else 0.0)
-    mean_within = float(np.mean(within))
+        return Spread(metric, 0.0, 0.0, len(runs_used), len(cells_used), sums.mean(within) if within else 0.0)
+    mean_within = sums.mean(within)
     return Spread(metric, ss / steps - mean_within, df, len(runs_used), len(cells_used), mean_within)
 
 
@@ -219,7 +221,7 @@ def prediction_band(figures: list[Figure], noise: Noise) -> tuple[float, float] 
     y, s2 = log_values(figures)
     if not len(y):
         return None
-    within = float(s2.mean())
+    within = sums.mean(s2)
     sd = math.sqrt(noise.between_sd ** 2 + within + median_factor(len(y)) * (noise.between_sd ** 2 + within))
     half = float(stdtrit(noise.df, 0.975)) * sd
     centre = float(np.median(y))

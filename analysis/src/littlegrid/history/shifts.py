@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from scipy.special import stdtrit
 
 from littlegrid.criteria.relative import RelativeCriterion
-from littlegrid.history import gate, noise as run_noise
+from littlegrid.history import gate, noise as run_noise, sums
 from littlegrid.history.changepoints import GATE_PVALUE, change_points
 from littlegrid.history.store import RunRecord, by_cell
 from littlegrid.summary.baseline import Shift
@@ -55,13 +54,13 @@ def persistent(crit: RelativeCriterion, cell: str, runs: list[RunRecord], noise:
                  change_points=len(points), regression=change, lo=lo, hi=hi, beyond=bool(crit.fails(lo)))
 
 
-def level_change(y: np.ndarray, s2: np.ndarray, before: slice, after: slice,
+def level_change(y: list[float], s2: list[float], before: slice, after: slice,
                  noise: run_noise.Noise) -> tuple[float, float]:
     """(d, h): the mean level of y[after] less that of y[before] on the judging scale, and its 95% half-width: each
     level's variance is (σ_b² + s̄²)/n over its n runs, the σ_b part on the noise's degrees of freedom
-    (Welch–Satterthwaite, as the gate's)."""
+    (Welch–Satterthwaite, as the gate's). y and s2 as noise.log_values gives them."""
     n_a, n_b = len(y[before]), len(y[after])
-    d = float(y[after].mean() - y[before].mean())
+    d = sums.mean(y[after]) - sums.mean(y[before])
     between = noise.between_sd ** 2 * (1 / n_a + 1 / n_b)
-    var = between + float(s2[before].mean()) / n_a + float(s2[after].mean()) / n_b
+    var = between + sums.mean(s2[before]) / n_a + sums.mean(s2[after]) / n_b
     return d, float(stdtrit(noise.effective_df(between, var), 0.975)) * math.sqrt(var)
