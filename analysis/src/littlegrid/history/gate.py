@@ -20,7 +20,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from scipy.special import stdtrit
+# scipy's C function itself, a float per call without the ufunc's few µs around it (the same value: issue 64)
+from scipy.special.cython_special import stdtrit
 
 from littlegrid.criteria.evaluate import in_where
 from littlegrid.criteria.relative import RelativeCriterion
@@ -40,11 +41,11 @@ class Difference:
     reference: float  # m back on the figure's scale
 
     def half_width(self, level: float = 0.95) -> float:
-        return float(stdtrit(self.df, (1 + level) / 2)) * self.sd
+        return stdtrit(float(self.df), (1 + level) / 2) * self.sd
 
     def detectable(self) -> float:
         """How far past the margin (on the judging scale) a regression must lie to fail with POWER."""
-        return (float(stdtrit(self.df, 0.975)) + float(stdtrit(self.df, POWER))) * self.sd
+        return (stdtrit(float(self.df), 0.975) + stdtrit(float(self.df), POWER)) * self.sd
 
 
 def difference(candidate: Figure, reference: list[Figure], noise: run_noise.Noise) -> Difference | None:

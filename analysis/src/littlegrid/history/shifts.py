@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 
-from scipy.special import stdtrit
+# scipy's C function itself, a float per call without the ufunc's few µs around it (the same value: issue 64)
+from scipy.special.cython_special import stdtrit
 
 from littlegrid.criteria.relative import RelativeCriterion
 from littlegrid.history import gate, noise as run_noise, sums
@@ -63,4 +64,4 @@ def level_change(y: list[float], s2: list[float], before: slice, after: slice,
     d = sums.mean(y[after]) - sums.mean(y[before])
     between = noise.between_sd ** 2 * (1 / n_a + 1 / n_b)
     var = between + sums.mean(s2[before]) / n_a + sums.mean(s2[after]) / n_b
-    return d, float(stdtrit(noise.effective_df(between, var), 0.975)) * math.sqrt(var)
+    return d, stdtrit(float(noise.effective_df(between, var)), 0.975) * math.sqrt(var)
