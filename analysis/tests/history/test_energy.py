@@ -1,6 +1,7 @@
-"""E-divisive's energy statistic over an interval's splits (history/energy.py): Q̂ from prefix sums, found by a scan
-of Python floats on short intervals and by one numpy matrix on long ones, against Q̂ summed block by block from its
-definition, and the two ways against each other to the last bit (ties, whole numbers, inf and nan included)."""
+"""E-divisive's energy statistic over an interval's splits (history/energy.py): Q̂ from prefix sums (added as Python
+floats for a short part, by numpy for a long one), found by a scan of Python floats on short intervals and by one
+numpy matrix on long ones, against Q̂ summed block by block from its definition, and the two ways against each
+other to the last bit (ties, whole numbers, inf and nan included)."""
 
 import math
 
@@ -53,8 +54,7 @@ def test_the_best_split_is_q_hat_s_first_maximum_by_its_definition(way):
         if whole:
             x = np.round(x / 4)
         start, end = interval(rng, len(x))
-        p = energy.Prefix(x)
-        mine = find(p.rows if way == "scan" else p.matrix, start, end)
+        mine = find(energy._prefix_rows(x.tolist()) if way == "scan" else energy._prefix_matrix(x), start, end)
         theirs = q_hat_by_definition(x, start, end)
         if whole:
             assert mine == theirs, (trial, list(x), start, end)
@@ -63,8 +63,9 @@ def test_the_best_split_is_q_hat_s_first_maximum_by_its_definition(way):
 
 
 def test_the_scan_and_the_matrix_find_the_same_split_to_the_last_bit():
-    """Either way on the same interval, whichever side of SCAN_LIMIT it lies: the same τ and the same float Q̂,
-    on real, whole-number and flat series and on series holding inf or nan (numpy's argmax takes the first nan)."""
+    """Either way on the same interval, whichever side of SCAN_LIMIT it lies: the same prefix sums and the same τ and
+    float Q̂, on real, whole-number and flat series and on series holding inf or nan (numpy's argmax takes the first
+    nan)."""
     rng = np.random.default_rng(66)
     kinds = {"real": lambda x: x, "whole": lambda x: np.round(x / 4), "flat": lambda x: np.full(len(x), 152.0),
              "inf": lambda x: np.where(np.arange(len(x)) == len(x) // 2, math.inf, x),
@@ -74,6 +75,9 @@ def test_the_scan_and_the_matrix_find_the_same_split_to_the_last_bit():
         x = kinds[kind](drawn(rng, int(rng.integers(2, 2 * energy.SCAN_LIMIT))))
         start, end = interval(rng, len(x))
         with np.errstate(invalid="ignore"):  # inf − inf: the nan under test
-            p = energy.Prefix(x)
-            scanned, whole = energy._scan(p.rows, start, end), energy._matrix(p.matrix, start, end)
+            matrix = energy._prefix_matrix(x)
+            whole = energy._matrix(matrix, start, end)
+        rows = energy._prefix_rows(x.tolist())
+        assert repr(rows) == repr(matrix.tolist()), (trial, kind, list(x))  # the same sums, nan where numpy has it
+        scanned = energy._scan(rows, start, end)
         assert scanned[0] == whole[0] and repr(scanned[1]) == repr(whole[1]), (trial, kind, list(x), start, end)

@@ -138,7 +138,7 @@ def _detect(x: list[float], start: int, end: int, max_pvalue: float) -> list[Cha
     interval's best split is found once: a new change point splits one interval and leaves the others' as they
     were."""
     part = x[start:end]
-    p = Prefix(np.array(part))
+    p = Prefix(part)
     splits: dict[tuple[int, int], tuple[int, float]] = {}
 
     def best_of(a: int, b: int) -> tuple[int, float]:

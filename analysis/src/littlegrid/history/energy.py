@@ -14,6 +14,7 @@ on tiny arrays was most of the gate's time (issue 64). Both evaluate _q_hat, the
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -21,16 +22,36 @@ import numpy as np
 # Intervals of up to this many points are scanned as Python floats, longer ones as one matrix: the two cost the same
 # at about 16 points (a scan grows with its m·n splits, the matrix is some 60 µs of numpy calls whatever the size)
 SCAN_LIMIT = 16
+# Parts of up to this many points have their prefix sums added as Python floats (numpy's calls cost more below about
+# 8 points, less above), longer ones by numpy; every interval of such a part is scanned
+BY_HAND = 8
 
 
 class Prefix:
     """The two-dimensional prefix sums of a series' distance matrix |x_i − x_j| (any block of it summed in four
-    look-ups), as a numpy matrix and, for the scan, as lists of floats (the same values)."""
+    look-ups): P[i][j] sums the rows before i and the columns before j, added down each column, then along each row
+    (numpy's cumsum(axis=0).cumsum(axis=1)). `rows` as lists of floats, for the scan; `matrix` in numpy for a part of
+    more than BY_HAND points (None for a shorter one: all its intervals are scanned, BY_HAND ≤ SCAN_LIMIT)."""
 
-    def __init__(self, part: np.ndarray):
-        self.matrix = np.zeros((len(part) + 1, len(part) + 1))
-        self.matrix[1:, 1:] = np.abs(part[:, None] - part[None, :]).cumsum(axis=0).cumsum(axis=1)
-        self.rows = self.matrix.tolist()
+    def __init__(self, part: list[float]):
+        self.matrix = _prefix_matrix(np.array(part)) if len(part) > BY_HAND else None
+        self.rows = _prefix_rows(part) if self.matrix is None else self.matrix.tolist()
+
+
+def _prefix_matrix(x: np.ndarray) -> np.ndarray:
+    p = np.zeros((len(x) + 1, len(x) + 1))
+    p[1:, 1:] = np.abs(x[:, None] - x[None, :]).cumsum(axis=0).cumsum(axis=1)
+    return p
+
+
+def _prefix_rows(part: list[float]) -> list[list[float]]:
+    """_prefix_matrix's sums, added in the same order as Python floats."""
+    rows = [[0.0] * (len(part) + 1)]
+    column = [0.0] * len(part)  # down each column, the rows so far
+    for a in part:
+        column = [c + abs(a - b) for c, b in zip(column, part)]
+        rows.append([0.0, *itertools.accumulate(column)])
+    return rows
 
 
 def best_split(p: Prefix, start: int, end: int) -> tuple[int, float]:
