@@ -24,12 +24,15 @@ MIN_RUNS = 4  # the fewest runs (this one included) a series needs before its ch
 MIN_AFTER = 2
 
 
-def persistent(crit: RelativeCriterion, cell: str, runs: list[RunRecord], noise: run_noise.Noise) -> Shift | None:
+def persistent(crit: RelativeCriterion, cell: str, runs: list[RunRecord], noise: run_noise.Noise,
+               figures: list[dict] | None = None) -> Shift | None:
     """The shift of `cell`'s figure for `crit` across `runs` (the segment since the last pin, oldest first, the
-    candidate last), when its change points show one in the bad direction that the candidate is part of; else None."""
+    candidate last), when its change points show one in the bad direction that the candidate is part of; else None.
+    figures: each run's figures by cell (store.by_cell), when the caller has them (it asks for every criterion and
+    cell of the same runs)."""
     held = []
-    for r in runs:
-        f = by_cell(r.figures).get(cell, {}).get(crit.key)
+    for r, by in zip(runs, figures or [by_cell(r.figures) for r in runs]):
+        f = by.get(cell, {}).get(crit.key)
         if f is not None:
             held.append((r, f))
     if len(held) < MIN_RUNS or held[-1][0] is not runs[-1]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from littlegrid.criteria.relative import RelativeCriterion
 from littlegrid.history import gate, noise as run_noise, series as run_series, shifts
-from littlegrid.history.store import RunRecord, StoredRun
+from littlegrid.history.store import RunRecord, StoredRun, by_cell
 from littlegrid.summary.baseline import BaselineRow
 
 PLAN_KINDS = ("grid", "plan", "configuration")  # what --allow-other-plan crosses; --allow-other-host crosses "host"
@@ -120,10 +120,11 @@ def persistent_shifts(candidate: RunRecord, mine: list[StoredRun], criteria: lis
     runs = [r.record for r in run_series.segment(mine)] + [candidate]
     if len(runs) < shifts.MIN_RUNS:
         return {}
+    figures = [by_cell(r.figures) for r in runs]
     out = {}
     for crit in criteria:
         for cell in dict.fromkeys(f.cell for f in candidate.figures):
-            found = shifts.persistent(crit, cell, runs, noises[crit.key])
+            found = shifts.persistent(crit, cell, runs, noises[crit.key], figures)
             if found is not None:
                 out[(crit.text, cell)] = found
     return out
