@@ -95,7 +95,9 @@ def _scan(rows: list[list[float]], start: int, end: int) -> tuple[int, float]:
         row, i = rows[t], t - start - 1
         d_t, top_t = row[t], top[t]
         within_x = _within_x(d_t, top_t, top[start])
-        if i and 0.0 > best_q:  # the row's columns before i are κ ≤ τ: a 0 in Otava's layout
+        # the row's columns before i are κ ≤ τ, 0 in Otava's layout: the maximum only when rounding leaves every Q̂
+        # before them below 0 (the first, |x_start − x_start+1|, is 0 or more but for rounding)
+        if i and 0.0 > best_q:
             best_t, best_q = t, 0.0
         for j in range(i, end - start - 1):  # κ = start + 2 + j > τ
             k = start + 2 + j
