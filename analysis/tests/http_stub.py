@@ -27,7 +27,9 @@ def serving(body_for, content_type: str | None = None):
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever to notice, which it does once per poll interval (0.5 s by default): every
+    # test leaving a stub waited that long for nothing the test asks about
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     try:
         yield server.server_address[1]
     finally:
