@@ -22,6 +22,10 @@ from littlegrid.run.stopping import Stop, Stopper, Watcher, fixed_stop
 
 # Beyond its duration a cell gets this long (JVM start, ramp-down, remote engines) before it is declared hung.
 HANG_GRACE_S = 120.0
+# The longest the cell's loop waits for a console line before it looks at the clock, the server and the watcher
+# again; a watcher asked more often (Watcher.check_s) shortens it, never below POLL_FLOOR_S (no busy loop).
+POLL_S = 0.5
+POLL_FLOOR_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -105,10 +109,12 @@ def run_cell(
         died = None  # (seconds into the cell, exit code) of the sample server
         stopper = Stopper(command_port) if watcher is not None and command_port is not None else None
         answered = False
+        # without this a watcher's check_s under POLL_S was not kept: it was asked only when the loop woke
+        poll_s = max(POLL_FLOOR_S, min(POLL_S, watcher.check_s)) if stopper is not None else POLL_S
         try:
             while True:
                 try:
-                    line = lines.get(timeout=0.5)
+                    line = lines.get(timeout=poll_s)
                 except queue.Empty:
                     line = ""
                 if line is None:  # JMeter closed its output: it is exiting
