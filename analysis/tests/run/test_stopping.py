@@ -25,11 +25,16 @@ from littlegrid.run.stopping import Stop, Watcher, fixed_stop, free_udp_port, po
 
 FAKE = Path(__file__).parent / "fake_jmeter.py"
 PLAN = Path(__file__).parent / "fixtures" / "tiny.jmx"
-SECOND_S = 0.2  # real seconds per JTL second in the fake
-# the JTL seconds a stop may come after the first judgement that could answer: run_cell asks the watcher at least every
-# 0.5 s (its wait for a console line), and a host shared by several test runs may wake it 0.5 s late: 1 s of real
-# time, and one JTL second for a late write
-LATE = int(1.0 / SECOND_S) + 1
+SECOND_S = 0.1  # real seconds per JTL second in the fake
+# the watcher is asked once a JTL second, as the runner asks it once a second of a real cell (stopping.CHECK_S);
+# run_cell's loop wakes that often when a watcher asks it to (cell_run.POLL_S)
+CHECK_S = SECOND_S
+# a host shared by several test runs may wake the runner this late
+HOST_LATE_S = 0.5
+# the JTL seconds a stop may come after the first judgement that could answer: the real time between two checks and
+# the host's lateness, and one JTL second for a late write. The bound is in real time: 0.7 s now (7 JTL seconds of
+# 0.1 s); it was 1.2 s (6 of 0.2 s) when the loop woke only every 0.5 s whatever the watcher's check_s
+LATE = round((CHECK_S + HOST_LATE_S) / SECOND_S) + 1
 STOP_KEYS = {"rule", "reason", "at_s", "precision_asked", "x_rel", "r_rel", "warmup_s", "why", "slo"}
 
 
@@ -137,7 +142,7 @@ def watched_cell(tmp_path: Path, mode: str, duration_s: int, rule: Rule):
     folder.mkdir()
     jmeter = StandInJMeter(tmp_path, mode)
     port = free_udp_port()
-    watcher = Watcher(folder / "results.jtl", rule, precise_conditions(rule), check_s=0.2)
+    watcher = Watcher(folder / "results.jtl", rule, precise_conditions(rule), check_s=CHECK_S)
     try:
         outcome = run_cell(jmeter, PLAN, folder, {"duration_s": duration_s}, duration_s=duration_s,
                            controller_options=[f"-J{k}={v}" for k, v in port_properties(port).items()],
@@ -207,7 +212,10 @@ def test_a_cell_never_answered_runs_to_max_s_and_records_the_precision_it_had(tm
 
 def test_a_jmeter_deaf_to_shutdown_gets_stoptestnow_after_the_grace(tmp_path, monkeypatch):
     monkeypatch.setattr(stopping, "SHUTDOWN_GRACE_S", 0.6)
-    rule = Rule(precision=0.02, min_s=10, max_s=120, warmup_floor_s=2, cooldown_s=1)
+    # what is asked here is how JMeter is told to stop, not when: a rule the fake's series answers at 10 s (±5%, no
+    # warm-up floor) rather than the 30 s of the rule above. Untold, the stubborn fake would run its 120 s
+    rule = Rule(precision=0.05, min_s=10, max_s=120, warmup_floor_s=0, cooldown_s=1)
+    assert first_answer(rule) == 10
     outcome, jmeter, port, jtl = watched_cell(tmp_path, "stubborn", 120, rule)
     received = jmeter.received()
     commands = [line.split()[0] for line in received]
@@ -245,7 +253,7 @@ def run_with(tmp_path, monkeypatch, grid: Path, mode: str = "steady"):
     jmeter = StandInJMeter(tmp_path, mode)
     monkeypatch.setattr(runner, "find_jmeter", lambda: jmeter)
     monkeypatch.setattr(runner, "java_version", lambda: "openjdk version 17 (fake)")
-    monkeypatch.setattr(stopping, "CHECK_S", 0.2)
+    monkeypatch.setattr(stopping, "CHECK_S", CHECK_S)
     folder = runner.run_grid(grid, out=tmp_path / "reports", run_id="r")
     return json.loads((folder / "cells" / "users=5" / "manifest.json").read_text())
 
