@@ -2,6 +2,8 @@
 Z = 0) written as a JTL by a stand-in for run_cell; the run folder, search.json, the words, --resume, and --live
 (the live view's status and page while the probes run)."""
 
+import contextlib
+import io
 import json
 import socket
 import urllib.request
@@ -41,14 +43,13 @@ users = {users}
     return path
 
 
-@pytest.fixture
-def simulated(monkeypatch, tmp_path):
-    """run_cell writes an M/M/10//N cell of the cell's duration; records the cells it ran."""
-    ran = []
-    monkeypatch.setattr("littlegrid.run.jmeter.find_jmeter", lambda: JMeter(home=tmp_path, jar=tmp_path / "j.jar"))
-    monkeypatch.setattr(runner, "java_version", lambda: "17 (fake)")
-    monkeypatch.setattr(preflight, "check_grid", lambda grid: None)
-    kill_at = {}
+def _simulate(mp: pytest.MonkeyPatch, home: Path) -> tuple[list, dict]:
+    """run_cell writes an M/M/10//N cell of the cell's duration: returns the cells it ran, in order, and the cells
+    to kill (cell id -> True) that a test may fill."""
+    ran, kill_at = [], {}
+    mp.setattr("littlegrid.run.jmeter.find_jmeter", lambda: JMeter(home=home, jar=home / "j.jar"))
+    mp.setattr(runner, "java_version", lambda: "17 (fake)")
+    mp.setattr(preflight, "check_grid", lambda grid: None)
 
     def fake_run_cell(jmeter, plan, folder, properties, duration_s, **kw):
         n = int(properties["users"])
@@ -60,14 +61,31 @@ def simulated(monkeypatch, tmp_path):
         return cell_run.CellOutcome("complete", None, 0, len(samples), "2026-01-01T00:00:00.000Z",
                                     "2026-01-01T00:00:40.000Z", duration_s, 0)
 
-    monkeypatch.setattr(runner, "run_cell", fake_run_cell)
+    mp.setattr(runner, "run_cell", fake_run_cell)
     return ran, kill_at
 
 
-def test_a_search_writes_ordinary_cells_and_search_json_with_the_answer_in_words(tmp_path, simulated, capsys):
+@pytest.fixture
+def simulated(monkeypatch, tmp_path):
+    """Each probe's cell simulated (_simulate) for one test: (cells ran, cells to kill)."""
+    return _simulate(monkeypatch, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory):
+    """One search of users 1..80 for p90 < 300 ms, run once for the tests that read what it leaves (its run folder,
+    search.json, its words, its report), none of which writes into it: (folder, doc, cells ran, what it printed)."""
     from littlegrid.search.runner import search
-    ran, _ = simulated
-    folder, doc = search(grid(tmp_path), ["p90 < 300ms"], out=tmp_path / "out", run_id="s1")
+    home = tmp_path_factory.mktemp("found")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(printed):
+        ran, _ = _simulate(mp, home)
+        folder, doc = search(grid(home), ["p90 < 300ms"], out=home / "out", run_id="s1")
+    return folder, doc, ran, printed.getvalue()
+
+
+def test_a_search_writes_ordinary_cells_and_search_json_with_the_answer_in_words(found):
+    folder, doc, ran, out = found
     answer = doc["answer"]
     assert answer["kind"] == "found" and answer["users"] in (15, 16, 17)  # exact: 16 (p90 293 and 304 ms at 16, 17)
     assert len(doc["probes"]) <= 12 + 6 and len({p["users"] for p in doc["probes"]}) <= 12
@@ -79,7 +97,6 @@ def test_a_search_writes_ordinary_cells_and_search_json_with_the_answer_in_words
     assert manifest["cells"] == ran == [p["cell"] for p in doc["probes"]]
     summary = json.loads((folder / "summary.json").read_text())
     assert [c["id"] for c in summary["cells"]] == ran
-    out = capsys.readouterr().out
     assert out.count("\nprobe ") + out.startswith("probe ") == len(ran) and "ETA" in out
     assert f"largest N with p90 < 300 ms: {answer['users']} (p90 at {answer['users']}: " in out
     assert "a full 1..80 grid would take 80 cells" in out
@@ -143,12 +160,10 @@ def test_refusals_come_before_any_load(tmp_path, simulated, users, slo, problem)
     assert ran == [] and not (tmp_path / "out").exists()
 
 
-def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_answer(tmp_path, simulated):
+def test_the_report_of_a_search_has_its_page_with_the_probes_the_slo_and_the_answer(tmp_path, found):
     import argparse
     from littlegrid.commands import report
-    from littlegrid.search.runner import search
-    folder, doc = search(grid(tmp_path, users="{ min = 1, max = 20 }"), ["p90 < 300ms"], out=tmp_path / "out",
-                         run_id="s5")
+    folder, doc, _, _ = found
     args = argparse.Namespace(inputs=[str(folder)], output=tmp_path / "rep", warmup=None, cooldown=None,
                               by_label=False, columns=None, jmeter_properties=None, timestamp_is_start=None)
     for name in ("delimiter", "timestamp_format", "include_subsamples", "timestamp_end"):
