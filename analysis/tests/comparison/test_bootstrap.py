@@ -201,6 +201,24 @@ def test_throughput_replicates_from_moving_sums_equal_the_blocks_gathered_second
     assert np.allclose(got, per_second[idx].mean(axis=1), rtol=1e-12)
 
 
+def test_throughput_replicates_of_a_mostly_idle_window_equal_the_blocks_gathered_second_by_second():
+    # two 5-minute runs a day apart (as insta-rzd's, 158 days apart): the draws that land in idle runs of moving
+    # blocks are skipped (DrawnSums), and the replicates are still the written-out bootstrap's, to the bit
+    import math
+
+    t, reps = 86_400, 20
+    per_second = np.zeros(t, np.int64)
+    rng = np.random.default_rng(4)
+    per_second[1_000:1_300], per_second[80_000:80_300] = rng.poisson(7, 300), rng.poisson(30, 300)
+    block = round(t ** (1 / 3))
+    moving = np.convolve(per_second, np.ones(block, np.int64), "valid")
+    assert resample.DrawnSums(moving, np.int64, exact=True).busy is not None  # the idle path
+    got = resample.replicate_throughput(per_second, np.random.default_rng(9), reps)
+    starts = np.random.default_rng(9).integers(0, t - block + 1, size=(reps, math.ceil(t / block)))
+    idx = (starts[:, :, None] + np.arange(block)).reshape(reps, -1)[:, :t]
+    assert np.array_equal(got, per_second[idx].sum(axis=1) / t) and got.std() > 0
+
+
 def test_a_cells_throughput_replicates_leave_out_the_windows_last_lengthened_second():
     # 19.99 s of 150 completions a second, as analyze bins them: 19 bins, the last holding 1.99 s (298). Counted,
     # it is a 2× outlier that widens X's spread about 20-fold; left out, the replicates' spread is the seconds' own.

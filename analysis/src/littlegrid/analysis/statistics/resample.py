@@ -149,15 +149,45 @@ def replicate_throughput(per_second: np.ndarray, rng: np.random.Generator, reps:
     last = t - (blocks - 1) * block
     running = _running_sums(c)  # once: a window of months has millions of seconds
     full = _moving_from(running, block)
-    full = _narrowest(full) if whole else full
+    drawn_sums = DrawnSums(_narrowest(full) if whole else full, running.dtype, exact=whole)
     out = np.empty(reps)
     batch = max(1, min(reps, (1 << 22) // blocks))
     for start in range(0, reps, batch):
         starts = rng.integers(0, t - block + 1, size=(min(batch, reps - start), blocks))
         ends = starts[:, -1]
         cut = running[ends + last] - running[ends]  # the last, shorter run: only the drawn ones are summed
-        out[start:start + len(starts)] = (full[starts[:, :-1]].sum(axis=1, dtype=running.dtype) + cut) / t
+        out[start:start + len(starts)] = (drawn_sums(starts[:, :-1]) + cut) / t
     return out
+
+
+class DrawnSums:
+    """Each row's sum of the moving sums its indices draw, for integer counts. A window of months between two runs
+    (insta-rzd: 13.6 M seconds, 0.02 % of its moving blocks hold a completion) draws 57 M blocks a cell from 27 MB
+    of moving sums, each draw a cache miss that nearly always reads 0. So which runs of RUN moving blocks hold any
+    completion is looked up first, in a table small enough to stay in cache, and the moving sums only for the draws
+    inside such a run: 9x faster there, and the same integers (a sum of integers is one number whatever the order).
+    A window busy throughout is summed directly, as that lookup would find every run busy, and so are float counts,
+    whose sums depend on their order."""
+
+    RUN_SHIFT = 6  # runs of 64 moving blocks: a window of months is 213 k runs, a 213 kB table
+    SPARSE = 1 / 8  # at most this share of runs busy: the draws outside them are worth skipping
+
+    def __init__(self, moving: np.ndarray, dtype: np.dtype, exact: bool):
+        self.moving, self.dtype, self.busy = moving, dtype, None
+        if exact:
+            run = 1 << self.RUN_SHIFT
+            padded = np.zeros(-(-len(moving) // run) * run, moving.dtype)
+            padded[:len(moving)] = moving
+            busy = padded.reshape(-1, run).any(axis=1)
+            self.busy = busy if busy.mean() <= self.SPARSE else None
+
+    def __call__(self, drawn: np.ndarray) -> np.ndarray:
+        if self.busy is None:
+            return self.moving[drawn].sum(axis=1, dtype=self.dtype)
+        rows, cols = np.divmod(np.flatnonzero(self.busy[drawn >> self.RUN_SHIFT]), drawn.shape[1])
+        sums = np.zeros(len(drawn), self.dtype)
+        np.add.at(sums, rows, self.moving[drawn[rows, cols]])
+        return sums
 
 
 def _narrowest(counts: np.ndarray) -> np.ndarray:
