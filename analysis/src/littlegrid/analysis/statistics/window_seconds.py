@@ -62,7 +62,7 @@ class WindowSecondsAccumulator:
     def block_histograms(self, elapsed: ExactHistogram) -> BlockHistograms:
         """What BlockHistograms.from_samples gives for the window's samples: blocks of block_length seconds
         (from the per-second means; whole units), each an exact histogram over the cell histogram's values."""
-        block = block_length(self.n, self.elapsed_sum.astype(float))
+        block = block_length(self.n, self.elapsed_sum)  # integer sums: memory_length divides only the busy seconds
         blocks = max(1, self.seconds // block)
         unit, index, counts = self._pairs_at(elapsed.values)
         dense = np.zeros((blocks, len(elapsed.values)), np.int64)

@@ -49,7 +49,10 @@ def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray, floor
     """block_length's rule before any storage concern (units, MAX_BLOCKS): (2φ/(1 − φ²))^(2/3)·T^(1/3) seconds, φ
     the lag-1 autocorrelation of the per-second mean, never below T^(1/3) nor above T/3. The batch means of
     steady_state read it too: how long a queue's memory lasts does not depend on how a summary stores a window."""
-    n = np.asarray(n_per_second, float)
+    # counts and sums as they come, integers too: the mean is their true division, which is the division of their
+    # float64 values, and only the busy seconds are divided (a window of months between two runs, 13.6 M seconds of
+    # which 1,739 busy, spent 0.4 s converting every second to float64 first)
+    n = np.asarray(n_per_second)
     t = len(n)
     base = t ** (1 / 3)
     busy = n > 0
@@ -58,8 +61,9 @@ def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray, floor
     # fewer array operations, every second busy taken whole and the mean as the sum over the count (what .mean() is)
     seconds_busy = int(np.count_nonzero(busy))
     if seconds_busy >= 4:
-        sums = np.asarray(sum_ms_per_second, float)
-        mean = sums / n if seconds_busy == t else sums[busy] / n[busy]
+        sums = np.asarray(sum_ms_per_second)
+        mean = np.true_divide(sums, n, dtype=float) if seconds_busy == t else np.true_divide(sums[busy], n[busy],
+                                                                                             dtype=float)
         x = mean - mean.sum() / seconds_busy
         denom = float(x @ x)
         phi = min(MAX_PHI, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
