@@ -49,6 +49,21 @@ def corpus() -> Path:
 
 
 @pytest.fixture(scope="session")
+def corpus_summary(corpus):
+    """A corpus file analysed whole with analyze's defaults, once a session (a worker's) for each file asked:
+    modules that read figures of the same summary share it (insta-rzd's, 13.6 M seconds of window, is read by its
+    blocks', histogram's and headline's tests). Summaries are frozen models, so no test changes what another reads."""
+    summaries = {}
+
+    def summary_of(name: str):
+        if name not in summaries:
+            summaries[name] = littlegrid.summarize.analyze([str(corpus / name)])
+        return summaries[name]
+
+    return summary_of
+
+
+@pytest.fixture(scope="session")
 def jmeter():
     """The provisioned JMeter (skips saying why; fails under CI)."""
     from littlegrid.run.jmeter import find_jmeter

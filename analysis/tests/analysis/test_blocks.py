@@ -6,7 +6,6 @@ import numpy as np
 from littlegrid.analysis.reading.histogram import read_cell_histogram
 from littlegrid.analysis.statistics import resample
 from littlegrid.analysis.steady.blocks import BlockHistograms, block_length
-from littlegrid.summarize import analyze
 from littlegrid.summary.model import Blocks
 from analysis_synthetic import open_mm2_window
 
@@ -61,8 +60,8 @@ def test_the_summary_keeps_the_blocks_sparse_and_refuses_blocks_that_do_not_add_
         assert BlockHistograms.from_summary(Blocks.model_validate(kept | {"index": index}), values, counts) is None
 
 
-def test_a_real_jmeter_cell_s_blocks_add_up_to_its_histogram(corpus):
-    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")]).cells[0]
+def test_a_real_jmeter_cell_s_blocks_add_up_to_its_histogram(corpus_summary):
+    cell = corpus_summary("insta-rzd-errors-large.jtl").cells[0]
     lat, per_second = read_cell_histogram(cell)
     h = BlockHistograms.from_summary(cell.histogram.blocks, lat.values_ms, lat.counts)
     assert h is not None and h.n == cell.overall.count

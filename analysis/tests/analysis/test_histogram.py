@@ -11,7 +11,6 @@ from littlegrid.analysis.reading.histogram import (ExactHistogram, cell_histogra
                                                    read_cell_histogram, whole_seconds)
 from littlegrid.analysis.statistics.resample import nearest_rank
 from littlegrid.analysis.statistics.stats import nearest_rank as sorted_nearest_rank, percentile_of
-from littlegrid.summarize import analyze
 from littlegrid.summary.model import Cell
 from summary_contract import typed
 
@@ -87,8 +86,8 @@ def stored(histogram: dict | None, count: int) -> Cell:
     return typed({"histogram": h, "overall": {"count": count}}, Cell)
 
 
-def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_throughput(corpus):
-    cell = analyze([str(corpus / "insta-rzd-errors-large.jtl")]).cells[0]
+def test_a_real_jmeter_cell_s_histogram_gives_its_exact_percentiles_mean_and_throughput(corpus_summary):
+    cell = corpus_summary("insta-rzd-errors-large.jtl").cells[0]
     lat, per_second = read_cell_histogram(cell)
     values, counts = lat.values_ms, lat.counts
     o = cell.overall

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from littlegrid.summarize import analyze
 from littlegrid.findings import findings, headline
 from littlegrid.findings.base import Finding
 from littlegrid.findings.headline import headline as compose
@@ -54,8 +53,8 @@ def test_findings_are_grouped_answer_trust_action_and_know_their_curve():
 
 
 @pytest.mark.parametrize("name", ["insta-rzd-errors-large.jtl", "perfplugin-filewithtransactions.csv"])
-def test_a_jtl_from_anywhere_gets_what_a_test_shows_and_no_cell_advice(name, corpus):
-    s = analyze([corpus / name])
+def test_a_jtl_from_anywhere_gets_what_a_test_shows_and_no_cell_advice(name, corpus_summary):
+    s = corpus_summary(name)
     kinds = [f.kind for f in s.findings]
     assert kinds[0] == "throughput" and "slowest" in kinds
     text = " ".join(f.statement + " " + (f.recommendation or "") for f in s.findings)
