@@ -78,9 +78,13 @@ def _moving_sums(per_second: np.ndarray, block: int) -> np.ndarray:
 
 
 def _running_sums(per_second: np.ndarray) -> np.ndarray:
-    """0, then the cumulative sums of the rows: any run of seconds is the difference of two of them."""
-    cum = np.cumsum(per_second, axis=0)
-    return np.concatenate([np.zeros((1, *cum.shape[1:]), cum.dtype), cum])
+    """0, then the cumulative sums of the rows: any run of seconds is the difference of two of them. Summed into
+    place after the zero row, in the type cumsum gives, rather than copied after it: a window of months is 13.6 M
+    seconds, 109 MB to copy."""
+    running = np.empty((len(per_second) + 1, *per_second.shape[1:]), np.cumsum(per_second[:0], axis=0).dtype)
+    running[0] = 0
+    np.cumsum(per_second, axis=0, out=running[1:])
+    return running
 
 
 def _moving_from(running: np.ndarray, block: int) -> np.ndarray:
@@ -176,9 +180,10 @@ class DrawnSums:
         self.moving, self.dtype, self.busy = moving, dtype, None
         if exact:
             run = 1 << self.RUN_SHIFT
-            padded = np.zeros(-(-len(moving) // run) * run, moving.dtype)
-            padded[:len(moving)] = moving
-            busy = padded.reshape(-1, run).any(axis=1)
+            whole = len(moving) // run  # runs of `run` blocks, then a shorter last one (read in place: no copy)
+            busy = np.zeros(-(-len(moving) // run), bool)
+            busy[:whole] = moving[:whole * run].reshape(whole, run).any(axis=1)
+            busy[whole:] = moving[whole * run:].any()
             self.busy = busy if busy.mean() <= self.SPARSE else None
 
     def __call__(self, drawn: np.ndarray) -> np.ndarray:
