@@ -167,9 +167,10 @@ def replicate_throughput(per_second: np.ndarray, rng: np.random.Generator, reps:
 class DrawnSums:
     """Each row's sum of the moving sums its indices draw, for integer counts. A window of months between two runs
     (insta-rzd: 13.6 M seconds, 0.02 % of its moving blocks hold a completion) draws 57 M blocks a cell from 27 MB
-    of moving sums, each draw a cache miss that nearly always reads 0. So which runs of RUN moving blocks hold any
+    of moving sums, each draw a cache miss that nearly always reads 0. So which runs of 64 moving blocks hold any
     completion is looked up first, in a table small enough to stay in cache, and the moving sums only for the draws
-    inside such a run: 9x faster there, and the same integers (a sum of integers is one number whatever the order).
+    inside such a run: the draws summed 9x faster there, the same integers (a sum of integers is one number whatever
+    the order).
     A window busy throughout is summed directly, as that lookup would find every run busy, and so are float counts,
     whose sums depend on their order."""
 

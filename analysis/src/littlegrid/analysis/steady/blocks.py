@@ -62,8 +62,9 @@ def memory_length(n_per_second: np.ndarray, sum_ms_per_second: np.ndarray, floor
     seconds_busy = int(np.count_nonzero(busy))
     if seconds_busy >= 4:
         sums = np.asarray(sum_ms_per_second)
-        mean = np.true_divide(sums, n, dtype=float) if seconds_busy == t else np.true_divide(sums[busy], n[busy],
-                                                                                             dtype=float)
+        if seconds_busy < t:
+            sums, n = sums[busy], n[busy]
+        mean = np.true_divide(sums, n, dtype=float)
         x = mean - mean.sum() / seconds_busy
         denom = float(x @ x)
         phi = min(MAX_PHI, max(0.0, float(x[1:] @ x[:-1]) / denom)) if denom > 0 else 0.0
