@@ -136,8 +136,12 @@ def test_engines_up_for_hosts_prints_each_command_and_the_grid_lines(tmp_path, c
 
 def test_engines_down_stops_only_the_recorded_pids_still_running_their_engine(tmp_path, capsys):
     def fake_engine(port):  # a process whose command line reads like an engine's, sleeping
-        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-s", f"-Jserver_port={port}"],
-                                start_new_session=True)
+        child = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)", "-s",
+                                  f"-Jserver_port={port}"], start_new_session=True, stdout=subprocess.PIPE)
+        # Popen returns when exec has closed its error pipe, before the kernel has set the new argv: read at once,
+        # /proc/PID/cmdline is empty (129 of 300 times on a busy host). The child's first line means exec is done.
+        assert child.stdout.readline() == b"up\n"
+        return child
 
     ours, other = fake_engine(1234), fake_engine(999)
     try:
@@ -153,3 +157,4 @@ def test_engines_down_stops_only_the_recorded_pids_still_running_their_engine(tm
         for p in (ours, other):
             p.kill()
             p.wait()
+            p.stdout.close()
