@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis_synthetic import closed_loop, write_jtl
 from littlegrid.jtl import read_jtl
 from littlegrid.jtl.blocks import BlockReader, ReadAgain, merge_notes
 from littlegrid.usererror import UserError
@@ -138,6 +139,22 @@ def test_a_gzip_jtl_counts_four_times_its_size_towards_one_piece(corpus, tmp_pat
     assert not BlockReader([packed], one_piece_bytes=4 * size - 1).one_piece
     blocks = _all_blocks(BlockReader([packed], one_piece_bytes=0, block_rows=500, block_size=1 << 16))
     _same_rows(blocks, read_jtl(plain).samples)
+
+
+def test_a_gzip_that_breaks_off_in_blocks_keeps_the_rows_read_jtl_keeps_with_its_note(tmp_path):
+    """A .gz copied while JMeter was still writing it. pyarrow's chunk ends with its block at the break, so the
+    file is read in one piece, row by row, as read_jtl reads it: the rows before the break and one note, never a
+    traceback (an OSError escaped the block reader before)."""
+    plain = write_jtl(closed_loop(10, 20, 30, 30), tmp_path / "closed.jtl")  # 6,000 rows, past sniff's sample
+    packed = gzip.compress(plain.read_bytes())
+    cut = tmp_path / "cut.jtl.gz"
+    cut.write_bytes(packed[: len(packed) * 3 // 4])
+    whole = read_jtl(cut)
+    assert any("compressed stream breaks off" in w for w in whole.warnings) and len(whole.samples) > 1000
+    reader = BlockReader([cut], one_piece_bytes=0, block_rows=500, block_size=1 << 16)
+    blocks = _all_blocks(reader)
+    _same_rows(blocks, whole.samples)
+    _same_reading(reader.reading, whole, cut)
 
 
 @pytest.mark.parametrize("name", ["amisha-results-clean.csv", "perfplugin-filewithtransactions.csv",

@@ -79,24 +79,3 @@ def test_no_record_start_after_the_middle_means_no_cut(tmp_path):
     path = tmp_path / "odd.jtl"
     path.write_text(HEADER + '1700000000000,5,a,200,"never closed\n' + "x\n" * 100)
     assert record_boundary(path, len(HEADER) + 20, True, ",") is None  # inside the open quote: no boundary
-
-
-@pytest.mark.parametrize("with_pool", [False, True])
-def test_a_byte_range_reads_exactly_its_bytes(tmp_path, with_pool):
-    import pyarrow as pa
-
-    from littlegrid.jtl.split import ByteRange
-
-    path = tmp_path / "bytes.bin"
-    data = bytes(range(256)) * 40
-    path.write_bytes(data)
-    pool = pa.default_memory_pool() if with_pool else None
-    with ByteRange(path, 100, 9000, pool) as stream:
-        pieces = [stream.read(1000) for _ in range(10)]
-        assert stream.read(1000) == b"" and stream.read() == b""
-    assert [len(p) for p in pieces] == [1000] * 8 + [900, 0]
-    assert b"".join(bytes(p) for p in pieces) == data[100:9000]
-    if with_pool:  # blocks come from the Arrow pool, for pyarrow to keep without a copy
-        assert isinstance(pieces[0], pa.Buffer)
-    with ByteRange(path, 8000, len(data), pool) as stream:
-        assert bytes(stream.read()) == data[8000:]

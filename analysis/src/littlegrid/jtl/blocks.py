@@ -26,7 +26,7 @@ import pandas as pd
 from littlegrid.jtl import ALWAYS_READ, read_jtl
 from littlegrid.jtl.schema import THREAD_NUMBER_SUFFIX
 from littlegrid.jtl.assemble import assemble, parents_warning, transaction_warning
-from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, _is_last_record, iter_csv_chunks, read_end
+from littlegrid.jtl.csv_reader import DEFAULT_BLOCK_SIZE, NotInChunks, _is_last_record, iter_csv_chunks, read_end
 from littlegrid.jtl.raw_csv import truncation_warning
 # ~2 M rows of a default CSV: its table (~150 bytes a row) stays near 300 MB; the read-ahead starts only above it
 from littlegrid.jtl.read_ahead import ONE_PIECE_BYTES
@@ -136,7 +136,7 @@ class BlockReader:
                     self.blocks_read += 1
                     yield table
             except _NotInPieces:
-                # pyarrow cannot convert a value: only read_jtl's row-by-row path can skip and count it
+                # a value pyarrow cannot convert, or a gzip that breaks off: read_jtl's row-by-row path reads it
                 self._in_one_piece.add(path)
                 if self.blocks_read:  # the caller has seen blocks of this pass already: it must begin again
                     raise ReadAgain(f"{path}: read in one piece") from None
@@ -160,10 +160,8 @@ class BlockReader:
                 raw, first_line, bad = next(chunks)
             except StopIteration:
                 break
-            except UserError as error:
-                if "cannot be read after record" in str(error):
-                    raise _NotInPieces() from None
-                raise
+            except NotInChunks:
+                raise _NotInPieces() from None
             bad_rows += bad
             done = self._assemble(raw, file.source, file.skips, sniffed,
                                   lambda rows, first=first_line: rows + first, carried)

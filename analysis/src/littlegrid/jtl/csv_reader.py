@@ -13,15 +13,15 @@ import pandas as pd
 import pyarrow as pa
 
 from littlegrid.jtl import read_ahead
-from littlegrid.jtl.arrow_csv import DEFAULT_BLOCK_SIZE, USE_THREADS, batches, wanted_inputs
+from littlegrid.jtl.arrow_csv import DEFAULT_BLOCK_SIZE, USE_THREADS, batches, file_stream, wanted_inputs
 from littlegrid.jtl.arrow_csv import arrow_types as _arrow_types, memory_pool as _memory_pool, release as _release
 from littlegrid.jtl.csv_rows import read_rows  # the slow exact path, for damaged files only
 from littlegrid.jtl.int_buffers import SLACK, IntBuffers
 from littlegrid.jtl.raw_csv import RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.sniff import Sniffed, open_binary
-from littlegrid.jtl.split import ByteRange, record_boundary, record_start_after
-from littlegrid.usererror import at
+from littlegrid.jtl.sniff import Sniffed
+from littlegrid.jtl.split import record_boundary, record_start_after
+from littlegrid.usererror import UserError
 
 PARALLEL_MIN_BYTES = 64 << 20  # smaller files: a second stream's start-up outweighs the gain
 MAX_LOCATED = 1000  # more short rows than this: the row-by-row path finds them
@@ -106,10 +106,10 @@ def _read_arrow(path, sniffed, wanted, block_size, invalid) -> dict[str, pd.Seri
     later_invalid: list = []
     memory = _memory_pool()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        later = pool.submit(_collect_all, ByteRange(path, cut, size, memory), sniffed, wanted, block_size,
+        later = pool.submit(_collect_all, file_stream(path, memory, cut, size), sniffed, wanted, block_size,
                             later_invalid, False, size - cut, types, memory)
         # the first half reserves room for the whole file, so the second half's rows are copied in after it
-        buffers, texts = _collect_all(ByteRange(path, 0, cut, memory), sniffed, wanted, block_size, invalid,
+        buffers, texts = _collect_all(file_stream(path, memory, 0, cut), sniffed, wanted, block_size, invalid,
                                       sniffed.header, size, types, memory)
         later_buffers, later_texts = later.result()
     _release(memory)
@@ -132,8 +132,8 @@ def _arrow_chunks(path, sniffed, wanted, block_size, invalid, chunk_rows: int | 
     types = _arrow_types(sniffed, wanted)
     ahead = None if sniffed.gzip else read_ahead.claim(path, sniffed, wanted, types, block_size)
     memory = _memory_pool() if ahead is None else ahead.memory
-    plain = None if sniffed.gzip or ahead is not None else ByteRange(path, 0, path.stat().st_size, memory)
-    with plain or (contextlib.nullcontext() if ahead is not None else open_binary(path, sniffed.gzip)) as stream:
+    stream = None if ahead is not None else file_stream(path, memory, compressed=sniffed.gzip)
+    with stream if stream is not None else contextlib.nullcontext():
         for buffers, texts in _collect(stream, sniffed, wanted, block_size, invalid, chunk_rows, sniffed.header,
                                        _size(path, sniffed), types, memory, first_rows, ahead):
             yield _columns(buffers, texts, types)
@@ -193,11 +193,18 @@ def _columns(buffers: IntBuffers, texts: dict[str, list], types) -> dict[str, pd
     return columns
 
 
+class NotInChunks(UserError):
+    """A file the chunked path cannot read, which read_jtl reads whole: a value pyarrow cannot convert (the row by
+    row path skips and counts it), or a gzip that breaks off (the row by row path keeps the rows before the break,
+    which a chunk's parse loses with its block)."""
+
+
 def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: int, fields=None,
                     first_rows: int | None = None):
     """(raw columns, first data line of the chunk, rows pyarrow could not split) per chunk of a clean
     file (only the columns feeding `fields`, when given), the first one after `first_rows` rows when given. A
-    value pyarrow cannot convert is refused: the exact row-by-row path needs the whole file."""
+    value pyarrow cannot convert, or a compressed stream that breaks off, is refused (NotInChunks): the exact
+    row-by-row path needs the whole file."""
     wanted = wanted_inputs(sniffed, fields)
     invalid: list[str] = []
     first_record = 0
@@ -208,8 +215,13 @@ def iter_csv_chunks(path: Path, sniffed: Sniffed, block_size: int, chunk_rows: i
             yield columns, first_record + (2 if sniffed.header else 1), bad
             first_record += rows
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
-        raise at(path, None, f"a value cannot be read after record {first_record} ({str(error)[:120]}); "
-                             "read the file in one piece (read_jtl) to skip and count bad rows") from None
+        raise NotInChunks(f"{path}: a value cannot be read after record {first_record} ({str(error)[:120]}); read "
+                          "the file in one piece (read_jtl) to skip and count bad rows") from None
+    except OSError as error:
+        if not sniffed.gzip:  # the disk's or the file system's: not the file's content
+            raise
+        raise NotInChunks(f"{path}: the compressed stream breaks off after record {first_record} ({error}); read "
+                          "the file in one piece (read_jtl) to keep the rows before the break") from None
 
 
 def read_end(path: Path, sniffed: Sniffed, nbytes: int, fields=None, head: bool = False
@@ -234,7 +246,7 @@ def read_end(path: Path, sniffed: Sniffed, nbytes: int, fields=None, head: bool 
     wanted = wanted_inputs(sniffed, fields)
     types = _arrow_types(sniffed, wanted)
     try:
-        with ByteRange(path, start, end) as stream:
+        with file_stream(path, None, start, end) as stream:
             buffers, texts = next(_collect(stream, sniffed, wanted, DEFAULT_BLOCK_SIZE, [], None,
                                            sniffed.header and start == 0, end - start, types, None))
             return _columns(buffers, texts, types), end - start

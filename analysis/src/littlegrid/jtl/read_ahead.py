@@ -13,8 +13,7 @@ import threading
 from collections import deque
 from pathlib import Path
 
-from littlegrid.jtl.arrow_csv import DEFAULT_BLOCK_SIZE, arrow_types, batches, memory_pool, wanted_inputs
-from littlegrid.jtl.split import ByteRange
+from littlegrid.jtl.arrow_csv import DEFAULT_BLOCK_SIZE, arrow_types, batches, file_stream, memory_pool, wanted_inputs
 
 ONE_PIECE_BYTES = 256 << 20  # smaller inputs are read in one piece (jtl.blocks): nothing to read ahead
 ROWS_AHEAD = 1_500_000  # parsed before anyone claims them, at most (~150 MB of batches, about a second of parse)
@@ -91,7 +90,7 @@ class ReadAhead:
 
     def _parse(self, path, sniffed, wanted, types, block_size) -> None:
         try:
-            with ByteRange(path, 0, path.stat().st_size, self.memory) as stream:
+            with file_stream(path, self.memory) as stream:
                 for batch in batches(stream, sniffed, wanted, types, block_size, sniffed.header, self._on_invalid,
                                      self.memory):
                     bad, self._invalid = self._invalid, []
