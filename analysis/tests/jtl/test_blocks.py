@@ -141,6 +141,15 @@ def test_a_gzip_jtl_counts_four_times_its_size_towards_one_piece(corpus, tmp_pat
     _same_rows(blocks, read_jtl(plain).samples)
 
 
+def test_a_file_without_a_label_column_has_its_samples_in_blocks_too(tmp_path):
+    path = tmp_path / "unlabelled.jtl"  # the block reader counted samples by label: "no samples in the file"
+    path.write_text("IdleTime,timeStamp,elapsed\n0,1700000000000,5\n0,1700000000010,7\n")
+    reader = BlockReader([path], one_piece_bytes=0, block_rows=1, block_size=1 << 16)
+    blocks = _all_blocks(reader)
+    _same_rows(blocks, read_jtl(path).samples)
+    assert sum(len(b) for b in blocks) == 2 and reader.reading.rows_read == 2
+
+
 def test_a_gzip_that_breaks_off_in_blocks_keeps_the_rows_read_jtl_keeps_with_its_note(tmp_path):
     """A .gz copied while JMeter was still writing it. pyarrow's chunk ends with its block at the break, so the
     file is read in one piece, row by row, as read_jtl reads it: the rows before the break and one note, never a

@@ -1,5 +1,8 @@
 """Damaged files are read as far as they are sound: truncation warns, bad rows are skipped and counted."""
 
+import gzip
+
+import pandas as pd
 import pytest
 
 from littlegrid.jtl import read_jtl
@@ -88,3 +91,21 @@ def test_integers_too_large_for_their_column_are_malformed_not_a_crash(tmp_path)
     assert reading.samples.start_ms.tolist() == [1700000000000]
     assert reading.skipped_total == 4
     assert (reading.samples.end_ms >= reading.samples.start_ms).all()
+
+
+def test_an_empty_success_is_unknown_on_the_row_by_row_path_as_on_the_fast_one(tmp_path):
+    """A short row sends a gzip file row by row (its line cannot be found in the compressed bytes); that path kept
+    "" as text and skipped the row as "neither true nor false", where pyarrow's read of the plain file keeps it
+    with success unknown."""
+    text = ("timeStamp,elapsed,label,success\n"
+            "1700000000000,5,a,\n"
+            "1700000000010,5\n"  # short: the row-by-row path for the gzip
+            "1700000000020,5,a,true\n")
+    plain, packed = tmp_path / "empty.jtl", tmp_path / "empty.jtl.gz"
+    plain.write_text(text)
+    packed.write_bytes(gzip.compress(text.encode()))
+    for path in (plain, packed):
+        reading = read_jtl(path)
+        assert reading.samples.start_ms.tolist() == [1700000000000, 1700000000020], path
+        assert reading.samples.success.tolist() == [pd.NA, True], path
+        assert [s.reason for s in reading.rows_skipped] == ["malformed row (2 fields, expected 4)"], path

@@ -1,6 +1,10 @@
 """Fuzz: JTLs built from JMeter's own columns and attributes with hostile values (CSV with any header subset and
 delimiter, XML with any attributes and nesting, either cut anywhere) give a reading, or a refusal in one line that
-begins with the file; `littlegrid analyze` of them gives a summary or that refusal, never a traceback."""
+begins with the file; `littlegrid analyze` of them gives a summary or that refusal, never a traceback. The block
+reader (a large file's `littlegrid report`) of any such CSV, plain, gzip or a gzip cut anywhere, gives read_jtl's
+rows, or a one-line refusal where read_jtl has no sample."""
+
+import gzip
 
 import pytest
 from hypothesis import given
@@ -9,6 +13,7 @@ from hypothesis import strategies as st
 import littlegrid.summarize
 from fuzz import accepted, assert_one_line_refusal, budget, fuzz
 from littlegrid.jtl import Reading, read_jtl
+from littlegrid.jtl.blocks import BlockReader, ReadAgain
 from littlegrid.usererror import UserError
 
 CSV_COLUMNS = ["timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName", "dataType", "success",
@@ -107,3 +112,40 @@ def test_any_csv_jtl_gives_a_reading_or_a_one_line_refusal(tmp_path, data):
 @given(data=xml_jtl())
 def test_any_xml_jtl_gives_a_reading_or_a_one_line_refusal(tmp_path, data):
     _read_then_analyse(tmp_path / "fuzzed.xml", data)
+
+
+def _in_blocks(path):
+    reader = BlockReader([path], one_piece_bytes=0, block_rows=3, block_size=1 << 16)
+    while True:
+        try:
+            return [block for block in reader.blocks()]
+        except ReadAgain:  # a file only read_jtl's row-by-row path reads: the pass begins again, in one piece
+            continue
+
+
+@fuzz
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@budget(40)
+@given(data=csv_jtl(), packing=st.sampled_from(["plain", "gzip", "gzip cut"]), cut=st.floats(0.3, 1.0))
+def test_any_csv_jtl_in_blocks_gives_read_jtls_rows_or_a_one_line_refusal(tmp_path, data, packing, cut):
+    """Found by it: a gzip that breaks off escaped the block reader as EOFError; a file without a label column
+    was "no samples" in blocks; an empty success skipped a gzip's row that the plain file's read kept."""
+    path = tmp_path / ("fuzzed.jtl" if packing == "plain" else "fuzzed.jtl.gz")
+    packed = gzip.compress(data)
+    path.write_bytes(data if packing == "plain" else packed if packing == "gzip" else
+                     packed[:max(1, int(len(packed) * cut))])
+    try:
+        whole = read_jtl(path).samples
+    except UserError:
+        whole = None
+    try:
+        blocks = _in_blocks(path)
+    except UserError as error:
+        assert_one_line_refusal(error, path)
+        assert whole is None or len(whole) == 0, error
+        return
+    assert whole is not None
+    rows = [b for b in blocks if len(b)]
+    for column in ("start_ms", "elapsed_ms", "latency_ms", "label", "success", "response_code"):
+        got = [v for b in rows for v in b[column].astype(str)]
+        assert got == whole[column].astype(str).tolist(), column

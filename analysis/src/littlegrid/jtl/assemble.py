@@ -204,9 +204,10 @@ def _success(raw: pd.DataFrame, warnings: list[str]):
     if text.dtype != "category":
         text = text.astype("category")
     lowered = text.cat.categories.astype(str).str.strip().str.lower()
-    mapping = np.where(lowered == "true", 1, np.where(lowered == "false", 0, -1)).astype("int8")
+    # -2: an empty field, unknown as on the fast path (pyarrow reads "" as null); the row-by-row path keeps ""
+    mapping = np.select([lowered == "true", lowered == "false", lowered == ""], [1, 0, -2], -1).astype("int8")
     codes = text.cat.codes.to_numpy()
-    value = np.where(codes >= 0, mapping[np.maximum(codes, 0)], np.int8(-2))  # -2: empty field
+    value = np.where(codes >= 0, mapping[np.maximum(codes, 0)], np.int8(-2))
     result = pd.Series(pd.array(value == 1, dtype="boolean")).mask(value < 0)
     return result, (value == -1)
 

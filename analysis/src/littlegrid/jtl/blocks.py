@@ -357,6 +357,7 @@ class _File:
         self.notes = [f"{self.source}: {note}" for note in sniffed.notes]
         self.transactions: set[str] = set()
         self.label_rows: dict[str, int] = {}
+        self.rows = 0  # samples kept, a null label's too (label_rows counts labels)
         self.absent: set[str] | None = None
         self.parents, self.parent_labels = 0, set()  # an XML's top-level Transaction Controller parents
 
@@ -372,6 +373,7 @@ class _File:
         _count_labels(done.samples, self.label_rows)
         self.notes += [w for w in done.warnings if "Transaction Controller rows kept" not in w]
         self.absent = set(absent) if self.absent is None else self.absent & set(absent)
+        self.rows += len(done.samples)
         self.pass_.rows += len(done.samples)
         return done.samples
 
@@ -382,7 +384,7 @@ class _File:
         if transactions:
             self.notes.append(transaction_warning(source, sum(self.label_rows.get(t, 0) for t in transactions),
                                                   transactions))
-        if sum(self.label_rows.values()) == 0:
+        if self.rows == 0:
             if self.skips.total == 0:
                 raise at(source, None, "no samples in the file")
             self.notes.append(f"{source}: no usable samples ({self.skips.total} rows skipped)")
