@@ -20,10 +20,7 @@ def test_the_sampler_writes_one_host_row_a_second_plus_a_closing_reading(tmp_pat
     # ticks at 0, 0.4, ..., 1.6 s (5) and one at stop: 6, give or take one tick on a busy machine
     assert 4 <= len(host) <= 7
     times = [int(r["time_ms"]) for r in host]
-    assert times == sorted(times)
-    gaps = [b - a for a, b in zip(times, times[1:-1])]  # the closing reading comes off-schedule
-    # on schedule: one interval apart (two where a late tick was skipped), never a catch-up burst
-    assert all(200 < g < 900 for g in gaps), gaps
+    assert times == sorted(times)  # the schedule itself (no drift, no catch-up burst) is test_ticks', on a fake clock
 
 
 def test_the_sampler_writes_no_server_file_the_servers_figures_are_observed(tmp_path):

@@ -51,11 +51,12 @@ def test_each_scrape_keeps_the_known_families_and_the_users_selectors_raw(tmp_pa
     busy = [r for r in found if r["metric"] == "app_workers_busy"]
     assert busy[0]["labels"] == 'worker="1"' and busy[0]["value"] == "3" and busy[0]["source"] == url
     assert [r["value"] for r in found if r["metric"] == "jvm_gc_pause_seconds_sum"][0] == "NaN"
-    times = sorted({int(r["time_ms"]) for r in found})
-    assert 4 <= len(times) <= 7  # ticks at 0, 0.4, ..., 1.6 s and the closing one at stop, give or take one tick
-    # on schedule: one interval apart (two where a late tick was skipped), never a catch-up burst
-    assert all(200 < b - a < 900 for a, b in zip(times, times[1:-1]))
-    assert observer.summary()[url]["failed"] == 0 and observer.summary()[url]["scrapes"] == len(times)
+    times = sorted({int(r["time_ms"]) for r in found if r["metric"]})
+    # ticks at 0, 0.4, ..., 1.6 s and the closing one at stop (6), give or take one; the schedule itself is
+    # test_ticks', on a fake clock. A scrape's timeout is its interval (0.4 s), which a stalled host can pass:
+    # such a scrape is counted failed, never lost
+    counts = observer.summary()[url]
+    assert 4 <= counts["scrapes"] <= 7 and counts["scrapes"] - counts["failed"] == len(times) >= 3
 
 
 def test_a_slow_an_html_and_a_vanishing_source_are_counted_and_never_hold_up_the_good_one(tmp_path):
@@ -84,7 +85,7 @@ def test_a_slow_an_html_and_a_vanishing_source_are_counted_and_never_hold_up_the
     assert counts[good_url]["failed"] == 0 and counts[good_url]["scrapes"] >= 5
     assert counts[slow_url]["failed"] >= 2 and set(counts[slow_url]["errors"]) == {"timed out"}
     assert counts[html_url]["failed"] == counts[html_url]["scrapes"] >= 5
-    assert "HTML" in next(iter(counts[html_url]["errors"]))
+    assert any("HTML" in problem for problem in counts[html_url]["errors"])  # a stalled scrape may time out too
     assert counts[gone_url]["scrapes"] - counts[gone_url]["failed"] >= 2  # answered before it went away...
     assert counts[gone_url]["errors"].get("connection refused", 0) >= 2   # ...refused after, and counted
     answered, failed = {}, {}

@@ -5,13 +5,12 @@ actuator among the sources): one path for every service."""
 from __future__ import annotations
 
 import csv
-import math
 import threading
-import time
 from pathlib import Path
 
 from littlegrid.run.host_metrics import COLUMNS as HOST_COLUMNS
 from littlegrid.run.host_metrics import HostSampler
+from littlegrid.run.ticks import every
 
 
 class MetricsSampler:
@@ -41,16 +40,7 @@ class MetricsSampler:
         self._host_file.close()
 
     def _run(self) -> None:
-        # Ticks on a fixed schedule (no drift); a tick missed on a busy machine is skipped, not caught up in a
-        # burst. One last reading at stop closes the counters' interval.
-        start = time.monotonic()
-        while True:
-            self._sample_once()
-            elapsed = time.monotonic() - start
-            next_tick = (math.floor(elapsed / self.interval_s) + 1) * self.interval_s
-            if self._stop.wait(next_tick - elapsed):
-                self._sample_once()
-                return
+        every(self.interval_s, self._stop, self._sample_once)
 
     def _sample_once(self) -> None:
         self._host_writer.writerow(self._host.sample())

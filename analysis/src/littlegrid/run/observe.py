@@ -21,6 +21,7 @@ from pathlib import Path
 
 from littlegrid.analysis.observed.mapping import FAILED, KNOWN_FAMILIES
 from littlegrid.analysis.observed.prometheus_text import exposition_problem, label_text, parse_prometheus
+from littlegrid.run.ticks import every
 from littlegrid.usererror import UserError
 
 COLUMNS = ["time_ms", "source", "metric", "labels", "value"]
@@ -119,15 +120,7 @@ class Observer:
         return {url: c.as_json() for url, c in self.counts.items()}
 
     def _run(self, url: str) -> None:
-        # Ticks on a fixed schedule (no drift); a tick a slow scrape overran is skipped, not caught up in a burst.
-        start = time.monotonic()
-        while True:
-            self._scrape(url)
-            elapsed = time.monotonic() - start
-            next_tick = (math.floor(elapsed / self.interval_s) + 1) * self.interval_s
-            if self._stop.wait(next_tick - elapsed):
-                self._scrape(url)
-                return
+        every(self.interval_s, self._stop, lambda: self._scrape(url))
 
     def _scrape(self, url: str) -> None:
         count = self.counts[url]
