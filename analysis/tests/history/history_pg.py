@@ -9,12 +9,12 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+from littlegrid.run.ports import free_port
 from needs import missing
 
 
@@ -26,12 +26,6 @@ def server_bin() -> Path:
         missing("PostgreSQL", "Debian's `postgresql` is not installed (no /usr/lib/postgresql/*/bin/postgres); "
                 "`apt-get install postgresql`, as .ci/run does")
     return found[-1].parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ import pytest
 
 from littlegrid.commands import report
 from littlegrid.run.runner import run_grid
-from littlegrid.run.sample_server import free_port
+from littlegrid.run.ports import free_port
 from littlegrid.summarize import analyze
 from needs import missing
 

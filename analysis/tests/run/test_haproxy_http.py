@@ -13,7 +13,7 @@ import pytest
 
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.runner import run_grid
-from littlegrid.run.sample_server import free_port
+from littlegrid.run.ports import free_ports
 from littlegrid.summarize import analyze
 from needs import missing
 
@@ -37,7 +37,7 @@ def haproxy_run(tmp_path_factory):
     except UserError as e:
         missing("JMeter", str(e))
     folder = tmp_path_factory.mktemp("haproxy")
-    ports = {"listen_port": free_port(), "metrics_port": free_port(), "upstream_port": free_port()}
+    ports = dict(zip(("listen_port", "metrics_port", "upstream_port"), free_ports(3)))
     values = {**ports, "listen": f"127.0.0.1:{ports['listen_port']}", "metrics": f"127.0.0.1:{ports['metrics_port']}",
               "upstream": f"127.0.0.1:{ports['upstream_port']}", "maxconn": MAXCONN, "python": sys.executable,
               "services": str(SERVICES)}

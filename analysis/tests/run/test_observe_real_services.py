@@ -8,7 +8,6 @@ import csv
 import importlib.util
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ import pytest
 
 from littlegrid.analysis.observed.mapping import map_readings, readings_from_rows
 from littlegrid.run.observe import Observer, check_source
+from littlegrid.run.ports import free_ports
 from needs import missing
 
 pytestmark = pytest.mark.integration
@@ -45,12 +45,6 @@ def app(environ, start_response):
     start_response("200 OK", [("Content-Type", "text/plain")])
     return [b"ok\\n"]
 ''' % BURN_CPU_S
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager
@@ -86,7 +80,7 @@ def test_node_exporter_and_a_gunicorn_service_scraped_as_a_cell_scrapes_them(tmp
         if importlib.util.find_spec(module) is None:
             missing(module, "pip install -e 'analysis[test]'")
     (tmp_path / "service.py").write_text(SERVICE)
-    node_port, app_port = free_port(), free_port()
+    node_port, app_port = free_ports(2)
     node_url = f"http://127.0.0.1:{node_port}/metrics"
     app_url = f"http://127.0.0.1:{app_port}/metrics"
     node = [NODE_EXPORTER, f"--web.listen-address=127.0.0.1:{node_port}"]

@@ -17,7 +17,7 @@ from littlegrid.run import runner
 from littlegrid.run.cell_run import CellOutcome
 from littlegrid.run.grid_file import load_grid
 from littlegrid.run.jmeter import JMeter
-from littlegrid.run.sample_server import free_port
+from littlegrid.run.ports import free_port, free_ports
 from littlegrid.run.stopping import fixed_stop
 from littlegrid.usererror import UserError
 
@@ -87,7 +87,7 @@ def test_parts_start_in_order_their_logs_stay_in_the_run_folder_and_all_stop_at_
 
 def test_a_part_that_never_gets_ready_is_refused_in_one_line_before_any_load_and_nothing_is_left_running(
         tmp_path, no_jmeter, capsys, grid_with):
-    port, never, marker = free_port(), free_port(), f"lgpart-{os.getpid()}-b"
+    (port, never), marker = free_ports(2), f"lgpart-{os.getpid()}-b"
     late = f"""
         [processes.late]
         command = ["{PY}", "-c", "import time; time.sleep(60)", "{marker}"]

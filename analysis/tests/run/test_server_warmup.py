@@ -5,7 +5,7 @@ import time
 import pytest
 
 from http_stub import serving
-from littlegrid.run.sample_server import free_port
+from littlegrid.run.ports import free_port
 from littlegrid.run.server_warmup import warm
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from littlegrid.run.ports import free_port
 from littlegrid.run.runner import run_grid
 from littlegrid.summarize import analyze
 from needs import missing
-from test_observe_real_services import free_port, started
+from test_observe_real_services import started
 
 pytestmark = pytest.mark.integration
 

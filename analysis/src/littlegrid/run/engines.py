@@ -27,6 +27,7 @@ from pathlib import Path
 
 from littlegrid.plan.derive import spread_over_engines
 from littlegrid.plan.elements import ENGINE_NAME_PROPERTY
+from littlegrid.run.ports import free_ports
 from littlegrid.usererror import UserError
 
 # JMeter's RMI keystore settings (RmiUtils): create-rmi-keystore.sh writes exactly these.
@@ -176,12 +177,6 @@ STATE_FILE = Path("~/.local/state/littlegrid/engines.json")  # what `engines up 
 LISTEN_TIMEOUT_S = 90.0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.5)
@@ -200,9 +195,10 @@ def start_local(jar: Path, count: int, rmi: Rmi, state: Path, folder: Path, heap
     folder.mkdir(parents=True, exist_ok=True)
     state.parent.mkdir(parents=True, exist_ok=True)
     records: list[dict] = []
+    ports = iter(free_ports(2 * count))  # all at once: an engine started binds its own ports only later
     try:
         for i in range(1, count + 1):
-            port, local = _free_port(), _free_port()
+            port, local = next(ports), next(ports)
             log = folder / f"engine{i}.log"
             cmd = engine_command(jar, rmi, "127.0.0.1", port, local, log, heap)
             with (folder / f"engine{i}.out").open("w") as out:

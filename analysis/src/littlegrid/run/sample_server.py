@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import urllib.error
 import urllib.request
@@ -12,6 +11,7 @@ from pathlib import Path
 
 from littlegrid.run.jmeter import repo_root
 from littlegrid.run.parts import Part, PartSpec, port_is_busy
+from littlegrid.run.ports import free_ports
 from littlegrid.usererror import UserError
 
 JAR_RELATIVE = Path("server/target/littlegrid-server.jar")
@@ -30,13 +30,6 @@ def find_server_jar(root: Path | None = None) -> Path:
     if not jar.is_file():
         raise UserError(f"{jar}: sample server jar not found; build it with `./mvnw -pl server package`")
     return jar
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cpu_split(cpus: tuple[int, ...], available: set[int] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -82,8 +75,9 @@ class SampleServer:
     ):
         knobs = knobs or {}
         self.knobs = {k: v for k, v in knobs.items() if k not in PORT_KNOBS}
-        self.port = int(port or knobs.get("server.port") or free_port())
-        self.management_port = int(management_port or knobs.get("management.server.port") or free_port())
+        picked = iter(free_ports(2))  # two different ones, for whichever of the two is not given
+        self.port = int(port or knobs.get("server.port") or next(picked))
+        self.management_port = int(management_port or knobs.get("management.server.port") or next(picked))
         self.jar = jar or find_server_jar()
         self.log = log
         self.heap = heap
