@@ -24,9 +24,15 @@ ROOT = repo_root(Path(__file__).parent)
 
 
 def _server_of(runner: subprocess.Popen) -> psutil.Process:
+    def command_line(p: psutil.Process) -> str:
+        try:
+            return " ".join(p.cmdline())
+        except psutil.Error:  # a child that ended (or was still starting) as the list was walked
+            return ""
+
     def server():
         return next((p for p in psutil.Process(runner.pid).children(recursive=True)
-                     if "littlegrid-server" in " ".join(p.cmdline())), None)
+                     if "littlegrid-server" in command_line(p)), None)
     return wait_for(server, 120, "the runner's sample server")
 
 

@@ -374,7 +374,7 @@ def test_a_sample_server_that_dies_mid_cell_fails_the_cell_saying_when_and_stops
     assert outcome.reason.startswith("sample server died ") and "s into the cell (exit -9); JMeter stopped" in \
         outcome.reason
     died_after = float(outcome.reason.split("died ")[1].split(" s")[0])
-    assert 1 <= died_after <= took
+    assert 1 <= died_after <= round(took)  # the reason says whole seconds: rounding keeps the order
     # a server that lives through the cell leaves it to JMeter's own outcome (negative control)
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     (tmp_path / "b").mkdir()
