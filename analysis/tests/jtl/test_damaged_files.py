@@ -109,3 +109,39 @@ def test_an_empty_success_is_unknown_on_the_row_by_row_path_as_on_the_fast_one(t
         assert reading.samples.start_ms.tolist() == [1700000000000, 1700000000020], path
         assert reading.samples.success.tolist() == [pd.NA, True], path
         assert [s.reason for s in reading.rows_skipped] == ["malformed row (2 fields, expected 4)"], path
+
+
+@pytest.mark.parametrize("int32", [False, True])
+def test_the_row_by_row_path_reads_an_integer_as_pyarrows_fast_path_does(int32):
+    """Whatever pyarrow's CSV conversion accepts it reads as parse_csv_int does: hex too, as its bit pattern. A value
+    pyarrow refuses ("+5") sends the whole file row by row, so only these must agree."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from littlegrid.jtl.schema import parse_csv_int
+
+    values = ["0", "17", "-5", "010", " 5", "5 ", "0x10", "0X1f", " 0xFF ", "0x7fffffff", "0x80000000", "0xffffffff",
+              "0x1ffffffff", "0x7fffffffffffffff", "0x8000000000000000", "0xffffffffffffffff", "0x10000000000000000",
+              "0x", "0xg", "-0x10", "0x-1", "1e3", "2147483648", "9223372036854775807"]
+    column_type = pa.int32() if int32 else pa.int64()
+    agreed = set()
+    for value in values:
+        try:
+            expected = pacsv.read_csv(io.BytesIO(f"a\n{value}\n".encode()), convert_options=pacsv.ConvertOptions(
+                column_types={"a": column_type})).column(0)[0].as_py()
+        except pa.ArrowInvalid:
+            continue
+        assert parse_csv_int(value, int32) == expected, value
+        agreed.add(value)
+    assert {"0x10", "0X1f", " 0xFF ", "0xffffffff", "-5", " 5"} <= agreed  # hex, its bit pattern, signs, spaces
+
+
+def test_a_hex_elapsed_gives_the_same_sample_plain_or_gzip_read_row_by_row(tmp_path):
+    text = "timeStamp,elapsed,label\n1700000000000,0x10,a\n1700000000010\n1700000000020,5,a\n"  # line 3 short
+    plain, packed = tmp_path / "hex.jtl", tmp_path / "hex.jtl.gz"
+    plain.write_text(text)
+    packed.write_bytes(gzip.compress(text.encode()))
+    got = [read_jtl(path).samples.elapsed_ms.tolist() for path in (plain, packed)]
+    assert got == [[16, 5], [16, 5]]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from littlegrid.jtl.raw_csv import RAW_NAMES, RawCsv, truncation_warning
 from littlegrid.jtl.reading import SkipLog
-from littlegrid.jtl.schema import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, NS_TWINS, parse_int, string_dtype
+from littlegrid.jtl.schema import DICTIONARY_INPUTS, INT32_INPUTS, INT64_INPUTS, NS_TWINS, parse_csv_int, string_dtype
 from littlegrid.jtl.sniff import BOM, Sniffed, open_binary
 
 
@@ -86,7 +86,7 @@ def _convert(record, index, ints, wanted):
                 row.append(None)
                 continue
             try:
-                row.append(parse_int(value, int32=name in INT32_INPUTS))
+                row.append(parse_csv_int(value, int32=name in INT32_INPUTS))
             except ValueError:
                 if name in NS_TWINS:  # a sample variable: not a number (e.g. "null") means no twin here
                     row.append(None)
