@@ -4,6 +4,9 @@ before the analysis modules are imported."""
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
@@ -86,13 +89,42 @@ def options(sniffed, wanted, types, block_size: int, header: bool, on_invalid):
     return read, parse, convert
 
 
+RELEASE_WAIT_S = 10.0  # at most, for Arrow's tasks of a stream dropped mid-file to end (milliseconds, measured)
+
+
+class _RowHandler:
+    """pyarrow's invalid-row handler for one stream: a callable of its own, so that its end tells when Arrow's
+    last task of that stream has let it go (see batches)."""
+
+    def __init__(self, on_invalid) -> None:
+        self.on_invalid = on_invalid
+
+    def __call__(self, row):
+        return self.on_invalid(row)
+
+
 def batches(stream, sniffed, wanted, types, block_size: int, header: bool, on_invalid, memory):
     """The stream's record batches, parsed by pyarrow (a read-ahead's, when one was started for this stream).
-    `stream`: a native one (file_stream)."""
+    `stream`: a native one (file_stream).
+
+    Arrow's parse options hold the invalid-row handler, a Python object, and a task of a stream dropped mid-file (a
+    read-ahead stopped, an error raised) may let it go last, on Arrow's thread: at interpreter exit that thread
+    cannot take the GIL, and the process aborts ("terminate called without an active exception", exit 134; 2 to 7
+    of 150 children on a busy host). So a stream closed here waits until its handler is gone."""
     if not isinstance(stream, pa.NativeFile):
         raise TypeError(f"pyarrow reads a JTL from a native stream (file_stream), not {type(stream).__name__}")
-    read, parse, convert = options(sniffed, wanted, types, block_size, header, on_invalid)
-    yield from pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
-                              memory_pool=memory)
-
-
+    released = threading.Event()
+    handler = _RowHandler(on_invalid) if on_invalid is not None else None
+    if handler is not None:
+        weakref.finalize(handler, released.set)
+    else:
+        released.set()
+    read, parse, convert = options(sniffed, wanted, types, block_size, header, handler)
+    reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
+                            memory_pool=memory)
+    del handler, parse  # from here only Arrow holds the handler
+    try:
+        yield from reader
+    finally:
+        del reader
+        released.wait(RELEASE_WAIT_S)
