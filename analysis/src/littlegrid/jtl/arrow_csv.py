@@ -120,9 +120,11 @@ def batches(stream, sniffed, wanted, types, block_size: int, header: bool, on_in
     else:
         released.set()
     read, parse, convert = options(sniffed, wanted, types, block_size, header, handler)
-    reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
-                            memory_pool=memory)
-    del handler, parse  # from here only Arrow holds the handler
+    try:
+        reader = pacsv.open_csv(stream, read_options=read, parse_options=parse, convert_options=convert,
+                                memory_pool=memory)
+    finally:
+        del handler, parse  # from here only Arrow holds the handler (a reader that failed to open: nobody)
     try:
         yield from reader
     finally:
