@@ -56,13 +56,17 @@ def test_a_child_that_gets_no_core_is_stopped_once_it_stalls_and_the_image_is_dr
     assert (tmp_path / "there.png").read_bytes() == here.read_bytes()
 
 
-def test_a_child_that_draws_in_time_gives_the_image_it_would_be_here(tmp_path):
+def test_a_child_that_draws_in_time_gives_the_image_it_would_be_here(tmp_path, monkeypatch):
     summary = Summary.model_validate(synthetic_summary(users=(1, 4, 16), think_ms=(0, 20), samples_total=3000))
     here = summary_png.write(summary, tmp_path / "here.png", "a title")
+    # The child runs at nice 19: beside two busy loops on 2 cores it got ~1% of a core and had not drawn after 120 s
+    # of wall time. result() is therefore given a grace out of reach and waits as long as the child gains CPU time
+    # at least once a minute: the image must be the child's (returncode 0), never the fallback drawn here.
+    monkeypatch.setattr(summary_png, "GRACE_S", 1800)
+    monkeypatch.setattr(summary_png, "STALL_S", 60)
     image = summary_png.Background()
     child = image._child
     image.draw(summary, tmp_path / "there.png", "a title")
-    child.wait(timeout=120)  # what the child takes on a busy host: result() is then not timed
     assert image.result() == tmp_path / "there.png" and child.returncode == 0
     assert (tmp_path / "there.png").read_bytes() == here.read_bytes()
 
