@@ -11,7 +11,7 @@ from littlegrid.jtl.blocks import BlockReader, ReadAgain, merge_notes
 from littlegrid.usererror import UserError
 
 
-def _all_blocks(reader, fields=None):
+def all_blocks(reader, fields=None):
     while True:
         try:
             return list(reader.blocks(fields))
@@ -19,7 +19,7 @@ def _all_blocks(reader, fields=None):
             continue
 
 
-def _same_rows(blocks, whole: pd.DataFrame):
+def same_rows(blocks, whole: pd.DataFrame):
     for column in ("start_ms", "end_ms", "elapsed_ms", "latency_ms", "connect_ms", "all_threads"):
         got = np.concatenate([b[column].to_numpy(dtype=float, na_value=-1) for b in blocks])
         assert got.tolist() == whole[column].to_numpy(dtype=float, na_value=-1).tolist(), column
@@ -43,12 +43,12 @@ def test_every_corpus_file_in_small_blocks_is_read_jtl_row_for_row(corpus):
             whole = read_jtl(path)
         except UserError as e:
             with pytest.raises(UserError) as refused:
-                _all_blocks(BlockReader([path], one_piece_bytes=0, block_rows=37, block_size=1 << 16))
+                all_blocks(BlockReader([path], one_piece_bytes=0, block_rows=37, block_size=1 << 16))
             assert str(refused.value) == str(e)
             continue
         reader = BlockReader([path], one_piece_bytes=0, block_rows=37, block_size=1 << 16)
-        blocks = _all_blocks(reader)
-        _same_rows(blocks, whole.samples)
+        blocks = all_blocks(reader)
+        same_rows(blocks, whole.samples)
         _same_reading(reader.reading, whole, path)
         checked += 1
     assert checked >= 20
@@ -68,11 +68,11 @@ def test_a_smaller_first_block_still_adds_up_to_read_jtl_row_for_row(corpus, mon
         except UserError:
             continue
         reader = BlockReader([path], one_piece_bytes=0, block_rows=400, block_size=1 << 12)
-        blocks = _all_blocks(reader)
+        blocks = all_blocks(reader)
         if reader.blocks_read < 3 or reader._in_one_piece:
             continue
         assert len(blocks[0]) < len(blocks[1]), path  # ~a 4 KB batch, then 400 rows and more
-        _same_rows(blocks, whole.samples)
+        same_rows(blocks, whole.samples)
         _same_reading(reader.reading, whole, path)
         checked += 1
     assert checked >= 5
@@ -83,14 +83,14 @@ def test_a_subresult_whose_parent_closed_the_previous_block_is_still_dropped(cor
     # between a parent and its sub-results
     path = corpus / "ssun86-report-tab.jtl"
     reader = BlockReader([path], one_piece_bytes=0, block_rows=1, block_size=1 << 16)
-    blocks = _all_blocks(reader)
+    blocks = all_blocks(reader)
     assert sum(len(b) for b in blocks) == 100 and all((b.label.astype(str) == "Predict API").all() for b in blocks)
     assert reader.reading.rows_skipped[0].count == 200
 
 
 def test_files_that_fit_one_piece_are_read_once_and_handed_out_again(corpus):
     reader = BlockReader([corpus / "perfaction-basic.jtl"])
-    first, second = _all_blocks(reader), _all_blocks(reader)
+    first, second = all_blocks(reader), all_blocks(reader)
     assert reader.one_piece and len(first) == 1 and first[0] is second[0]
 
 
@@ -137,16 +137,16 @@ def test_a_gzip_jtl_counts_four_times_its_size_towards_one_piece(corpus, tmp_pat
     size = packed.stat().st_size
     assert BlockReader([packed], one_piece_bytes=4 * size).one_piece
     assert not BlockReader([packed], one_piece_bytes=4 * size - 1).one_piece
-    blocks = _all_blocks(BlockReader([packed], one_piece_bytes=0, block_rows=500, block_size=1 << 16))
-    _same_rows(blocks, read_jtl(plain).samples)
+    blocks = all_blocks(BlockReader([packed], one_piece_bytes=0, block_rows=500, block_size=1 << 16))
+    same_rows(blocks, read_jtl(plain).samples)
 
 
 def test_a_file_without_a_label_column_has_its_samples_in_blocks_too(tmp_path):
     path = tmp_path / "unlabelled.jtl"  # the block reader counted samples by label: "no samples in the file"
     path.write_text("IdleTime,timeStamp,elapsed\n0,1700000000000,5\n0,1700000000010,7\n")
     reader = BlockReader([path], one_piece_bytes=0, block_rows=1, block_size=1 << 16)
-    blocks = _all_blocks(reader)
-    _same_rows(blocks, read_jtl(path).samples)
+    blocks = all_blocks(reader)
+    same_rows(blocks, read_jtl(path).samples)
     assert sum(len(b) for b in blocks) == 2 and reader.reading.rows_read == 2
 
 
@@ -161,8 +161,8 @@ def test_a_gzip_that_breaks_off_in_blocks_keeps_the_rows_read_jtl_keeps_with_its
     whole = read_jtl(cut)
     assert any("compressed stream breaks off" in w for w in whole.warnings) and len(whole.samples) > 1000
     reader = BlockReader([cut], one_piece_bytes=0, block_rows=500, block_size=1 << 16)
-    blocks = _all_blocks(reader)
-    _same_rows(blocks, whole.samples)
+    blocks = all_blocks(reader)
+    same_rows(blocks, whole.samples)
     _same_reading(reader.reading, whole, cut)
 
 
@@ -176,8 +176,8 @@ def test_the_ends_are_the_files_first_and_last_rows(corpus, name):
     first, last = ends.tables
     for rows in (first, last):
         assert 0 < len(rows) <= len(whole)  # a file of fewer than 3,000 bytes is its own head and tail
-    _same_rows([first], whole.iloc[:len(first)])
-    _same_rows([last], whole.iloc[len(whole) - len(last):])
+    same_rows([first], whole.iloc[:len(first)])
+    same_rows([last], whole.iloc[len(whole) - len(last):])
     assert ends.rows_estimate == pytest.approx(len(whole), rel=0.5)  # bytes per row of the ends, times the file
 
 
@@ -190,8 +190,8 @@ def test_the_ends_of_an_xml_jtl_are_its_first_and_last_top_level_samples(corpus,
     ends = BlockReader([corpus / name], one_piece_bytes=0).ends(nbytes=20_000)
     first, last = ends.tables
     assert 0 < len(first) < len(whole) and 0 < len(last) < len(whole)
-    _same_rows([first], whole.iloc[:len(first)])
-    _same_rows([last], whole.iloc[len(whole) - len(last):])
+    same_rows([first], whole.iloc[:len(first)])
+    same_rows([last], whole.iloc[len(whole) - len(last):])
 
 
 def test_the_ends_know_the_transaction_labels_and_none_of_gzip(corpus, tmp_path):
@@ -224,7 +224,7 @@ def test_an_xml_jtl_in_blocks_is_read_jtl_row_for_row_nested_samples_and_a_cut_e
                                       "ssun86-predict-nested.xml")] + [cut]:
         whole = read_jtl(path, include_subsamples=include_subsamples)
         reader = BlockReader([path], {"include_subsamples": include_subsamples}, one_piece_bytes=0, block_rows=5)
-        blocks = _all_blocks(reader)
+        blocks = all_blocks(reader)
         assert reader.blocks_read >= min(4, len(whole.samples) // 5), path
-        _same_rows(blocks, whole.samples)
+        same_rows(blocks, whole.samples)
         _same_reading(reader.reading, whole, path)
